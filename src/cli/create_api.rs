@@ -1,0 +1,94 @@
+//! `opgen create api`
+
+use super::{GlobalArgs, bool_value, finish, print_warnings};
+use crate::diag::{Error, Result};
+use crate::ops::create_api::{ApiOptions, create_api};
+use crate::ops::manifests::{ManifestOptions, manifests};
+use crate::project::{self, Project};
+use crate::writer::Workspace;
+
+/// Scaffold new resources in an existing project
+#[derive(Debug, clap::Args)]
+pub struct CreateArgs {
+    #[command(subcommand)]
+    pub what: CreateCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum CreateCommand {
+    Api(Args),
+}
+
+/// Scaffold a kind: its Rust types, a controller, a sample and helper roles
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  opgen create api --group cache --version v1alpha1 --kind Memcached")]
+pub struct Args {
+    #[command(flatten)]
+    pub api: ApiArgs,
+    /// Replace user-owned files that already exist (types, controller, sample)
+    #[arg(long)]
+    pub force: bool,
+    /// Run `opgen manifests` afterwards
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub make: bool,
+}
+
+/// The API flags shared by `create api` and `new`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ApiArgs {
+    /// API group name, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1alpha1)
+    #[arg(long)]
+    pub version: String,
+    /// Kind, PascalCase (e.g. Memcached)
+    #[arg(long)]
+    pub kind: String,
+    /// Resource name in URLs and RBAC rules [default: the English plural of the kind]
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Whether the kind is namespaced (false: cluster-scoped)
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub namespaced: bool,
+    /// Scaffold the kind's types
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub resource: bool,
+    /// Scaffold a controller for the kind
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub controller: bool,
+}
+
+impl ApiArgs {
+    pub fn options(&self, force: bool) -> ApiOptions {
+        ApiOptions {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            kind: self.kind.clone(),
+            plural: self.plural.clone(),
+            namespaced: self.namespaced,
+            resource: self.resource,
+            controller: self.controller,
+            force,
+        }
+    }
+}
+
+pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
+    let CreateCommand::Api(args) = args.what;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+    let root = project::find_root(&cwd)?;
+    let mut ws = Workspace::new(root);
+    let mut project = Project::load(&ws)?;
+    create_api(&mut ws, &mut project, &args.api.options(args.force))?;
+    if args.make {
+        let report = manifests(&mut ws, &ManifestOptions::default())?;
+        print_warnings(&report.warnings, global);
+    }
+    finish(&ws, global, &format!("created API {}", args.api.kind))?;
+    if !global.quiet && !global.dry_run && !args.make {
+        println!("next: opgen manifests");
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! `opgen init`
+
+use super::{GlobalArgs, finish};
+use crate::diag::{Error, Result};
+use crate::ops::init::{InitOptions, K8sVersion, License, init};
+use crate::writer::Workspace;
+
+/// Scaffold a new operator project in the current directory
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  opgen init --domain example.com --repo github.com/example/memcached-operator")]
+pub struct Args {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+/// Flags shared by `init` and `new`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProjectArgs {
+    /// Domain of the project's API groups: group `cache` becomes `cache.<domain>`
+    #[arg(long)]
+    pub domain: String,
+    /// Module path of the project, e.g. github.com/example/memcached-operator (names the leader-election lease)
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Project and Cargo package name [default: the directory's name]
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Copyright holder in the license header
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License header for generated Rust files
+    #[arg(long, value_enum, default_value = "apache2")]
+    pub license: License,
+    /// Kubernetes version the operator is built against (the k8s-openapi feature)
+    #[arg(long, value_enum, default_value = "1.33")]
+    pub k8s_version: K8sVersion,
+    /// Scope the manager to namespaces (WATCH_NAMESPACE, Role instead of ClusterRole)
+    #[arg(long)]
+    pub namespaced: bool,
+    /// Lay out APIs as src/api/<group>/<version> so that the project can hold several groups
+    #[arg(long)]
+    pub multigroup: bool,
+}
+
+impl ProjectArgs {
+    pub fn options(&self) -> InitOptions {
+        InitOptions {
+            domain: self.domain.clone(),
+            repo: self.repo.clone(),
+            project_name: self.project_name.clone(),
+            owner: self.owner.clone(),
+            license: self.license,
+            k8s_version: self.k8s_version,
+            namespaced: self.namespaced,
+            multigroup: self.multigroup,
+        }
+    }
+}
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+    let mut ws = Workspace::new(cwd);
+    let project = init(&mut ws, &args.project.options())?;
+    finish(&ws, global, &format!("initialized project {}", project.project_name))?;
+    if !global.quiet && !global.dry_run {
+        println!(
+            "next: opgen create api --group <group> --version <version> --kind <Kind>"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,147 @@
+//! The command line: argument parsing, dispatch, and reporting what a command did.
+//! One file per subcommand; the work itself lives in `crate::ops`.
+
+mod completion;
+mod create_api;
+mod init;
+mod manifests;
+mod markers;
+mod new;
+
+use crate::diag::{Diagnostic, Error, Result};
+use crate::writer::{ChangeKind, Workspace};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+
+const EXAMPLES: &str = "\
+Examples:
+  # A new operator project with one API, ready to build, test and deploy
+  opgen new memcached-operator --domain example.com --group cache --version v1alpha1 --kind Memcached
+
+  # The same in steps, kubebuilder style
+  mkdir memcached-operator && cd memcached-operator
+  opgen init --domain example.com --repo github.com/example/memcached-operator
+  opgen create api --group cache --version v1alpha1 --kind Memcached
+
+  # Regenerate CRDs and RBAC after editing the types or markers; check them in CI
+  opgen manifests
+  opgen manifests --check";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "opgen",
+    version,
+    about = "Scaffold Rust (kube-rs) Kubernetes operators and generate their manifests",
+    long_about = "opgen scaffolds Kubernetes operators written in Rust with kube-rs, and generates their \
+CRDs, RBAC roles and webhook configurations from marker-annotated Rust types, without compiling them.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct GlobalArgs {
+    /// Print every file that would be created or modified; write nothing
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Print only errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every file written
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Init(init::Args),
+    Create(create_api::CreateArgs),
+    New(new::Args),
+    Manifests(manifests::Args),
+    Markers(markers::Args),
+    Completion(completion::Args),
+}
+
+/// Runs opgen with the process arguments and returns the exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let global = cli.global.clone();
+    let result = match cli.command {
+        Command::Init(args) => init::run(args, &global),
+        Command::Create(args) => create_api::run(args, &global),
+        Command::New(args) => new::run(args, &global),
+        Command::Manifests(args) => manifests::run(args, &global),
+        Command::Markers(args) => markers::run(args),
+        Command::Completion(args) => completion::run(args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(err) => {
+            eprint!("{err}");
+            1
+        }
+    }
+}
+
+pub(crate) fn print_warnings(warnings: &[Diagnostic], global: &GlobalArgs) {
+    if global.quiet {
+        return;
+    }
+    for w in warnings {
+        eprint!("{w}");
+    }
+}
+
+/// Commits the workspace (or, with --dry-run, lists what would change) and reports it.
+pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let io_err = |e: std::io::Error| Error::msg(format!("cannot write to stdout: {e}"));
+    if global.dry_run {
+        for change in ws.changes()? {
+            let verb = match change.kind {
+                ChangeKind::Create => "would create",
+                ChangeKind::Update => "would update",
+                ChangeKind::Unchanged if global.verbose > 0 => "unchanged   ",
+                ChangeKind::Unchanged => continue,
+            };
+            let note = change.note.map(|n| format!(" ({n})")).unwrap_or_default();
+            writeln!(out, "{verb} {}{note}", change.path.display()).map_err(io_err)?;
+        }
+        writeln!(out, "dry run: nothing was written").map_err(io_err)?;
+        return Ok(());
+    }
+    let changes = ws.commit()?;
+    if global.quiet {
+        return Ok(());
+    }
+    let (mut created, mut updated) = (0, 0);
+    for change in &changes {
+        let verb = match change.kind {
+            ChangeKind::Create => {
+                created += 1;
+                "created"
+            }
+            ChangeKind::Update => {
+                updated += 1;
+                "updated"
+            }
+            ChangeKind::Unchanged => continue,
+        };
+        // Files replaced with --force are always named: the user's edits in them are gone.
+        if global.verbose > 0 || change.note.is_some() {
+            let note = change.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
+            writeln!(out, "{verb} {}{note}", change.path.display()).map_err(io_err)?;
+        }
+    }
+    writeln!(out, "{summary}: {created} created, {updated} updated").map_err(io_err)?;
+    Ok(())
+}
+
+/// Parses `true`/`false` for flags written `--flag=false`, as kubebuilder's are.
+pub(crate) fn bool_value() -> clap::builder::BoolValueParser {
+    clap::builder::BoolValueParser::new()
+}

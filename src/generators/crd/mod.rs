@@ -1,0 +1,451 @@
+//! `CrdGenerator`: one apiextensions.k8s.io/v1 CustomResourceDefinition per kind.
+
+pub mod k8s;
+mod markers;
+pub mod schema;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::markers::Marker;
+use crate::model::{Kind, KindVersion, Model};
+use crate::pluralize;
+use k8s::K8sTypes;
+use schema::SchemaBuilder;
+use serde_json::{Map, Value, json};
+
+/// The annotation that records which opgen wrote a CRD (controller-gen writes its own).
+pub const VERSION_ANNOTATION: &str = "opgen.dev/version";
+
+const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+#[derive(Debug, Clone, Default)]
+pub struct CrdOptions {
+    /// Cut every description to this many bytes (controller-gen's maxDescLen); 0 drops them.
+    pub max_desc_len: Option<usize>,
+}
+
+/// One generated CRD.
+pub struct Crd {
+    pub group: String,
+    pub plural: String,
+    pub object: Value,
+}
+
+impl Crd {
+    /// `config/crd/bases/<group>_<plural>.yaml`, as controller-gen names it.
+    pub fn file_name(&self) -> String {
+        format!("{}_{}.yaml", self.group, self.plural)
+    }
+}
+
+pub struct CrdGenerator<'m, 'a> {
+    model: &'m Model<'a>,
+    k8s: &'m K8sTypes,
+    options: CrdOptions,
+}
+
+fn marker<'x>(ms: &'x [Marker], name: &str) -> Option<&'x Marker> {
+    ms.iter().find(|m| m.name() == name)
+}
+
+impl<'m, 'a> CrdGenerator<'m, 'a> {
+    pub fn new(model: &'m Model<'a>, k8s: &'m K8sTypes, options: CrdOptions) -> Self {
+        CrdGenerator { model, k8s, options }
+    }
+
+    pub fn generate(&self, diags: &mut Diagnostics) -> Vec<Crd> {
+        self.model.kinds.iter().filter_map(|k| self.kind(k, diags)).collect()
+    }
+
+    fn marker_diag(&self, v: &KindVersion, m: &Marker, message: String) -> Diagnostic {
+        Diagnostic::error(message).at(self.model.files[v.loc.file].location(m.line, m.column, m.text.chars().count()))
+    }
+
+    fn kind(&self, kind: &Kind, diags: &mut Diagnostics) -> Option<Crd> {
+        let errors_before = diags.has_errors();
+        let versions: Vec<&KindVersion> = kind
+            .versions
+            .iter()
+            .filter(|v| marker(&v.markers, "kubebuilder:skipversion").is_none())
+            .collect();
+        let Some(first) = versions.first() else {
+            let v = &kind.versions[0];
+            diags.push(self.model.diag_at(v.loc, format!("every version of {}.{} is skipped, so there is no CRD to write", kind.kind, kind.group)));
+            return None;
+        };
+        let names = self.names(kind, first, diags);
+        for v in &versions[1..] {
+            let other = self.names(kind, v, diags);
+            if other != names {
+                diags.push(self.model.diag_at(v.loc, format!(
+                    "versions {} and {} of {} disagree on names or scope; every version of a kind must have the same plural, singular, short names, categories and scope",
+                    first.version, v.version, kind.kind
+                )));
+            }
+        }
+        let storage = self.storage_version(kind, &versions, diags)?;
+        let mut version_objects = Vec::new();
+        for v in &versions {
+            version_objects.push(self.version(v, v.version == storage, diags));
+        }
+        if !version_objects.iter().any(|v| v["served"] == json!(true)) {
+            diags.push(self.model.diag_at(first.loc, format!("{}.{} does not serve any version", kind.kind, kind.group)));
+        }
+        let mut annotations = Map::new();
+        let mut labels = Map::new();
+        for v in &versions {
+            for (k, val) in &v.attrs.annotations {
+                annotations.insert(k.clone(), json!(val));
+            }
+            for (k, val) in &v.attrs.labels {
+                labels.insert(k.clone(), json!(val));
+            }
+            for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:metadata") {
+                for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
+                    for item in m.args.list_field(list) {
+                        match item.split_once('=') {
+                            Some((k, val)) => {
+                                target.insert(k.to_owned(), json!(val));
+                            }
+                            None => diags.push(self.marker_diag(v, m, format!("{list} item {item:?} is not in 'key=value' format"))),
+                        }
+                    }
+                }
+            }
+        }
+        annotations.insert(VERSION_ANNOTATION.into(), json!(env!("CARGO_PKG_VERSION")));
+        let mut metadata = Map::new();
+        metadata.insert("annotations".into(), Value::Object(annotations));
+        if !labels.is_empty() {
+            metadata.insert("labels".into(), Value::Object(labels));
+        }
+        metadata.insert("name".into(), json!(format!("{}.{}", names.plural, kind.group)));
+
+        let mut names_obj = Map::new();
+        if !names.categories.is_empty() {
+            names_obj.insert("categories".into(), json!(names.categories));
+        }
+        names_obj.insert("kind".into(), json!(kind.kind));
+        names_obj.insert("listKind".into(), json!(format!("{}List", kind.kind)));
+        names_obj.insert("plural".into(), json!(names.plural));
+        if !names.short_names.is_empty() {
+            names_obj.insert("shortNames".into(), json!(names.short_names));
+        }
+        names_obj.insert("singular".into(), json!(names.singular));
+
+        let object = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": metadata,
+            "spec": {
+                "group": kind.group,
+                "names": names_obj,
+                "scope": names.scope,
+                "versions": version_objects,
+            }
+        });
+        if diags.has_errors() && !errors_before {
+            // Keep going for more diagnostics, but never write a CRD built from errors.
+            return None;
+        }
+        Some(Crd {
+            group: kind.group.clone(),
+            plural: names.plural,
+            object,
+        })
+    }
+
+    fn names(&self, kind: &Kind, v: &KindVersion, diags: &mut Diagnostics) -> Names {
+        let res = marker(&v.markers, "kubebuilder:resource");
+        let pick = |attr: Option<String>, marker_value: Option<String>, what: &str, diags: &mut Diagnostics| -> Option<String> {
+            match (attr, marker_value) {
+                (Some(a), Some(m)) if a != m => {
+                    let m_ = res.expect("marker value implies the marker");
+                    diags.push(self.marker_diag(v, m_, format!(
+                        "+kubebuilder:resource says {what} {m:?} but #[kube] says {a:?}; #[kube] is what the compiled code uses"
+                    )));
+                    Some(a)
+                }
+                (a, m) => a.or(m),
+            }
+        };
+        let singular = pick(
+            v.attrs.singular.clone(),
+            res.and_then(|m| m.args.str_field("singular").map(str::to_owned)),
+            "singular",
+            diags,
+        )
+        .unwrap_or_else(|| pluralize::singular(&kind.kind));
+        // Without #[kube(plural)], kube-derive pluralises the singular at compile time;
+        // the CRD must use the same name or the operator's requests miss.
+        let plural = pick(
+            v.attrs.plural.clone(),
+            res.and_then(|m| m.args.str_field("path").map(str::to_owned)),
+            "plural (path)",
+            diags,
+        )
+        .unwrap_or_else(|| pluralize::kube_to_plural(&singular));
+        let list = |attr: &[String], key: &str| -> Vec<String> {
+            let mut out: Vec<String> = attr.to_vec();
+            if let Some(m) = res {
+                for s in m.args.list_field(key) {
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+            out
+        };
+        let scope = if v.attrs.namespaced { "Namespaced" } else { "Cluster" };
+        if let Some(m) = res
+            && let Some(s) = m.args.str_field("scope")
+            && s != scope
+        {
+            diags.push(self.marker_diag(v, m, format!(
+                "+kubebuilder:resource says scope {s} but #[kube] says {scope} ({}); #[kube] is what the compiled code uses",
+                if v.attrs.namespaced { "namespaced" } else { "no `namespaced`" }
+            )));
+        }
+        Names {
+            plural,
+            singular,
+            short_names: list(&v.attrs.short_names, "shortName"),
+            categories: list(&v.attrs.categories, "categories"),
+            scope: scope.to_owned(),
+        }
+    }
+
+    fn storage_version(&self, kind: &Kind, versions: &[&KindVersion], diags: &mut Diagnostics) -> Option<String> {
+        if versions.len() == 1 {
+            return Some(versions[0].version.clone());
+        }
+        let marked: Vec<&&KindVersion> = versions
+            .iter()
+            .filter(|v| v.attrs.storage == Some(true) || marker(&v.markers, "kubebuilder:storageversion").is_some())
+            .collect();
+        match marked.as_slice() {
+            [one] => Some(one.version.clone()),
+            [] => {
+                diags.push(self.model.diag_at(versions[0].loc, format!(
+                    "{}.{} has {} versions and none is the storage version",
+                    kind.kind,
+                    kind.group,
+                    versions.len()
+                )).help("mark exactly one version with +kubebuilder:storageversion or #[kube(storage)]"));
+                None
+            }
+            many => {
+                let list: Vec<&str> = many.iter().map(|v| v.version.as_str()).collect();
+                diags.push(self.model.diag_at(many[1].loc, format!(
+                    "{}.{} has several storage versions ({}); exactly one is allowed",
+                    kind.kind,
+                    kind.group,
+                    list.join(", ")
+                )));
+                None
+            }
+        }
+    }
+
+    fn version(&self, v: &KindVersion, storage: bool, diags: &mut Diagnostics) -> Value {
+        let mut out = Map::new();
+        let mut columns: Vec<Value> = Vec::new();
+        for c in &v.attrs.printcolumns {
+            columns.push(column(&c.name, &c.type_, &c.json_path, c.description.as_deref(), c.format.as_deref(), c.priority));
+        }
+        for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:printcolumn") {
+            let a = &m.args;
+            columns.push(column(
+                a.str_field("name").unwrap_or_default(),
+                a.str_field("type").unwrap_or_default(),
+                a.str_field("JSONPath").unwrap_or_default(),
+                a.str_field("description"),
+                a.str_field("format"),
+                a.field("priority").and_then(|p| p.as_i64()),
+            ));
+        }
+        if !columns.is_empty() {
+            out.insert("additionalPrinterColumns".into(), Value::Array(columns));
+        }
+        let deprecated = v.attrs.deprecated.clone().or_else(|| {
+            marker(&v.markers, "kubebuilder:deprecatedversion").map(|m| m.args.str_field("warning").map(str::to_owned))
+        });
+        if let Some(warning) = deprecated {
+            out.insert("deprecated".into(), json!(true));
+            if let Some(w) = warning {
+                out.insert("deprecationWarning".into(), json!(w));
+            }
+        }
+        out.insert("name".into(), json!(v.version));
+        let mut schema = self.root_schema(v, diags);
+        if let Some(max) = self.options.max_desc_len {
+            truncate_descriptions(&mut schema, max);
+        }
+        out.insert("schema".into(), json!({"openAPIV3Schema": schema}));
+        let mut selectable: Vec<Value> = v.attrs.selectable.iter().map(|p| json!({"jsonPath": p})).collect();
+        for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:selectablefield") {
+            selectable.push(json!({"jsonPath": m.args.str_field("JSONPath").unwrap_or_default()}));
+        }
+        if !selectable.is_empty() {
+            out.insert("selectableFields".into(), Value::Array(selectable));
+        }
+        let unserved = v.attrs.served == Some(false) || marker(&v.markers, "kubebuilder:unservedversion").is_some();
+        out.insert("served".into(), json!(!unserved));
+        out.insert("storage".into(), json!(storage));
+
+        let mut sub = Map::new();
+        let scale_marker = marker(&v.markers, "kubebuilder:subresource:scale");
+        let scale = match (&v.attrs.scale, scale_marker) {
+            (Some(s), Some(m)) => {
+                let from_marker = (m.args.str_field("specpath"), m.args.str_field("statuspath"));
+                if from_marker != (Some(s.spec_replicas_path.as_str()), Some(s.status_replicas_path.as_str())) {
+                    diags.push(self.marker_diag(v, m, "+kubebuilder:subresource:scale disagrees with #[kube(scale)]".into()));
+                }
+                Some((s.spec_replicas_path.clone(), s.status_replicas_path.clone(), s.label_selector_path.clone()))
+            }
+            (Some(s), None) => Some((s.spec_replicas_path.clone(), s.status_replicas_path.clone(), s.label_selector_path.clone())),
+            (None, Some(m)) => Some((
+                m.args.str_field("specpath").unwrap_or_default().to_owned(),
+                m.args.str_field("statuspath").unwrap_or_default().to_owned(),
+                m.args.str_field("selectorpath").map(str::to_owned),
+            )),
+            (None, None) => None,
+        };
+        if let Some((spec, status, selector)) = scale {
+            let mut s = Map::new();
+            if let Some(sel) = selector {
+                s.insert("labelSelectorPath".into(), json!(sel));
+            }
+            s.insert("specReplicasPath".into(), json!(spec));
+            s.insert("statusReplicasPath".into(), json!(status));
+            sub.insert("scale".into(), Value::Object(s));
+        }
+        let status_marker = marker(&v.markers, "kubebuilder:subresource:status").is_some();
+        if v.status.is_some() || status_marker {
+            sub.insert("status".into(), json!({}));
+        }
+        // controller-gen writes `subresources: {}` once a version has printer columns.
+        if !sub.is_empty() || out.contains_key("additionalPrinterColumns") {
+            out.insert("subresources".into(), Value::Object(sub));
+        }
+        Value::Object(out)
+    }
+
+    fn root_schema(&self, v: &KindVersion, diags: &mut Diagnostics) -> Value {
+        let mut builder = SchemaBuilder::new(self.model, self.k8s);
+        let spec_def = self.model.type_def(v.spec);
+        let mut props = Map::new();
+        props.insert("apiVersion".into(), json!({"description": API_VERSION_DOC, "type": "string"}));
+        props.insert("kind".into(), json!({"description": KIND_DOC, "type": "string"}));
+        props.insert("metadata".into(), json!({"type": "object"}));
+        let mut required = Vec::new();
+        let spec_schema = builder.named(v.spec, diags);
+        if v.attrs.no_spec {
+            if let Some(Value::Object(p)) = spec_schema.get("properties") {
+                props.extend(p.clone());
+            }
+            if let Some(Value::Array(r)) = spec_schema.get("required") {
+                required.extend(r.iter().cloned());
+            }
+        } else {
+            props.insert("spec".into(), Value::Object(spec_schema));
+            required.push(json!("spec"));
+        }
+        if let Some(status) = &v.status {
+            let s = builder.ty(status, spec_def.loc, diags);
+            props.insert("status".into(), Value::Object(s));
+        }
+        let mut root = Map::new();
+        if let Some(doc) = &v.attrs.doc {
+            root.insert("description".into(), json!(doc));
+        }
+        root.insert("properties".into(), Value::Object(props));
+        if !required.is_empty() {
+            root.insert("required".into(), Value::Array(required));
+        }
+        root.insert("type".into(), json!("object"));
+        let mut rules: Vec<Value> = v.attrs.validations.iter().map(|r| json!({"rule": r})).collect();
+        if !rules.is_empty() {
+            rules.sort_by_key(|r| r.to_string());
+            root.insert("x-kubernetes-validations".into(), Value::Array(rules));
+        }
+        Value::Object(root)
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Names {
+    plural: String,
+    singular: String,
+    short_names: Vec<String>,
+    categories: Vec<String>,
+    scope: String,
+}
+
+fn column(name: &str, ty: &str, path: &str, description: Option<&str>, format: Option<&str>, priority: Option<i64>) -> Value {
+    let mut c = Map::new();
+    if let Some(d) = description.filter(|d| !d.is_empty()) {
+        c.insert("description".into(), json!(d));
+    }
+    if let Some(f) = format.filter(|f| !f.is_empty()) {
+        c.insert("format".into(), json!(f));
+    }
+    c.insert("jsonPath".into(), json!(path));
+    c.insert("name".into(), json!(name));
+    if let Some(p) = priority.filter(|p| *p != 0) {
+        c.insert("priority".into(), json!(p));
+    }
+    c.insert("type".into(), json!(ty));
+    Value::Object(c)
+}
+
+/// controller-gen's maxDescLen (spec §5): cut at a sentence end or a word boundary.
+pub fn truncate_descriptions(v: &mut Value, max: usize) {
+    match v {
+        Value::Object(m) => {
+            if max == 0 {
+                m.remove("description");
+            } else if let Some(Value::String(d)) = m.get_mut("description")
+                && d.len() > max
+            {
+                *d = truncate(d, max);
+            }
+            for (k, child) in m.iter_mut() {
+                if k != "description" && k != "default" && k != "example" && k != "enum" {
+                    truncate_descriptions(child, max);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| truncate_descriptions(i, max)),
+        _ => {}
+    }
+}
+
+fn truncate(d: &str, max: usize) -> String {
+    let mut end = max;
+    while !d.is_char_boundary(end) {
+        end -= 1;
+    }
+    let prefix = &d[..end];
+    if let Some(i) = prefix.rfind(['.', '!', '?']).filter(|&i| i > 0) {
+        return prefix[..=i].to_owned();
+    }
+    if let Some(i) = prefix.rfind(char::is_whitespace).filter(|&i| i > 0) {
+        return format!("{}...", &prefix[..i]);
+    }
+    format!("{prefix}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_follows_controller_gen() {
+        assert_eq!(
+            truncate("APIVersion defines the versioned schema of this representation of an object.", 50),
+            "APIVersion defines the versioned schema of this..."
+        );
+        assert_eq!(truncate("Short one. And more text here", 15), "Short one.");
+    }
+}

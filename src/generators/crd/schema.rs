@@ -1,0 +1,602 @@
+//! Rust types (from the model) to OpenAPI v3 schemas.
+//!
+//! Principle: the schema accepts everything the Rust type can serialize and requires
+//! exactly what serde needs to deserialize. Where controller-gen's rules are sane
+//! (markers, merge of a field with its type, descriptions) they are followed.
+
+use super::k8s::K8sTypes;
+use super::markers::{self, priority, push_rule};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::markers::Marker;
+use crate::model::{EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent};
+use serde_json::{Map, Value, json};
+
+pub type Schema = Map<String, Value>;
+
+pub struct SchemaBuilder<'m, 'a> {
+    pub model: &'m Model<'a>,
+    pub k8s: &'m K8sTypes,
+    /// Types being expanded, to refuse recursion.
+    stack: Vec<TypeId>,
+}
+
+fn obj(v: Value) -> Schema {
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!("schema literals are objects"),
+    }
+}
+
+impl<'m, 'a> SchemaBuilder<'m, 'a> {
+    pub fn new(model: &'m Model<'a>, k8s: &'m K8sTypes) -> Self {
+        SchemaBuilder { model, k8s, stack: Vec::new() }
+    }
+
+    fn error(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
+        self.model.diag_at(loc, message)
+    }
+
+    fn marker_error(&self, file: usize, m: &Marker, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(message).at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+    }
+
+    /// The schema of a type expression used at `loc`.
+    pub fn ty(&mut self, ty: &Ty, loc: SrcLoc, diags: &mut Diagnostics) -> Schema {
+        match ty {
+            Ty::Bool => obj(json!({"type": "boolean"})),
+            Ty::String => obj(json!({"type": "string"})),
+            Ty::Integer { bits, signed } => {
+                let mut s = obj(json!({"type": "integer"}));
+                match bits {
+                    32 => {
+                        s.insert("format".into(), json!("int32"));
+                    }
+                    0 | 64 => {
+                        s.insert("format".into(), json!("int64"));
+                    }
+                    _ => {}
+                }
+                if !signed {
+                    s.insert("minimum".into(), json!(0));
+                }
+                s
+            }
+            Ty::Float { bits } => obj(json!({"type": "number", "format": if *bits == 32 { "float" } else { "double" }})),
+            Ty::Bytes => obj(json!({"type": "string", "format": "byte"})),
+            Ty::Option(inner) => self.ty(inner, loc, diags),
+            Ty::List { item, set } => {
+                let mut s = obj(json!({"type": "array"}));
+                s.insert("items".into(), Value::Object(self.ty(item, loc, diags)));
+                let scalar = matches!(**item, Ty::String | Ty::Integer { .. } | Ty::Bool | Ty::Float { .. });
+                if *set && scalar {
+                    s.insert("x-kubernetes-list-type".into(), json!("set"));
+                }
+                s
+            }
+            Ty::Map(value) => {
+                let mut s = obj(json!({"type": "object"}));
+                s.insert("additionalProperties".into(), Value::Object(self.ty(value, loc, diags)));
+                s
+            }
+            Ty::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
+            Ty::JsonObject => obj(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})),
+            Ty::Unit => {
+                diags.push(self.error(loc, "a unit type `()` serializes as null, which a CRD schema cannot describe"));
+                Schema::new()
+            }
+            Ty::K8s(path) => match self.k8s.schema(path) {
+                Some(s) => s,
+                None => {
+                    diags.push(self.error(loc, format!("unknown k8s-openapi type `k8s_openapi::{path}`")).help(
+                        "opgen knows the types of k8s-openapi's api and apimachinery modules; check the path",
+                    ));
+                    Schema::new()
+                }
+            },
+            Ty::Named(id) => self.named(*id, diags),
+        }
+    }
+
+    /// The schema of a named type, with its doc as description and its type markers applied.
+    pub fn named(&mut self, id: TypeId, diags: &mut Diagnostics) -> Schema {
+        let def = self.model.type_def(id).clone();
+        if self.stack.contains(&id) {
+            diags.push(self.error(def.loc, format!(
+                "`{}` contains itself; a CRD schema cannot describe a recursive type",
+                def.name
+            )).help("mark the recursive field +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields"));
+            return Schema::new();
+        }
+        self.stack.push(id);
+        let mut schema = match &def.shape {
+            Shape::Struct(fields) => self.object(fields, &def.package, diags),
+            Shape::Wrapper(inner) => self.ty(inner, def.loc, diags),
+            Shape::UnitEnum(variants) => {
+                let mut s = obj(json!({"type": "string"}));
+                s.insert("enum".into(), variants.iter().map(|v| json!(v.json_name)).collect());
+                s
+            }
+            Shape::DataEnum { repr, variants } => self.data_enum(&def.name, def.loc, repr, variants, diags),
+            Shape::Invalid => Schema::new(),
+        };
+        self.stack.pop();
+        if !def.doc.is_empty() {
+            schema.insert("description".into(), json!(def.doc));
+        }
+        self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
+        schema
+    }
+
+    /// Applies node markers in priority order; `items:` markers go to the array items.
+    pub fn apply_markers(&self, schema: &mut Schema, ms: &[Marker], file: usize, diags: &mut Diagnostics) {
+        let mut sorted: Vec<&Marker> = ms.iter().collect();
+        sorted.sort_by_key(|m| (m.def.items, priority(m.name())));
+        for m in sorted {
+            let target = if m.def.items {
+                match schema.get_mut("items") {
+                    Some(Value::Object(items)) => items,
+                    _ => {
+                        diags.push(self.marker_error(file, m, format!("`{}` applies to the items of a list, and this is not a list", m.name())));
+                        continue;
+                    }
+                }
+            } else {
+                &mut *schema
+            };
+            let node_type = target.get("type").and_then(Value::as_str).map(str::to_owned);
+            if let Err(msg) = markers::apply(target, node_type.as_deref(), m) {
+                diags.push(self.marker_error(file, m, msg));
+            }
+        }
+    }
+
+    fn object(&mut self, fields: &[Field], package: &[String], diags: &mut Diagnostics) -> Schema {
+        let mut props = Map::new();
+        let mut required: Vec<String> = Vec::new();
+        let mut preserve = false;
+        let mut parent_rules: Vec<Value> = Vec::new();
+        for f in fields {
+            if f.flatten {
+                self.flatten_into(f, &mut props, &mut required, &mut preserve, diags);
+                continue;
+            }
+            let (schema, is_required) = self.field(f, package, diags);
+            if is_required {
+                required.push(f.json_name.clone());
+            } else if f.markers.iter().any(|m| m.name() == "k8s:immutable") {
+                let j = &f.json_name;
+                parent_rules.push(json!({
+                    "message": format!("field {j} is immutable once set"),
+                    "rule": format!("!has(oldSelf.{j}) || has(self.{j})"),
+                }));
+            }
+            props.insert(f.json_name.clone(), Value::Object(schema));
+        }
+        let mut s = obj(json!({"type": "object"}));
+        if !props.is_empty() {
+            s.insert("properties".into(), Value::Object(props));
+        }
+        required.sort();
+        required.dedup();
+        if !required.is_empty() {
+            s.insert("required".into(), json!(required));
+        }
+        if preserve {
+            s.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+        }
+        for rule in parent_rules {
+            push_rule(&mut s, rule);
+        }
+        s
+    }
+
+    fn flatten_into(&mut self, f: &Field, props: &mut Map<String, Value>, required: &mut Vec<String>, preserve: &mut bool, diags: &mut Diagnostics) {
+        let optional = matches!(f.ty, Ty::Option(_)) || f.has_default;
+        let inner = match &f.ty {
+            Ty::Option(t) => &**t,
+            t => t,
+        };
+        let schema = match inner {
+            Ty::JsonObject => {
+                *preserve = true;
+                return;
+            }
+            Ty::Map(v) if **v == Ty::Json => {
+                *preserve = true;
+                return;
+            }
+            Ty::Map(_) => {
+                diags.push(self.error(f.loc, format!(
+                    "`{}` flattens a map into an object with fields; a structural CRD schema cannot have both properties and additionalProperties",
+                    f.rust_name
+                )).help("use a map of serde_json::Value (the object then keeps unknown fields), or a named field"));
+                return;
+            }
+            t => self.ty(t, f.loc, diags),
+        };
+        if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true)) {
+            *preserve = true;
+        }
+        if let Some(Value::Object(p)) = schema.get("properties") {
+            for (k, v) in p {
+                props.insert(k.clone(), v.clone());
+            }
+        } else {
+            diags.push(self.error(f.loc, format!("`{}` is flattened but its type is not a struct", f.rust_name)));
+        }
+        if !optional && let Some(Value::Array(r)) = schema.get("required") {
+            required.extend(r.iter().filter_map(|v| v.as_str().map(str::to_owned)));
+        }
+    }
+
+    /// A field's schema (its type merged with its own doc and markers) and whether it is required.
+    pub fn field(&mut self, f: &Field, package: &[String], diags: &mut Diagnostics) -> (Schema, bool) {
+        let file = f.loc.file;
+        let has = |names: &[&str]| f.markers.iter().find(|m| names.contains(&m.name()));
+        let schemaless = has(&["kubebuilder:validation:Schemaless"]).is_some();
+        if f.custom_with && !schemaless && has(&["kubebuilder:validation:Type"]).is_none() {
+            diags.push(self.error(f.loc, format!(
+                "`{}` has a hand-written serde (de)serializer, so its type does not tell the wire format",
+                f.rust_name
+            )).help("add +kubebuilder:validation:Type=<type> (and other markers) or +kubebuilder:validation:Schemaless to describe it"));
+        }
+        let is_option = matches!(f.ty, Ty::Option(_));
+        let type_schema = if schemaless { Schema::new() } else { self.ty(&f.ty, f.loc, diags) };
+
+        // The field's own contribution: its doc and markers, checked against its type.
+        let mut own = Schema::new();
+        if let Some(t) = type_schema.get("type") {
+            own.insert("type".into(), t.clone());
+        }
+        if type_schema.get("x-kubernetes-int-or-string") == Some(&json!(true)) {
+            own.insert("x-kubernetes-int-or-string".into(), json!(true));
+        }
+        if let Some(items) = type_schema.get("items") {
+            own.insert("items".into(), items.clone());
+        }
+        if let Some(lt) = type_schema.get("x-kubernetes-list-type") {
+            own.insert("x-kubernetes-list-type".into(), lt.clone());
+        }
+        if let Some(e) = type_schema.get("enum") {
+            own.insert("enum".into(), e.clone());
+        }
+        let baseline = own.clone();
+        self.apply_markers(&mut own, &f.markers, file, diags);
+        if f.markers.iter().any(|m| m.name() == "k8s:immutable") {
+            push_rule(&mut own, json!({"message": "field is immutable", "rule": "self == oldSelf"}));
+        }
+        // Keys the markers did not touch come from the type alone.
+        for (k, v) in &baseline {
+            if own.get(k) == Some(v) {
+                own.remove(k);
+            }
+        }
+        if is_option && !f.skip_serializing_if {
+            own.insert("nullable".into(), json!(true));
+        }
+        if !f.doc.is_empty() {
+            own.insert("description".into(), json!(f.doc));
+        }
+        let merged = match merge(type_schema, own) {
+            Ok(m) => m,
+            Err(msg) => {
+                diags.push(self.error(f.loc, format!("`{}`: {msg}", f.rust_name)));
+                Schema::new()
+            }
+        };
+
+        // Required: markers first, then the package default, then what serde needs.
+        let optional_marker = has(&["kubebuilder:validation:Optional", "optional", "k8s:optional"]);
+        let required_marker = has(&["kubebuilder:validation:Required", "required", "k8s:required"]);
+        let serde_needs_it = !is_option && !f.has_default;
+        let required = if let Some(m) = optional_marker {
+            if required_marker.is_some() {
+                diags.push(self.marker_error(file, m, format!("`{}` is marked both optional and required", f.rust_name)));
+            }
+            if serde_needs_it {
+                diags.push(
+                    Diagnostic::warning(format!(
+                        "`{}` is optional in the schema, but serde cannot deserialize the object without it",
+                        f.rust_name
+                    ))
+                    .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                    .help("add #[serde(default)] to the field, or make it an Option"),
+                );
+            }
+            false
+        } else if let Some(m) = required_marker {
+            if is_option {
+                diags.push(self.marker_error(file, m, format!(
+                    "`{}` is marked required, but its type is an Option, which serde accepts missing",
+                    f.rust_name
+                )).help("remove the marker, or make the field a plain (non-Option) type"));
+            }
+            true
+        } else if self.model.package_optional(package) {
+            false
+        } else {
+            serde_needs_it
+        };
+        (merged, required)
+    }
+
+    fn data_enum(&mut self, name: &str, loc: SrcLoc, repr: &EnumRepr, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
+        let unsupported = |b: &Self, v: &Variant, what: &str| {
+            b.error(v.loc, format!("variant `{}` of `{name}` {what}", v.rust_name))
+        };
+        match repr {
+            EnumRepr::External => {
+                if let Some(v) = variants.iter().find(|v| matches!(v.content, VariantContent::Unit)) {
+                    diags.push(unsupported(self, v, "is a unit variant among data variants: serde writes it as a string and the others as objects, which one structural schema cannot describe").help("give it an empty struct body (`V {}`), or use #[serde(tag = \"...\")]"));
+                    return Schema::new();
+                }
+                let mut props = Map::new();
+                let mut one_of = Vec::new();
+                for v in variants {
+                    let mut s = self.variant_content(name, v, diags);
+                    if !v.doc.is_empty() {
+                        s.insert("description".into(), json!(v.doc));
+                    }
+                    props.insert(v.json_name.clone(), Value::Object(s));
+                    one_of.push(json!({"required": [v.json_name]}));
+                }
+                let mut s = obj(json!({"type": "object"}));
+                s.insert("properties".into(), Value::Object(props));
+                s.insert("oneOf".into(), Value::Array(one_of));
+                s
+            }
+            EnumRepr::Internal { tag } => self.tagged_union(name, tag, None, variants, diags),
+            EnumRepr::Adjacent { tag, content } => self.tagged_union(name, tag, Some(content), variants, diags),
+            EnumRepr::Untagged => self.untagged(name, loc, variants, diags),
+        }
+    }
+
+    fn variant_content(&mut self, name: &str, v: &Variant, diags: &mut Diagnostics) -> Schema {
+        match &v.content {
+            VariantContent::Unit => obj(json!({"type": "object"})),
+            VariantContent::Newtype(t) => self.ty(t, v.loc, diags),
+            VariantContent::Struct(fields) => self.object(fields, &[], diags),
+            VariantContent::Tuple(_) => {
+                diags.push(self.error(v.loc, format!(
+                    "variant `{}` of `{name}` is a tuple of several values, which serde writes as a mixed JSON array",
+                    v.rust_name
+                )).help("use a struct variant"));
+                Schema::new()
+            }
+        }
+    }
+
+    /// Internally (`tag`) or adjacently (`tag` + `content`) tagged enums: one object whose
+    /// tag is an enum, the union of the variants' fields, and CEL rules requiring each
+    /// variant's fields when its tag is set (kube-derive panics on these).
+    fn tagged_union(&mut self, name: &str, tag: &str, content: Option<&str>, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
+        let mut props: Map<String, Value> = Map::new();
+        let mut rules = Vec::new();
+        let mut owners: Map<String, Value> = Map::new();
+        for v in variants {
+            let s = self.variant_content(name, v, diags);
+            if let VariantContent::Newtype(_) = v.content
+                && content.is_none()
+                && s.get("type").and_then(Value::as_str) != Some("object")
+            {
+                diags.push(self.error(v.loc, format!(
+                    "variant `{}` of internally tagged `{name}` wraps a non-object type, which serde cannot tag",
+                    v.rust_name
+                )));
+                continue;
+            }
+            if let Some(Value::Object(p)) = s.get("properties") {
+                for (k, schema) in p {
+                    match props.get(k) {
+                        Some(existing) if strip_desc(existing) != strip_desc(schema) => {
+                            diags.push(self.error(v.loc, format!(
+                                "variants of `{name}` define the field `{k}` with different types ({} and {}); one structural schema cannot hold both",
+                                owners[k].as_str().unwrap_or("?"),
+                                v.rust_name
+                            )));
+                        }
+                        Some(_) => {}
+                        None => {
+                            props.insert(k.clone(), schema.clone());
+                            owners.insert(k.clone(), json!(v.rust_name));
+                        }
+                    }
+                }
+            }
+            if let Some(Value::Array(req)) = s.get("required") {
+                for r in req.iter().filter_map(Value::as_str) {
+                    rules.push(json!({
+                        "message": format!("{r} is required when {tag} is {}", v.json_name),
+                        "rule": format!("self.{tag} != '{}' || has(self.{r})", v.json_name),
+                    }));
+                }
+            }
+        }
+        let tags: Vec<Value> = variants.iter().map(|v| json!(v.json_name)).collect();
+        let tag_schema = json!({"type": "string", "enum": tags});
+        let mut s = obj(json!({"type": "object"}));
+        match content {
+            None => {
+                props.insert(tag.to_owned(), tag_schema);
+                s.insert("properties".into(), Value::Object(props));
+                s.insert("required".into(), json!([tag]));
+            }
+            Some(content) => {
+                let mut inner = obj(json!({"type": "object"}));
+                if !props.is_empty() {
+                    inner.insert("properties".into(), Value::Object(props));
+                }
+                let mut outer = Map::new();
+                outer.insert(content.to_owned(), Value::Object(inner));
+                outer.insert(tag.to_owned(), tag_schema);
+                s.insert("properties".into(), Value::Object(outer));
+                s.insert("required".into(), json!([tag]));
+                for r in &mut rules {
+                    if let Some(Value::String(rule)) = r.get_mut("rule") {
+                        *rule = rule.replace("has(self.", &format!("has(self.{content}."));
+                    }
+                }
+            }
+        }
+        for r in rules {
+            push_rule(&mut s, r);
+        }
+        s
+    }
+
+    fn untagged(&mut self, name: &str, loc: SrcLoc, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
+        let schemas: Vec<(Schema, &Variant)> = variants.iter().map(|v| (self.variant_content(name, v, diags), v)).collect();
+        let types: Vec<Option<&str>> = schemas.iter().map(|(s, _)| s.get("type").and_then(Value::as_str)).collect();
+        if types.iter().all(|t| *t == Some("object")) {
+            let mut props = Map::new();
+            let mut any_of = Vec::new();
+            for (s, _) in &schemas {
+                if let Some(Value::Object(p)) = s.get("properties") {
+                    for (k, v) in p {
+                        props.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                let req = s.get("required").cloned().unwrap_or_else(|| json!([]));
+                any_of.push(json!({"required": req}));
+            }
+            let mut s = obj(json!({"type": "object"}));
+            s.insert("properties".into(), Value::Object(props));
+            if any_of.iter().all(|a| a["required"] != json!([])) {
+                s.insert("anyOf".into(), Value::Array(any_of));
+            }
+            return s;
+        }
+        let mut kinds: Vec<&str> = types.iter().flatten().copied().collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        match kinds.as_slice() {
+            [single] if types.iter().all(Option::is_some) => obj(json!({"type": single})),
+            ["integer", "string"] => obj(json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})),
+            _ => {
+                diags.push(self.error(loc, format!(
+                    "untagged enum `{name}` mixes JSON types ({}); a structural CRD schema can only do that with int-or-string",
+                    kinds.join(", ")
+                )).help("use a tagged enum, or mark the field +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields"));
+                Schema::new()
+            }
+        }
+    }
+}
+
+fn strip_desc(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("description");
+    }
+    v
+}
+
+/// Merges a field's own schema into its type's (controller-gen spec §4.8): documentation
+/// keys from the field win; other keys set on both sides are kept in an allOf, so both
+/// constraints hold.
+pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
+    let mut hoisted_type = Map::new();
+    let mut hoisted_field = Map::new();
+    for (k, fv) in field {
+        match k.as_str() {
+            "description" | "title" | "example" | "externalDocs" | "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-map-type" | "nullable" | "x-kubernetes-list-type" | "x-kubernetes-list-map-keys" => {
+                base.insert(k, fv);
+            }
+            "enum" => {
+                base.entry(k).or_insert(fv);
+            }
+            "x-kubernetes-validations" => {
+                let mut rules = fv.as_array().cloned().unwrap_or_default();
+                if let Some(Value::Array(existing)) = base.get("x-kubernetes-validations") {
+                    rules.extend(existing.iter().cloned());
+                }
+                base.insert(k, Value::Array(rules));
+            }
+            "type" => match base.get("type") {
+                Some(t) if *t != fv => {
+                    return Err(format!("conflicting types: the type says {t}, the field's markers say {fv}"));
+                }
+                _ => {
+                    base.insert(k, fv);
+                }
+            },
+            "properties" => {
+                let mut props = base.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+                for (pk, pv) in fv.as_object().cloned().unwrap_or_default() {
+                    let merged = match props.remove(&pk) {
+                        Some(Value::Object(b)) => Value::Object(merge(b, pv.as_object().cloned().unwrap_or_default())?),
+                        _ => pv,
+                    };
+                    props.insert(pk, merged);
+                }
+                base.insert(k, Value::Object(props));
+            }
+            "required" => {
+                let mut req: Vec<Value> = base.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+                req.extend(fv.as_array().cloned().unwrap_or_default());
+                let mut names: Vec<String> = req.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+                names.sort();
+                names.dedup();
+                base.insert(k, json!(names));
+            }
+            "items" | "additionalProperties" if base.get(&k).is_some_and(Value::is_object) && fv.is_object() => {
+                let b = base.remove(&k).and_then(|v| v.as_object().cloned()).unwrap_or_default();
+                let merged = merge(b, fv.as_object().cloned().unwrap_or_default())?;
+                base.insert(k, Value::Object(merged));
+            }
+            "x-kubernetes-int-or-string" | "x-kubernetes-embedded-resource" => {
+                base.insert(k, fv);
+            }
+            _ => match base.get(&k) {
+                None => {
+                    base.insert(k, fv);
+                }
+                Some(bv) if *bv == fv && matches!(k.as_str(), "format" | "pattern" | "minProperties" | "maxProperties") => {}
+                Some(_) => {
+                    let bv = base.remove(&k).expect("present");
+                    hoisted_type.insert(k.clone(), bv);
+                    hoisted_field.insert(k, fv);
+                }
+            },
+        }
+    }
+    if !hoisted_field.is_empty() {
+        let mut all_of = base.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        all_of.push(Value::Object(hoisted_type));
+        all_of.push(Value::Object(hoisted_field));
+        base.insert("allOf".into(), Value::Array(all_of));
+    }
+    Ok(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_hoists_constraints_set_on_both_sides() {
+        let ty = obj(json!({"type": "string", "minLength": 1, "maxLength": 255, "description": "type doc"}));
+        let field = obj(json!({"type": "string", "minLength": 10, "maxLength": 10}));
+        let m = merge(ty, field).unwrap();
+        assert_eq!(
+            Value::Object(m),
+            json!({"type": "string", "description": "type doc", "allOf": [{"maxLength": 255, "minLength": 1}, {"maxLength": 10, "minLength": 10}]})
+        );
+    }
+
+    #[test]
+    fn merge_prefers_field_docs_and_orders_rules() {
+        let ty = obj(json!({"type": "object", "description": "t", "x-kubernetes-validations": [{"rule": "a"}]}));
+        let field = obj(json!({"description": "f", "x-kubernetes-validations": [{"rule": "b"}]}));
+        let m = merge(ty, field).unwrap();
+        assert_eq!(m["description"], json!("f"));
+        assert_eq!(m["x-kubernetes-validations"], json!([{"rule": "b"}, {"rule": "a"}]));
+    }
+
+    #[test]
+    fn merge_rejects_conflicting_types() {
+        let err = merge(obj(json!({"type": "string"})), obj(json!({"type": "object"}))).unwrap_err();
+        assert!(err.contains("conflicting types"));
+    }
+}

@@ -1,0 +1,7 @@
+//! Generators turn the model (or command options) into file contents: CRDs, RBAC roles,
+//! webhook configurations and scaffold plans. They never touch the disk.
+
+pub mod crd;
+pub mod rbac;
+pub mod scaffold;
+pub mod templates;

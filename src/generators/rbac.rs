@@ -1,0 +1,227 @@
+//! `RbacGenerator`: Roles and ClusterRoles from `+kubebuilder:rbac` markers, normalised and
+//! merged exactly as controller-gen does (spec §8.2).
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::model::Model;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// The ClusterRole (or Role) name the manager binds, as kubebuilder names it.
+pub const DEFAULT_ROLE: &str = "manager-role";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rule {
+    pub groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub urls: Vec<String>,
+    pub verbs: Vec<String>,
+}
+
+fn normalize(list: &mut Vec<String>) {
+    list.sort();
+    list.dedup();
+}
+
+impl Rule {
+    fn normalized(mut self) -> Self {
+        for g in &mut self.groups {
+            if g == "core" {
+                g.clear();
+            }
+        }
+        normalize(&mut self.groups);
+        normalize(&mut self.resources);
+        normalize(&mut self.resource_names);
+        normalize(&mut self.urls);
+        normalize(&mut self.verbs);
+        self
+    }
+
+    fn key_part(list: &[String]) -> String {
+        list.join("&")
+    }
+
+    /// controller-gen's sort key: groups + resources + names + urls.
+    fn sort_key(&self) -> String {
+        [&self.groups, &self.resources, &self.resource_names, &self.urls]
+            .iter()
+            .map(|l| Rule::key_part(l))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        let mut put = |k: &str, l: &[String]| {
+            if !l.is_empty() {
+                m.insert(k.into(), json!(l));
+            }
+        };
+        put("apiGroups", &self.groups);
+        put("nonResourceURLs", &self.urls);
+        put("resourceNames", &self.resource_names);
+        put("resources", &self.resources);
+        let verbs = if self.verbs.iter().any(|v| v == "*") { vec!["*".to_owned()] } else { self.verbs.clone() };
+        m.insert("verbs".into(), json!(verbs));
+        Value::Object(m)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Field {
+    Groups,
+    Resources,
+    Urls,
+    Verbs,
+}
+
+fn field(r: &mut Rule, f: Field) -> &mut Vec<String> {
+    match f {
+        Field::Groups => &mut r.groups,
+        Field::Resources => &mut r.resources,
+        Field::Urls => &mut r.urls,
+        Field::Verbs => &mut r.verbs,
+    }
+}
+
+/// Merges rules that are equal except in `f`, taking the union of `f`; first occurrence keeps its place.
+fn merge_on(rules: Vec<Rule>, f: Field) -> Vec<Rule> {
+    let mut out: Vec<Rule> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for mut r in rules {
+        let mut probe = r.clone();
+        field(&mut probe, f).clear();
+        let key = format!("{} + {}", probe.sort_key(), Rule::key_part(&probe.verbs));
+        match index.get(&key) {
+            Some(&i) => {
+                let target = field(&mut out[i], f);
+                target.append(field(&mut r, f));
+                normalize(target);
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// Applies the normalisation and the four merges, and sorts.
+pub fn merge_rules(rules: Vec<Rule>) -> Vec<Rule> {
+    let mut split = Vec::new();
+    for r in rules {
+        if r.resources.is_empty() {
+            split.push(r.normalized());
+        } else {
+            for res in &r.resources {
+                split.push(Rule { resources: vec![res.clone()], ..r.clone() }.normalized());
+            }
+        }
+    }
+    let mut rules = split;
+    for f in [Field::Verbs, Field::Resources, Field::Groups, Field::Urls] {
+        rules = merge_on(rules, f);
+    }
+    rules.sort_by_key(Rule::sort_key);
+    rules
+}
+
+/// Role objects from the RBAC markers: ClusterRoles first, then Roles by namespace.
+/// `empty_role_namespace`: when there is no rule at all, write an empty Role in this
+/// namespace (namespace-scoped managers) instead of an empty ClusterRole.
+pub fn generate(model: &Model<'_>, empty_role_namespace: Option<&str>, diags: &mut Diagnostics) -> Vec<Value> {
+    let mut buckets: BTreeMap<(String, String), Vec<Rule>> = BTreeMap::new();
+    for im in model.item_markers.iter().filter(|m| m.marker.name() == "kubebuilder:rbac") {
+        let a = &im.marker.args;
+        let rule = Rule {
+            groups: a.list_field("groups"),
+            resources: a.list_field("resources"),
+            resource_names: a.list_field("resourceNames"),
+            urls: a.list_field("urls"),
+            verbs: a.list_field("verbs"),
+        };
+        if rule.verbs.is_empty() {
+            diags.push(Diagnostic::error("an RBAC rule needs at least one verb").at(model.marker_location(im.file, &im.marker)));
+            continue;
+        }
+        if rule.resources.is_empty() && rule.urls.is_empty() {
+            diags.push(
+                Diagnostic::error("an RBAC rule needs resources or urls")
+                    .at(model.marker_location(im.file, &im.marker))
+                    .help("e.g. groups=apps,resources=deployments,verbs=get;list;watch"),
+            );
+            continue;
+        }
+        let namespace = a.str_field("namespace").unwrap_or("").to_owned();
+        let role = a.str_field("roleName").unwrap_or(DEFAULT_ROLE).to_owned();
+        buckets.entry((namespace, role)).or_default().push(rule);
+    }
+    if buckets.is_empty() {
+        let ns = empty_role_namespace.unwrap_or("").to_owned();
+        buckets.insert((ns, DEFAULT_ROLE.to_owned()), Vec::new());
+    }
+    buckets
+        .into_iter()
+        .map(|((namespace, name), rules)| {
+            let rules: Vec<Value> = merge_rules(rules).iter().map(Rule::to_json).collect();
+            let mut metadata = Map::new();
+            metadata.insert("name".into(), json!(name));
+            let kind = if namespace.is_empty() {
+                "ClusterRole"
+            } else {
+                metadata.insert("namespace".into(), json!(namespace));
+                "Role"
+            };
+            json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": kind,
+                "metadata": metadata,
+                "rules": rules,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Rule {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+        Rule {
+            groups: v(groups),
+            resources: v(resources),
+            verbs: v(verbs),
+            ..Rule::default()
+        }
+    }
+
+    #[test]
+    fn merges_like_controller_gen() {
+        let rules = merge_rules(vec![
+            rule(&["apps"], &["deployments"], &["get", "list"]),
+            rule(&["apps"], &["deployments"], &["watch", "get"]),
+            rule(&["core"], &["pods"], &["get"]),
+            rule(&[""], &["configmaps"], &["get"]),
+            rule(&["batch"], &["jobs", "cronjobs"], &["*", "get"]),
+        ]);
+        let json: Vec<Value> = rules.iter().map(Rule::to_json).collect();
+        assert_eq!(
+            Value::Array(json),
+            json!([
+                {"apiGroups": [""], "resources": ["configmaps", "pods"], "verbs": ["get"]},
+                {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch"]},
+                {"apiGroups": ["batch"], "resources": ["cronjobs", "jobs"], "verbs": ["*"]},
+            ])
+        );
+    }
+
+    #[test]
+    fn groups_merge_when_everything_else_matches() {
+        let rules = merge_rules(vec![rule(&["b.io"], &["things"], &["get"]), rule(&["a.io"], &["things"], &["get"])]);
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].groups, ["a.io", "b.io"]);
+    }
+}

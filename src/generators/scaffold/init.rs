@@ -1,0 +1,179 @@
+//! The files `opgen init` writes.
+
+use super::{Policy, ScaffoldPlan};
+use crate::diag::Result;
+use crate::generators::templates::render;
+use crate::names::fnv32a;
+use crate::ops::init::{InitOptions, License};
+use crate::project::Project;
+use serde::Serialize;
+
+/// Where the license header lives; `create api` prepends it to the Rust files it writes.
+pub const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
+
+/// Everything the project templates may refer to.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectContext {
+    pub project_name: String,
+    pub crate_name: String,
+    pub domain: String,
+    pub repo: Option<String>,
+    /// Name of the leader-election Lease: kubebuilder's `<fnv32a(repo)>.<domain>`.
+    pub lease_name: String,
+    /// The namespace `config/default` deploys to.
+    pub system_namespace: String,
+    pub namespaced: bool,
+    pub multigroup: bool,
+    /// k8s-openapi feature, e.g. `v1_33`.
+    pub k8s_feature: String,
+    pub k8s_version: String,
+    pub license: bool,
+    /// The license header with `YEAR` left in, as stored in hack/boilerplate.rs.txt.
+    pub boilerplate: String,
+    /// The header to put on top of generated Rust files (year filled in; empty without a license).
+    pub header: String,
+    pub opgen_version: &'static str,
+}
+
+impl ProjectContext {
+    pub fn new(project: &Project, opts: &InitOptions) -> Self {
+        let identity = project.repo.as_deref().unwrap_or(&project.project_name);
+        let boilerplate = match opts.license {
+            License::Apache2 => apache2_boilerplate(opts.owner.as_deref(), &project.project_name),
+            License::None => String::new(),
+        };
+        ProjectContext {
+            project_name: project.project_name.clone(),
+            crate_name: project.crate_name(),
+            domain: project.domain.clone(),
+            repo: project.repo.clone(),
+            lease_name: format!("{:08x}.{}", fnv32a(identity), project.domain),
+            system_namespace: format!("{}-system", project.project_name),
+            namespaced: project.namespaced,
+            multigroup: project.multigroup,
+            k8s_feature: opts.k8s_version.feature(),
+            k8s_version: format!("1.{}", opts.k8s_version.minor()),
+            license: opts.license == License::Apache2,
+            header: fill_year(&boilerplate),
+            boilerplate,
+            opgen_version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+fn apache2_boilerplate(owner: Option<&str>, project_name: &str) -> String {
+    let holder = owner.map_or_else(|| format!("The {project_name} Authors."), |o| format!("{o}."));
+    format!(
+        "// Copyright YEAR {holder}
+//
+// Licensed under the Apache License, Version 2.0 (the \"License\");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an \"AS IS\" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+"
+    )
+}
+
+/// Replaces the `YEAR` placeholder of a boilerplate and appends the blank line that
+/// separates it from the code.
+pub fn fill_year(boilerplate: &str) -> String {
+    if boilerplate.trim().is_empty() {
+        return String::new();
+    }
+    format!("{}\n", boilerplate.replace("YEAR", &current_year().to_string()))
+}
+
+/// The current year, or the year of `SOURCE_DATE_EPOCH` when set (reproducible output).
+pub fn current_year() -> i64 {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+    year_of_day(secs.div_euclid(86_400))
+}
+
+/// Gregorian year of a day count since 1970-01-01 (Howard Hinnant's civil_from_days).
+fn year_of_day(days: i64) -> i64 {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    yoe + era * 400 + i64::from(month <= 2)
+}
+
+/// (template, output path, policy) for every file of a new project.
+const FILES: &[(&str, &str, Policy)] = &[
+    ("project/Cargo.toml", "Cargo.toml", Policy::UserOwned),
+    ("project/src/main.rs", "src/main.rs", Policy::UserOwned),
+    ("project/src/lib.rs", "src/lib.rs", Policy::UserOwned),
+    ("project/src/manager.rs", "src/manager.rs", Policy::UserOwned),
+    ("project/src/metrics.rs", "src/metrics.rs", Policy::UserOwned),
+    ("project/src/api/mod.rs", "src/api/mod.rs", Policy::UserOwned),
+    ("project/src/controllers/mod.rs", "src/controllers/mod.rs", Policy::UserOwned),
+    ("project/Makefile", "Makefile", Policy::UserOwned),
+    ("project/Dockerfile", "Dockerfile", Policy::UserOwned),
+    ("project/dockerignore", ".dockerignore", Policy::IfMissing),
+    ("project/gitignore", ".gitignore", Policy::IfMissing),
+    ("project/README.md", "README.md", Policy::IfMissing),
+    ("project/config/crd/kustomization.yaml", "config/crd/kustomization.yaml", Policy::UserOwned),
+    ("project/config/default/kustomization.yaml", "config/default/kustomization.yaml", Policy::UserOwned),
+    ("project/config/default/manager_metrics_patch.yaml", "config/default/manager_metrics_patch.yaml", Policy::UserOwned),
+    ("project/config/default/metrics_service.yaml", "config/default/metrics_service.yaml", Policy::UserOwned),
+    ("project/config/manager/kustomization.yaml", "config/manager/kustomization.yaml", Policy::UserOwned),
+    ("project/config/manager/manager.yaml", "config/manager/manager.yaml", Policy::UserOwned),
+    ("project/config/rbac/kustomization.yaml", "config/rbac/kustomization.yaml", Policy::UserOwned),
+    ("project/config/rbac/service_account.yaml", "config/rbac/service_account.yaml", Policy::UserOwned),
+    ("project/config/rbac/role_binding.yaml", "config/rbac/role_binding.yaml", Policy::UserOwned),
+    ("project/config/rbac/leader_election_role.yaml", "config/rbac/leader_election_role.yaml", Policy::UserOwned),
+    ("project/config/rbac/leader_election_role_binding.yaml", "config/rbac/leader_election_role_binding.yaml", Policy::UserOwned),
+    ("project/config/rbac/metrics_auth_role.yaml", "config/rbac/metrics_auth_role.yaml", Policy::UserOwned),
+    ("project/config/rbac/metrics_auth_role_binding.yaml", "config/rbac/metrics_auth_role_binding.yaml", Policy::UserOwned),
+    ("project/config/rbac/metrics_reader_role.yaml", "config/rbac/metrics_reader_role.yaml", Policy::UserOwned),
+    ("project/config/samples/kustomization.yaml", "config/samples/kustomization.yaml", Policy::UserOwned),
+    ("project/config/prometheus/kustomization.yaml", "config/prometheus/kustomization.yaml", Policy::UserOwned),
+    ("project/config/prometheus/monitor.yaml", "config/prometheus/monitor.yaml", Policy::UserOwned),
+    ("project/config/network-policy/kustomization.yaml", "config/network-policy/kustomization.yaml", Policy::UserOwned),
+    ("project/config/network-policy/allow-metrics-traffic.yaml", "config/network-policy/allow-metrics-traffic.yaml", Policy::UserOwned),
+];
+
+pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
+    let mut plan = ScaffoldPlan::default();
+    for (template, path, policy) in FILES {
+        let mut content = render(template, ctx)?;
+        if path.ends_with(".rs") {
+            content.insert_str(0, &ctx.header);
+        }
+        plan.write(*path, content, *policy);
+    }
+    if ctx.license {
+        plan.write(BOILERPLATE_PATH, ctx.boilerplate.clone(), Policy::UserOwned);
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_years() {
+        assert_eq!(year_of_day(0), 1970);
+        assert_eq!(year_of_day(19_722), 2023); // 2023-12-31
+        assert_eq!(year_of_day(19_723), 2024); // 2024-01-01
+        assert_eq!(year_of_day(20_414), 2025); // 2025-11-22
+    }
+}

@@ -1,0 +1,242 @@
+//! Scaffold plans: the files a command creates and the fragments it inserts, decided
+//! up front and applied to a [`Workspace`] in one go.
+//!
+//! Each file has an explicit ownership policy (kubebuilder's are implicit and differ per
+//! template). Insertions go above `+opgen:scaffold:<name>` marker comments; a missing
+//! marker is an error that prints the fragment to add by hand (kubebuilder skips it
+//! silently and leaves the project half wired).
+
+pub mod api;
+pub mod init;
+
+use crate::diag::{Diagnostic, Error, Result};
+use crate::writer::Workspace;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Written once; the user edits it. Exists → error, unless `--force` replaces it.
+    UserOwned,
+    /// Written only when missing; never replaced, not even with `--force`.
+    IfMissing,
+    /// opgen's own output, regenerated every time.
+    ToolOwned,
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    Write {
+        path: PathBuf,
+        content: String,
+        policy: Policy,
+    },
+    /// Insert `fragment` (one or more lines) above the line holding `marker`.
+    Insert {
+        path: PathBuf,
+        marker: String,
+        fragment: String,
+    },
+}
+
+#[derive(Debug, Default)]
+pub struct ScaffoldPlan {
+    pub actions: Vec<Action>,
+}
+
+impl ScaffoldPlan {
+    pub fn write(&mut self, path: impl Into<PathBuf>, content: String, policy: Policy) {
+        self.actions.push(Action::Write {
+            path: path.into(),
+            content,
+            policy,
+        });
+    }
+
+    pub fn insert(&mut self, path: impl Into<PathBuf>, marker: &str, fragment: impl Into<String>) {
+        self.actions.push(Action::Insert {
+            path: path.into(),
+            marker: format!("+opgen:scaffold:{marker}"),
+            fragment: fragment.into(),
+        });
+    }
+
+    /// Stages every action; on any conflict nothing is staged and every conflict is reported.
+    pub fn apply(self, ws: &mut Workspace, force: bool) -> Result<()> {
+        let mut problems = Vec::new();
+        let mut staged: Vec<(PathBuf, String, Option<String>)> = Vec::new();
+        // Inserts read files that earlier writes of this plan create, so resolve in order
+        // against a scratch view of the workspace.
+        let read = |path: &PathBuf, staged: &[(PathBuf, String, Option<String>)]| {
+            match staged.iter().rev().find(|(p, _, _)| p == path) {
+                Some((_, content, _)) => Ok(Some(content.clone())),
+                None => ws.read(path),
+            }
+        };
+        for action in self.actions {
+            match action {
+                Action::Write {
+                    path,
+                    content,
+                    policy,
+                } => {
+                    let exists = ws.exists(&path);
+                    match (policy, exists) {
+                        (Policy::UserOwned, true) if !force => problems.push(
+                            Diagnostic::error(format!("{} already exists", path.display())),
+                        ),
+                        (Policy::UserOwned, true) => {
+                            let note = ws
+                                .exists_on_disk(&path)
+                                .then(|| "replaced (--force)".to_owned());
+                            staged.push((path, content, note));
+                        }
+                        (Policy::IfMissing, true) => {}
+                        _ => staged.push((path, content, None)),
+                    }
+                }
+                Action::Insert {
+                    path,
+                    marker,
+                    fragment,
+                } => match read(&path, &staged)? {
+                    None => problems.push(missing_marker(&path, &marker, &fragment, false)),
+                    Some(text) => match insert_above_marker(&text, &marker, &fragment) {
+                        Some(new_text) => staged.push((path, new_text, None)),
+                        None => problems.push(missing_marker(&path, &marker, &fragment, true)),
+                    },
+                },
+            }
+        }
+        if !problems.is_empty() {
+            if let Some(last) = problems.iter().rposition(|d| d.message.ends_with("already exists")) {
+                problems[last].help = Some(
+                    "nothing was written; pass --force to replace user-owned files (your edits in them are lost)"
+                        .to_owned(),
+                );
+            }
+            return Err(Error::many(problems));
+        }
+        for (path, content, note) in staged {
+            ws.stage_with_note(path, content, note);
+        }
+        Ok(())
+    }
+}
+
+fn missing_marker(path: &std::path::Path, marker: &str, fragment: &str, file_exists: bool) -> Diagnostic {
+    let what = if file_exists {
+        format!("{} has no `// {marker}` marker", path.display())
+    } else {
+        format!("{} is missing, so `// {marker}` cannot be found", path.display())
+    };
+    Diagnostic::error(format!("{what}; nothing was written")).help(format!(
+        "add these lines by hand where they belong, or restore the marker comment and run the command again:\n{}",
+        indent_block(fragment, "        ")
+    ))
+}
+
+fn indent_block(text: &str, indent: &str) -> String {
+    text.lines()
+        .map(|l| format!("{indent}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Inserts `fragment` above the first line containing `marker`, indented like that line.
+/// Returns the text unchanged when the fragment is already there (trimmed lines compared,
+/// as kubebuilder does), and `None` when the marker is missing.
+pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let at = lines.iter().position(|l| {
+        let t = l.trim();
+        // `// +marker` in Rust, `# +marker` in YAML; the marker must end the comment.
+        t.ends_with(marker) && (t.starts_with("//") || t.starts_with('#'))
+    })?;
+    let wanted: Vec<&str> = fragment.lines().map(str::trim).collect();
+    let present: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    if present.windows(wanted.len()).any(|w| w == wanted.as_slice()) {
+        return Some(text.to_owned());
+    }
+    let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
+    let mut out = String::with_capacity(text.len() + fragment.len() + 16);
+    for line in &lines[..at] {
+        out.push_str(line);
+    }
+    for line in fragment.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(&indent);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    for line in &lines[at..] {
+        out.push_str(line);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn inserts_with_marker_indentation_and_is_idempotent() {
+        let text = "pub const ALL: &[X] = &[\n    a::X,\n    // +opgen:scaffold:controllers\n];\n";
+        let once = insert_above_marker(text, "+opgen:scaffold:controllers", "b::X,").unwrap();
+        assert_eq!(
+            once,
+            "pub const ALL: &[X] = &[\n    a::X,\n    b::X,\n    // +opgen:scaffold:controllers\n];\n"
+        );
+        let twice = insert_above_marker(&once, "+opgen:scaffold:controllers", "b::X,").unwrap();
+        assert_eq!(twice, once);
+    }
+
+    #[test]
+    fn yaml_markers_work_and_missing_marker_is_none() {
+        let text = "resources:\n- a.yaml\n# +opgen:scaffold:samples\n";
+        assert_eq!(
+            insert_above_marker(text, "+opgen:scaffold:samples", "- b.yaml").unwrap(),
+            "resources:\n- a.yaml\n- b.yaml\n# +opgen:scaffold:samples\n"
+        );
+        assert!(insert_above_marker("x\n", "+opgen:scaffold:samples", "- b.yaml").is_none());
+    }
+
+    #[test]
+    fn conflicts_are_all_reported_and_nothing_is_staged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "old").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "old").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        let mut plan = ScaffoldPlan::default();
+        plan.write("new.rs", "n".into(), Policy::UserOwned);
+        plan.write("a.rs", "a".into(), Policy::UserOwned);
+        plan.write("b.rs", "b".into(), Policy::UserOwned);
+        plan.insert("lib.rs", "mods", "pub mod x;");
+        let err = plan.apply(&mut ws, false).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("a.rs already exists"), "{text}");
+        assert!(text.contains("b.rs already exists"), "{text}");
+        assert!(text.contains("lib.rs is missing"), "{text}");
+        assert!(text.contains("pub mod x;"), "{text}");
+        assert!(ws.changes().unwrap().is_empty());
+    }
+
+    #[test]
+    fn force_replaces_user_owned_files_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "old").unwrap();
+        std::fs::write(dir.path().join("keep.rs"), "mine").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        let mut plan = ScaffoldPlan::default();
+        plan.write("a.rs", "new".into(), Policy::UserOwned);
+        plan.write("keep.rs", "theirs".into(), Policy::IfMissing);
+        plan.apply(&mut ws, true).unwrap();
+        let changes = ws.changes().unwrap();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].note.as_deref(), Some("replaced (--force)"));
+        assert_eq!(ws.read(Path::new("keep.rs")).unwrap().unwrap(), "mine");
+    }
+}

@@ -1,0 +1,17 @@
+//! opgen: scaffold Rust (kube-rs) Kubernetes operators and generate their manifests.
+//!
+//! See ARCHITECTURE.md for the codemap. The manifest pipeline runs one way:
+//! `load` → `markers` → `model` → `generators` → `writer`.
+
+pub mod cli;
+pub mod diag;
+pub mod generators;
+pub mod load;
+pub mod markers;
+pub mod model;
+pub mod names;
+pub mod ops;
+pub mod pluralize;
+pub mod project;
+pub mod writer;
+pub mod yaml;

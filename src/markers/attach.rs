@@ -1,0 +1,473 @@
+//! Giving each marker comment to the node it annotates.
+//!
+//! syn keeps doc comments (as `#[doc]` attributes) but drops plain `//` comments, so
+//! markers are read from the source lines and attached by position:
+//!
+//! * a type's or field's markers are in the comment lines directly above it and between
+//!   its attributes, plus one comment block separated from those by blank lines;
+//! * `//!` lines are package markers of the file's directory module;
+//! * markers that target any item (RBAC, webhooks) are collected wherever they stand at
+//!   item level, directly above `async fn reconcile` included.
+//!
+//! Every marker ends up somewhere or is reported: unknown names, bad arguments, markers
+//! on the wrong kind of node and markers attached to nothing are all errors.
+
+use super::catalog::{MarkerCatalog, MarkerDef, Target};
+use super::grammar::{self, ParsedArgs};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::load::SourceFile;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+/// A parsed marker and where it stands.
+#[derive(Debug, Clone)]
+pub struct Marker {
+    pub def: &'static MarkerDef,
+    pub args: ParsedArgs,
+    /// 1-based line and column of the `+`.
+    pub line: usize,
+    pub column: usize,
+    /// The marker text from the `+` on.
+    pub text: String,
+}
+
+impl Marker {
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+}
+
+/// A node is identified by the line and column of its first token after attributes.
+pub type NodeId = (usize, usize);
+
+#[derive(Debug, Default)]
+pub struct FileMarkers {
+    /// `//!` markers: they apply to the file's directory module.
+    pub package: Vec<Marker>,
+    /// Markers of types (struct, enum, type alias) and fields or variants.
+    pub nodes: HashMap<NodeId, Vec<Marker>>,
+    /// Markers that may stand at any item (RBAC, webhooks), in source order.
+    pub items: Vec<Marker>,
+}
+
+/// What [`attach`] found in a file.
+pub struct Attached {
+    pub markers: FileMarkers,
+}
+
+impl FileMarkers {
+    pub fn for_node(&self, id: NodeId) -> &[Marker] {
+        self.nodes.get(&id).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The first token of a syn node after its attributes.
+pub fn node_id<T: Spanned>(node_without_attrs: &T) -> NodeId {
+    let start = node_without_attrs.span().start();
+    (start.line, start.column + 1)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CommentKind {
+    /// `//!`
+    Inner,
+    /// `///` or `//`
+    Outer,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Blank,
+    Comment(CommentKind),
+    Code,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeKind {
+    Type,
+    Field,
+    /// Functions, impls, modules...: only item-target markers may stand above them.
+    Other,
+}
+
+struct Node {
+    id: NodeId,
+    /// Line of the first attribute (or the node itself when it has none).
+    first_line: usize,
+    kind: NodeKind,
+    what: &'static str,
+}
+
+/// Collects the nodes and the line ranges that cannot hold markers.
+#[derive(Default)]
+struct NodeCollector {
+    nodes: Vec<Node>,
+    /// Multi-line literals and macro bodies: comment-looking lines there are not comments.
+    opaque: Vec<(usize, usize)>,
+    /// Function bodies: markers there have no effect, which is worth an error.
+    bodies: Vec<(usize, usize)>,
+}
+
+impl NodeCollector {
+    fn add<T: Spanned + Clone>(&mut self, full: &T, attrs_removed: T, kind: NodeKind, what: &'static str) {
+        let id = node_id(&attrs_removed);
+        let first_line = full.span().start().line.min(id.0);
+        self.nodes.push(Node {
+            id,
+            first_line,
+            kind,
+            what,
+        });
+    }
+
+    fn body(&mut self, block: &syn::Block) {
+        let (s, e) = (block.span().start().line, block.span().end().line);
+        if e > s {
+            self.bodies.push((s + 1, e));
+        }
+    }
+}
+
+macro_rules! stripped {
+    ($node:expr) => {{
+        let mut n = $node.clone();
+        n.attrs.clear();
+        n
+    }};
+}
+
+impl<'ast> Visit<'ast> for NodeCollector {
+    fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
+        self.add(i, stripped!(i), NodeKind::Type, "struct");
+        syn::visit::visit_item_struct(self, i);
+    }
+
+    fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
+        self.add(i, stripped!(i), NodeKind::Type, "enum");
+        syn::visit::visit_item_enum(self, i);
+    }
+
+    fn visit_item_type(&mut self, i: &'ast syn::ItemType) {
+        self.add(i, stripped!(i), NodeKind::Type, "type alias");
+    }
+
+    fn visit_field(&mut self, f: &'ast syn::Field) {
+        self.add(f, stripped!(f), NodeKind::Field, "field");
+    }
+
+    fn visit_variant(&mut self, v: &'ast syn::Variant) {
+        self.add(v, stripped!(v), NodeKind::Field, "variant");
+        syn::visit::visit_variant(self, v);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.add(f, stripped!(f), NodeKind::Other, "function");
+        self.body(&f.block);
+        syn::visit::visit_block(self, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.add(f, stripped!(f), NodeKind::Other, "function");
+        self.body(&f.block);
+        syn::visit::visit_block(self, &f.block);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        self.add(i, stripped!(i), NodeKind::Other, "impl block");
+        syn::visit::visit_item_impl(self, i);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.add(m, stripped!(m), NodeKind::Other, "module");
+        syn::visit::visit_item_mod(self, m);
+    }
+
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.add(c, stripped!(c), NodeKind::Other, "constant");
+        let (s, e) = (c.expr.span().start().line, c.expr.span().end().line);
+        if e > s {
+            self.opaque.push((s + 1, e));
+        }
+    }
+
+    fn visit_item_static(&mut self, c: &'ast syn::ItemStatic) {
+        self.add(c, stripped!(c), NodeKind::Other, "static");
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.add(u, stripped!(u), NodeKind::Other, "use declaration");
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        self.add(t, stripped!(t), NodeKind::Other, "trait");
+        syn::visit::visit_item_trait(self, t);
+    }
+
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        self.add(m, stripped!(m), NodeKind::Other, "macro invocation");
+        let (s, e) = (m.span().start().line, m.span().end().line);
+        if e > s {
+            self.opaque.push((s + 1, e));
+        }
+    }
+
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        let (s, e) = (l.span().start().line, l.span().end().line);
+        if e > s {
+            self.opaque.push((s + 1, e));
+        }
+    }
+}
+
+fn classify(line: &str) -> LineKind {
+    let t = line.trim();
+    if t.is_empty() {
+        LineKind::Blank
+    } else if t.starts_with("//!") {
+        LineKind::Comment(CommentKind::Inner)
+    } else if t.starts_with("//") {
+        LineKind::Comment(CommentKind::Outer)
+    } else {
+        LineKind::Code
+    }
+}
+
+/// The marker text (from `+`) of a comment line and its 1-based column, if it is a marker.
+fn marker_in(line: &str) -> Option<(usize, &str)> {
+    let start = line.find("//")?;
+    let body = line[start..].trim_start_matches('/').trim_start_matches('!');
+    let body_trimmed = body.trim_start();
+    let rest = body_trimmed.strip_prefix('+')?;
+    if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let offset = line.len() - body_trimmed.len();
+    let column = line[..offset].chars().count() + 1;
+    Some((column, body_trimmed.trim_end()))
+}
+
+/// Attaches every marker of `file` to its node; problems go to `diags`.
+pub fn attach(file: &SourceFile, catalog: &'static MarkerCatalog, diags: &mut Diagnostics) -> FileMarkers {
+    let mut collector = NodeCollector::default();
+    collector.visit_file(&file.ast);
+    let lines: Vec<&str> = file.text.lines().collect();
+    let kind = |l: usize| -> LineKind {
+        if l == 0 || l > lines.len() {
+            return LineKind::Code;
+        }
+        if collector.opaque.iter().any(|&(s, e)| l >= s && l <= e) {
+            return LineKind::Code;
+        }
+        classify(lines[l - 1])
+    };
+    let in_body = |l: usize| collector.bodies.iter().any(|&(s, e)| l >= s && l <= e);
+
+    // Which node claims each comment line (1-based line → node index).
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    collector.nodes.sort_by_key(|n| n.id);
+    for (idx, node) in collector.nodes.iter().enumerate() {
+        let claim = |l: usize, owner: &mut HashMap<usize, usize>| {
+            owner.entry(l).or_insert(idx);
+        };
+        // Comment lines among the attributes.
+        for l in node.first_line..node.id.0 {
+            if kind(l) == LineKind::Comment(CommentKind::Outer) {
+                claim(l, &mut owner);
+            }
+        }
+        // The block directly above.
+        let mut l = node.first_line.saturating_sub(1);
+        while l > 0 && kind(l) == LineKind::Comment(CommentKind::Outer) {
+            claim(l, &mut owner);
+            l -= 1;
+        }
+        // One more block, separated by blank lines.
+        if l > 0 && kind(l) == LineKind::Blank {
+            while l > 0 && kind(l) == LineKind::Blank {
+                l -= 1;
+            }
+            while l > 0 && kind(l) == LineKind::Comment(CommentKind::Outer) && !owner.contains_key(&l) {
+                claim(l, &mut owner);
+                l -= 1;
+            }
+        }
+    }
+
+    let mut out = FileMarkers::default();
+    for (i, raw) in lines.iter().enumerate() {
+        let line_no = i + 1;
+        let LineKind::Comment(comment) = kind(line_no) else {
+            continue;
+        };
+        let Some((column, text)) = marker_in(raw) else {
+            continue;
+        };
+        let (def, args) = match grammar::parse(catalog, text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let mut d = Diagnostic::error(e.message)
+                    .at(file.location(line_no, column + e.offset, e.width));
+                d.help = e.help;
+                diags.push(d);
+                continue;
+            }
+        };
+        if def.ignored {
+            continue;
+        }
+        let marker = Marker {
+            def,
+            args,
+            line: line_no,
+            column,
+            text: text.to_owned(),
+        };
+        let misplaced = |target: &str| {
+            let allowed: Vec<&str> = def.targets.iter().map(|t| t.describe()).collect();
+            Diagnostic::error(format!("`{}` cannot be used on {target}", def.name))
+                .at(file.location(line_no, column, text.chars().count()))
+                .help(format!("it applies to {}", allowed.join(" or ")))
+        };
+        if in_body(line_no) {
+            diags.push(
+                Diagnostic::error(format!("marker `{}` is inside a function body, where it has no effect", def.name))
+                    .at(file.location(line_no, column, text.chars().count()))
+                    .help("move it above the function (RBAC markers) or above the type or field it applies to"),
+            );
+            continue;
+        }
+        if def.targets.contains(&Target::Item) {
+            out.items.push(marker);
+            continue;
+        }
+        if comment == CommentKind::Inner {
+            if def.targets.contains(&Target::Package) {
+                out.package.push(marker);
+            } else {
+                diags.push(misplaced("a module (`//!` docs)"));
+            }
+            continue;
+        }
+        let Some(&idx) = owner.get(&line_no) else {
+            diags.push(
+                Diagnostic::error(format!("marker `{}` is not attached to any type or field", def.name))
+                    .at(file.location(line_no, column, text.chars().count()))
+                    .help("put it in the comment block directly above the type or field it applies to (one blank line between the block and the item is allowed); markers inside function bodies have no effect"),
+            );
+            continue;
+        };
+        let node = &collector.nodes[idx];
+        let target = match node.kind {
+            NodeKind::Type => Target::Type,
+            NodeKind::Field => Target::Field,
+            NodeKind::Other => {
+                diags.push(misplaced(&format!("a {}", node.what)));
+                continue;
+            }
+        };
+        if def.targets.contains(&target) {
+            out.nodes.entry(node.id).or_default().push(marker);
+        } else {
+            diags.push(misplaced(&format!("a {}", node.what)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile {
+            path: PathBuf::from("src/api/v1/foo_types.rs"),
+            module: vec!["api".into(), "v1".into(), "foo_types".into()],
+            text: text.to_owned(),
+            ast: syn::parse_file(text).unwrap(),
+        }
+    }
+
+    fn run(text: &str) -> (FileMarkers, Vec<Diagnostic>) {
+        let f = file(text);
+        let mut diags = Diagnostics::default();
+        let m = attach(&f, MarkerCatalog::get(), &mut diags);
+        let all = match diags.finish() {
+            Ok(w) => w,
+            Err(e) => e.diagnostics,
+        };
+        (m, all)
+    }
+
+    fn names(m: &FileMarkers, id: NodeId) -> Vec<&str> {
+        m.for_node(id).iter().map(|m| m.name()).collect()
+    }
+
+    const SPEC: &str = r#"//! +groupName=cache.example.com
+
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
+
+/// FooSpec is the spec.
+// +kubebuilder:resource:shortName=fo
+#[derive(Clone)]
+// +kubebuilder:subresource:status
+pub struct FooSpec {
+    /// size of it.
+    // +kubebuilder:validation:Minimum=1
+    #[serde(default)]
+    // +optional
+    pub size: i32,
+
+    // +kubebuilder:validation:MaxLength=3
+
+    /// name doc
+    pub name: String,
+    pub other: String,
+}
+"#;
+
+    #[test]
+    fn markers_attach_to_types_and_fields() {
+        let (m, diags) = run(SPEC);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(m.package.iter().map(|m| m.name()).collect::<Vec<_>>(), ["groupName"]);
+        assert_eq!(
+            names(&m, (9, 1)),
+            ["kubebuilder:printcolumn", "kubebuilder:resource", "kubebuilder:subresource:status"]
+        );
+        assert_eq!(names(&m, (14, 5)), ["kubebuilder:validation:Minimum", "optional"]);
+        assert_eq!(names(&m, (19, 5)), ["kubebuilder:validation:MaxLength"]);
+        assert!(names(&m, (20, 5)).is_empty());
+    }
+
+    #[test]
+    fn rbac_markers_above_functions_are_collected() {
+        let text = "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n/// Reconciles.\n// +kubebuilder:rbac:groups=\"\",resources=pods,verbs=list\npub async fn reconcile() {\n    // +kubebuilder:rbac:groups=x,resources=y,verbs=get\n    let a = 1;\n}\n";
+        let (m, diags) = run(text);
+        assert_eq!(m.items.len(), 2, "{:?}", m.items);
+        assert_eq!(diags.len(), 1);
+        assert!(diags[0].message.contains("inside a function body"), "{diags:?}");
+        assert_eq!(diags[0].location.as_ref().unwrap().line, 5);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_suggest() {
+        let text = "pub struct A {\n    // +kubebuilder:validation:Maxlength=3\n    pub a: String,\n    // +kubebuilder:printcolumn:name=x,type=string,JSONPath=.a\n    pub b: String,\n}\n// +optional\nfn f() {}\n";
+        let (_, diags) = run(text);
+        let text: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+        assert_eq!(text.len(), 3, "{text:#?}");
+        assert!(text[0].contains("unknown marker `kubebuilder:validation:Maxlength`"));
+        assert!(text[0].contains("src/api/v1/foo_types.rs:2:9"), "{}", text[0]);
+        assert!(text[0].contains("did you mean `kubebuilder:validation:MaxLength`"));
+        assert!(text[1].contains("`kubebuilder:printcolumn` cannot be used on a field"), "{}", text[1]);
+        assert!(text[2].contains("`optional` cannot be used on a function"), "{}", text[2]);
+    }
+
+    #[test]
+    fn multi_line_strings_are_not_comments() {
+        let text = "const X: &str = \"\n// +kubebuilder:validation:Bogus\n\";\npub struct A;\n";
+        let (_, diags) = run(text);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+}

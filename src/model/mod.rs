@@ -1,0 +1,266 @@
+//! Model: the project's API as opgen understands it — kinds with their versions, and the
+//! Rust types reachable from them, with serde's JSON names and shapes resolved.
+//!
+//! The model knows Rust and serde; it knows nothing of OpenAPI. Generators turn it into
+//! YAML. Types are resolved lazily from the kinds, so an unresolvable type in code that no
+//! CRD uses is not an error.
+
+pub mod kube_attrs;
+mod resolve;
+pub mod serde_attrs;
+
+use crate::diag::{Diagnostic, Diagnostics, Location};
+use crate::load::SourceFile;
+use crate::markers::{FileMarkers, Marker};
+use kube_attrs::KubeAttrs;
+use std::collections::HashMap;
+
+pub type TypeId = usize;
+
+/// Where a node stands: file index into [`Model::files`] plus 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SrcLoc {
+    pub file: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A resolved Rust type expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    Bool,
+    String,
+    /// bits 0 means pointer-sized (isize/usize).
+    Integer {
+        bits: u8,
+        signed: bool,
+    },
+    Float {
+        bits: u8,
+    },
+    /// `Vec<u8>`: base64 on the wire.
+    Bytes,
+    Option(Box<Ty>),
+    List {
+        item: Box<Ty>,
+        set: bool,
+    },
+    /// A map with string keys.
+    Map(Box<Ty>),
+    /// `serde_json::Value`: any JSON.
+    Json,
+    /// `serde_json::Map<String, Value>`: any JSON object.
+    JsonObject,
+    Named(TypeId),
+    /// A k8s-openapi type, by its path below `k8s_openapi::` (e.g. `api::core::v1::PodSpec`).
+    K8s(String),
+    /// `()` or a unit struct.
+    Unit,
+}
+
+#[derive(Debug, Clone)]
+pub struct TypeDef {
+    pub name: String,
+    /// The Rust path, for messages: `crate::api::v1::CronJobSpec`.
+    pub path: String,
+    pub doc: String,
+    pub markers: Vec<Marker>,
+    /// The directory module the type lives in (its "package").
+    pub package: Vec<String>,
+    pub shape: Shape,
+    pub loc: SrcLoc,
+}
+
+#[derive(Debug, Clone)]
+pub enum Shape {
+    Struct(Vec<Field>),
+    /// A newtype or `#[serde(transparent)]` struct, a type alias, or `#[serde(into/from)]`:
+    /// serialized as the inner type.
+    Wrapper(Ty),
+    /// An enum whose variants are all unit variants: a string.
+    UnitEnum(Vec<Variant>),
+    DataEnum {
+        repr: EnumRepr,
+        variants: Vec<Variant>,
+    },
+    /// Resolution failed (already reported).
+    Invalid,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnumRepr {
+    External,
+    Internal { tag: String },
+    Adjacent { tag: String, content: String },
+    Untagged,
+}
+
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub rust_name: String,
+    pub json_name: String,
+    pub ty: Ty,
+    pub doc: String,
+    pub markers: Vec<Marker>,
+    pub flatten: bool,
+    /// serde fills the field when it is missing (`#[serde(default)]` on it or its container).
+    pub has_default: bool,
+    /// `skip_serializing_if`: None is left out rather than written as null.
+    pub skip_serializing_if: bool,
+    /// A hand-written (de)serializer: the type says nothing about the wire format.
+    pub custom_with: bool,
+    pub loc: SrcLoc,
+}
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub rust_name: String,
+    pub json_name: String,
+    pub doc: String,
+    pub markers: Vec<Marker>,
+    pub content: VariantContent,
+    pub untagged: bool,
+    pub loc: SrcLoc,
+}
+
+#[derive(Debug, Clone)]
+pub enum VariantContent {
+    Unit,
+    Newtype(Ty),
+    Struct(Vec<Field>),
+    Tuple(usize),
+}
+
+/// One version of a kind, contributed by one `#[derive(CustomResource)]` struct.
+#[derive(Debug, Clone)]
+pub struct KindVersion {
+    pub version: String,
+    pub attrs: KubeAttrs,
+    /// The spec struct (the one carrying the derive).
+    pub spec: TypeId,
+    pub status: Option<Ty>,
+    /// Marker-derived and attribute-derived CRD settings, merged.
+    pub markers: Vec<Marker>,
+    pub loc: SrcLoc,
+}
+
+/// A kind across its versions.
+#[derive(Debug, Clone)]
+pub struct Kind {
+    pub group: String,
+    pub kind: String,
+    pub versions: Vec<KindVersion>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemMarker {
+    pub marker: Marker,
+    pub file: usize,
+}
+
+pub struct Model<'a> {
+    pub files: &'a [SourceFile],
+    pub kinds: Vec<Kind>,
+    pub types: Vec<TypeDef>,
+    /// Item-level markers (RBAC, webhooks) from every file, in file and line order.
+    pub item_markers: Vec<ItemMarker>,
+    /// Package markers by directory module.
+    pub packages: HashMap<Vec<String>, Vec<Marker>>,
+}
+
+impl Model<'_> {
+    pub fn location(&self, loc: SrcLoc, width: usize) -> Location {
+        self.files[loc.file].location(loc.line, loc.column, width)
+    }
+
+    pub fn marker_location(&self, file: usize, m: &Marker) -> Location {
+        self.files[file].location(m.line, m.column, m.text.chars().count())
+    }
+
+    /// Whether `+kubebuilder:validation:Optional` stands in the package's `//!` docs.
+    pub fn package_optional(&self, package: &[String]) -> bool {
+        self.packages
+            .get(package)
+            .is_some_and(|ms| ms.iter().any(|m| m.name() == "kubebuilder:validation:Optional"))
+    }
+
+    pub fn type_def(&self, id: TypeId) -> &TypeDef {
+        &self.types[id]
+    }
+
+    /// Errors for kinds whose versions disagree or miss a storage version.
+    pub fn diag_at(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(message).at(self.location(loc, 1))
+    }
+}
+
+/// Builds the model from parsed files and their markers.
+pub fn build<'a>(files: &'a [SourceFile], markers: Vec<FileMarkers>, diags: &mut Diagnostics) -> Model<'a> {
+    resolve::Builder::new(files, markers).build(diags)
+}
+
+/// The description of a node from its doc comments, as controller-gen makes it (spec §5):
+/// marker lines removed, one leading space stripped, blank runs collapsed, `TODO` lines
+/// dropped, and everything from a `---` line on cut.
+pub fn doc_text(attrs: &[syn::Attribute]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
+        {
+            for line in s.value().split('\n') {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            }
+        }
+    }
+    let is_marker = |l: &str| {
+        l.trim_start()
+            .strip_prefix('+')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for line in lines.into_iter().filter(|l| !is_marker(l)) {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_code = !in_code;
+        } else if !in_code {
+            if line.starts_with("TODO") {
+                continue;
+            }
+            if line.starts_with("---") {
+                break;
+            }
+        }
+        if line.is_empty() && out.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        out.push(line);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_text_follows_controller_gen() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            /// First line
+            /// continues here.
+            ///
+            ///
+            /// +kubebuilder:validation:MaxLength=3
+            /// Second paragraph.
+            /// TODO: drop me
+            /// ---
+            /// hidden
+            struct A;
+        };
+        assert_eq!(doc_text(&item.attrs), "First line\ncontinues here.\n\nSecond paragraph.");
+    }
+}

@@ -1,0 +1,686 @@
+//! Building the model: finding kinds, resolving type paths through modules and `use`
+//! declarations, and reading serde's view of each reachable type.
+
+use super::kube_attrs;
+use super::serde_attrs::{self, RenameRule};
+use super::{
+    EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId, Variant,
+    VariantContent, doc_text,
+};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::load::SourceFile;
+use crate::markers::{FileMarkers, Marker, attach::node_id};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+enum UseEntry {
+    Named { name: String, path: Vec<String> },
+    Glob { path: Vec<String> },
+}
+
+struct Scope<'a> {
+    file: usize,
+    items: HashMap<String, &'a syn::Item>,
+    uses: Vec<UseEntry>,
+}
+
+enum Resolved<'a> {
+    Local { item: &'a syn::Item, module: Vec<String>, file: usize },
+    External(Vec<String>),
+}
+
+pub(super) struct Builder<'a> {
+    files: &'a [SourceFile],
+    markers: Vec<FileMarkers>,
+    scopes: HashMap<Vec<String>, Scope<'a>>,
+    types: Vec<TypeDef>,
+    memo: HashMap<(usize, (usize, usize)), TypeId>,
+}
+
+fn ident_name(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten_use(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                if let Some(last) = prefix.last() {
+                    out.push(UseEntry::Named { name: last.clone(), path: prefix.clone() });
+                }
+            } else {
+                let mut path = prefix.clone();
+                path.push(name.clone());
+                out.push(UseEntry::Named { name, path });
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            out.push(UseEntry::Named { name: r.rename.to_string(), path });
+        }
+        syn::UseTree::Glob(_) => out.push(UseEntry::Glob { path: prefix.clone() }),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                flatten_use(t, prefix, out);
+            }
+        }
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(files: &'a [SourceFile], markers: Vec<FileMarkers>) -> Self {
+        let mut b = Builder {
+            files,
+            markers,
+            scopes: HashMap::new(),
+            types: Vec::new(),
+            memo: HashMap::new(),
+        };
+        for (i, f) in files.iter().enumerate() {
+            b.add_scope(i, f.module.clone(), &f.ast.items);
+        }
+        b
+    }
+
+    fn add_scope(&mut self, file: usize, module: Vec<String>, items: &'a [syn::Item]) {
+        let mut scope = Scope {
+            file,
+            items: HashMap::new(),
+            uses: Vec::new(),
+        };
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => {
+                    scope.items.insert(ident_name(&s.ident), item);
+                }
+                syn::Item::Enum(e) => {
+                    scope.items.insert(ident_name(&e.ident), item);
+                }
+                syn::Item::Type(t) => {
+                    scope.items.insert(ident_name(&t.ident), item);
+                }
+                syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut scope.uses),
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        let mut child = module.clone();
+                        child.push(ident_name(&m.ident));
+                        self.add_scope(file, child, inner);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A file module and an inline module of the same path cannot both exist; keep the first.
+        self.scopes.entry(module).or_insert(scope);
+    }
+
+    pub(super) fn build(mut self, diags: &mut Diagnostics) -> Model<'a> {
+        let mut packages: HashMap<Vec<String>, Vec<Marker>> = HashMap::new();
+        let mut item_markers = Vec::new();
+        for (i, fm) in self.markers.iter_mut().enumerate() {
+            packages
+                .entry(self.files[i].package().to_vec())
+                .or_default()
+                .append(&mut fm.package);
+            item_markers.extend(fm.items.drain(..).map(|marker| ItemMarker { marker, file: i }));
+        }
+        let kinds = self.find_kinds(&packages, diags);
+        Model {
+            files: self.files,
+            kinds,
+            types: self.types,
+            item_markers,
+            packages,
+        }
+    }
+
+    fn loc_of<T: syn::spanned::Spanned>(&self, file: usize, node: &T) -> SrcLoc {
+        let (line, column) = node_id(node);
+        SrcLoc { file, line, column }
+    }
+
+    fn error(&self, loc: SrcLoc, width: usize, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(message).at(self.files[loc.file].location(loc.line, loc.column, width))
+    }
+
+    fn find_kinds(&mut self, packages: &HashMap<Vec<String>, Vec<Marker>>, diags: &mut Diagnostics) -> Vec<Kind> {
+        // Deterministic order: by module path, then item name.
+        let mut candidates: Vec<(Vec<String>, String, &'a syn::Item, usize)> = Vec::new();
+        for (module, scope) in &self.scopes {
+            for (name, item) in &scope.items {
+                if let syn::Item::Struct(s) = item
+                    && kube_attrs::has_derive(&s.attrs, "CustomResource")
+                {
+                    candidates.push((module.clone(), name.clone(), *item, scope.file));
+                }
+            }
+        }
+        candidates.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+
+        let mut kinds: BTreeMap<(String, String), Kind> = BTreeMap::new();
+        for (module, _, item, file) in candidates {
+            let syn::Item::Struct(s) = item else { continue };
+            let package = self.files[file].package().to_vec();
+            let pkg_markers = packages.get(&package).map_or(&[][..], Vec::as_slice);
+            if pkg_markers.iter().any(|m| m.name() == "kubebuilder:skip") {
+                continue;
+            }
+            let loc = self.loc_of(file, &{
+                let mut s = s.clone();
+                s.attrs.clear();
+                s
+            });
+            let attrs = match kube_attrs::parse(&s.attrs) {
+                Ok(Some(a)) => a,
+                Ok(None) => {
+                    diags.push(self.error(loc, 1, format!(
+                        "`{}` derives CustomResource but has no #[kube(group = ..., version = ..., kind = ...)] attribute",
+                        s.ident
+                    )));
+                    continue;
+                }
+                Err(e) => {
+                    let at = SrcLoc { file, line: e.line, column: e.column };
+                    diags.push(self.error(at, 1, e.message));
+                    continue;
+                }
+            };
+            let (Some(group), Some(version), Some(kind)) = (attrs.group.clone(), attrs.version.clone(), attrs.kind.clone()) else {
+                diags.push(self.error(loc, 1, format!("#[kube] on `{}` needs group, version and kind", s.ident)));
+                continue;
+            };
+            check_package_names(self, pkg_markers, file, &group, &version, diags);
+            let Some(spec) = self.type_def_of(&module, file, item, diags) else {
+                continue;
+            };
+            let status = attrs.status.as_ref().and_then(|st| self.status_type(&module, file, loc, st, diags));
+            let markers = self.types[spec].markers.clone();
+            kinds
+                .entry((group.clone(), kind.clone()))
+                .or_insert_with(|| Kind { group, kind, versions: Vec::new() })
+                .versions
+                .push(KindVersion {
+                    version,
+                    attrs,
+                    spec,
+                    status,
+                    markers,
+                    loc,
+                });
+        }
+        let mut out: Vec<Kind> = kinds.into_values().collect();
+        for k in &mut out {
+            k.versions.sort_by(|a, b| a.version.cmp(&b.version));
+        }
+        out
+    }
+
+    fn status_type(&mut self, module: &[String], file: usize, loc: SrcLoc, text: &str, diags: &mut Diagnostics) -> Option<Ty> {
+        match syn::parse_str::<syn::Type>(text) {
+            Ok(t) => self.ty(module, file, &t, loc, diags),
+            Err(e) => {
+                diags.push(self.error(loc, 1, format!("#[kube(status = {text:?})] is not a Rust type: {e}")));
+                None
+            }
+        }
+    }
+
+    /// The TypeDef of a struct, enum or alias item, built once.
+    fn type_def_of(&mut self, module: &[String], file: usize, item: &'a syn::Item, diags: &mut Diagnostics) -> Option<TypeId> {
+        let ident = item_ident(item)?;
+        let id_node = stripped_id(item);
+        let key = (file, id_node);
+        if let Some(&id) = self.memo.get(&key) {
+            return Some(id);
+        }
+        let loc = SrcLoc { file, line: id_node.0, column: id_node.1 };
+        let attrs = item_attrs(item);
+        let id = self.types.len();
+        self.memo.insert(key, id);
+        let mut path = vec!["crate".to_owned()];
+        path.extend(module.iter().cloned());
+        path.push(ident_name(ident));
+        self.types.push(TypeDef {
+            name: ident_name(ident),
+            path: path.join("::"),
+            doc: doc_text(attrs),
+            markers: self.markers[file].for_node(id_node).to_vec(),
+            package: self.files[file].package().to_vec(),
+            shape: Shape::Invalid,
+            loc,
+        });
+        let shape = self.shape(module, file, item, loc, diags);
+        self.types[id].shape = shape;
+        Some(id)
+    }
+
+    fn shape(&mut self, module: &[String], file: usize, item: &'a syn::Item, loc: SrcLoc, diags: &mut Diagnostics) -> Shape {
+        match item {
+            syn::Item::Type(t) => self.ty(module, file, &t.ty, loc, diags).map_or(Shape::Invalid, Shape::Wrapper),
+            syn::Item::Struct(s) => {
+                let c = serde_attrs::container_attrs(&s.attrs);
+                if let Some(proxy) = &c.proxy {
+                    return self.status_type(module, file, loc, proxy, diags).map_or(Shape::Invalid, Shape::Wrapper);
+                }
+                match &s.fields {
+                    syn::Fields::Unit => Shape::Wrapper(Ty::Unit),
+                    syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                        let f = &u.unnamed[0];
+                        self.ty(module, file, &f.ty, loc, diags).map_or(Shape::Invalid, Shape::Wrapper)
+                    }
+                    syn::Fields::Unnamed(_) => {
+                        diags.push(self.error(loc, 1, format!(
+                            "`{}` is a tuple struct with several fields, which serde writes as a JSON array of mixed types; a CRD schema cannot describe it",
+                            s.ident
+                        )).help("use a struct with named fields"));
+                        Shape::Invalid
+                    }
+                    syn::Fields::Named(named) => {
+                        let fields = self.fields(module, file, named.named.iter(), c.rename_all, c.default, diags);
+                        if c.transparent {
+                            match fields.into_iter().next() {
+                                Some(f) => Shape::Wrapper(f.ty),
+                                None => Shape::Invalid,
+                            }
+                        } else {
+                            Shape::Struct(fields)
+                        }
+                    }
+                }
+            }
+            syn::Item::Enum(e) => self.enum_shape(module, file, e, diags),
+            _ => Shape::Invalid,
+        }
+    }
+
+    fn fields(
+        &mut self,
+        module: &[String],
+        file: usize,
+        fields: impl Iterator<Item = &'a syn::Field>,
+        rename_all: Option<RenameRule>,
+        container_default: bool,
+        diags: &mut Diagnostics,
+    ) -> Vec<Field> {
+        let mut out = Vec::new();
+        for f in fields {
+            let a = serde_attrs::field_attrs(&f.attrs);
+            if a.skip || (a.skip_serializing && a.skip_deserializing) {
+                continue;
+            }
+            let id = stripped_id_field(f);
+            let loc = SrcLoc { file, line: id.0, column: id.1 };
+            let rust_name = f.ident.as_ref().map(ident_name).unwrap_or_default();
+            let json_name = a
+                .rename
+                .clone()
+                .unwrap_or_else(|| rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+            let Some(ty) = self.ty(module, file, &f.ty, loc, diags) else {
+                continue;
+            };
+            out.push(Field {
+                rust_name,
+                json_name,
+                ty,
+                doc: doc_text(&f.attrs),
+                markers: self.markers[file].for_node(id).to_vec(),
+                flatten: a.flatten,
+                has_default: a.default || container_default,
+                skip_serializing_if: a.skip_serializing_if,
+                custom_with: a.custom_with.is_some(),
+                loc,
+            });
+        }
+        out
+    }
+
+    fn enum_shape(&mut self, module: &[String], file: usize, e: &'a syn::ItemEnum, diags: &mut Diagnostics) -> Shape {
+        let c = serde_attrs::container_attrs(&e.attrs);
+        let repr = match (&c.tag, &c.content, c.untagged) {
+            (_, _, true) => EnumRepr::Untagged,
+            (Some(tag), Some(content), _) => EnumRepr::Adjacent { tag: tag.clone(), content: content.clone() },
+            (Some(tag), None, _) => EnumRepr::Internal { tag: tag.clone() },
+            _ => EnumRepr::External,
+        };
+        let mut variants = Vec::new();
+        for v in &e.variants {
+            let a = serde_attrs::field_attrs(&v.attrs);
+            if a.skip || a.skip_serializing {
+                continue;
+            }
+            let id = stripped_id_variant(v);
+            let loc = SrcLoc { file, line: id.0, column: id.1 };
+            let rust_name = ident_name(&v.ident);
+            let json_name = a
+                .rename
+                .clone()
+                .unwrap_or_else(|| c.rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_variant(&rust_name)));
+            let content = match &v.fields {
+                syn::Fields::Unit => VariantContent::Unit,
+                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    match self.ty(module, file, &u.unnamed[0].ty, loc, diags) {
+                        Some(t) => VariantContent::Newtype(t),
+                        None => continue,
+                    }
+                }
+                syn::Fields::Unnamed(u) => VariantContent::Tuple(u.unnamed.len()),
+                syn::Fields::Named(n) => {
+                    let rule = a.rename_all.or(c.rename_all_fields);
+                    VariantContent::Struct(self.fields(module, file, n.named.iter(), rule, false, diags))
+                }
+            };
+            variants.push(Variant {
+                rust_name,
+                json_name,
+                doc: doc_text(&v.attrs),
+                markers: self.markers[file].for_node(id).to_vec(),
+                content,
+                untagged: a.untagged,
+                loc,
+            });
+        }
+        let all_unit = variants.iter().all(|v| matches!(v.content, VariantContent::Unit));
+        if all_unit && repr == EnumRepr::External {
+            Shape::UnitEnum(variants)
+        } else {
+            Shape::DataEnum { repr, variants }
+        }
+    }
+
+    /// Resolves a type expression written in `module`.
+    fn ty(&mut self, module: &[String], file: usize, t: &syn::Type, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Ty> {
+        match t {
+            syn::Type::Paren(p) => self.ty(module, file, &p.elem, loc, diags),
+            syn::Type::Group(g) => self.ty(module, file, &g.elem, loc, diags),
+            syn::Type::Reference(r) => self.ty(module, file, &r.elem, loc, diags),
+            syn::Type::Array(a) => Some(Ty::List { item: Box::new(self.ty(module, file, &a.elem, loc, diags)?), set: false }),
+            syn::Type::Slice(s) => Some(Ty::List { item: Box::new(self.ty(module, file, &s.elem, loc, diags)?), set: false }),
+            syn::Type::Tuple(tu) if tu.elems.is_empty() => Some(Ty::Unit),
+            syn::Type::Path(p) if p.qself.is_none() => self.path_ty(module, file, &p.path, loc, diags),
+            other => {
+                let text = quote::ToTokens::to_token_stream(other).to_string();
+                diags.push(self.error(loc, 1, format!("the type `{text}` cannot be described by a CRD schema")));
+                None
+            }
+        }
+    }
+
+    fn generic_args(&mut self, module: &[String], file: usize, seg: &syn::PathSegment, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Vec<Ty>> {
+        let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+            return Some(Vec::new());
+        };
+        let mut out = Vec::new();
+        for a in &args.args {
+            if let syn::GenericArgument::Type(t) = a {
+                out.push(self.ty(module, file, t, loc, diags)?);
+            }
+        }
+        Some(out)
+    }
+
+    fn path_ty(&mut self, module: &[String], file: usize, path: &syn::Path, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Ty> {
+        let segs: Vec<String> = path.segments.iter().map(|s| ident_name(&s.ident)).collect();
+        let last = path.segments.last()?;
+        let display = quote::ToTokens::to_token_stream(path).to_string().replace(' ', "");
+        match self.resolve(module, &segs, &mut HashSet::new()) {
+            Some(Resolved::Local { item, module: m, file: f }) => {
+                if !matches!(last.arguments, syn::PathArguments::None) {
+                    diags.push(self.error(loc, 1, format!("generic type `{display}` is not supported in a CRD schema")).help("use a concrete type"));
+                    return None;
+                }
+                let id = self.type_def_of(&m, f, item, diags)?;
+                Some(Ty::Named(id))
+            }
+            resolved => {
+                let full = match resolved {
+                    Some(Resolved::External(p)) => p,
+                    _ => segs.clone(),
+                };
+                let args = self.generic_args(module, file, last, loc, diags)?;
+                match external_ty(&full, args) {
+                    Ok(t) => Some(t),
+                    Err(why) => {
+                        let width = display.chars().count();
+                        diags.push(self.error(loc, width, format!("cannot resolve the type `{display}`{why}")).help(
+                            "opgen follows `use` declarations and module paths to structs, enums and type aliases of this crate, and knows std, serde_json and k8s-openapi types",
+                        ));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve(&self, module: &[String], segs: &[String], seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+        if !seen.insert((module.to_vec(), segs.to_vec())) || segs.is_empty() {
+            return None;
+        }
+        let (first, rest) = (segs[0].as_str(), &segs[1..]);
+        match first {
+            "crate" => return self.resolve_in(&[], rest, seen),
+            "self" => return self.resolve_in(module, rest, seen),
+            "super" => {
+                let parent = &module[..module.len().saturating_sub(1)];
+                return self.resolve_in(parent, rest, seen);
+            }
+            _ => {}
+        }
+        if rest.is_empty() {
+            return self.lookup(module, first, seen);
+        }
+        let mut child = module.to_vec();
+        child.push(first.to_owned());
+        if self.scopes.contains_key(&child) {
+            return self.resolve_in(&child, rest, seen);
+        }
+        if let Some(scope) = self.scopes.get(module) {
+            for u in &scope.uses {
+                if let UseEntry::Named { name, path } = u
+                    && name == first
+                {
+                    let mut full = path.clone();
+                    full.extend(rest.iter().cloned());
+                    return self.resolve(module, &full, seen);
+                }
+            }
+        }
+        Some(Resolved::External(segs.to_vec()))
+    }
+
+    fn resolve_in(&self, module: &[String], rest: &[String], seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+        match rest {
+            [] => None,
+            [name] => self.lookup(module, name, seen),
+            _ => self.resolve(module, rest, seen),
+        }
+    }
+
+    fn lookup(&self, module: &[String], name: &str, seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+        let scope = self.scopes.get(module)?;
+        if let Some(item) = scope.items.get(name) {
+            return Some(Resolved::Local { item, module: module.to_vec(), file: scope.file });
+        }
+        for u in &scope.uses {
+            if let UseEntry::Named { name: n, path } = u
+                && n == name
+            {
+                return self.resolve(module, path, seen);
+            }
+        }
+        let mut external = None;
+        for u in &scope.uses {
+            if let UseEntry::Glob { path } = u {
+                match self.resolve_module(module, path) {
+                    Some(m) => {
+                        if let Some(r) = self.lookup(&m, name, seen) {
+                            return Some(r);
+                        }
+                    }
+                    None if external.is_none() && path.first().is_some_and(|p| p == "k8s_openapi") => {
+                        let mut full = path.clone();
+                        full.push(name.to_owned());
+                        external = Some(Resolved::External(full));
+                    }
+                    None => {}
+                }
+            }
+        }
+        external
+    }
+
+    /// A `use` path that names a module of this crate, as an absolute module path.
+    fn resolve_module(&self, module: &[String], path: &[String]) -> Option<Vec<String>> {
+        let (mut cur, rest) = match path.first()?.as_str() {
+            "crate" => (Vec::new(), &path[1..]),
+            "self" => (module.to_vec(), &path[1..]),
+            _ => (module.to_vec(), path),
+        };
+        for seg in rest {
+            match seg.as_str() {
+                "super" => {
+                    cur.pop();
+                }
+                "self" => {}
+                s => cur.push(s.to_owned()),
+            }
+        }
+        self.scopes.contains_key(&cur).then_some(cur)
+    }
+}
+
+/// Types from std, serde_json and k8s-openapi, by path.
+fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
+    let name = path.last().map(String::as_str).unwrap_or("");
+    let krate = path.first().map(String::as_str).unwrap_or("");
+    let one = |args: &mut Vec<Ty>| -> Result<Ty, String> {
+        if args.len() == 1 { Ok(args.remove(0)) } else { Err(format!(": expected one type argument for `{name}`")) }
+    };
+    if krate == "k8s_openapi" {
+        return Ok(Ty::K8s(path[1..].join("::")));
+    }
+    if krate == "serde_json" {
+        return match name {
+            "Value" => Ok(Ty::Json),
+            "Map" => Ok(Ty::JsonObject),
+            _ => Err(format!(": serde_json::{name} is not a JSON value type")),
+        };
+    }
+    let std_path = path.len() == 1 || matches!(krate, "std" | "alloc" | "core" | "indexmap");
+    if !std_path {
+        return Err(String::new());
+    }
+    Ok(match name {
+        "bool" => Ty::Bool,
+        "String" | "str" | "char" => Ty::String,
+        "i8" => Ty::Integer { bits: 8, signed: true },
+        "i16" => Ty::Integer { bits: 16, signed: true },
+        "i32" => Ty::Integer { bits: 32, signed: true },
+        "i64" => Ty::Integer { bits: 64, signed: true },
+        "i128" => Ty::Integer { bits: 128, signed: true },
+        "isize" => Ty::Integer { bits: 0, signed: true },
+        "u8" => Ty::Integer { bits: 8, signed: false },
+        "u16" => Ty::Integer { bits: 16, signed: false },
+        "u32" => Ty::Integer { bits: 32, signed: false },
+        "u64" => Ty::Integer { bits: 64, signed: false },
+        "u128" => Ty::Integer { bits: 128, signed: false },
+        "usize" => Ty::Integer { bits: 0, signed: false },
+        "f32" => Ty::Float { bits: 32 },
+        "f64" => Ty::Float { bits: 64 },
+        "Option" => Ty::Option(Box::new(one(&mut args)?)),
+        "Box" | "Arc" | "Rc" | "Cow" => one(&mut args)?,
+        "Vec" | "VecDeque" | "LinkedList" => match one(&mut args)? {
+            Ty::Integer { bits: 8, signed: false } if name == "Vec" => Ty::Bytes,
+            item => Ty::List { item: Box::new(item), set: false },
+        },
+        "BTreeSet" | "HashSet" | "IndexSet" => Ty::List { item: Box::new(one(&mut args)?), set: true },
+        "BTreeMap" | "HashMap" | "IndexMap" => {
+            if args.len() != 2 {
+                return Err(format!(": expected key and value types for `{name}`"));
+            }
+            let value = args.pop().expect("two args");
+            let key = args.pop().expect("two args");
+            if !matches!(key, Ty::String | Ty::Named(_)) {
+                return Err(": map keys must be strings in JSON".to_owned());
+            }
+            Ty::Map(Box::new(value))
+        }
+        _ => return Err(String::new()),
+    })
+}
+
+fn check_package_names(b: &Builder<'_>, pkg: &[Marker], file: usize, group: &str, version: &str, diags: &mut Diagnostics) {
+    for m in pkg {
+        let (want, what) = match m.name() {
+            "groupName" => (group, "group"),
+            "versionName" => (version, "version"),
+            _ => continue,
+        };
+        let got = m.args.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
+        if got != want {
+            let loc = b.files[file].location(m.line, m.column, m.text.chars().count());
+            diags.push(
+                Diagnostic::error(format!("`+{}` says {what} {got:?} but #[kube] says {want:?}", m.name()))
+                    .at(loc)
+                    .help(format!("make them agree; #[kube({what} = ...)] is what the compiled code uses")),
+            );
+        }
+    }
+}
+
+fn item_ident(item: &syn::Item) -> Option<&syn::Ident> {
+    match item {
+        syn::Item::Struct(s) => Some(&s.ident),
+        syn::Item::Enum(e) => Some(&e.ident),
+        syn::Item::Type(t) => Some(&t.ident),
+        _ => None,
+    }
+}
+
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Struct(s) => &s.attrs,
+        syn::Item::Enum(e) => &e.attrs,
+        syn::Item::Type(t) => &t.attrs,
+        _ => &[],
+    }
+}
+
+fn stripped_id(item: &syn::Item) -> (usize, usize) {
+    match item {
+        syn::Item::Struct(s) => {
+            let mut s = s.clone();
+            s.attrs.clear();
+            node_id(&s)
+        }
+        syn::Item::Enum(e) => {
+            let mut e = e.clone();
+            e.attrs.clear();
+            node_id(&e)
+        }
+        syn::Item::Type(t) => {
+            let mut t = t.clone();
+            t.attrs.clear();
+            node_id(&t)
+        }
+        other => node_id(other),
+    }
+}
+
+fn stripped_id_field(f: &syn::Field) -> (usize, usize) {
+    let mut f = f.clone();
+    f.attrs.clear();
+    node_id(&f)
+}
+
+fn stripped_id_variant(v: &syn::Variant) -> (usize, usize) {
+    let mut v = v.clone();
+    v.attrs.clear();
+    node_id(&v)
+}

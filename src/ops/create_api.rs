@@ -1,0 +1,186 @@
+//! `create api`: a new kind (types, sample, helper roles) and/or its controller.
+
+use crate::diag::{Error, Result};
+use crate::generators::scaffold::api::{self, ResourceContext};
+use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
+use crate::names;
+use crate::pluralize;
+use crate::project::{self, Project, Resource, ResourceApi};
+use crate::writer::Workspace;
+use heck::ToSnakeCase;
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+pub struct ApiOptions {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: Option<String>,
+    pub namespaced: bool,
+    pub resource: bool,
+    pub controller: bool,
+    pub force: bool,
+}
+
+/// Stages the new API into the workspace and records it in `project`.
+pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) -> Result<()> {
+    names::validate_group(&opts.group)?;
+    names::validate_version(&opts.version)?;
+    names::validate_kind(&opts.kind)?;
+    if let Some(plural) = &opts.plural {
+        names::validate_plural(plural)?;
+    }
+    names::validate_domain(&project.api_group(&opts.group)).map_err(|_| {
+        Error::msg(format!(
+            "invalid value {:?} for --group: the API group {:?} must be a DNS-1123 subdomain of at most 253 characters",
+            opts.group,
+            project.api_group(&opts.group)
+        ))
+    })?;
+    if !opts.resource && !opts.controller {
+        return Err(Error::with_help(
+            "nothing to create: --resource=false and --controller=false were both given",
+            "drop one of them: --resource=false scaffolds only a controller, --controller=false only the API types",
+        ));
+    }
+    check_group(project, &opts.group)?;
+
+    let existing = project
+        .find_resource(&opts.group, &opts.version, &opts.kind)
+        .cloned();
+    if !opts.resource && existing.as_ref().is_none_or(|r| r.api.is_none()) {
+        return Err(Error::with_help(
+            format!(
+                "--resource=false needs the API {}/{} {} to exist already, and PROJECT has no such API",
+                project.api_group(&opts.group),
+                opts.version,
+                opts.kind
+            ),
+            "create the API first with `opgen create api --controller=false ...`, then add the controller",
+        ));
+    }
+    if let Some(existing) = &existing {
+        let repeats_resource = opts.resource && existing.api.is_some();
+        let repeats_controller = opts.controller && existing.controller;
+        if (repeats_resource || repeats_controller) && !opts.force {
+            return Err(Error::with_help(
+                format!(
+                    "the API {}/{} {} already exists in PROJECT",
+                    project.api_group(&opts.group),
+                    opts.version,
+                    opts.kind
+                ),
+                "pass --force to scaffold it again (this replaces the types, controller and sample files), or pick another kind or version",
+            ));
+        }
+    }
+    check_kind_collisions(project, opts)?;
+
+    let kube_plural = pluralize::kube_derive_plural(&opts.kind);
+    let plural = opts
+        .plural
+        .clone()
+        .or_else(|| existing.as_ref().and_then(|r| r.plural.clone()))
+        .unwrap_or_else(|| pluralize::flect_plural(&opts.kind));
+    let explicit_plural = plural != kube_plural;
+    let namespaced = match existing.as_ref().and_then(|r| r.api.as_ref()) {
+        Some(api) if !opts.resource => api.namespaced,
+        _ => opts.namespaced,
+    };
+
+    let ctx = ResourceContext::new(
+        project,
+        &opts.group,
+        &opts.version,
+        &opts.kind,
+        &plural,
+        explicit_plural,
+        namespaced,
+        opts.resource,
+        opts.controller,
+        file_header(ws)?,
+    );
+    api::plan(&ctx)?.apply(ws, opts.force)?;
+
+    record(project, &ctx, opts, existing.is_some());
+    ws.stage(project::FILE_NAME, project.to_yaml());
+    Ok(())
+}
+
+/// A single-group project holds one API group; kubebuilder has the same rule.
+fn check_group(project: &Project, group: &str) -> Result<()> {
+    if project.multigroup {
+        return Ok(());
+    }
+    match project.resources.iter().find(|r| r.group != group) {
+        Some(other) => Err(Error::with_help(
+            format!(
+                "this project already has the group {:?}, and a single-group project holds only one API group",
+                other.group
+            ),
+            "set `multigroup: true` in PROJECT and move src/api/<version> to src/api/<group>/<version>, or start the project with `opgen init --multigroup`",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Two kinds whose snake-case forms are equal would share a file or module.
+fn check_kind_collisions(project: &Project, opts: &ApiOptions) -> Result<()> {
+    let snake = opts.kind.to_snake_case();
+    for r in &project.resources {
+        let same_scope = project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.group);
+        if same_scope && r.kind != opts.kind && r.kind.to_snake_case() == snake {
+            return Err(Error::msg(format!(
+                "invalid value {:?} for --kind: it collides with the existing kind {:?}, both become the Rust module `{snake}`",
+                opts.kind, r.kind
+            )));
+        }
+        if opts.controller && same_scope && r.kind == opts.kind && r.version != opts.version && r.controller {
+            return Err(Error::with_help(
+                format!(
+                    "kind {} already has a controller (scaffolded with version {})",
+                    opts.kind, r.version
+                ),
+                "one controller serves every version of a kind: pass --controller=false for this version",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The license header for new Rust files, from the project's boilerplate file if it has one.
+fn file_header(ws: &Workspace) -> Result<String> {
+    Ok(ws
+        .read(Path::new(BOILERPLATE_PATH))?
+        .map(|b| fill_year(&b))
+        .unwrap_or_default())
+}
+
+fn record(project: &mut Project, ctx: &ResourceContext, opts: &ApiOptions, exists: bool) {
+    let resource = Resource {
+        api: opts.resource.then(|| ResourceApi {
+            crd_version: "v1".to_owned(),
+            namespaced: ctx.namespaced,
+        }),
+        controller: opts.controller,
+        domain: project.domain.clone(),
+        group: ctx.group.clone(),
+        kind: ctx.kind.clone(),
+        path: ctx.recorded_path(),
+        plural: opts.plural.clone(),
+        version: ctx.version.clone(),
+        webhooks: None,
+    };
+    if exists {
+        let entry = project
+            .resources
+            .iter_mut()
+            .find(|r| r.group == ctx.group && r.version == ctx.version && r.kind == ctx.kind)
+            .expect("checked above");
+        entry.api = entry.api.take().or(resource.api);
+        entry.controller |= resource.controller;
+        entry.plural = resource.plural.or(entry.plural.take());
+    } else {
+        project.resources.push(resource);
+    }
+}

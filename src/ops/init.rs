@@ -1,0 +1,130 @@
+//! `init`: a new operator project in an existing directory.
+
+use crate::diag::{Error, Result};
+use crate::generators::scaffold::{self, init::ProjectContext};
+use crate::names;
+use crate::project::{self, Project};
+use crate::writer::Workspace;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum License {
+    /// Apache License 2.0 header in every generated Rust file
+    Apache2,
+    /// No license header
+    None,
+}
+
+/// Kubernetes versions k8s-openapi 0.29 supports; the project builds against exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum K8sVersion {
+    #[value(name = "1.33")]
+    V1_33,
+    #[value(name = "1.34")]
+    V1_34,
+    #[value(name = "1.35")]
+    V1_35,
+    #[value(name = "1.36")]
+    V1_36,
+    #[value(name = "1.37")]
+    V1_37,
+}
+
+impl K8sVersion {
+    pub fn minor(self) -> u32 {
+        match self {
+            K8sVersion::V1_33 => 33,
+            K8sVersion::V1_34 => 34,
+            K8sVersion::V1_35 => 35,
+            K8sVersion::V1_36 => 36,
+            K8sVersion::V1_37 => 37,
+        }
+    }
+
+    /// The k8s-openapi cargo feature, e.g. `v1_33`.
+    pub fn feature(self) -> String {
+        format!("v1_{}", self.minor())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    pub domain: String,
+    pub repo: Option<String>,
+    pub project_name: Option<String>,
+    pub owner: Option<String>,
+    pub license: License,
+    pub k8s_version: K8sVersion,
+    pub namespaced: bool,
+    pub multigroup: bool,
+}
+
+/// Files whose presence means the directory already holds a project (Rust or opgen).
+const PROJECT_MARKERS: &[&str] = &[project::FILE_NAME, "Cargo.toml"];
+
+/// Stages a new project at the workspace root and returns its PROJECT record.
+pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<Project> {
+    for marker in PROJECT_MARKERS {
+        if ws.exists(Path::new(marker)) {
+            return Err(Error::with_help(
+                format!(
+                    "{} already holds a project: found {marker}",
+                    ws.root().display()
+                ),
+                "run `opgen init` in a new or empty directory (.git, README.md, LICENSE and dotfiles may be there), or use `opgen new <dir>`",
+            ));
+        }
+    }
+    names::validate_domain(&opts.domain)?;
+    let project_name = match &opts.project_name {
+        Some(name) => name.clone(),
+        None => default_project_name(ws.root())?,
+    };
+    names::validate_project_name(&project_name)?;
+    if let Some(repo) = &opts.repo {
+        validate_repo(repo)?;
+    }
+    let mut project = Project::new(&opts.domain, &project_name, opts.repo.as_deref());
+    project.namespaced = opts.namespaced;
+    project.multigroup = opts.multigroup;
+
+    let ctx = ProjectContext::new(&project, opts);
+    scaffold::init::plan(&ctx)?.apply(ws, false)?;
+    ws.stage(project::FILE_NAME, project.to_yaml());
+    Ok(project)
+}
+
+fn default_project_name(root: &Path) -> Result<String> {
+    let dir = root
+        .canonicalize()
+        .unwrap_or_else(|_| root.to_path_buf())
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    names::validate_project_name(&dir).map_err(|_| {
+        Error::with_help(
+            format!(
+                "the directory name {dir:?} is not a valid project name (a DNS-1123 label that starts with a letter)"
+            ),
+            "pass --project-name <name>, e.g. --project-name memcached-operator",
+        )
+    })?;
+    Ok(dir)
+}
+
+fn validate_repo(repo: &str) -> Result<()> {
+    let ok = !repo.is_empty()
+        && !repo.starts_with('/')
+        && !repo.ends_with('/')
+        && !repo.contains("://")
+        && repo
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::msg(format!(
+            "invalid value {repo:?} for --repo: must be a module path such as github.com/example/memcached-operator (no scheme, no spaces)"
+        )))
+    }
+}

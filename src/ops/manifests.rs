@@ -1,0 +1,89 @@
+//! `manifests`: CRDs and RBAC (and, with webhooks, their configurations) from the sources.
+//!
+//! load → markers → model → generators; everything is staged, so any error leaves the
+//! tree untouched.
+
+use crate::diag::{Diagnostic, Diagnostics, Result};
+use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
+use crate::generators::rbac;
+use crate::generators::scaffold::insert_above_marker;
+use crate::load;
+use crate::markers::{MarkerCatalog, attach::attach};
+use crate::model;
+use crate::project::Project;
+use crate::writer::Workspace;
+use crate::yaml;
+use std::path::{Path, PathBuf};
+
+pub const CRD_DIR: &str = "config/crd/bases";
+pub const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+pub const ROLE_FILE: &str = "config/rbac/role.yaml";
+
+#[derive(Debug, Clone, Default)]
+pub struct ManifestOptions {
+    pub max_desc_len: Option<usize>,
+}
+
+#[derive(Debug, Default)]
+pub struct ManifestReport {
+    pub warnings: Vec<Diagnostic>,
+    /// Every file the command owns, whether or not it changed.
+    pub files: Vec<PathBuf>,
+}
+
+/// Stages every manifest generated from the sources under `src/`.
+pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestReport> {
+    let files = load::load(ws, Path::new("src"))?;
+    let catalog = MarkerCatalog::get();
+    let mut diags = Diagnostics::default();
+    let markers = files.iter().map(|f| attach(f, catalog, &mut diags)).collect();
+    let model = model::build(&files, markers, &mut diags);
+    let k8s = K8sTypes::new();
+    let crds = CrdGenerator::new(
+        &model,
+        &k8s,
+        CrdOptions {
+            max_desc_len: opts.max_desc_len,
+        },
+    )
+    .generate(&mut diags);
+    let project = Project::load(ws).ok();
+    let empty_role_ns = project
+        .as_ref()
+        .filter(|p| p.namespaced)
+        .map(|p| format!("{}-system", p.project_name));
+    let roles = rbac::generate(&model, empty_role_ns.as_deref(), &mut diags);
+    let warnings = diags.finish()?;
+
+    let mut report = ManifestReport {
+        warnings,
+        files: Vec::new(),
+    };
+    let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
+    for crd in &crds {
+        let name = crd.file_name();
+        let path = Path::new(CRD_DIR).join(&name);
+        ws.stage(&path, yaml::to_documents(std::slice::from_ref(&crd.object)));
+        report.files.push(path);
+        if let Some(text) = &kustomization {
+            let entry = format!("- bases/{name}");
+            let updated = insert_above_marker(text, "+opgen:scaffold:crdkustomizeresource", &entry);
+            match updated {
+                Some(t) => kustomization = Some(t),
+                None if text.lines().any(|l| l.trim() == entry) => {}
+                None => report.warnings.push(
+                    Diagnostic::warning(format!(
+                        "{CRD_KUSTOMIZATION} has no `# +opgen:scaffold:crdkustomizeresource` marker, so {entry} was not added"
+                    ))
+                    .help(format!("add `{entry}` to its resources by hand")),
+                ),
+            }
+        }
+    }
+    if let Some(text) = kustomization {
+        ws.stage(CRD_KUSTOMIZATION, text);
+    }
+    ws.stage(ROLE_FILE, yaml::to_documents(&roles));
+    report.files.push(PathBuf::from(ROLE_FILE));
+    Ok(report)
+}

@@ -1,0 +1,7 @@
+//! What opgen's commands do, independent of how they are invoked: each operation stages its
+//! writes in a [`crate::writer::Workspace`] and leaves committing to the caller, so that
+//! `opgen new` can chain `init`, `create api` and `manifests` into one all-or-nothing write.
+
+pub mod create_api;
+pub mod init;
+pub mod manifests;

@@ -1,0 +1,214 @@
+//! The PROJECT file: the one record of what opgen scaffolded.
+//!
+//! Field names follow kubebuilder's PROJECT (config version "3") so that people and tools
+//! that know kubebuilder can read it. opgen reads it on every command and rewrites it
+//! after `init` and `create api`.
+
+use crate::diag::{Error, Result};
+use crate::writer::Workspace;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "PROJECT";
+pub const LAYOUT: &str = "rust.opgen.dev/v1";
+
+const HEADER: &str = "\
+# This file records what opgen scaffolded in this project (kubebuilder's PROJECT format).
+# opgen reads it on every command: edit it only to fix a mistake.
+";
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Project {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
+    pub domain: String,
+    pub layout: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub multigroup: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub namespaced: bool,
+    pub project_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<ResourceApi>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub controller: bool,
+    pub domain: String,
+    pub group: String,
+    pub kind: String,
+    /// The Rust module that holds the types, e.g. `memcached_operator::api::v1alpha1`.
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plural: Option<String>,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<ResourceWebhooks>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceApi {
+    pub crd_version: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub namespaced: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceWebhooks {
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub conversion: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub validation: bool,
+    pub webhook_version: String,
+}
+
+impl Project {
+    pub fn new(domain: &str, project_name: &str, repo: Option<&str>) -> Self {
+        Project {
+            cli_version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            domain: domain.to_owned(),
+            layout: vec![LAYOUT.to_owned()],
+            multigroup: false,
+            namespaced: false,
+            project_name: project_name.to_owned(),
+            repo: repo.map(str::to_owned),
+            resources: Vec::new(),
+            version: "3".to_owned(),
+        }
+    }
+
+    /// The Rust crate name of the generated package.
+    pub fn crate_name(&self) -> String {
+        self.project_name.replace('-', "_")
+    }
+
+    /// The API group of a group name in this project, `<group>.<domain>`.
+    pub fn api_group(&self, group: &str) -> String {
+        format!("{group}.{}", self.domain)
+    }
+
+    pub fn find_resource(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
+        self.resources
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.kind == kind)
+    }
+
+    pub fn to_yaml(&self) -> String {
+        let body = serde_yaml::to_string(self).expect("PROJECT serializes to YAML");
+        format!("{HEADER}{body}")
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        serde_yaml::from_str(text).map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| format!(":{}:{}", l.line(), l.column()))
+                .unwrap_or_default();
+            Error::with_help(
+                format!("{}{at}: not a valid PROJECT file: {e}", path.display()),
+                "fix the file by hand, or restore it from version control",
+            )
+        })
+    }
+
+    /// Reads the PROJECT at the workspace root.
+    pub fn load(ws: &Workspace) -> Result<Self> {
+        let text = ws.read(Path::new(FILE_NAME))?.ok_or_else(|| {
+            Error::with_help(
+                format!("no PROJECT file in {}", ws.root().display()),
+                "run `opgen init --domain <domain>` first, or run this command inside an opgen project",
+            )
+        })?;
+        Project::parse(&text, &ws.root().join(FILE_NAME))
+    }
+}
+
+/// Walks up from `start` to the nearest directory holding a PROJECT file.
+pub fn find_root(start: &Path) -> Result<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join(FILE_NAME).is_file())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            Error::with_help(
+                format!(
+                    "{} is not inside an opgen project (no PROJECT file here or in any parent directory)",
+                    start.display()
+                ),
+                "run `opgen init --domain <domain>` to create a project, or cd into one",
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_with_kubebuilder_field_names() {
+        let mut p = Project::new("example.com", "memcached-operator", Some("github.com/example/memcached-operator"));
+        p.cli_version = None;
+        p.resources.push(Resource {
+            api: Some(ResourceApi {
+                crd_version: "v1".into(),
+                namespaced: true,
+            }),
+            controller: true,
+            domain: "example.com".into(),
+            group: "cache".into(),
+            kind: "Memcached".into(),
+            path: "memcached_operator::api::v1alpha1".into(),
+            plural: None,
+            version: "v1alpha1".into(),
+            webhooks: None,
+        });
+        let yaml = p.to_yaml();
+        assert!(yaml.starts_with("# This file records"));
+        let body: String = yaml.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+        assert_eq!(
+            body,
+            "domain: example.com
+layout:
+- rust.opgen.dev/v1
+projectName: memcached-operator
+repo: github.com/example/memcached-operator
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  controller: true
+  domain: example.com
+  group: cache
+  kind: Memcached
+  path: memcached_operator::api::v1alpha1
+  version: v1alpha1
+version: '3'"
+        );
+        assert_eq!(Project::parse(&yaml, Path::new("PROJECT")).unwrap(), p);
+    }
+
+    #[test]
+    fn parse_error_names_file_and_line() {
+        let err = Project::parse("domain: [\n", Path::new("/x/PROJECT")).unwrap_err();
+        assert!(err.to_string().contains("/x/PROJECT:"), "{err}");
+    }
+}

@@ -1,0 +1,297 @@
+//! Staged, all-or-nothing writes.
+//!
+//! Commands never write directly: they stage file contents in a [`Workspace`], which also
+//! serves reads (staged content first, then disk) so that later steps of one command see
+//! earlier steps' output. Only when the whole command succeeded is the stage committed:
+//! every file is first written next to its target, then renamed over it; if anything
+//! fails, files already replaced are restored and new ones removed, so a failed command
+//! leaves the tree byte-identical.
+
+use crate::diag::{Error, Result};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Create,
+    Update,
+    Unchanged,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Relative to the workspace root.
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+    /// Why this file changes when that is worth saying, e.g. "replaced (--force)".
+    pub note: Option<String>,
+}
+
+#[derive(Debug)]
+struct Staged {
+    content: String,
+    note: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Workspace {
+    root: PathBuf,
+    staged: BTreeMap<PathBuf, Staged>,
+}
+
+impl Workspace {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Workspace {
+            root: root.into(),
+            staged: BTreeMap::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The staged content of `rel`, else its content on disk, else `None`.
+    pub fn read(&self, rel: &Path) -> Result<Option<String>> {
+        if let Some(s) = self.staged.get(rel) {
+            return Ok(Some(s.content.clone()));
+        }
+        read_disk(&self.root.join(rel))
+    }
+
+    pub fn exists(&self, rel: &Path) -> bool {
+        self.staged.contains_key(rel) || self.root.join(rel).exists()
+    }
+
+    /// Whether `rel` exists on disk, ignoring anything staged.
+    pub fn exists_on_disk(&self, rel: &Path) -> bool {
+        self.root.join(rel).exists()
+    }
+
+    pub fn stage(&mut self, rel: impl Into<PathBuf>, content: impl Into<String>) {
+        self.stage_with_note(rel, content, None);
+    }
+
+    pub fn stage_with_note(
+        &mut self,
+        rel: impl Into<PathBuf>,
+        content: impl Into<String>,
+        note: Option<String>,
+    ) {
+        let rel = rel.into();
+        debug_assert!(rel.is_relative(), "{}", rel.display());
+        let note = note.or_else(|| self.staged.get(&rel).and_then(|s| s.note.clone()));
+        self.staged.insert(
+            rel,
+            Staged {
+                content: content.into(),
+                note,
+            },
+        );
+    }
+
+    /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
+    /// `suffix`, on disk or staged, sorted.
+    pub fn list_files(&self, rel_dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
+        let mut found = BTreeSet::new();
+        let dir = self.root.join(rel_dir);
+        if dir.is_dir() {
+            for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+                let entry = entry.map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?;
+                if entry.file_type().is_file()
+                    && entry.file_name().to_string_lossy().ends_with(suffix)
+                {
+                    let rel = entry
+                        .path()
+                        .strip_prefix(&self.root)
+                        .expect("walked path is under the root");
+                    found.insert(rel.to_path_buf());
+                }
+            }
+        }
+        for path in self.staged.keys() {
+            if path.starts_with(rel_dir) && path.to_string_lossy().ends_with(suffix) {
+                found.insert(path.clone());
+            }
+        }
+        Ok(found.into_iter().collect())
+    }
+
+    /// What committing would do, file by file, in path order.
+    pub fn changes(&self) -> Result<Vec<Change>> {
+        self.staged
+            .iter()
+            .map(|(path, staged)| {
+                let kind = match read_disk(&self.root.join(path))? {
+                    None => ChangeKind::Create,
+                    Some(old) if old == staged.content => ChangeKind::Unchanged,
+                    Some(_) => ChangeKind::Update,
+                };
+                Ok(Change {
+                    path: path.clone(),
+                    kind,
+                    note: staged.note.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Writes every staged file that differs from disk; all or nothing.
+    pub fn commit(&self) -> Result<Vec<Change>> {
+        let changes = self.changes()?;
+        let pending: Vec<&Change> = changes
+            .iter()
+            .filter(|c| c.kind != ChangeKind::Unchanged)
+            .collect();
+        let mut tx = Transaction::default();
+        if let Err(err) = self.write_all(&pending, &mut tx) {
+            tx.roll_back();
+            return Err(err);
+        }
+        Ok(changes)
+    }
+
+    fn write_all(&self, pending: &[&Change], tx: &mut Transaction) -> Result<()> {
+        // Phase 1: every new content lands in a temporary file beside its target.
+        for change in pending {
+            let target = self.root.join(&change.path);
+            let parent = target.parent().expect("a file path has a parent");
+            tx.create_dirs(parent)?;
+            let tmp = temp_path(&target);
+            fs::write(&tmp, &self.staged[&change.path].content).map_err(|e| Error::io(&tmp, e))?;
+            tx.temps.push(tmp);
+        }
+        // Phase 2: rename over the targets, remembering what to restore.
+        for change in pending {
+            let target = self.root.join(&change.path);
+            let original = read_disk(&target)?;
+            fs::rename(temp_path(&target), &target).map_err(|e| Error::io(&target, e))?;
+            tx.replaced.push((target, original));
+        }
+        tx.temps.clear();
+        Ok(())
+    }
+}
+
+fn temp_path(target: &Path) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(".opgen-tmp");
+    target.with_file_name(name)
+}
+
+fn read_disk(path: &Path) -> Result<Option<String>> {
+    match fs::read_to_string(path) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// What a commit did so far, so that a failure can undo it.
+#[derive(Default)]
+struct Transaction {
+    created_dirs: Vec<PathBuf>,
+    temps: Vec<PathBuf>,
+    replaced: Vec<(PathBuf, Option<String>)>,
+}
+
+impl Transaction {
+    fn create_dirs(&mut self, dir: &Path) -> Result<()> {
+        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+        for d in missing.into_iter().rev() {
+            fs::create_dir(d).map_err(|e| Error::io(d, e))?;
+            self.created_dirs.push(d.to_path_buf());
+        }
+        Ok(())
+    }
+
+    /// Best effort: an error while undoing cannot be reported better than the original one.
+    fn roll_back(self) {
+        for tmp in &self.temps {
+            let _ = fs::remove_file(tmp);
+        }
+        for (path, original) in self.replaced.iter().rev() {
+            let _ = match original {
+                Some(content) => fs::write(path, content),
+                None => fs::remove_file(path),
+            };
+        }
+        for dir in self.created_dirs.iter().rev() {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_see_staged_content_before_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "disk").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        assert_eq!(ws.read(Path::new("a.txt")).unwrap().as_deref(), Some("disk"));
+        ws.stage("a.txt", "staged");
+        assert_eq!(ws.read(Path::new("a.txt")).unwrap().as_deref(), Some("staged"));
+        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "disk");
+    }
+
+    #[test]
+    fn commit_reports_and_writes_only_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("same.txt"), "x").unwrap();
+        fs::write(dir.path().join("old.txt"), "1").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("same.txt", "x");
+        ws.stage("old.txt", "2");
+        ws.stage("deep/new.txt", "n");
+        let kinds: Vec<_> = ws.commit().unwrap().into_iter().map(|c| (c.path, c.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (PathBuf::from("deep/new.txt"), ChangeKind::Create),
+                (PathBuf::from("old.txt"), ChangeKind::Update),
+                (PathBuf::from("same.txt"), ChangeKind::Unchanged),
+            ]
+        );
+        assert_eq!(fs::read_to_string(dir.path().join("deep/new.txt")).unwrap(), "n");
+        assert_eq!(fs::read_to_string(dir.path().join("old.txt")).unwrap(), "2");
+    }
+
+    #[test]
+    fn failed_commit_leaves_tree_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "before").unwrap();
+        // A regular file where a directory is needed makes the second write fail.
+        fs::write(dir.path().join("blocker"), "").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("a.txt", "after");
+        ws.stage("new/dir/b.txt", "b");
+        ws.stage("blocker/c.txt", "c");
+        assert!(ws.commit().is_err());
+        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "before");
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.txt", "blocker"]);
+    }
+
+    #[test]
+    fn lists_disk_and_staged_files() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("src/api")).unwrap();
+        fs::write(dir.path().join("src/api/mod.rs"), "").unwrap();
+        fs::write(dir.path().join("src/api/notes.txt"), "").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("src/api/v1/mod.rs", "");
+        ws.stage("other/x.rs", "");
+        assert_eq!(
+            ws.list_files(Path::new("src"), ".rs").unwrap(),
+            vec![PathBuf::from("src/api/mod.rs"), PathBuf::from("src/api/v1/mod.rs")]
+        );
+    }
+}
