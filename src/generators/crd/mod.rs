@@ -3,6 +3,7 @@
 pub mod k8s;
 mod markers;
 pub mod schema;
+pub mod structural;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
@@ -87,6 +88,17 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let mut version_objects = Vec::new();
         for v in &versions {
             version_objects.push(self.version(v, v.version == storage, diags));
+        }
+        for (v, obj) in versions.iter().zip(&version_objects) {
+            let schema = &obj["schema"]["openAPIV3Schema"];
+            for violation in structural::check(schema, "") {
+                let at = violation.path.trim_start_matches('.');
+                let at = if at.is_empty() { "the root" } else { at };
+                diags.push(self.model.diag_at(v.loc, format!(
+                    "the {} schema of {}.{} would be rejected by the API server at {at}: {}",
+                    v.version, kind.kind, kind.group, violation.message
+                )).help("opgen refuses to write a CRD that a cluster would reject; fix the type or its markers"));
+            }
         }
         if !version_objects.iter().any(|v| v["served"] == json!(true)) {
             diags.push(self.model.diag_at(first.loc, format!("{}.{} does not serve any version", kind.kind, kind.group)));

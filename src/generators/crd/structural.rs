@@ -1,0 +1,307 @@
+//! The API server's rules for CRD schemas, checked before anything is written.
+//!
+//! A CRD that breaks them is rejected by `kubectl apply` with an error far from its cause;
+//! opgen refuses to write it and names the property instead. The rules are those of
+//! apiextensions-apiserver's structural schema and validation checks.
+
+use serde_json::{Map, Value};
+
+/// One violation: the JSON path of the offending node and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub path: String,
+    pub message: String,
+}
+
+const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf", "not"];
+
+/// Checks a version's `openAPIV3Schema`; `path` names it in messages.
+pub fn check(schema: &Value, path: &str) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if let Value::Object(m) = schema {
+        node(m, path, false, &mut out);
+    }
+    out
+}
+
+fn violation(out: &mut Vec<Violation>, path: &str, message: impl Into<String>) {
+    out.push(Violation {
+        path: path.to_owned(),
+        message: message.into(),
+    });
+}
+
+fn is_true(m: &Map<String, Value>, key: &str) -> bool {
+    m.get(key) == Some(&Value::Bool(true))
+}
+
+fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Violation>) {
+    if m.contains_key("$ref") {
+        violation(out, path, "$ref is not allowed in a CRD schema");
+    }
+    if is_true(m, "uniqueItems") {
+        violation(out, path, "uniqueItems: true is not allowed in a CRD schema; use x-kubernetes-list-type: set");
+    }
+    if m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
+        violation(out, path, "x-kubernetes-preserve-unknown-fields must be true or absent");
+    }
+    let int_or_string = is_true(m, "x-kubernetes-int-or-string");
+    let preserve = is_true(m, "x-kubernetes-preserve-unknown-fields");
+    let ty = m.get("type").and_then(Value::as_str);
+    if in_junctor {
+        for key in ["type", "description", "default", "additionalProperties", "nullable"] {
+            // The int-or-string pattern `anyOf: [{type: integer}, {type: string}]` is the one exception.
+            if m.contains_key(key) && !(key == "type" && m.len() == 1) {
+                violation(out, path, format!("`{key}` is not allowed inside allOf, anyOf, oneOf or not"));
+            }
+        }
+    } else if ty.is_none() && !int_or_string && !preserve {
+        violation(out, path, "every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)");
+    }
+    if int_or_string && let Some(Value::Array(any_of)) = m.get("anyOf") {
+        let types: Vec<Option<&str>> = any_of.iter().map(|b| b.get("type").and_then(Value::as_str)).collect();
+        if types != [Some("integer"), Some("string")] && !types.is_empty() {
+            violation(out, path, "x-kubernetes-int-or-string allows only anyOf: [{type: integer}, {type: string}]");
+        }
+    }
+    if int_or_string && ty.is_some() {
+        violation(out, path, "x-kubernetes-int-or-string must not have a type");
+    }
+    if m.contains_key("properties") && m.contains_key("additionalProperties") {
+        violation(out, path, "properties and additionalProperties are mutually exclusive");
+    }
+    if ty == Some("array") && !m.contains_key("items") && !in_junctor {
+        violation(out, path, "an array needs items");
+    }
+    if let Some(Value::Object(props)) = m.get("properties") {
+        for (k, v) in props {
+            if let Value::Object(child) = v {
+                node(child, &format!("{path}.{k}"), false, out);
+            }
+        }
+    }
+    if let Some(Value::Object(items)) = m.get("items") {
+        node(items, &format!("{path}[*]"), false, out);
+        list_checks(m, items, path, out);
+    }
+    if let Some(Value::Object(ap)) = m.get("additionalProperties") {
+        node(ap, &format!("{path}{{*}}"), false, out);
+    }
+    for j in JUNCTORS {
+        match m.get(*j) {
+            Some(Value::Array(branches)) => {
+                for (i, b) in branches.iter().enumerate() {
+                    if let Value::Object(bm) = b {
+                        node(bm, &format!("{path}.{j}[{i}]"), true, out);
+                    }
+                }
+            }
+            Some(Value::Object(bm)) => node(bm, &format!("{path}.{j}"), true, out),
+            _ => {}
+        }
+    }
+    if let Some(default) = m.get("default") {
+        if let Err(why) = value_fits(default, m) {
+            violation(out, path, format!("the default {default} does not fit the schema: {why}"));
+        }
+    }
+    if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
+        for r in rules {
+            let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
+            if let Err(why) = cel_shape(rule) {
+                violation(out, path, format!("CEL rule {rule:?} does not parse: {why}"));
+            }
+        }
+    }
+}
+
+fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str, out: &mut Vec<Violation>) {
+    let list_type = list.get("x-kubernetes-list-type").and_then(Value::as_str);
+    let keys: Vec<&str> = list
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let item_type = items.get("type").and_then(Value::as_str);
+    match list_type {
+        Some("map") => {
+            if item_type != Some("object") {
+                violation(out, path, "x-kubernetes-list-type: map needs object items");
+            }
+            if keys.is_empty() {
+                violation(out, path, "x-kubernetes-list-type: map needs x-kubernetes-list-map-keys");
+            }
+            let required: Vec<&str> = items
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for k in &keys {
+                let prop = items.get("properties").and_then(|p| p.get(*k));
+                match prop {
+                    None => violation(out, path, format!("list map key `{k}` is not a property of the items")),
+                    Some(p) => {
+                        let scalar = matches!(p.get("type").and_then(Value::as_str), Some("string" | "integer" | "number" | "boolean"));
+                        if !scalar {
+                            violation(out, path, format!("list map key `{k}` must be a scalar"));
+                        }
+                        if !required.contains(k) && p.get("default").is_none() {
+                            violation(out, path, format!("list map key `{k}` must be required or have a default"));
+                        }
+                    }
+                }
+            }
+        }
+        Some("set") => {
+            let scalar = matches!(item_type, Some("string" | "integer" | "number" | "boolean"));
+            let atomic = items.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
+            if !scalar && !atomic {
+                violation(out, path, "x-kubernetes-list-type: set needs scalar items (or atomic objects)");
+            }
+            if !keys.is_empty() {
+                violation(out, path, "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map");
+            }
+        }
+        _ if !keys.is_empty() => violation(out, path, "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map"),
+        _ => {}
+    }
+}
+
+/// Whether `v` fits the schema node: type, enum and nested properties.
+pub fn value_fits(v: &Value, m: &Map<String, Value>) -> Result<(), String> {
+    if v.is_null() {
+        return if is_true(m, "nullable") { Ok(()) } else { Err("null is not allowed (not nullable)".into()) };
+    }
+    if is_true(m, "x-kubernetes-int-or-string") {
+        return if v.is_i64() || v.is_u64() || v.is_string() { Ok(()) } else { Err("expected an integer or a string".into()) };
+    }
+    if let Some(Value::Array(allowed)) = m.get("enum")
+        && !allowed.contains(v)
+    {
+        return Err(format!("{v} is not one of the enum values"));
+    }
+    match (m.get("type").and_then(Value::as_str), v) {
+        (None, _) => Ok(()),
+        (Some("string"), Value::String(_)) | (Some("boolean"), Value::Bool(_)) => Ok(()),
+        (Some("integer"), Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(()),
+        (Some("number"), Value::Number(_)) => Ok(()),
+        (Some("array"), Value::Array(items)) => {
+            if let Some(Value::Object(item_schema)) = m.get("items") {
+                for i in items {
+                    value_fits(i, item_schema)?;
+                }
+            }
+            Ok(())
+        }
+        (Some("object"), Value::Object(o)) => {
+            let props = m.get("properties").and_then(Value::as_object);
+            for (k, val) in o {
+                match props.and_then(|p| p.get(k)).and_then(Value::as_object) {
+                    Some(ps) => value_fits(val, ps).map_err(|e| format!("{k}: {e}"))?,
+                    None => {
+                        if let Some(Value::Object(ap)) = m.get("additionalProperties") {
+                            value_fits(val, ap).map_err(|e| format!("{k}: {e}"))?;
+                        } else if !is_true(m, "x-kubernetes-preserve-unknown-fields") {
+                            return Err(format!("unknown field `{k}` (it would be pruned)"));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Some(t), other) => Err(format!("expected {t}, found {other}")),
+    }
+}
+
+/// A lexical check of a CEL expression: balanced brackets, closed strings, no empty rule.
+/// It catches the typos a marker invites (a lost quote or parenthesis); the API server
+/// still type-checks the rule.
+pub fn cel_shape(rule: &str) -> Result<(), String> {
+    if rule.trim().is_empty() {
+        return Err("the rule is empty".into());
+    }
+    let mut stack = Vec::new();
+    let mut chars = rule.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return Err(format!("unterminated string starting with {c}"));
+                }
+            }
+            '(' | '[' | '{' => stack.push(c),
+            ')' | ']' | '}' => {
+                let open = stack.pop();
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                if open != Some(want) {
+                    return Err(format!("unbalanced `{c}`"));
+                }
+            }
+            _ => {}
+        }
+    }
+    match stack.pop() {
+        Some(open) => Err(format!("unclosed `{open}`")),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(schema: Value) -> Vec<String> {
+        check(&schema, "spec").into_iter().map(|v| format!("{}: {}", v.path, v.message)).collect()
+    }
+
+    #[test]
+    fn accepts_a_structural_schema() {
+        let s = json!({"type": "object", "properties": {
+            "port": {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true},
+            "any": {"x-kubernetes-preserve-unknown-fields": true},
+            "conds": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                "items": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}},
+            "n": {"type": "integer", "default": 3, "x-kubernetes-validations": [{"rule": "self >= 0 && size(string(self)) < 10"}]}
+        }});
+        assert_eq!(messages(s), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reports_each_rule_with_its_path() {
+        let s = json!({"type": "object", "properties": {
+            "untyped": {"description": "x"},
+            "both": {"type": "object", "properties": {}, "additionalProperties": {"type": "string"}},
+            "badDefault": {"type": "integer", "default": "three"},
+            "keys": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+            "cel": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('a'"}]},
+            "junk": {"type": "object", "allOf": [{"type": "string"}, {"minLength": 1, "default": "a"}]}
+        }});
+        let got = messages(s);
+        let want = [
+            "spec.badDefault: the default \"three\" does not fit the schema: expected integer, found \"three\"",
+            "spec.both: properties and additionalProperties are mutually exclusive",
+            "spec.cel: CEL rule \"self.startsWith('a'\" does not parse: unclosed `(`",
+            "spec.junk.allOf[1]: `default` is not allowed inside allOf, anyOf, oneOf or not",
+            "spec.keys: list map key `name` must be required or have a default",
+            "spec.untyped: every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)",
+        ];
+        let mut got_sorted = got.clone();
+        got_sorted.sort();
+        assert_eq!(got_sorted, want, "{got:#?}");
+    }
+}

@@ -1,0 +1,359 @@
+//! `opgen manifests` on small in-memory projects: Rust and serde semantics become the
+//! schema the issue describes, and bad input is refused with a located error.
+
+use opgen::ops::manifests::{ManifestOptions, manifests};
+use opgen::writer::Workspace;
+use serde_json::{Value, json};
+use std::path::Path;
+
+const HEADER: &str = "use kube::CustomResource;\nuse serde::{Deserialize, Serialize};\n";
+
+fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ws = Workspace::new(dir.path());
+    for (path, text) in files {
+        ws.stage(*path, *text);
+    }
+    (dir, ws)
+}
+
+/// The CRD generated for a single types file, parsed back from YAML.
+fn crd(types: &str) -> Value {
+    let (_dir, mut ws) = workspace(&[("src/api/v1/types.rs", &format!("{HEADER}{types}"))]);
+    manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let files = ws.list_files(Path::new("config/crd/bases"), ".yaml").unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = ws.read(&files[0]).unwrap().unwrap();
+    serde_yaml::from_str(&text).unwrap()
+}
+
+fn spec_schema(types: &str) -> Value {
+    crd(types)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"].clone()
+}
+
+fn errors(files: &[(&str, &str)]) -> String {
+    let (_dir, mut ws) = workspace(files);
+    let err = manifests(&mut ws, &ManifestOptions::default()).unwrap_err();
+    // Nothing is staged when generation fails.
+    assert!(ws.list_files(Path::new("config"), ".yaml").unwrap().is_empty());
+    err.to_string()
+}
+
+fn kind(body: &str) -> String {
+    format!(
+        "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"demo.example.com\", version = \"v1\", kind = \"Demo\", namespaced)]\n#[serde(rename_all = \"camelCase\")]\npub struct DemoSpec {{\n{body}\n}}\n"
+    )
+}
+
+#[test]
+fn required_and_nullable_follow_serde() {
+    let s = spec_schema(&kind(
+        "    pub plain: String,
+    pub maybe: Option<String>,
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub omitted: Option<i64>,
+    #[serde(default)]
+    pub defaulted: Vec<String>,
+    // +optional
+    #[serde(default)]
+    pub marked_optional: bool,
+    // +required
+    #[serde(default)]
+    pub forced: u32,",
+    ));
+    assert_eq!(s["required"], json!(["forced", "plain"]));
+    assert_eq!(s["properties"]["maybe"]["nullable"], json!(true));
+    assert_eq!(s["properties"]["omitted"].get("nullable"), None);
+    assert_eq!(s["properties"]["omitted"]["format"], json!("int64"));
+    assert_eq!(s["properties"]["forced"], json!({"type": "integer", "format": "int32", "minimum": 0}));
+    assert!(s["properties"].get("markedOptional").is_some(), "rename_all camelCase applies");
+}
+
+#[test]
+fn rust_types_map_to_openapi_types() {
+    let s = spec_schema(&kind(
+        "    pub small: u8,
+    pub float: f32,
+    pub double: f64,
+    pub bytes: Vec<u8>,
+    pub list: Vec<String>,
+    pub set: std::collections::BTreeSet<String>,
+    pub map: std::collections::BTreeMap<String, i32>,
+    pub boxed: Box<bool>,
+    pub array: [i64; 3],
+    pub any: serde_json::Value,
+    pub object: serde_json::Map<String, serde_json::Value>,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["small"], json!({"type": "integer", "minimum": 0}));
+    assert_eq!(p["float"], json!({"type": "number", "format": "float"}));
+    assert_eq!(p["double"], json!({"type": "number", "format": "double"}));
+    assert_eq!(p["bytes"], json!({"type": "string", "format": "byte"}));
+    assert_eq!(p["list"], json!({"type": "array", "items": {"type": "string"}}));
+    assert_eq!(p["set"], json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}));
+    assert_eq!(p["map"], json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}}));
+    assert_eq!(p["boxed"], json!({"type": "boolean"}));
+    assert_eq!(p["array"]["items"]["format"], json!("int64"));
+    assert_eq!(p["any"], json!({"x-kubernetes-preserve-unknown-fields": true}));
+    assert_eq!(p["object"], json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+}
+
+#[test]
+fn named_types_resolve_through_modules_and_use() {
+    let (_dir, mut ws) = workspace(&[
+        ("src/api/mod.rs", "pub mod common;\npub mod v1;\n"),
+        ("src/api/common.rs", "use serde::{Deserialize, Serialize};\n/// A shared reference.\n#[derive(Serialize, Deserialize)]\npub struct Ref {\n    pub name: String,\n}\n"),
+        ("src/api/v1/mod.rs", "mod types;\npub use types::*;\n"),
+        (
+            "src/api/v1/types.rs",
+            &format!(
+                "{HEADER}use crate::api::common::Ref as SharedRef;\nuse super::super::common;\n{}",
+                kind("    pub a: SharedRef,\n    pub b: common::Ref,\n    pub c: crate::api::common::Ref,")
+            ),
+        ),
+    ]);
+    manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let text = ws.read(Path::new("config/crd/bases/demo.example.com_demos.yaml")).unwrap().unwrap();
+    let crd: Value = serde_yaml::from_str(&text).unwrap();
+    let p = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let want = json!({"description": "A shared reference.", "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    assert_eq!(p["a"], want);
+    assert_eq!(p["b"], want);
+    assert_eq!(p["c"], want);
+}
+
+#[test]
+fn enums_of_every_serde_representation_are_structural() {
+    let s = spec_schema(&format!(
+        "{}
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = \"snake_case\")]
+pub enum Policy {{ OnFailure, Never }}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = \"type\")]
+pub enum Internal {{ Git {{ url: String }}, Image {{ image: String, #[serde(default)] tag: String }} }}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = \"kind\", content = \"spec\")]
+pub enum Adjacent {{ A {{ x: i32 }}, B {{ y: bool }} }}
+
+#[derive(Serialize, Deserialize)]
+pub enum External {{ Git(Git), Image {{ image: String }} }}
+
+#[derive(Serialize, Deserialize)]
+pub struct Git {{ pub url: String }}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Port {{ Number(i32), Name(String) }}
+",
+        kind("    pub policy: Policy,\n    pub internal: Internal,\n    pub adjacent: Adjacent,\n    pub external: External,\n    pub port: Port,")
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["policy"], json!({"type": "string", "enum": ["on_failure", "never"]}));
+    assert_eq!(p["internal"]["properties"]["type"], json!({"type": "string", "enum": ["Git", "Image"]}));
+    assert_eq!(p["internal"]["required"], json!(["type"]));
+    assert_eq!(
+        p["internal"]["x-kubernetes-validations"],
+        json!([
+            {"message": "url is required when type is Git", "rule": "self.type != 'Git' || has(self.url)"},
+            {"message": "image is required when type is Image", "rule": "self.type != 'Image' || has(self.image)"},
+        ])
+    );
+    assert_eq!(p["adjacent"]["properties"]["spec"]["properties"]["x"]["format"], json!("int32"));
+    assert_eq!(p["adjacent"]["x-kubernetes-validations"][0]["rule"], json!("self.kind != 'A' || has(self.spec.x)"));
+    assert_eq!(p["external"]["oneOf"], json!([{"required": ["Git"]}, {"required": ["Image"]}]));
+    assert_eq!(p["port"], json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}));
+}
+
+#[test]
+fn flatten_inlines_fields_and_value_maps_keep_unknown_fields() {
+    let s = spec_schema(&format!(
+        "{}
+#[derive(Serialize, Deserialize)]
+pub struct Common {{ pub name: String, #[serde(default)] pub labels: std::collections::BTreeMap<String, String> }}
+",
+        kind("    #[serde(flatten)]\n    pub common: Common,\n    #[serde(flatten)]\n    pub extra: std::collections::BTreeMap<String, serde_json::Value>,")
+    ));
+    assert_eq!(s["required"], json!(["name"]));
+    assert!(s["properties"]["labels"].is_object());
+    assert_eq!(s["x-kubernetes-preserve-unknown-fields"], json!(true));
+}
+
+#[test]
+fn markers_shape_the_schema() {
+    let s = spec_schema(&kind(
+        "    /// Replica count.
+    // +kubebuilder:validation:Minimum=1
+    // +kubebuilder:validation:Maximum=10
+    // +kubebuilder:default=3
+    #[serde(default)]
+    pub replicas: i32,
+    // +kubebuilder:validation:items:Pattern=`^[a-z]+$`
+    // +kubebuilder:validation:MaxItems=4
+    // +listType=set
+    pub names: Vec<String>,
+    // +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"immutable\"
+    pub fixed: String,
+    // +kubebuilder:validation:Enum=a;b
+    pub choice: String,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(
+        p["replicas"],
+        json!({"description": "Replica count.", "type": "integer", "format": "int32", "minimum": 1, "maximum": 10, "default": 3})
+    );
+    assert_eq!(
+        p["names"],
+        json!({"type": "array", "maxItems": 4, "x-kubernetes-list-type": "set", "items": {"type": "string", "pattern": "^[a-z]+$"}})
+    );
+    assert_eq!(p["fixed"]["x-kubernetes-validations"], json!([{"message": "immutable", "rule": "self == oldSelf"}]));
+    assert_eq!(p["choice"]["enum"], json!(["a", "b"]));
+}
+
+#[test]
+fn kind_attributes_and_markers_make_names_and_subresources() {
+    let c = crd(
+        "/// Spec of a cron job.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[kube(group = \"batch.example.com\", version = \"v1\", kind = \"CronTab\", shortname = \"ct\")]
+#[kube(status = \"CronTabStatus\", scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\"))]
+#[kube(doc = \"CronTab runs things.\")]
+// +kubebuilder:printcolumn:name=\"Replicas\",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:resource:categories=all
+pub struct CronTabSpec { pub replicas: i32 }
+
+#[derive(Serialize, Deserialize)]
+pub struct CronTabStatus { #[serde(default)] pub replicas: i32 }
+",
+    );
+    assert_eq!(c["metadata"]["name"], json!("crontabs.batch.example.com"));
+    assert_eq!(
+        c["spec"]["names"],
+        json!({"categories": ["all"], "kind": "CronTab", "listKind": "CronTabList", "plural": "crontabs", "shortNames": ["ct"], "singular": "crontab"})
+    );
+    assert_eq!(c["spec"]["scope"], json!("Cluster"));
+    let v = &c["spec"]["versions"][0];
+    assert_eq!(v["subresources"]["status"], json!({}));
+    assert_eq!(v["subresources"]["scale"], json!({"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}));
+    assert_eq!(v["additionalPrinterColumns"], json!([{"jsonPath": ".spec.replicas", "name": "Replicas", "type": "integer"}]));
+    let root = &v["schema"]["openAPIV3Schema"];
+    assert_eq!(root["description"], json!("CronTab runs things."));
+    assert_eq!(root["required"], json!(["spec"]));
+    assert_eq!(root["properties"]["spec"]["description"], json!("Spec of a cron job."));
+    assert_eq!(root["properties"]["metadata"], json!({"type": "object"}));
+}
+
+#[test]
+fn plural_without_attribute_is_kube_derive_s() {
+    // flect would say "indices"; the compiled kube code uses "indexes", and the CRD must agree.
+    let c = crd(
+        "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"Index\")]\npub struct IndexSpec { pub x: i32 }\n",
+    );
+    assert_eq!(c["spec"]["names"]["plural"], json!("indexes"));
+}
+
+#[test]
+fn multi_version_kinds_need_one_storage_version() {
+    let v = |ver: &str, storage: &str| {
+        format!(
+            "{HEADER}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"{ver}\", kind = \"Thing\"{storage})]\npub struct ThingSpec {{ pub x: i32 }}\n"
+        )
+    };
+    let text = errors(&[("src/api/v1/t.rs", &v("v1", "")), ("src/api/v2/t.rs", &v("v2", ""))]);
+    assert!(text.contains("Thing.a.io has 2 versions and none is the storage version"), "{text}");
+    assert!(text.contains("--> src/api/v1/t.rs:5:1"), "{text}");
+
+    let (_dir, mut ws) = workspace(&[("src/api/v1/t.rs", &v("v1", "")), ("src/api/v2/t.rs", &v("v2", ", storage"))]);
+    manifests(&mut ws, &ManifestOptions::default()).unwrap();
+    let text = ws.read(Path::new("config/crd/bases/a.io_things.yaml")).unwrap().unwrap();
+    let c: Value = serde_yaml::from_str(&text).unwrap();
+    let versions: Vec<(String, bool)> = c["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap().to_owned(), v["storage"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(versions, [("v1".to_owned(), false), ("v2".to_owned(), true)]);
+}
+
+#[test]
+fn bad_input_is_refused_with_file_line_and_column() {
+    let cases: &[(&str, &str)] = &[
+        ("    // +kubebuilder:validation:Maxlength=3\n    pub a: String,", "types.rs:7:9"),
+        ("    // +kubebuilder:validation:MinLength=3\n    pub a: i32,", "`kubebuilder:validation:MinLength` applies to strings, but this is of type integer"),
+        ("    // +kubebuilder:validation:Maximum=ten\n    pub a: i32,", "expected a number, found `ten`"),
+        ("    pub a: Missing,", "cannot resolve the type `Missing`"),
+        ("    // +required\n    pub a: Option<String>,", "its type is an Option"),
+        ("    // +kubebuilder:printcolumn:name=x,type=string,JSONPath=.a\n    pub a: String,", "cannot be used on a field"),
+    ];
+    for (body, want) in cases {
+        let text = errors(&[("src/api/v1/types.rs", &format!("{HEADER}{}", kind(body)))]);
+        assert!(text.contains(want), "{body}\n---\n{text}");
+        assert!(text.contains("--> src/api/v1/types.rs:"), "{text}");
+    }
+}
+
+#[test]
+fn syntax_errors_name_the_file() {
+    let text = errors(&[("src/api/v1/types.rs", "pub struct A {\n    a: i32,,\n}\n")]);
+    assert!(text.contains("Rust syntax error"), "{text}");
+    assert!(text.contains("--> src/api/v1/types.rs:2:"), "{text}");
+}
+
+#[test]
+fn recursion_is_refused() {
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!("{HEADER}{}\n#[derive(Serialize, Deserialize)]\npub struct Node {{ pub children: Vec<Node> }}\n", kind("    pub root: Node,")),
+    )]);
+    assert!(text.contains("`Node` contains itself"), "{text}");
+}
+
+#[test]
+fn markers_contradicting_kube_attributes_are_errors() {
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"Foo\", plural = \"foos\")]\n// +kubebuilder:resource:path=fooz,scope=Namespaced\npub struct FooSpec {{ pub x: i32 }}\n"
+        ),
+    )]);
+    assert!(text.contains("+kubebuilder:resource says plural (path) \"fooz\" but #[kube] says \"foos\""), "{text}");
+    assert!(text.contains("says scope Namespaced but #[kube] says Cluster"), "{text}");
+}
+
+#[test]
+fn rbac_markers_become_a_merged_cluster_role() {
+    let (_dir, mut ws) = workspace(&[(
+        "src/controllers/foo.rs",
+        "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list\n// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=watch;get;list\n// +kubebuilder:rbac:groups=core,resources=pods,verbs=get\npub async fn reconcile() {}\n",
+    )]);
+    manifests(&mut ws, &ManifestOptions::default()).unwrap();
+    let text = ws.read(Path::new("config/rbac/role.yaml")).unwrap().unwrap();
+    assert_eq!(
+        text,
+        "---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- apiGroups:
+  - \"\"
+  resources:
+  - pods
+  verbs:
+  - get
+- apiGroups:
+  - apps
+  resources:
+  - deployments
+  - statefulsets
+  verbs:
+  - get
+  - list
+  - watch
+"
+    );
+}
