@@ -198,7 +198,10 @@ struct Transaction {
 
 impl Transaction {
     fn create_dirs(&mut self, dir: &Path) -> Result<()> {
-        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+        let missing: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .collect();
         for d in missing.into_iter().rev() {
             fs::create_dir(d).map_err(|e| Error::io(d, e))?;
             self.created_dirs.push(d.to_path_buf());

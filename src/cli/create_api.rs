@@ -81,7 +81,8 @@ pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
     let root = project::find_root(&cwd)?;
     let mut ws = Workspace::new(root);
     let mut project = Project::load(&ws)?;
-    create_api(&mut ws, &mut project, &args.api.options(args.force))?;
+    let warnings = create_api(&mut ws, &mut project, &args.api.options(args.force))?;
+    print_warnings(&warnings, global);
     if args.make {
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);

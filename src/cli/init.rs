@@ -61,7 +61,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let mut ws = Workspace::new(cwd);
-    let project = init(&mut ws, &args.project.options())?;
+    let (project, warnings) = init(&mut ws, &args.project.options())?;
+    super::print_warnings(&warnings, global);
     finish(&ws, global, &format!("initialized project {}", project.project_name))?;
     if !global.quiet && !global.dry_run {
         println!(

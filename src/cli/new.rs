@@ -54,7 +54,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             .map(|n| n.to_string_lossy().into_owned());
     }
     let mut ws = Workspace::new(args.dir.clone());
-    let mut project = init(&mut ws, &project_args.options())?;
+    let (mut project, warnings) = init(&mut ws, &project_args.options())?;
+    print_warnings(&warnings, global);
     if let (Some(group), Some(version), Some(kind)) = (args.group, args.version, args.kind) {
         let api = ApiArgs {
             group,
@@ -65,7 +66,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             resource: true,
             controller: true,
         };
-        create_api(&mut ws, &mut project, &api.options(false))?;
+        let warnings = create_api(&mut ws, &mut project, &api.options(false))?;
+        print_warnings(&warnings, global);
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);
     }

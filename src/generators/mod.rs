@@ -3,5 +3,6 @@
 
 pub mod crd;
 pub mod rbac;
+pub mod rustfmt;
 pub mod scaffold;
 pub mod templates;

@@ -1,13 +1,12 @@
 //! `create api`: a new kind (types, sample, helper roles) and/or its controller.
 
-use crate::diag::{Error, Result};
+use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::names;
 use crate::pluralize;
 use crate::project::{self, Project, Resource, ResourceApi};
 use crate::writer::Workspace;
-use heck::ToSnakeCase;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
@@ -22,8 +21,8 @@ pub struct ApiOptions {
     pub force: bool,
 }
 
-/// Stages the new API into the workspace and records it in `project`.
-pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) -> Result<()> {
+/// Stages the new API into the workspace and records it in `project`; returns warnings.
+pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) -> Result<Vec<Diagnostic>> {
     names::validate_group(&opts.group)?;
     names::validate_version(&opts.version)?;
     names::validate_kind(&opts.kind)?;
@@ -75,14 +74,13 @@ pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) 
         }
     }
     check_kind_collisions(project, opts)?;
+    check_reserved_modules(project, opts)?;
 
-    let kube_plural = pluralize::kube_derive_plural(&opts.kind);
     let plural = opts
         .plural
         .clone()
         .or_else(|| existing.as_ref().and_then(|r| r.plural.clone()))
         .unwrap_or_else(|| pluralize::flect_plural(&opts.kind));
-    let explicit_plural = plural != kube_plural;
     let namespaced = match existing.as_ref().and_then(|r| r.api.as_ref()) {
         Some(api) if !opts.resource => api.namespaced,
         _ => opts.namespaced,
@@ -94,17 +92,16 @@ pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) 
         &opts.version,
         &opts.kind,
         &plural,
-        explicit_plural,
         namespaced,
         opts.resource,
         opts.controller,
         file_header(ws)?,
     );
-    api::plan(&ctx)?.apply(ws, opts.force)?;
+    let warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
 
     record(project, &ctx, opts, existing.is_some());
     ws.stage(project::FILE_NAME, project.to_yaml());
-    Ok(())
+    Ok(warnings)
 }
 
 /// A single-group project holds one API group; kubebuilder has the same rule.
@@ -124,14 +121,15 @@ fn check_group(project: &Project, group: &str) -> Result<()> {
     }
 }
 
-/// Two kinds whose snake-case forms are equal would share a file or module.
+/// Two kinds whose lower-case names are equal would share a singular name, a sample, helper
+/// roles and, in one group, a CRD.
 fn check_kind_collisions(project: &Project, opts: &ApiOptions) -> Result<()> {
-    let snake = opts.kind.to_snake_case();
+    let lower = opts.kind.to_lowercase();
     for r in &project.resources {
         let same_scope = project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.group);
-        if same_scope && r.kind != opts.kind && r.kind.to_snake_case() == snake {
+        if same_scope && r.kind != opts.kind && r.kind.to_lowercase() == lower {
             return Err(Error::msg(format!(
-                "invalid value {:?} for --kind: it collides with the existing kind {:?}, both become the Rust module `{snake}`",
+                "invalid value {:?} for --kind: it collides with the existing kind {:?}; both have the lower-case name `{lower}`, which names the resource, its sample and its helper roles",
                 opts.kind, r.kind
             )));
         }
@@ -144,6 +142,25 @@ fn check_kind_collisions(project: &Project, opts: &ApiOptions) -> Result<()> {
                 "one controller serves every version of a kind: pass --controller=false for this version",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Modules the scaffold itself keeps in `src/controllers/`.
+const CONTROLLER_SUPPORT_MODULES: &[&str] = &["backoff", "conditions"];
+
+/// A kind's controller module (or, multigroup, the group's) must not shadow them.
+fn check_reserved_modules(project: &Project, opts: &ApiOptions) -> Result<()> {
+    let (name, flag) = if project.multigroup {
+        (names::module_name(&opts.group), "--group")
+    } else {
+        (heck::ToSnakeCase::to_snake_case(opts.kind.as_str()), "--kind")
+    };
+    if opts.controller && CONTROLLER_SUPPORT_MODULES.contains(&name.as_str()) {
+        let value = if project.multigroup { &opts.group } else { &opts.kind };
+        return Err(Error::msg(format!(
+            "invalid value {value:?} for {flag}: its controller module `{name}` would clash with src/controllers/{name}.rs, which the scaffold uses"
+        )));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `init`: a new operator project in an existing directory.
 
-use crate::diag::{Error, Result};
+use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::{self, init::ProjectContext};
 use crate::names;
 use crate::project::{self, Project};
@@ -62,8 +62,8 @@ pub struct InitOptions {
 /// Files whose presence means the directory already holds a project (Rust or opgen).
 const PROJECT_MARKERS: &[&str] = &[project::FILE_NAME, "Cargo.toml"];
 
-/// Stages a new project at the workspace root and returns its PROJECT record.
-pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<Project> {
+/// Stages a new project at the workspace root; returns its PROJECT record and any warnings.
+pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diagnostic>)> {
     for marker in PROJECT_MARKERS {
         if ws.exists(Path::new(marker)) {
             return Err(Error::with_help(
@@ -89,9 +89,9 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<Project> {
     project.multigroup = opts.multigroup;
 
     let ctx = ProjectContext::new(&project, opts);
-    scaffold::init::plan(&ctx)?.apply(ws, false)?;
+    let warnings = scaffold::init::plan(&ctx)?.apply(ws, false)?;
     ws.stage(project::FILE_NAME, project.to_yaml());
-    Ok(project)
+    Ok((project, warnings))
 }
 
 fn default_project_name(root: &Path) -> Result<String> {

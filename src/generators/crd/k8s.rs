@@ -1,18 +1,67 @@
 //! Schemas of k8s-openapi types embedded in custom resources.
 //!
-//! A handful of types have hand-written schemas because their wire format is not what
-//! their Rust structure says (Quantity, IntOrString, Time) or because a CRD must not
-//! describe them (ObjectMeta below the root). `Condition` carries the validations that
-//! controller-gen takes from apimachinery's Go markers.
+//! The data is `data/k8s-schemas.jsonl`, generated from k8s-openapi's own `schemars` output for
+//! every supported Kubernetes version by `tools/k8s-schemas/scripts/regen.sh` (see its README),
+//! with an overlay already applied that gives the schemas controller-gen's shape: list/map types,
+//! list-map keys, defaults, Condition's validations and the special types (Quantity,
+//! IntOrString, Time, RawExtension, JSON, ObjectMeta → `{type: object}`). Nothing here is
+//! hand-written any more: every special case is expressible as data.
+//!
+//! The file is JSON Lines and embedded with `include_str!`:
+//!
+//! ```text
+//! {"k8sOpenapiVersion":"0.29.0","versions":["1.33",...,"1.37"]}            header
+//! {"name":<definition>,"versions":[...],"schema":{...}}                     one per distinct body
+//! {"type":<rust path below k8s_openapi>,"name":<definition>,"versions":[...]}
+//! ```
+//!
+//! A run of opgen must not parse 2+ MB of JSON to render one Condition, so the first lookup
+//! scans the lines once and reads only each line's `name`/`type`/`versions` prefix (an index of
+//! borrowed `&'static str` slices, built once per process in a `OnceLock`), and serde parses only
+//! the definitions a schema actually needs. `K8sTypes::new()` itself reads only the header.
+//!
+//! References stay `{"$ref": "#/definitions/<name>"}` in the data and are inlined here, see
+//! [`K8sTypes::schema`].
 
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+/// The embedded data. Regenerate with `tools/k8s-schemas/scripts/regen.sh`.
+static DATA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/k8s-schemas.jsonl"));
+
+const REF_PREFIX: &str = "#/definitions/";
+
+/// The Kubernetes minor version `K8sTypes::new()` renders: the one `opgen init` scaffolds.
+pub const DEFAULT_K8S_MINOR: u32 = 33;
+
+/// controller-gen's quantity pattern (resource.Quantity). The data carries it (overlay); kept
+/// as a constant for callers and checked against the data by a unit test.
+pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+/// Schemas of k8s-openapi types for one Kubernetes version.
+///
+/// Results are cached per type for the life of the value, since the same Condition,
+/// ObjectReference or PodSpec is used many times, and so are the parsed definitions.
 pub struct K8sTypes {
-    special: Map<String, Value>,
+    minor: u32,
+    /// Bit of `minor` in the `versions` masks of the index.
+    bit: u32,
+    cache: Mutex<Cache>,
 }
 
-/// controller-gen's quantity pattern (resource.Quantity), so CRDs validate quantities alike.
-pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+#[derive(Default)]
+struct Cache {
+    /// Definitions as stored (with `$ref`s), parsed on first use.
+    raw: HashMap<&'static str, Arc<Value>>,
+    /// Fully inlined results of [`K8sTypes::schema`], by definition name (one per type path).
+    ///
+    /// Only whole results are kept: inlining walks the parsed definitions and builds each node
+    /// of the result exactly once, which is cheaper than also keeping (and deep-copying) every
+    /// inlined sub-definition, and a recursion cut makes a sub-definition's expansion depend on
+    /// where it occurs anyway.
+    results: HashMap<&'static str, Map<String, Value>>,
+}
 
 impl Default for K8sTypes {
     fn default() -> Self {
@@ -21,83 +70,352 @@ impl Default for K8sTypes {
 }
 
 impl K8sTypes {
+    /// Schemas for Kubernetes 1.[`DEFAULT_K8S_MINOR`].
     pub fn new() -> Self {
-        let meta = "apimachinery::pkg::apis::meta::v1::";
-        let mut special = Map::new();
-        let mut add = |path: String, schema: Value| {
-            special.insert(path, schema);
-        };
-        let date_time = json!({"type": "string", "format": "date-time"});
-        add(format!("{meta}Time"), date_time.clone());
-        add(format!("{meta}MicroTime"), date_time);
-        add(format!("{meta}ObjectMeta"), json!({"type": "object"}));
-        add(format!("{meta}Condition"), condition());
-        add(
-            "apimachinery::pkg::api::resource::Quantity".into(),
-            json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN, "x-kubernetes-int-or-string": true}),
-        );
-        add(
-            "apimachinery::pkg::util::intstr::IntOrString".into(),
-            json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}),
-        );
-        add(
-            "apimachinery::pkg::runtime::RawExtension".into(),
-            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
-        );
-        add(
-            "apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON".into(),
-            json!({"x-kubernetes-preserve-unknown-fields": true}),
-        );
-        K8sTypes { special }
+        K8sTypes::for_version(DEFAULT_K8S_MINOR)
     }
 
-    /// The schema of `k8s_openapi::<path>`, fully expanded.
+    /// Schemas for Kubernetes 1.`minor`. A version the data does not cover falls back to the
+    /// nearest supported one (the lower on a tie); compare [`K8sTypes::minor`] with the request
+    /// to warn about it.
+    pub fn for_version(minor: u32) -> Self {
+        let minors = &header().minors;
+        let (bit, &chosen) = minors
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, &m)| (m.abs_diff(minor), m))
+            .expect("data/k8s-schemas.jsonl lists no Kubernetes version");
+        K8sTypes { minor: chosen, bit: 1 << bit, cache: Mutex::new(Cache::default()) }
+    }
+
+    /// The Kubernetes minor version these schemas are for (after any fallback).
+    pub fn minor(&self) -> u32 {
+        self.minor
+    }
+
+    /// The Kubernetes minor versions the embedded data covers, ascending.
+    pub fn supported_minors() -> &'static [u32] {
+        &header().minors
+    }
+
+    /// The k8s-openapi release the data was generated from.
+    pub fn k8s_openapi_version() -> &'static str {
+        &header().k8s_openapi_version
+    }
+
+    /// The Kubernetes minor versions in which `k8s_openapi::<path>` exists (empty if none), for
+    /// messages such as "exists only in 1.34 and later".
+    pub fn versions_of(path: &str) -> Vec<u32> {
+        let mask = index().types.get(path).map_or(0, |entries| entries.iter().fold(0, |m, (mask, _)| m | mask));
+        header().minors.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &m)| m).collect()
+    }
+
+    /// The schema of `k8s_openapi::<path>` (e.g. `api::core::v1::PodSpec`) for this version,
+    /// fully inlined, or `None` if the type does not exist in this version.
+    ///
+    /// Inlining follows controller-gen: each `{"$ref": …}` is replaced by the referenced
+    /// definition, and sibling keys next to the `$ref` (in practice the field's `description`)
+    /// replace the referenced type's own, so field docs win over type docs.
     pub fn schema(&self, path: &str) -> Option<Map<String, Value>> {
-        self.special.get(path).and_then(Value::as_object).cloned()
+        let name = self.pick(index().types.get(path)?)?;
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = cache.results.get(name) {
+            return Some(hit.clone());
+        }
+        let Value::Object(map) = self.inline_def(&mut cache, name, &mut Vec::new()) else {
+            corrupt(0, &format!("definition {name} is not an object"))
+        };
+        cache.results.insert(name, map.clone());
+        Some(map)
+    }
+
+    /// The entry of a `versions`-tagged list that applies to this version.
+    fn pick(&self, entries: &[(u32, &'static str)]) -> Option<&'static str> {
+        entries.iter().find(|(mask, _)| mask & self.bit != 0).map(|&(_, v)| v)
+    }
+
+    /// Definition `name` with its references inlined; `stack` holds the definitions being
+    /// inlined around it.
+    fn inline_def(&self, cache: &mut Cache, name: &'static str, stack: &mut Vec<&'static str>) -> Value {
+        let raw = match cache.raw.get(name) {
+            Some(raw) => Arc::clone(raw),
+            None => {
+                let text = index()
+                    .defs
+                    .get(name)
+                    .and_then(|entries| self.pick(entries))
+                    .unwrap_or_else(|| corrupt(0, &format!("no definition {name} for 1.{}", self.minor)));
+                let raw: Arc<Value> = Arc::new(
+                    serde_json::from_str(text).unwrap_or_else(|e| corrupt(0, &format!("definition {name}: {e}"))),
+                );
+                cache.raw.insert(name, Arc::clone(&raw));
+                raw
+            }
+        };
+        stack.push(name);
+        let value = self.walk(cache, &raw, stack);
+        stack.pop();
+        value
+    }
+
+    /// Copies one schema node, inlining references at schema positions (never inside
+    /// `properties` names, `enum` values or `default`s).
+    fn walk(&self, cache: &mut Cache, node: &Value, stack: &mut Vec<&'static str>) -> Value {
+        let Value::Object(obj) = node else { return node.clone() };
+        if let Some(Value::String(reference)) = obj.get("$ref") {
+            let target = reference
+                .strip_prefix(REF_PREFIX)
+                .and_then(|t| index().defs.get_key_value(t))
+                .map(|(&t, _)| t)
+                .unwrap_or_else(|| corrupt(0, &format!("dangling $ref {reference}")));
+            let mut out = if stack.contains(&target) {
+                // Recursion (e.g. JSONSchemaProps, or CompositePodGroupTemplate in 1.37): a CRD
+                // schema cannot be infinite. controller-gen puts an empty schema here; we put a
+                // structural "any object" instead, keeping the field's description (below).
+                json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+            } else {
+                self.inline_def(cache, target, stack)
+            };
+            if let Value::Object(map) = &mut out {
+                for (k, v) in obj.iter().filter(|(k, _)| *k != "$ref") {
+                    map.insert(k.clone(), v.clone());
+                }
+            }
+            return out;
+        }
+        let mut out = Map::with_capacity(obj.len());
+        for (k, v) in obj {
+            let v = match (k.as_str(), v) {
+                ("properties", Value::Object(props)) => {
+                    Value::Object(props.iter().map(|(p, s)| (p.clone(), self.walk(cache, s, stack))).collect())
+                }
+                ("items" | "additionalProperties" | "not", Value::Object(_)) => self.walk(cache, v, stack),
+                ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                    Value::Array(list.iter().map(|s| self.walk(cache, s, stack)).collect())
+                }
+                _ => v.clone(),
+            };
+            out.insert(k.clone(), v);
+        }
+        Value::Object(out)
     }
 }
 
-/// metav1.Condition as controller-gen renders it from apimachinery (spec §4.10).
-fn condition() -> Value {
-    json!({
-        "description": "Condition contains details for one aspect of the current state of this API Resource.",
-        "properties": {
-            "lastTransitionTime": {
-                "description": "lastTransitionTime is the last time the condition transitioned from one status to another.\nThis should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.",
-                "format": "date-time",
-                "type": "string"
-            },
-            "message": {
-                "description": "message is a human readable message indicating details about the transition.\nThis may be an empty string.",
-                "maxLength": 32768,
-                "type": "string"
-            },
-            "observedGeneration": {
-                "description": "observedGeneration represents the .metadata.generation that the condition was set based upon.\nFor instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date\nwith respect to the current state of the instance.",
-                "format": "int64",
-                "minimum": 0,
-                "type": "integer"
-            },
-            "reason": {
-                "description": "reason contains a programmatic identifier indicating the reason for the condition's last transition.\nProducers of specific condition types may define expected values and meanings for this field,\nand whether the values are considered a guaranteed API.\nThe value should be a CamelCase string.\nThis field may not be empty.",
-                "maxLength": 1024,
-                "minLength": 1,
-                "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
-                "type": "string"
-            },
-            "status": {
-                "description": "status of the condition, one of True, False, Unknown.",
-                "enum": ["True", "False", "Unknown"],
-                "type": "string"
-            },
-            "type": {
-                "description": "type of condition in CamelCase or in foo.example.com/CamelCase.",
-                "maxLength": 316,
-                "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                "type": "string"
-            }
-        },
-        "required": ["lastTransitionTime", "message", "reason", "status", "type"],
-        "type": "object"
+// ---------------------------------------------------------------- the embedded file
+
+struct Header {
+    k8s_openapi_version: String,
+    /// Kubernetes minor versions in header order; index i is bit i of a `versions` mask.
+    minors: Vec<u32>,
+    /// The same versions as written in the file ("1.33"), for reading the masks.
+    names: Vec<String>,
+}
+
+/// Definition name → (versions mask, schema text), and type path → (mask, definition name).
+struct Index {
+    defs: HashMap<&'static str, Vec<(u32, &'static str)>>,
+    types: HashMap<&'static str, Vec<(u32, &'static str)>>,
+}
+
+fn header() -> &'static Header {
+    static HEADER: OnceLock<Header> = OnceLock::new();
+    HEADER.get_or_init(|| {
+        let line = DATA.lines().next().unwrap_or_default();
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| corrupt(1, &e.to_string()));
+        let names: Vec<String> = v["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_owned))
+            .collect();
+        let minors = names
+            .iter()
+            .map(|n| n.strip_prefix("1.").and_then(|m| m.parse().ok()).unwrap_or_else(|| corrupt(1, n)))
+            .collect();
+        let k8s_openapi_version = v["k8sOpenapiVersion"].as_str().unwrap_or_else(|| corrupt(1, "k8sOpenapiVersion")).into();
+        if names.is_empty() || names.len() > 32 {
+            corrupt(1, "versions");
+        }
+        Header { k8s_openapi_version, minors, names }
     })
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let header = header();
+        let mut index = Index { defs: HashMap::with_capacity(1024), types: HashMap::with_capacity(1024) };
+        for (n, line) in DATA.lines().enumerate().skip(1) {
+            let mut c = Cursor { rest: line, line: n + 1 };
+            if line.starts_with(r#"{"name":"#) {
+                c.expect(r#"{"name":"#);
+                let name = c.string();
+                c.expect(r#","versions":"#);
+                let mask = c.versions(header);
+                c.expect(r#","schema":"#);
+                let schema = c.rest.strip_suffix('}').unwrap_or_else(|| c.fail("a final `}`"));
+                index.defs.entry(name).or_default().push((mask, schema));
+            } else if line.starts_with(r#"{"type":"#) {
+                c.expect(r#"{"type":"#);
+                let path = c.string();
+                c.expect(r#","name":"#);
+                let name = c.string();
+                c.expect(r#","versions":"#);
+                let mask = c.versions(header);
+                c.expect("}");
+                index.types.entry(path).or_default().push((mask, name));
+            } else if !line.is_empty() {
+                c.fail(r#"a "name" or "type" line"#);
+            }
+        }
+        index
+    })
+}
+
+/// Reads the fixed-order prefix of one line (written by tools/k8s-schemas/scripts/build_jsonl.py).
+struct Cursor {
+    rest: &'static str,
+    line: usize,
+}
+
+impl Cursor {
+    fn expect(&mut self, literal: &str) {
+        self.rest = self.rest.strip_prefix(literal).unwrap_or_else(|| self.fail(literal));
+    }
+
+    /// A JSON string without escapes (definition names, type paths and versions have none).
+    fn string(&mut self) -> &'static str {
+        self.expect("\"");
+        let end = self.rest.find('"').unwrap_or_else(|| self.fail("a closing quote"));
+        let (s, rest) = self.rest.split_at(end);
+        if s.contains('\\') {
+            self.fail("a string without escapes");
+        }
+        self.rest = &rest[1..];
+        s
+    }
+
+    /// `["1.33","1.34"]` as a bit mask over the header's versions.
+    fn versions(&mut self, header: &Header) -> u32 {
+        self.expect("[");
+        let mut mask = 0;
+        loop {
+            let v = self.string();
+            let bit = header.names.iter().position(|n| n == v).unwrap_or_else(|| self.fail("a version of the header"));
+            mask |= 1 << bit;
+            if self.rest.starts_with(',') {
+                self.expect(",");
+            } else {
+                self.expect("]");
+                return mask;
+            }
+        }
+    }
+
+    fn fail(&self, wanted: &str) -> ! {
+        corrupt(self.line, &format!("expected {wanted} at `{}`", self.rest.chars().take(40).collect::<String>()))
+    }
+}
+
+/// The embedded data is generated and tested, so a defect in it is a bug of opgen's build.
+fn corrupt(line: usize, detail: &str) -> ! {
+    let at = if line == 0 { String::new() } else { format!(", line {line}") };
+    panic!("embedded data/k8s-schemas.jsonl{at}: {detail}; regenerate it with tools/k8s-schemas/scripts/regen.sh")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = "apimachinery::pkg::apis::meta::v1::";
+
+    fn has_ref(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.get("$ref").is_some_and(Value::is_string) || m.values().any(has_ref),
+            Value::Array(a) => a.iter().any(has_ref),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn header_and_index_cover_every_line() {
+        assert_eq!(K8sTypes::k8s_openapi_version(), "0.29.0");
+        assert_eq!(K8sTypes::supported_minors(), &[33, 34, 35, 36, 37]);
+        let idx = index();
+        let def_lines: usize = idx.defs.values().map(Vec::len).sum();
+        let type_lines: usize = idx.types.values().map(Vec::len).sum();
+        assert_eq!(1 + def_lines + type_lines, DATA.lines().count());
+        // every type's definition exists in every version the type exists in
+        for (path, entries) in &idx.types {
+            for &(mask, name) in entries {
+                let covered = idx.defs[name].iter().fold(0, |m, (dm, _)| m | dm);
+                assert_eq!(mask & !covered, 0, "{path} -> {name}");
+            }
+        }
+        // a definition's entries never overlap: one schema per version
+        for (name, entries) in &idx.defs {
+            let mut seen = 0;
+            for (mask, _) in entries {
+                assert_eq!(seen & mask, 0, "{name}");
+                seen |= mask;
+            }
+        }
+    }
+
+    #[test]
+    fn new_is_the_default_version_and_unknown_versions_fall_back_to_the_nearest() {
+        assert_eq!(K8sTypes::new().minor(), DEFAULT_K8S_MINOR);
+        assert_eq!(K8sTypes::for_version(36).minor(), 36);
+        assert_eq!(K8sTypes::for_version(20).minor(), 33);
+        assert_eq!(K8sTypes::for_version(99).minor(), 37);
+    }
+
+    #[test]
+    fn quantity_pattern_constant_matches_the_data() {
+        let q = K8sTypes::new().schema("apimachinery::pkg::api::resource::Quantity").unwrap();
+        assert_eq!(q["pattern"], QUANTITY_PATTERN);
+    }
+
+    #[test]
+    fn field_description_replaces_the_type_description() {
+        let k8s = K8sTypes::new();
+        let cond = k8s.schema(&format!("{META}Condition")).unwrap();
+        let ltt = &cond["properties"]["lastTransitionTime"];
+        assert!(ltt["description"].as_str().unwrap().starts_with("lastTransitionTime is the last time"));
+        // Time's own doc ("Time is a wrapper around time.Time …") is removed by the overlay
+        assert_eq!(k8s.schema(&format!("{META}Time")).unwrap().get("description"), None);
+    }
+
+    #[test]
+    fn cached_results_equal_fresh_ones_and_nested_uses_equal_direct_ones() {
+        let k8s = K8sTypes::for_version(36);
+        let pod = k8s.schema("api::core::v1::PodTemplateSpec").unwrap();
+        assert_eq!(k8s.schema("api::core::v1::PodTemplateSpec").unwrap(), pod);
+        let fresh = K8sTypes::for_version(36);
+        let mut container = fresh.schema("api::core::v1::Container").unwrap();
+        let mut nested = pod["properties"]["spec"]["properties"]["containers"]["items"].as_object().unwrap().clone();
+        container.remove("description");
+        nested.remove("description");
+        assert_eq!(nested, container);
+        assert_eq!(fresh.schema("api::core::v1::PodTemplateSpec").unwrap(), pod);
+    }
+
+    /// Every type of every version inlines completely (no `$ref` left, no dangling reference).
+    #[test]
+    fn every_type_of_every_version_inlines() {
+        let idx = index();
+        let mut paths: Vec<&str> = idx.types.keys().copied().collect();
+        paths.sort_unstable();
+        for &minor in K8sTypes::supported_minors() {
+            let k8s = K8sTypes::for_version(minor);
+            for path in &paths {
+                let exists = K8sTypes::versions_of(path).contains(&minor);
+                let schema = k8s.schema(path);
+                assert_eq!(schema.is_some(), exists, "1.{minor} {path}");
+                if let Some(s) = schema {
+                    assert!(!has_ref(&Value::Object(s)), "1.{minor} {path} still has a $ref");
+                }
+            }
+        }
+    }
 }

@@ -231,10 +231,15 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if versions.len() == 1 {
             return Some(versions[0].version.clone());
         }
-        let marked: Vec<&&KindVersion> = versions
+        // Explicitly marked versions first; otherwise kube's default (storage unless
+        // `storage = false`) decides, which is how `create api` scaffolds a second version.
+        let mut marked: Vec<&&KindVersion> = versions
             .iter()
             .filter(|v| v.attrs.storage == Some(true) || marker(&v.markers, "kubebuilder:storageversion").is_some())
             .collect();
+        if marked.is_empty() {
+            marked = versions.iter().filter(|v| v.attrs.storage != Some(false)).collect();
+        }
         match marked.as_slice() {
             [one] => Some(one.version.clone()),
             [] => {

@@ -23,16 +23,22 @@ pub struct ResourceContext {
     pub kind_snake: String,
     pub kind_lower: String,
     pub plural: String,
-    /// Whether the plural was given or differs from kube-derive's default, so `#[kube]` names it.
-    pub explicit_plural: bool,
     pub namespaced: bool,
     pub multigroup: bool,
     /// Rust module path of the version module, e.g. `crate::api::v1alpha1`.
     pub api_module: String,
     /// Rust path of the controller module below `crate::controllers`, e.g. `memcached`.
     pub controller_path: String,
-    /// Namespace for RBAC markers of a namespace-scoped manager, else None.
-    pub rbac_namespace: Option<String>,
+    /// `,namespace=<ns>` for the RBAC markers of a namespace-scoped manager, else empty.
+    pub rbac_suffix: String,
+    /// The controller's name in logs and metrics: `memcached`, or `cache-memcached` (multigroup).
+    pub controller_name: String,
+    /// Directory of the version module, e.g. `src/api/v1alpha1` or `src/api/cache/v1alpha1`.
+    pub version_dir: String,
+    /// Name prefix of the helper ClusterRoles: `memcached`, or `cache-memcached` in a multigroup project.
+    pub role_prefix: String,
+    /// Another version of this kind exists and stays the storage version.
+    pub storage_version: Option<String>,
     pub header: String,
     pub resource: bool,
     pub controller: bool,
@@ -46,7 +52,6 @@ impl ResourceContext {
         version: &str,
         kind: &str,
         plural: &str,
-        explicit_plural: bool,
         namespaced: bool,
         resource: bool,
         controller: bool,
@@ -62,7 +67,19 @@ impl ResourceContext {
         } else {
             (format!("crate::api::{version}"), kind_snake.clone())
         };
+        let group_dir = module_name(group);
+        let (version_dir, role_prefix) = if project.multigroup {
+            (
+                format!("src/api/{group_dir}/{version}"),
+                format!("{group}-{}", kind.to_lowercase()),
+            )
+        } else {
+            (format!("src/api/{version}"), kind.to_lowercase())
+        };
+        let controller_name = role_prefix.clone();
         ResourceContext {
+            version_dir,
+            role_prefix,
             project_name: project.project_name.clone(),
             crate_name: project.crate_name(),
             domain: project.domain.clone(),
@@ -73,26 +90,24 @@ impl ResourceContext {
             kind_lower: kind.to_lowercase(),
             kind_snake,
             plural: plural.to_owned(),
-            explicit_plural,
             namespaced,
             multigroup: project.multigroup,
             api_module,
             controller_path,
-            rbac_namespace: project
-                .namespaced
-                .then(|| format!("{}-system", project.project_name)),
+            rbac_suffix: if project.namespaced {
+                format!(",namespace={}-system", project.project_name)
+            } else {
+                String::new()
+            },
+            controller_name,
+            storage_version: project
+                .resources
+                .iter()
+                .find(|r| r.group == group && r.kind == kind && r.version != version && r.api.is_some())
+                .map(|r| r.version.clone()),
             header,
             resource,
             controller,
-        }
-    }
-
-    /// Directory of the version module, e.g. `src/api/v1alpha1` or `src/api/cache/v1alpha1`.
-    pub fn version_dir(&self) -> String {
-        if self.multigroup {
-            format!("src/api/{}/{}", module_name(&self.group), self.version)
-        } else {
-            format!("src/api/{}", self.version)
         }
     }
 
@@ -128,15 +143,15 @@ fn rust(ctx: &ResourceContext, template: &str) -> Result<String> {
 }
 
 fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> {
-    let version_dir = ctx.version_dir();
+    let version_dir = &ctx.version_dir;
     if ctx.multigroup {
         let group_mod = module_name(&ctx.group);
         plan.insert("src/api/mod.rs", "modules", format!("pub mod {group_mod};"));
-        plan.write(
+        plan.write_rust(
             format!("src/api/{group_mod}/mod.rs"),
             rust(ctx, "api/group_mod.rs")?,
             Policy::IfMissing,
-        );
+        )?;
         plan.insert(
             format!("src/api/{group_mod}/mod.rs"),
             "modules",
@@ -145,11 +160,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
     } else {
         plan.insert("src/api/mod.rs", "modules", format!("pub mod {};", ctx.version));
     }
-    plan.write(
+    plan.write_rust(
         format!("{version_dir}/mod.rs"),
         rust(ctx, "api/version_mod.rs")?,
         Policy::IfMissing,
-    );
+    )?;
     plan.insert(
         format!("{version_dir}/mod.rs"),
         "kinds",
@@ -158,11 +173,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
             ctx.kind_snake
         ),
     );
-    plan.write(
+    plan.write_rust(
         format!("{version_dir}/{}_types.rs", ctx.kind_snake),
         rust(ctx, "api/types.rs")?,
         Policy::UserOwned,
-    );
+    )?;
 
     let sample = format!("{}_{}_{}.yaml", ctx.group, ctx.version, ctx.kind_lower);
     plan.write(
@@ -189,11 +204,11 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
     let file = if ctx.multigroup {
         let group_mod = module_name(&ctx.group);
         plan.insert("src/controllers/mod.rs", "controller-modules", format!("pub mod {group_mod};"));
-        plan.write(
+        plan.write_rust(
             format!("src/controllers/{group_mod}/mod.rs"),
             rust(ctx, "api/controllers_group_mod.rs")?,
             Policy::IfMissing,
-        );
+        )?;
         plan.insert(
             format!("src/controllers/{group_mod}/mod.rs"),
             "controller-modules",
@@ -208,7 +223,7 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
         );
         format!("src/controllers/{}.rs", ctx.kind_snake)
     };
-    plan.write(file, rust(ctx, "api/controller.rs")?, Policy::UserOwned);
+    plan.write_rust(file, rust(ctx, "api/controller.rs")?, Policy::UserOwned)?;
     plan.insert(
         "src/controllers/mod.rs",
         "controllers",

@@ -115,49 +115,59 @@ fn year_of_day(days: i64) -> i64 {
     yoe + era * 400 + i64::from(month <= 2)
 }
 
-/// (template, output path, policy) for every file of a new project.
+/// (template under `templates/project/`, output path, policy) for every file of a new project.
 const FILES: &[(&str, &str, Policy)] = &[
-    ("project/Cargo.toml", "Cargo.toml", Policy::UserOwned),
-    ("project/src/main.rs", "src/main.rs", Policy::UserOwned),
-    ("project/src/lib.rs", "src/lib.rs", Policy::UserOwned),
-    ("project/src/manager.rs", "src/manager.rs", Policy::UserOwned),
-    ("project/src/metrics.rs", "src/metrics.rs", Policy::UserOwned),
-    ("project/src/api/mod.rs", "src/api/mod.rs", Policy::UserOwned),
-    ("project/src/controllers/mod.rs", "src/controllers/mod.rs", Policy::UserOwned),
-    ("project/Makefile", "Makefile", Policy::UserOwned),
-    ("project/Dockerfile", "Dockerfile", Policy::UserOwned),
-    ("project/dockerignore", ".dockerignore", Policy::IfMissing),
-    ("project/gitignore", ".gitignore", Policy::IfMissing),
-    ("project/README.md", "README.md", Policy::IfMissing),
-    ("project/config/crd/kustomization.yaml", "config/crd/kustomization.yaml", Policy::UserOwned),
-    ("project/config/default/kustomization.yaml", "config/default/kustomization.yaml", Policy::UserOwned),
-    ("project/config/default/manager_metrics_patch.yaml", "config/default/manager_metrics_patch.yaml", Policy::UserOwned),
-    ("project/config/default/metrics_service.yaml", "config/default/metrics_service.yaml", Policy::UserOwned),
-    ("project/config/manager/kustomization.yaml", "config/manager/kustomization.yaml", Policy::UserOwned),
-    ("project/config/manager/manager.yaml", "config/manager/manager.yaml", Policy::UserOwned),
-    ("project/config/rbac/kustomization.yaml", "config/rbac/kustomization.yaml", Policy::UserOwned),
-    ("project/config/rbac/service_account.yaml", "config/rbac/service_account.yaml", Policy::UserOwned),
-    ("project/config/rbac/role_binding.yaml", "config/rbac/role_binding.yaml", Policy::UserOwned),
-    ("project/config/rbac/leader_election_role.yaml", "config/rbac/leader_election_role.yaml", Policy::UserOwned),
-    ("project/config/rbac/leader_election_role_binding.yaml", "config/rbac/leader_election_role_binding.yaml", Policy::UserOwned),
-    ("project/config/rbac/metrics_auth_role.yaml", "config/rbac/metrics_auth_role.yaml", Policy::UserOwned),
-    ("project/config/rbac/metrics_auth_role_binding.yaml", "config/rbac/metrics_auth_role_binding.yaml", Policy::UserOwned),
-    ("project/config/rbac/metrics_reader_role.yaml", "config/rbac/metrics_reader_role.yaml", Policy::UserOwned),
-    ("project/config/samples/kustomization.yaml", "config/samples/kustomization.yaml", Policy::UserOwned),
-    ("project/config/prometheus/kustomization.yaml", "config/prometheus/kustomization.yaml", Policy::UserOwned),
-    ("project/config/prometheus/monitor.yaml", "config/prometheus/monitor.yaml", Policy::UserOwned),
-    ("project/config/network-policy/kustomization.yaml", "config/network-policy/kustomization.yaml", Policy::UserOwned),
-    ("project/config/network-policy/allow-metrics-traffic.yaml", "config/network-policy/allow-metrics-traffic.yaml", Policy::UserOwned),
+    ("Cargo.toml", "Cargo.toml", Policy::UserOwned),
+    ("src/main.rs", "src/main.rs", Policy::UserOwned),
+    ("src/lib.rs", "src/lib.rs", Policy::UserOwned),
+    ("src/cli.rs", "src/cli.rs", Policy::UserOwned),
+    ("src/error.rs", "src/error.rs", Policy::UserOwned),
+    ("src/leader_election.rs", "src/leader_election.rs", Policy::UserOwned),
+    ("src/logging.rs", "src/logging.rs", Policy::UserOwned),
+    ("src/manager.rs", "src/manager.rs", Policy::UserOwned),
+    ("src/metrics.rs", "src/metrics.rs", Policy::UserOwned),
+    ("src/testing.rs", "src/testing.rs", Policy::UserOwned),
+    ("src/server/mod.rs", "src/server/mod.rs", Policy::UserOwned),
+    ("src/server/auth.rs", "src/server/auth.rs", Policy::UserOwned),
+    ("src/controllers/mod.rs", "src/controllers/mod.rs", Policy::UserOwned),
+    ("src/controllers/backoff.rs", "src/controllers/backoff.rs", Policy::UserOwned),
+    ("src/controllers/conditions.rs", "src/controllers/conditions.rs", Policy::UserOwned),
+    ("src/api/mod.rs", "src/api/mod.rs", Policy::UserOwned),
+    ("Makefile", "Makefile", Policy::UserOwned),
+    ("Dockerfile", "Dockerfile", Policy::UserOwned),
+    ("dockerignore", ".dockerignore", Policy::IfMissing),
+    ("gitignore", ".gitignore", Policy::IfMissing),
+    ("README.md", "README.md", Policy::IfMissing),
+    ("config/crd/kustomization.yaml", "config/crd/kustomization.yaml", Policy::UserOwned),
+    ("config/default/kustomization.yaml", "config/default/kustomization.yaml", Policy::UserOwned),
+    ("config/default/manager_metrics_patch.yaml", "config/default/manager_metrics_patch.yaml", Policy::UserOwned),
+    ("config/default/metrics_service.yaml", "config/default/metrics_service.yaml", Policy::UserOwned),
+    ("config/manager/kustomization.yaml", "config/manager/kustomization.yaml", Policy::UserOwned),
+    ("config/manager/manager.yaml", "config/manager/manager.yaml", Policy::UserOwned),
+    ("config/rbac/kustomization.yaml", "config/rbac/kustomization.yaml", Policy::UserOwned),
+    ("config/rbac/service_account.yaml", "config/rbac/service_account.yaml", Policy::UserOwned),
+    ("config/rbac/role_binding.yaml", "config/rbac/role_binding.yaml", Policy::UserOwned),
+    ("config/rbac/leader_election_role.yaml", "config/rbac/leader_election_role.yaml", Policy::UserOwned),
+    ("config/rbac/leader_election_role_binding.yaml", "config/rbac/leader_election_role_binding.yaml", Policy::UserOwned),
+    ("config/rbac/metrics_auth_role.yaml", "config/rbac/metrics_auth_role.yaml", Policy::UserOwned),
+    ("config/rbac/metrics_auth_role_binding.yaml", "config/rbac/metrics_auth_role_binding.yaml", Policy::UserOwned),
+    ("config/rbac/metrics_reader_role.yaml", "config/rbac/metrics_reader_role.yaml", Policy::UserOwned),
+    ("config/samples/kustomization.yaml", "config/samples/kustomization.yaml", Policy::UserOwned),
+    ("config/prometheus/kustomization.yaml", "config/prometheus/kustomization.yaml", Policy::UserOwned),
+    ("config/prometheus/monitor.yaml", "config/prometheus/monitor.yaml", Policy::UserOwned),
+    ("config/network-policy/kustomization.yaml", "config/network-policy/kustomization.yaml", Policy::UserOwned),
+    ("config/network-policy/allow-metrics-traffic.yaml", "config/network-policy/allow-metrics-traffic.yaml", Policy::UserOwned),
 ];
 
 pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     let mut plan = ScaffoldPlan::default();
     for (template, path, policy) in FILES {
-        let mut content = render(template, ctx)?;
+        let content = render(&format!("project/{template}"), ctx)?;
         if path.ends_with(".rs") {
-            content.insert_str(0, &ctx.header);
+            plan.write_rust(*path, format!("{}{content}", ctx.header), *policy)?;
+        } else {
+            plan.write(*path, content, *policy);
         }
-        plan.write(*path, content, *policy);
     }
     if ctx.license {
         plan.write(BOILERPLATE_PATH, ctx.boilerplate.clone(), Policy::UserOwned);

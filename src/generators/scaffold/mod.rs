@@ -10,6 +10,7 @@ pub mod api;
 pub mod init;
 
 use crate::diag::{Diagnostic, Error, Result};
+use crate::generators::rustfmt::{self, Formatted};
 use crate::writer::Workspace;
 use std::path::PathBuf;
 
@@ -41,6 +42,7 @@ pub enum Action {
 #[derive(Debug, Default)]
 pub struct ScaffoldPlan {
     pub actions: Vec<Action>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl ScaffoldPlan {
@@ -52,6 +54,31 @@ impl ScaffoldPlan {
         });
     }
 
+    /// Adds a Rust file, formatted with rustfmt.
+    pub fn write_rust(&mut self, path: impl Into<PathBuf>, content: String, policy: Policy) -> Result<()> {
+        let path = path.into();
+        let content = match rustfmt::format(&content) {
+            Ok(Formatted::Done(formatted)) => formatted,
+            Ok(Formatted::Unavailable(raw)) => {
+                if self.warnings.is_empty() {
+                    self.warnings.push(
+                        Diagnostic::warning("rustfmt was not found, so the generated Rust files are not formatted")
+                            .help("install it with `rustup component add rustfmt`, then run `cargo fmt`"),
+                    );
+                }
+                raw
+            }
+            Err(e) => {
+                return Err(Error::msg(format!(
+                    "internal error: the generated {} does not parse: {e}",
+                    path.display()
+                )));
+            }
+        };
+        self.write(path, content, policy);
+        Ok(())
+    }
+
     pub fn insert(&mut self, path: impl Into<PathBuf>, marker: &str, fragment: impl Into<String>) {
         self.actions.push(Action::Insert {
             path: path.into(),
@@ -61,7 +88,8 @@ impl ScaffoldPlan {
     }
 
     /// Stages every action; on any conflict nothing is staged and every conflict is reported.
-    pub fn apply(self, ws: &mut Workspace, force: bool) -> Result<()> {
+    /// Returns the plan's warnings.
+    pub fn apply(mut self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let mut staged: Vec<(PathBuf, String, Option<String>)> = Vec::new();
         // Inserts read files that earlier writes of this plan create, so resolve in order
@@ -72,7 +100,7 @@ impl ScaffoldPlan {
                 None => ws.read(path),
             }
         };
-        for action in self.actions {
+        for action in std::mem::take(&mut self.actions) {
             match action {
                 Action::Write {
                     path,
@@ -119,7 +147,7 @@ impl ScaffoldPlan {
         for (path, content, note) in staged {
             ws.stage_with_note(path, content, note);
         }
-        Ok(())
+        Ok(self.warnings)
     }
 }
 

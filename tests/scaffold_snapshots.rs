@@ -1,0 +1,110 @@
+//! Snapshots (insta) of everything opgen writes: the whole tree after `init`, after `init` +
+//! `create api` for a namespaced and a cluster-scoped kind, and for a multigroup project.
+//! Review changes with `cargo insta review`.
+
+mod support;
+
+use support::{listing, opgen_ok, tree};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One document with every file of the tree, for a reviewable snapshot.
+fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
+    let mut out = String::new();
+    for (path, content) in tree {
+        if content == "<dir>" {
+            continue;
+        }
+        out.push_str(&format!("=== {} ===\n{content}", path.display()));
+        if !content.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn project(args: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut init = vec!["init", "--domain", "example.com", "--repo", "github.com/example/memcached-operator", "--project-name", "memcached-operator"];
+    init.extend_from_slice(args);
+    opgen_ok(dir.path(), &init);
+    dir
+}
+
+fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) {
+    let mut args = vec!["create", "api", "--group", group, "--version", version, "--kind", kind];
+    args.extend_from_slice(extra);
+    opgen_ok(dir, &args);
+}
+
+#[test]
+fn init_tree() {
+    let dir = project(&[]);
+    let t = tree(dir.path());
+    insta::assert_snapshot!("init_listing", listing(&t));
+    insta::assert_snapshot!("init_files", dump(&t));
+}
+
+#[test]
+fn init_and_two_kinds_tree() {
+    let dir = project(&[]);
+    create(dir.path(), "cache", "v1alpha1", "Memcached", &[]);
+    create(dir.path(), "cache", "v1alpha1", "CacheCluster", &["--namespaced=false"]);
+    let t = tree(dir.path());
+    insta::assert_snapshot!("two_kinds_listing", listing(&t));
+    insta::assert_snapshot!("two_kinds_files", dump(&t));
+}
+
+#[test]
+fn namespaced_manager_tree() {
+    let dir = project(&["--namespaced", "--license", "none"]);
+    create(dir.path(), "cache", "v1alpha1", "Memcached", &[]);
+    let t = tree(dir.path());
+    // Only what differs from a cluster-wide manager: RBAC, the Deployment and the controller.
+    let selected: BTreeMap<PathBuf, String> = t
+        .into_iter()
+        .filter(|(p, _)| {
+            let p = p.to_string_lossy();
+            p == "PROJECT"
+                || p == "Makefile"
+                || p.starts_with("config/rbac/role")
+                || p == "config/manager/manager.yaml"
+                || p == "src/controllers/memcached.rs"
+        })
+        .collect();
+    insta::assert_snapshot!("namespaced_files", dump(&selected));
+}
+
+#[test]
+fn multigroup_tree() {
+    let dir = project(&["--multigroup"]);
+    create(dir.path(), "cache", "v1alpha1", "Memcached", &[]);
+    create(dir.path(), "web", "v1", "Site", &[]);
+    let t = tree(dir.path());
+    insta::assert_snapshot!("multigroup_listing", listing(&t));
+    let selected: BTreeMap<PathBuf, String> = t
+        .into_iter()
+        .filter(|(p, _)| {
+            let p = p.to_string_lossy();
+            p == "PROJECT"
+                || p.starts_with("src/api/")
+                || p.ends_with("mod.rs")
+                || p.starts_with("config/rbac/kustomization")
+                || p.starts_with("config/samples/kustomization")
+                || p.starts_with("config/crd/kustomization")
+        })
+        .collect();
+    insta::assert_snapshot!("multigroup_files", dump(&selected));
+}
+
+#[test]
+fn new_equals_init_plus_create_api() {
+    let parent = tempfile::tempdir().unwrap();
+    opgen_ok(
+        parent.path(),
+        &["new", "memcached-operator", "--domain", "example.com", "--repo", "github.com/example/memcached-operator", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
+    );
+    let stepwise = project(&[]);
+    create(stepwise.path(), "cache", "v1alpha1", "Memcached", &[]);
+    assert_eq!(tree(&parent.path().join("memcached-operator")), tree(stepwise.path()));
+}

@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests: running the opgen binary and reading trees.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn opgen(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1767225600") // 2026-01-01: stable license headers
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("opgen runs")
+}
+
+/// Runs opgen and fails the test with its output unless it succeeds.
+pub fn opgen_ok(dir: &Path, args: &[&str]) -> String {
+    let out = opgen(dir, args);
+    assert!(
+        out.status.success(),
+        "opgen {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs opgen expecting exit code 1 and returns stderr.
+pub fn opgen_err(dir: &Path, args: &[&str]) -> String {
+    let out = opgen(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "opgen {args:?} should fail:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every file below `root` (relative path → content), skipping build output.
+pub fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(root).unwrap().to_path_buf();
+        if rel.starts_with("target") {
+            continue;
+        }
+        if entry.file_type().is_file() {
+            out.insert(rel, std::fs::read_to_string(entry.path()).unwrap_or_default());
+        } else if entry.file_type().is_dir() && rel.as_os_str() != "" {
+            out.insert(rel.join(""), String::from("<dir>"));
+        }
+    }
+    out
+}
+
+/// The relative paths of a tree, one per line, for snapshots.
+pub fn listing(tree: &BTreeMap<PathBuf, String>) -> String {
+    tree.keys()
+        .filter(|p| !p.to_string_lossy().ends_with('/'))
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `shared/` directory beside the repository.
+pub fn shared_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("OPGEN_SHARED_DIR") {
+        return PathBuf::from(dir);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}
