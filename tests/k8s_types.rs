@@ -31,7 +31,10 @@ fn golden(relative: &str) -> Value {
 /// The openAPIV3Schema of the named version of a golden CRD.
 fn crd_version_schema(crd: &Value, version: &str) -> Value {
     let versions = crd["spec"]["versions"].as_array().expect("spec.versions");
-    let v = versions.iter().find(|v| v["name"] == version).unwrap_or_else(|| panic!("no version {version}"));
+    let v = versions
+        .iter()
+        .find(|v| v["name"] == version)
+        .unwrap_or_else(|| panic!("no version {version}"));
     v["schema"]["openAPIV3Schema"].clone()
 }
 
@@ -41,7 +44,9 @@ fn normalise_descriptions(v: &mut Value) {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {
                 match child {
-                    Value::String(s) if k == "description" => *s = s.split_whitespace().collect::<Vec<_>>().join(" "),
+                    Value::String(s) if k == "description" => {
+                        *s = s.split_whitespace().collect::<Vec<_>>().join(" ")
+                    }
                     _ => normalise_descriptions(child),
                 }
             }
@@ -63,31 +68,49 @@ fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
                 }
             }
         }
-        _ if a != b => out.push(format!("{path}: ours {} vs controller-gen {}", short(a), short(b))),
+        _ if a != b => out.push(format!(
+            "{path}: ours {} vs controller-gen {}",
+            short(a),
+            short(b)
+        )),
         _ => {}
     }
 }
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.chars().count() > 120 { format!("{}…", s.chars().take(120).collect::<String>()) } else { s }
+    if s.chars().count() > 120 {
+        format!("{}…", s.chars().take(120).collect::<String>())
+    } else {
+        s
+    }
 }
 
 fn assert_same(ours: &Value, controller_gen: &Value, what: &str) {
     let mut diffs = Vec::new();
     differences(ours, controller_gen, "", &mut diffs);
-    assert!(diffs.is_empty(), "{what}: {} differences:\n  {}", diffs.len(), diffs.join("\n  "));
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n  {}",
+        diffs.len(),
+        diffs.join("\n  ")
+    );
 }
 
 fn schema(k8s: &K8sTypes, path: &str) -> Value {
-    Value::Object(k8s.schema(path).unwrap_or_else(|| panic!("1.{}: no schema for {path}", k8s.minor())))
+    Value::Object(
+        k8s.schema(path)
+            .unwrap_or_else(|| panic!("1.{}: no schema for {path}", k8s.minor())),
+    )
 }
 
 /// metav1.Condition equals the `conditions` items of a controller-gen CRD (controller-gen
 /// v0.21.0, kubebuilder's deploy-image memcached sample), in every supported version.
 #[test]
 fn condition_matches_controller_gen() {
-    let crd = golden("reference-operators/memcached-operator/kubebuilder-deploy-image/crd/example.com.testproject.org_memcacheds.yaml");
+    let crd = golden(
+        "reference-operators/memcached-operator/kubebuilder-deploy-image/crd/example.com.testproject.org_memcacheds.yaml",
+    );
     let mut expected = crd_version_schema(&crd, "v1alpha1")["properties"]["status"]["properties"]["conditions"]["items"].clone();
     assert_eq!(expected["type"], "object", "golden file layout changed");
     normalise_descriptions(&mut expected);
@@ -105,14 +128,28 @@ fn condition_matches_controller_gen() {
 #[test]
 fn job_template_spec_1_36_matches_controller_gen_cronjob() {
     let crd = golden("conformance/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
-    let mut expected = crd_version_schema(&crd, "v1")["properties"]["spec"]["properties"]["jobTemplate"].clone();
-    let mut ours = schema(&K8sTypes::for_version(36), "api::batch::v1::JobTemplateSpec");
+    let mut expected =
+        crd_version_schema(&crd, "v1")["properties"]["spec"]["properties"]["jobTemplate"].clone();
+    let mut ours = schema(
+        &K8sTypes::for_version(36),
+        "api::batch::v1::JobTemplateSpec",
+    );
 
     // Deliberate difference 1: the description at the root. controller-gen shows the CronJob
     // field's doc ("Specifies the job that will be created …"); a type lookup returns the type's
     // doc, and the CRD generator puts the field's doc over it, as it does for every field.
-    assert!(expected["description"].as_str().unwrap().starts_with("Specifies the job"));
-    assert!(ours["description"].as_str().unwrap().starts_with("JobTemplateSpec describes"));
+    assert!(
+        expected["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Specifies the job")
+    );
+    assert!(
+        ours["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("JobTemplateSpec describes")
+    );
     expected.as_object_mut().unwrap().remove("description");
     ours.as_object_mut().unwrap().remove("description");
 
@@ -127,11 +164,19 @@ fn job_template_spec_1_36_matches_controller_gen_cronjob() {
             let at = format!(
                 "{pod_spec}/{containers}/items/properties/securityContext/properties/capabilities/properties/{list}/items"
             );
-            let ours_items = ours.pointer(&at).unwrap_or_else(|| panic!("ours lacks {at}"));
+            let ours_items = ours
+                .pointer(&at)
+                .unwrap_or_else(|| panic!("ours lacks {at}"));
             assert_eq!(ours_items, &json!({"type": "string"}), "{at}");
-            let items = expected.pointer_mut(&at).unwrap_or_else(|| panic!("golden lacks {at}"));
+            let items = expected
+                .pointer_mut(&at)
+                .unwrap_or_else(|| panic!("golden lacks {at}"));
             let doc = items.as_object_mut().unwrap().remove("description");
-            assert_eq!(doc, Some(json!("Capability represent POSIX capabilities type")), "{at}");
+            assert_eq!(
+                doc,
+                Some(json!("Capability represent POSIX capabilities type")),
+                "{at}"
+            );
             removed += 1;
         }
     }
@@ -152,12 +197,27 @@ fn special_types_have_controller_gen_shapes() {
             "apimachinery::pkg::api::resource::Quantity",
             json!({"anyOf": int_or_string, "pattern": QUANTITY_PATTERN, "x-kubernetes-int-or-string": true}),
         ),
-        ("apimachinery::pkg::util::intstr::IntOrString", json!({"anyOf": int_or_string, "x-kubernetes-int-or-string": true})),
-        (&format!("{META}Time"), json!({"type": "string", "format": "date-time"})),
-        (&format!("{META}MicroTime"), json!({"type": "string", "format": "date-time"})),
-        ("apimachinery::pkg::runtime::RawExtension", json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})),
+        (
+            "apimachinery::pkg::util::intstr::IntOrString",
+            json!({"anyOf": int_or_string, "x-kubernetes-int-or-string": true}),
+        ),
+        (
+            &format!("{META}Time"),
+            json!({"type": "string", "format": "date-time"}),
+        ),
+        (
+            &format!("{META}MicroTime"),
+            json!({"type": "string", "format": "date-time"}),
+        ),
+        (
+            "apimachinery::pkg::runtime::RawExtension",
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+        ),
         (&format!("{META}ObjectMeta"), json!({"type": "object"})),
-        ("apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON", json!({"x-kubernetes-preserve-unknown-fields": true})),
+        (
+            "apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON",
+            json!({"x-kubernetes-preserve-unknown-fields": true}),
+        ),
     ];
     for &minor in K8sTypes::supported_minors() {
         let k8s = K8sTypes::for_version(minor);
@@ -168,10 +228,18 @@ fn special_types_have_controller_gen_shapes() {
         let template = schema(&k8s, "api::core::v1::PodTemplateSpec");
         let metadata = &template["properties"]["metadata"];
         assert_eq!(metadata["type"], "object");
-        assert!(metadata["description"].as_str().unwrap().starts_with("Standard object's metadata."));
+        assert!(
+            metadata["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("Standard object's metadata.")
+        );
         assert_eq!(metadata.as_object().unwrap().len(), 2, "{metadata}");
         let limits = schema(&k8s, "api::core::v1::ResourceRequirements")["properties"]["limits"]["additionalProperties"].clone();
-        assert_eq!(limits, cases[0].1, "1.{minor} ResourceRequirements.limits values");
+        assert_eq!(
+            limits, cases[0].1,
+            "1.{minor} ResourceRequirements.limits values"
+        );
     }
 }
 
@@ -198,7 +266,10 @@ fn unknown_paths_return_none() {
 fn recursive_types_are_cut() {
     let cut = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
     let k8s = K8sTypes::new();
-    let props = schema(&k8s, "apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps");
+    let props = schema(
+        &k8s,
+        "apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps",
+    );
     let p = &props["properties"];
     assert_eq!(p["not"], cut);
     assert_eq!(p["properties"]["additionalProperties"], cut);
@@ -208,7 +279,10 @@ fn recursive_types_are_cut() {
     assert_eq!(p["items"].get("oneOf"), None);
     let mut keys = Vec::new();
     schema_keywords(&props, &mut keys);
-    assert!(!keys.contains(&"$ref".to_owned()) && !keys.contains(&"oneOf".to_owned()), "{keys:?}");
+    assert!(
+        !keys.contains(&"$ref".to_owned()) && !keys.contains(&"oneOf".to_owned()),
+        "{keys:?}"
+    );
 
     // 1.37's CompositePodGroupTemplate lists itself; the cut keeps the field's description
     let k8s = K8sTypes::for_version(37);
@@ -219,8 +293,12 @@ fn recursive_types_are_cut() {
     // inside another type the cycle is cut one level further down: the first occurrence is
     // expanded, the second is cut
     let workload = &schema(&k8s, "api::scheduling::v1beta1::WorkloadSpec")["properties"];
-    let nested = find_key(workload, "compositePodGroupTemplates").expect("WorkloadSpec reaches CompositePodGroupTemplate");
-    assert_eq!(nested["items"]["properties"]["compositePodGroupTemplates"]["items"], cut);
+    let nested = find_key(workload, "compositePodGroupTemplates")
+        .expect("WorkloadSpec reaches CompositePodGroupTemplate");
+    assert_eq!(
+        nested["items"]["properties"]["compositePodGroupTemplates"]["items"],
+        cut
+    );
 }
 
 /// Every keyword used at a schema position (not property names: JSONSchemaProps has properties
@@ -232,9 +310,17 @@ fn schema_keywords(v: &Value, out: &mut Vec<String>) {
             out.push(k.clone());
         }
         match k.as_str() {
-            "properties" => child.as_object().unwrap().values().for_each(|s| schema_keywords(s, out)),
+            "properties" => child
+                .as_object()
+                .unwrap()
+                .values()
+                .for_each(|s| schema_keywords(s, out)),
             "items" | "additionalProperties" | "not" => schema_keywords(child, out),
-            "allOf" | "anyOf" | "oneOf" => child.as_array().unwrap().iter().for_each(|s| schema_keywords(s, out)),
+            "allOf" | "anyOf" | "oneOf" => child
+                .as_array()
+                .unwrap()
+                .iter()
+                .for_each(|s| schema_keywords(s, out)),
             _ => {}
         }
     }
@@ -242,7 +328,8 @@ fn schema_keywords(v: &Value, out: &mut Vec<String>) {
 
 fn find_key<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     let map = v.as_object()?;
-    map.get(key).or_else(|| map.values().find_map(|child| find_key(child, key)))
+    map.get(key)
+        .or_else(|| map.values().find_map(|child| find_key(child, key)))
 }
 
 /// The selected Kubernetes version decides the schema: PodSpec.hostnameOverride and the
@@ -256,7 +343,10 @@ fn versions_select_different_schemas() {
     assert!(old["properties"].get("hostnameOverride").is_none());
     assert_eq!(new["properties"]["hostnameOverride"]["type"], "string");
     assert_ne!(old, new);
-    assert_eq!(pod_spec(DEFAULT_K8S_MINOR), schema(&K8sTypes::new(), "api::core::v1::PodSpec"));
+    assert_eq!(
+        pod_spec(DEFAULT_K8S_MINOR),
+        schema(&K8sTypes::new(), "api::core::v1::PodSpec")
+    );
 
     let rule = "api::core::v1::ContainerRestartRule";
     assert_eq!(K8sTypes::versions_of(rule), vec![34, 35, 36, 37]);
@@ -265,7 +355,10 @@ fn versions_select_different_schemas() {
 
     // a version outside the data falls back to the nearest supported one
     assert_eq!(K8sTypes::for_version(40).minor(), 37);
-    assert_eq!(K8sTypes::for_version(40).schema("api::core::v1::PodSpec"), Some(pod_spec(37).as_object().unwrap().clone()));
+    assert_eq!(
+        K8sTypes::for_version(40).schema("api::core::v1::PodSpec"),
+        Some(pod_spec(37).as_object().unwrap().clone())
+    );
     assert_eq!(K8sTypes::for_version(1).minor(), 33);
 }
 
@@ -277,19 +370,31 @@ fn pod_template_schemas_are_valid_crd_schemas() {
         let Some(map) = v.as_object() else { return };
         if let Some(required) = map.get("required").and_then(Value::as_array) {
             for r in required {
-                if map.get("properties").and_then(|p| p.get(r.as_str().unwrap())).is_none() {
+                if map
+                    .get("properties")
+                    .and_then(|p| p.get(r.as_str().unwrap()))
+                    .is_none()
+                {
                     errors.push(format!("{path}: required {r} has no property"));
                 }
             }
         }
-        if map.get("x-kubernetes-list-type").is_some_and(|t| t == "map") {
+        if map
+            .get("x-kubernetes-list-type")
+            .is_some_and(|t| t == "map")
+        {
             let item: &Map<String, Value> = map["items"].as_object().unwrap();
             for key in map["x-kubernetes-list-map-keys"].as_array().unwrap() {
                 let key = key.as_str().unwrap();
-                let required = item.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == key));
+                let required = item
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|x| x == key));
                 let defaulted = item["properties"][key].get("default").is_some();
                 if !required && !defaulted {
-                    errors.push(format!("{path}: list-map key {key} neither required nor defaulted"));
+                    errors.push(format!(
+                        "{path}: list-map key {key} neither required nor defaulted"
+                    ));
                 }
             }
         }
@@ -300,7 +405,11 @@ fn pod_template_schemas_are_valid_crd_schemas() {
         }
         for (k, child) in map {
             match k.as_str() {
-                "properties" => child.as_object().unwrap().iter().for_each(|(p, s)| check(s, &format!("{path}.{p}"), errors)),
+                "properties" => child
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .for_each(|(p, s)| check(s, &format!("{path}.{p}"), errors)),
                 "items" | "additionalProperties" => check(child, &format!("{path}[{k}]"), errors),
                 _ => {}
             }
@@ -309,35 +418,13 @@ fn pod_template_schemas_are_valid_crd_schemas() {
     for &minor in K8sTypes::supported_minors() {
         let k8s = K8sTypes::for_version(minor);
         let mut errors = Vec::new();
-        for path in ["api::core::v1::PodTemplateSpec", "api::batch::v1::JobTemplateSpec", &format!("{META}Condition")] {
+        for path in [
+            "api::core::v1::PodTemplateSpec",
+            "api::batch::v1::JobTemplateSpec",
+            &format!("{META}Condition"),
+        ] {
             check(&schema(&k8s, path), path, &mut errors);
         }
         assert!(errors.is_empty(), "1.{minor}:\n  {}", errors.join("\n  "));
     }
-}
-
-#[test]
-#[ignore]
-fn zz_timing_throwaway() {
-    use std::time::Instant;
-    let order = std::env::var("ORDER").unwrap_or_default();
-    let t = Instant::now();
-    let k8s = K8sTypes::new();
-    let new = t.elapsed();
-    let paths: Vec<String> = if order == "pod" {
-        vec!["api::core::v1::PodTemplateSpec".into(), format!("{META}Condition"), "api::core::v1::PodTemplateSpec".into()]
-    } else {
-        vec![format!("{META}Condition"), "api::core::v1::PodTemplateSpec".into(), "api::core::v1::PodTemplateSpec".into()]
-    };
-    let mut out = format!("new={new:?}");
-    for p in &paths {
-        let t = Instant::now();
-        let s = k8s.schema(p).unwrap();
-        out += &format!(" | {}={:?} ({} B)", p.rsplit("::").next().unwrap(), t.elapsed(), Value::Object(s).to_string().len());
-    }
-    let t = Instant::now();
-    let fresh = K8sTypes::new();
-    fresh.schema(&format!("{META}Condition")).unwrap();
-    out += &format!(" | fresh K8sTypes Condition={:?}", t.elapsed());
-    eprintln!("TIMING {out}");
 }

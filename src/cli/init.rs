@@ -3,6 +3,7 @@
 use super::{GlobalArgs, finish};
 use crate::diag::{Error, Result};
 use crate::ops::init::{InitOptions, K8sVersion, License, init};
+use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::writer::Workspace;
 
 /// Scaffold a new operator project in the current directory
@@ -63,6 +64,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let mut ws = Workspace::new(cwd);
     let (project, warnings) = init(&mut ws, &args.project.options())?;
     super::print_warnings(&warnings, global);
+    let report = manifests(&mut ws, &ManifestOptions::default())?;
+    super::print_warnings(&report.warnings, global);
     finish(&ws, global, &format!("initialized project {}", project.project_name))?;
     if !global.quiet && !global.dry_run {
         println!(

@@ -68,9 +68,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         };
         let warnings = create_api(&mut ws, &mut project, &api.options(false))?;
         print_warnings(&warnings, global);
-        let report = manifests(&mut ws, &ManifestOptions::default())?;
-        print_warnings(&report.warnings, global);
     }
+    let report = manifests(&mut ws, &ManifestOptions::default())?;
+    print_warnings(&report.warnings, global);
     finish(&ws, global, &format!("created project {} in {}", project.project_name, args.dir.display()))?;
     if !global.quiet && !global.dry_run {
         println!("next: cd {} && cargo test", args.dir.display());

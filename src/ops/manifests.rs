@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub const CRD_DIR: &str = "config/crd/bases";
 pub const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 pub const ROLE_FILE: &str = "config/rbac/role.yaml";
+pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 
 #[derive(Debug, Clone, Default)]
 pub struct ManifestOptions {
@@ -83,7 +84,27 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     if let Some(text) = kustomization {
         ws.stage(CRD_KUSTOMIZATION, text);
     }
+    if !crds.is_empty() {
+        enable_crd_base(ws)?;
+    }
     ws.stage(ROLE_FILE, yaml::to_documents(&roles));
     report.files.push(PathBuf::from(ROLE_FILE));
     Ok(report)
+}
+
+/// Uncomments `#- ../crd` in config/default once there is a CRD to include: kustomize
+/// refuses an empty config/crd, so a new project starts with the line commented out.
+fn enable_crd_base(ws: &mut Workspace) -> Result<()> {
+    let Some(text) = ws.read(Path::new(DEFAULT_KUSTOMIZATION))? else {
+        return Ok(());
+    };
+    if !text.lines().any(|l| l.trim() == "#- ../crd") {
+        return Ok(());
+    }
+    let updated: Vec<String> = text
+        .split_inclusive('\n')
+        .map(|l| if l.trim() == "#- ../crd" { l.replacen("#- ../crd", "- ../crd", 1) } else { l.to_owned() })
+        .collect();
+    ws.stage(DEFAULT_KUSTOMIZATION, updated.concat());
+    Ok(())
 }

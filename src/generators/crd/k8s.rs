@@ -28,7 +28,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The embedded data. Regenerate with `tools/k8s-schemas/scripts/regen.sh`.
-static DATA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/k8s-schemas.jsonl"));
+static DATA: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/k8s-schemas.jsonl"
+));
 
 const REF_PREFIX: &str = "#/definitions/";
 
@@ -85,7 +88,11 @@ impl K8sTypes {
             .enumerate()
             .min_by_key(|&(_, &m)| (m.abs_diff(minor), m))
             .expect("data/k8s-schemas.jsonl lists no Kubernetes version");
-        K8sTypes { minor: chosen, bit: 1 << bit, cache: Mutex::new(Cache::default()) }
+        K8sTypes {
+            minor: chosen,
+            bit: 1 << bit,
+            cache: Mutex::new(Cache::default()),
+        }
     }
 
     /// The Kubernetes minor version these schemas are for (after any fallback).
@@ -106,8 +113,17 @@ impl K8sTypes {
     /// The Kubernetes minor versions in which `k8s_openapi::<path>` exists (empty if none), for
     /// messages such as "exists only in 1.34 and later".
     pub fn versions_of(path: &str) -> Vec<u32> {
-        let mask = index().types.get(path).map_or(0, |entries| entries.iter().fold(0, |m, (mask, _)| m | mask));
-        header().minors.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &m)| m).collect()
+        let mask = index()
+            .types
+            .get(path)
+            .map_or(0, |entries| entries.iter().fold(0, |m, (mask, _)| m | mask));
+        header()
+            .minors
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, &m)| m)
+            .collect()
     }
 
     /// The schema of `k8s_openapi::<path>` (e.g. `api::core::v1::PodSpec`) for this version,
@@ -131,12 +147,20 @@ impl K8sTypes {
 
     /// The entry of a `versions`-tagged list that applies to this version.
     fn pick(&self, entries: &[(u32, &'static str)]) -> Option<&'static str> {
-        entries.iter().find(|(mask, _)| mask & self.bit != 0).map(|&(_, v)| v)
+        entries
+            .iter()
+            .find(|(mask, _)| mask & self.bit != 0)
+            .map(|&(_, v)| v)
     }
 
     /// Definition `name` with its references inlined; `stack` holds the definitions being
     /// inlined around it.
-    fn inline_def(&self, cache: &mut Cache, name: &'static str, stack: &mut Vec<&'static str>) -> Value {
+    fn inline_def(
+        &self,
+        cache: &mut Cache,
+        name: &'static str,
+        stack: &mut Vec<&'static str>,
+    ) -> Value {
         let raw = match cache.raw.get(name) {
             Some(raw) => Arc::clone(raw),
             None => {
@@ -144,9 +168,12 @@ impl K8sTypes {
                     .defs
                     .get(name)
                     .and_then(|entries| self.pick(entries))
-                    .unwrap_or_else(|| corrupt(0, &format!("no definition {name} for 1.{}", self.minor)));
+                    .unwrap_or_else(|| {
+                        corrupt(0, &format!("no definition {name} for 1.{}", self.minor))
+                    });
                 let raw: Arc<Value> = Arc::new(
-                    serde_json::from_str(text).unwrap_or_else(|e| corrupt(0, &format!("definition {name}: {e}"))),
+                    serde_json::from_str(text)
+                        .unwrap_or_else(|e| corrupt(0, &format!("definition {name}: {e}"))),
                 );
                 cache.raw.insert(name, Arc::clone(&raw));
                 raw
@@ -161,7 +188,9 @@ impl K8sTypes {
     /// Copies one schema node, inlining references at schema positions (never inside
     /// `properties` names, `enum` values or `default`s).
     fn walk(&self, cache: &mut Cache, node: &Value, stack: &mut Vec<&'static str>) -> Value {
-        let Value::Object(obj) = node else { return node.clone() };
+        let Value::Object(obj) = node else {
+            return node.clone();
+        };
         if let Some(Value::String(reference)) = obj.get("$ref") {
             let target = reference
                 .strip_prefix(REF_PREFIX)
@@ -186,10 +215,15 @@ impl K8sTypes {
         let mut out = Map::with_capacity(obj.len());
         for (k, v) in obj {
             let v = match (k.as_str(), v) {
-                ("properties", Value::Object(props)) => {
-                    Value::Object(props.iter().map(|(p, s)| (p.clone(), self.walk(cache, s, stack))).collect())
+                ("properties", Value::Object(props)) => Value::Object(
+                    props
+                        .iter()
+                        .map(|(p, s)| (p.clone(), self.walk(cache, s, stack)))
+                        .collect(),
+                ),
+                ("items" | "additionalProperties" | "not", Value::Object(_)) => {
+                    self.walk(cache, v, stack)
                 }
-                ("items" | "additionalProperties" | "not", Value::Object(_)) => self.walk(cache, v, stack),
                 ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
                     Value::Array(list.iter().map(|s| self.walk(cache, s, stack)).collect())
                 }
@@ -230,13 +264,24 @@ fn header() -> &'static Header {
             .collect();
         let minors = names
             .iter()
-            .map(|n| n.strip_prefix("1.").and_then(|m| m.parse().ok()).unwrap_or_else(|| corrupt(1, n)))
+            .map(|n| {
+                n.strip_prefix("1.")
+                    .and_then(|m| m.parse().ok())
+                    .unwrap_or_else(|| corrupt(1, n))
+            })
             .collect();
-        let k8s_openapi_version = v["k8sOpenapiVersion"].as_str().unwrap_or_else(|| corrupt(1, "k8sOpenapiVersion")).into();
+        let k8s_openapi_version = v["k8sOpenapiVersion"]
+            .as_str()
+            .unwrap_or_else(|| corrupt(1, "k8sOpenapiVersion"))
+            .into();
         if names.is_empty() || names.len() > 32 {
             corrupt(1, "versions");
         }
-        Header { k8s_openapi_version, minors, names }
+        Header {
+            k8s_openapi_version,
+            minors,
+            names,
+        }
     })
 }
 
@@ -244,16 +289,25 @@ fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         let header = header();
-        let mut index = Index { defs: HashMap::with_capacity(1024), types: HashMap::with_capacity(1024) };
+        let mut index = Index {
+            defs: HashMap::with_capacity(1024),
+            types: HashMap::with_capacity(1024),
+        };
         for (n, line) in DATA.lines().enumerate().skip(1) {
-            let mut c = Cursor { rest: line, line: n + 1 };
+            let mut c = Cursor {
+                rest: line,
+                line: n + 1,
+            };
             if line.starts_with(r#"{"name":"#) {
                 c.expect(r#"{"name":"#);
                 let name = c.string();
                 c.expect(r#","versions":"#);
                 let mask = c.versions(header);
                 c.expect(r#","schema":"#);
-                let schema = c.rest.strip_suffix('}').unwrap_or_else(|| c.fail("a final `}`"));
+                let schema = c
+                    .rest
+                    .strip_suffix('}')
+                    .unwrap_or_else(|| c.fail("a final `}`"));
                 index.defs.entry(name).or_default().push((mask, schema));
             } else if line.starts_with(r#"{"type":"#) {
                 c.expect(r#"{"type":"#);
@@ -280,13 +334,19 @@ struct Cursor {
 
 impl Cursor {
     fn expect(&mut self, literal: &str) {
-        self.rest = self.rest.strip_prefix(literal).unwrap_or_else(|| self.fail(literal));
+        self.rest = self
+            .rest
+            .strip_prefix(literal)
+            .unwrap_or_else(|| self.fail(literal));
     }
 
     /// A JSON string without escapes (definition names, type paths and versions have none).
     fn string(&mut self) -> &'static str {
         self.expect("\"");
-        let end = self.rest.find('"').unwrap_or_else(|| self.fail("a closing quote"));
+        let end = self
+            .rest
+            .find('"')
+            .unwrap_or_else(|| self.fail("a closing quote"));
         let (s, rest) = self.rest.split_at(end);
         if s.contains('\\') {
             self.fail("a string without escapes");
@@ -301,7 +361,11 @@ impl Cursor {
         let mut mask = 0;
         loop {
             let v = self.string();
-            let bit = header.names.iter().position(|n| n == v).unwrap_or_else(|| self.fail("a version of the header"));
+            let bit = header
+                .names
+                .iter()
+                .position(|n| n == v)
+                .unwrap_or_else(|| self.fail("a version of the header"));
             mask |= 1 << bit;
             if self.rest.starts_with(',') {
                 self.expect(",");
@@ -313,14 +377,26 @@ impl Cursor {
     }
 
     fn fail(&self, wanted: &str) -> ! {
-        corrupt(self.line, &format!("expected {wanted} at `{}`", self.rest.chars().take(40).collect::<String>()))
+        corrupt(
+            self.line,
+            &format!(
+                "expected {wanted} at `{}`",
+                self.rest.chars().take(40).collect::<String>()
+            ),
+        )
     }
 }
 
 /// The embedded data is generated and tested, so a defect in it is a bug of opgen's build.
 fn corrupt(line: usize, detail: &str) -> ! {
-    let at = if line == 0 { String::new() } else { format!(", line {line}") };
-    panic!("embedded data/k8s-schemas.jsonl{at}: {detail}; regenerate it with tools/k8s-schemas/scripts/regen.sh")
+    let at = if line == 0 {
+        String::new()
+    } else {
+        format!(", line {line}")
+    };
+    panic!(
+        "embedded data/k8s-schemas.jsonl{at}: {detail}; regenerate it with tools/k8s-schemas/scripts/regen.sh"
+    )
 }
 
 #[cfg(test)]
@@ -331,7 +407,9 @@ mod tests {
 
     fn has_ref(v: &Value) -> bool {
         match v {
-            Value::Object(m) => m.get("$ref").is_some_and(Value::is_string) || m.values().any(has_ref),
+            Value::Object(m) => {
+                m.get("$ref").is_some_and(Value::is_string) || m.values().any(has_ref)
+            }
             Value::Array(a) => a.iter().any(has_ref),
             _ => false,
         }
@@ -372,7 +450,9 @@ mod tests {
 
     #[test]
     fn quantity_pattern_constant_matches_the_data() {
-        let q = K8sTypes::new().schema("apimachinery::pkg::api::resource::Quantity").unwrap();
+        let q = K8sTypes::new()
+            .schema("apimachinery::pkg::api::resource::Quantity")
+            .unwrap();
         assert_eq!(q["pattern"], QUANTITY_PATTERN);
     }
 
@@ -381,9 +461,19 @@ mod tests {
         let k8s = K8sTypes::new();
         let cond = k8s.schema(&format!("{META}Condition")).unwrap();
         let ltt = &cond["properties"]["lastTransitionTime"];
-        assert!(ltt["description"].as_str().unwrap().starts_with("lastTransitionTime is the last time"));
+        assert!(
+            ltt["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("lastTransitionTime is the last time")
+        );
         // Time's own doc ("Time is a wrapper around time.Time …") is removed by the overlay
-        assert_eq!(k8s.schema(&format!("{META}Time")).unwrap().get("description"), None);
+        assert_eq!(
+            k8s.schema(&format!("{META}Time"))
+                .unwrap()
+                .get("description"),
+            None
+        );
     }
 
     #[test]
@@ -393,7 +483,10 @@ mod tests {
         assert_eq!(k8s.schema("api::core::v1::PodTemplateSpec").unwrap(), pod);
         let fresh = K8sTypes::for_version(36);
         let mut container = fresh.schema("api::core::v1::Container").unwrap();
-        let mut nested = pod["properties"]["spec"]["properties"]["containers"]["items"].as_object().unwrap().clone();
+        let mut nested = pod["properties"]["spec"]["properties"]["containers"]["items"]
+            .as_object()
+            .unwrap()
+            .clone();
         container.remove("description");
         nested.remove("description");
         assert_eq!(nested, container);
@@ -413,7 +506,10 @@ mod tests {
                 let schema = k8s.schema(path);
                 assert_eq!(schema.is_some(), exists, "1.{minor} {path}");
                 if let Some(s) = schema {
-                    assert!(!has_ref(&Value::Object(s)), "1.{minor} {path} still has a $ref");
+                    assert!(
+                        !has_ref(&Value::Object(s)),
+                        "1.{minor} {path} still has a $ref"
+                    );
                 }
             }
         }

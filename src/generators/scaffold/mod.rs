@@ -186,6 +186,17 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
         return Some(text.to_owned());
     }
     let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
+    // rustfmt sorts a run of `mod` declarations: keep the run above the marker sorted.
+    let at = match fragment.trim() {
+        f if f.starts_with("pub mod ") && !f.contains('\n') => {
+            let run_start = lines[..at]
+                .iter()
+                .rposition(|l| !l.trim().starts_with("pub mod "))
+                .map_or(0, |i| i + 1);
+            run_start + lines[run_start..at].iter().take_while(|l| l.trim() < f).count()
+        }
+        _ => at,
+    };
     let mut out = String::with_capacity(text.len() + fragment.len() + 16);
     for line in &lines[..at] {
         out.push_str(line);
@@ -220,6 +231,19 @@ mod tests {
         );
         let twice = insert_above_marker(&once, "+opgen:scaffold:controllers", "b::X,").unwrap();
         assert_eq!(twice, once);
+    }
+
+    #[test]
+    fn mod_declarations_stay_sorted_as_rustfmt_wants() {
+        let text = "pub mod alpha;\npub mod memcached;\n// +opgen:scaffold:mods\n";
+        assert_eq!(
+            insert_above_marker(text, "+opgen:scaffold:mods", "pub mod cache_cluster;").unwrap(),
+            "pub mod alpha;\npub mod cache_cluster;\npub mod memcached;\n// +opgen:scaffold:mods\n"
+        );
+        assert_eq!(
+            insert_above_marker(text, "+opgen:scaffold:mods", "pub mod zeta;").unwrap(),
+            "pub mod alpha;\npub mod memcached;\npub mod zeta;\n// +opgen:scaffold:mods\n"
+        );
     }
 
     #[test]
