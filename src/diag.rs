@@ -92,7 +92,13 @@ impl fmt::Display for Diagnostic {
         };
         writeln!(f, "{label}: {}", self.message)?;
         if let Some(loc) = &self.location {
-            writeln!(f, "  --> {}:{}:{}", loc.file.display(), loc.line, loc.column)?;
+            writeln!(
+                f,
+                "  --> {}:{}:{}",
+                loc.file.display(),
+                loc.line,
+                loc.column
+            )?;
             if let Some(text) = &loc.source_line {
                 let gutter = loc.line.to_string().len();
                 let pad = " ".repeat(gutter);

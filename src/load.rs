@@ -18,7 +18,9 @@ pub struct SourceFile {
 
 impl std::fmt::Debug for SourceFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SourceFile").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("SourceFile")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 

@@ -20,9 +20,29 @@ const RUST_KEYWORDS: &[&str] = &[
 /// Identifiers the scaffolded controller and types files use unqualified; a Kind with one of
 /// these names would shadow or clash with them.
 const RESERVED_KINDS: &[&str] = &[
-    "Action", "Api", "Arc", "Client", "Condition", "Context", "Controller", "Duration", "Error",
-    "Event", "EventType", "Finalizer", "Option", "Patch", "PatchParams", "Recorder", "Reporter",
-    "Resource", "ResourceExt", "Result", "String", "Vec", "Time",
+    "Action",
+    "Api",
+    "Arc",
+    "Client",
+    "Condition",
+    "Context",
+    "Controller",
+    "Duration",
+    "Error",
+    "Event",
+    "EventType",
+    "Finalizer",
+    "Option",
+    "Patch",
+    "PatchParams",
+    "Recorder",
+    "Reporter",
+    "Resource",
+    "ResourceExt",
+    "Result",
+    "String",
+    "Vec",
+    "Time",
 ];
 
 /// Crate names cargo refuses for packages.
@@ -112,7 +132,8 @@ pub fn validate_version(version: &str) -> Result<()> {
         let n = tail
             .strip_prefix("alpha")
             .or_else(|| tail.strip_prefix("beta"))?;
-        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0')).then_some(())
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
+            .then_some(())
     })()
     .is_some();
     if ok {
@@ -192,7 +213,15 @@ mod tests {
         for ok in ["example.com", "my.domain", "a", "k8s.io", "x-y.z9"] {
             validate_domain(ok).unwrap();
         }
-        for bad in ["", "Example.com", "-a.com", "a-.com", "a..com", "a_b.com", ".com"] {
+        for bad in [
+            "",
+            "Example.com",
+            "-a.com",
+            "a-.com",
+            "a..com",
+            "a_b.com",
+            ".com",
+        ] {
             assert!(validate_domain(bad).is_err(), "{bad}");
         }
     }
@@ -202,7 +231,17 @@ mod tests {
         for ok in ["v1", "v1alpha1", "v2beta3", "v10", "v1beta10"] {
             validate_version(ok).unwrap();
         }
-        for bad in ["1", "v", "v0", "v01", "V1", "v1alpha", "v1gamma1", "v1alpha0", "v1-alpha1"] {
+        for bad in [
+            "1",
+            "v",
+            "v0",
+            "v01",
+            "V1",
+            "v1alpha",
+            "v1gamma1",
+            "v1alpha0",
+            "v1-alpha1",
+        ] {
             assert!(validate_version(bad).is_err(), "{bad}");
         }
     }

@@ -165,7 +165,11 @@ mod tests {
 
     #[test]
     fn round_trips_with_kubebuilder_field_names() {
-        let mut p = Project::new("example.com", "memcached-operator", Some("github.com/example/memcached-operator"));
+        let mut p = Project::new(
+            "example.com",
+            "memcached-operator",
+            Some("github.com/example/memcached-operator"),
+        );
         p.cli_version = None;
         p.resources.push(Resource {
             api: Some(ResourceApi {
@@ -183,7 +187,11 @@ mod tests {
         });
         let yaml = p.to_yaml();
         assert!(yaml.starts_with("# This file records"));
-        let body: String = yaml.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+        let body: String = yaml
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
         assert_eq!(
             body,
             "domain: example.com

@@ -235,10 +235,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.txt"), "disk").unwrap();
         let mut ws = Workspace::new(dir.path());
-        assert_eq!(ws.read(Path::new("a.txt")).unwrap().as_deref(), Some("disk"));
+        assert_eq!(
+            ws.read(Path::new("a.txt")).unwrap().as_deref(),
+            Some("disk")
+        );
         ws.stage("a.txt", "staged");
-        assert_eq!(ws.read(Path::new("a.txt")).unwrap().as_deref(), Some("staged"));
-        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "disk");
+        assert_eq!(
+            ws.read(Path::new("a.txt")).unwrap().as_deref(),
+            Some("staged")
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "disk"
+        );
     }
 
     #[test]
@@ -250,7 +259,12 @@ mod tests {
         ws.stage("same.txt", "x");
         ws.stage("old.txt", "2");
         ws.stage("deep/new.txt", "n");
-        let kinds: Vec<_> = ws.commit().unwrap().into_iter().map(|c| (c.path, c.kind)).collect();
+        let kinds: Vec<_> = ws
+            .commit()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.path, c.kind))
+            .collect();
         assert_eq!(
             kinds,
             vec![
@@ -259,7 +273,10 @@ mod tests {
                 (PathBuf::from("same.txt"), ChangeKind::Unchanged),
             ]
         );
-        assert_eq!(fs::read_to_string(dir.path().join("deep/new.txt")).unwrap(), "n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("deep/new.txt")).unwrap(),
+            "n"
+        );
         assert_eq!(fs::read_to_string(dir.path().join("old.txt")).unwrap(), "2");
     }
 
@@ -274,7 +291,10 @@ mod tests {
         ws.stage("new/dir/b.txt", "b");
         ws.stage("blocker/c.txt", "c");
         assert!(ws.commit().is_err());
-        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "before");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "before"
+        );
         let mut names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -294,7 +314,10 @@ mod tests {
         ws.stage("other/x.rs", "");
         assert_eq!(
             ws.list_files(Path::new("src"), ".rs").unwrap(),
-            vec![PathBuf::from("src/api/mod.rs"), PathBuf::from("src/api/v1/mod.rs")]
+            vec![
+                PathBuf::from("src/api/mod.rs"),
+                PathBuf::from("src/api/v1/mod.rs")
+            ]
         );
     }
 }

@@ -2,12 +2,15 @@
 
 mod support;
 
-use support::{opgen, opgen_err, opgen_ok, tree};
 use std::path::Path;
+use support::{opgen, opgen_err, opgen_ok, tree};
 
 fn initialized() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    opgen_ok(dir.path(), &["init", "--domain", "example.com", "--project-name", "demo"]);
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
     dir
 }
 
@@ -15,7 +18,10 @@ fn initialized() -> tempfile::TempDir {
 fn refuses(dir: &Path, args: &[&str], want: &str) {
     let before = tree(dir);
     let stderr = opgen_err(dir, args);
-    assert!(stderr.contains(want), "opgen {args:?}: expected {want:?} in:\n{stderr}");
+    assert!(
+        stderr.contains(want),
+        "opgen {args:?}: expected {want:?} in:\n{stderr}"
+    );
     assert!(stderr.starts_with("error: "), "{stderr}");
     assert_eq!(tree(dir), before, "opgen {args:?} changed the tree");
 }
@@ -24,11 +30,34 @@ fn refuses(dir: &Path, args: &[&str], want: &str) {
 fn init_rejects_bad_names() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["init", "--domain", "Example.COM"], "invalid value \"Example.COM\" for --domain: must be a DNS-1123 subdomain"),
-        (&["init", "--domain", "example.com", "--project-name", "My_Op"], "invalid value \"My_Op\" for --project-name"),
-        (&["init", "--domain", "example.com", "--project-name", "1op"], "starts with a letter"),
-        (&["init", "--domain", "example.com", "--project-name", "test"], "reserved by Rust or cargo"),
-        (&["init", "--domain", "example.com", "--project-name", "op", "--repo", "https://github.com/x/y"], "invalid value \"https://github.com/x/y\" for --repo"),
+        (
+            &["init", "--domain", "Example.COM"],
+            "invalid value \"Example.COM\" for --domain: must be a DNS-1123 subdomain",
+        ),
+        (
+            &["init", "--domain", "example.com", "--project-name", "My_Op"],
+            "invalid value \"My_Op\" for --project-name",
+        ),
+        (
+            &["init", "--domain", "example.com", "--project-name", "1op"],
+            "starts with a letter",
+        ),
+        (
+            &["init", "--domain", "example.com", "--project-name", "test"],
+            "reserved by Rust or cargo",
+        ),
+        (
+            &[
+                "init",
+                "--domain",
+                "example.com",
+                "--project-name",
+                "op",
+                "--repo",
+                "https://github.com/x/y",
+            ],
+            "invalid value \"https://github.com/x/y\" for --repo",
+        ),
     ];
     for (args, want) in cases {
         refuses(dir.path(), args, want);
@@ -40,26 +69,44 @@ fn init_defaults_the_project_name_to_a_valid_directory_name_only() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("Bad_Name");
     std::fs::create_dir(&dir).unwrap();
-    refuses(&dir, &["init", "--domain", "example.com"], "the directory name \"bad_name\" is not a valid project name");
+    refuses(
+        &dir,
+        &["init", "--domain", "example.com"],
+        "the directory name \"bad_name\" is not a valid project name",
+    );
     assert!(opgen_err(&dir, &["init", "--domain", "example.com"]).contains("pass --project-name"));
 }
 
 #[test]
 fn init_refuses_an_existing_project_but_allows_git_and_readme() {
     let dir = initialized();
-    refuses(dir.path(), &["init", "--domain", "example.com"], "already holds a project: found PROJECT");
+    refuses(
+        dir.path(),
+        &["init", "--domain", "example.com"],
+        "already holds a project: found PROJECT",
+    );
 
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("Cargo.toml"), "[package]\n").unwrap();
-    refuses(other.path(), &["init", "--domain", "example.com", "--project-name", "x"], "found Cargo.toml");
+    refuses(
+        other.path(),
+        &["init", "--domain", "example.com", "--project-name", "x"],
+        "found Cargo.toml",
+    );
 
     let fresh = tempfile::tempdir().unwrap();
     std::fs::create_dir(fresh.path().join(".git")).unwrap();
     std::fs::write(fresh.path().join("README.md"), "my readme\n").unwrap();
     std::fs::write(fresh.path().join("LICENSE"), "my license\n").unwrap();
     std::fs::write(fresh.path().join(".editorconfig"), "root = true\n").unwrap();
-    opgen_ok(fresh.path(), &["init", "--domain", "example.com", "--project-name", "fresh"]);
-    assert_eq!(std::fs::read_to_string(fresh.path().join("README.md")).unwrap(), "my readme\n");
+    opgen_ok(
+        fresh.path(),
+        &["init", "--domain", "example.com", "--project-name", "fresh"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(fresh.path().join("README.md")).unwrap(),
+        "my readme\n"
+    );
     assert!(fresh.path().join("PROJECT").is_file());
 }
 
@@ -70,20 +117,45 @@ fn create_api_rejects_bad_names() {
         vec!["create", "api", "--group", g, "--version", v, "--kind", k]
     };
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (api("Cache", "v1", "Memcached"), "invalid value \"Cache\" for --group"),
-        (api("cache", "1.0", "Memcached"), "invalid value \"1.0\" for --version: must be a Kubernetes API version matching ^v\\d+((alpha|beta)\\d+)?$"),
-        (api("cache", "v1beta", "Memcached"), "invalid value \"v1beta\" for --version"),
-        (api("cache", "v1", "memcached"), "invalid value \"memcached\" for --kind: must be PascalCase"),
-        (api("cache", "v1", "My-Kind"), "invalid value \"My-Kind\" for --kind"),
-        (api("cache", "v1", "Type"), "its snake-case form `type` is a Rust keyword"),
-        (api("cache", "v1", "Event"), "the scaffolded controller already uses the name `Event`"),
+        (
+            api("Cache", "v1", "Memcached"),
+            "invalid value \"Cache\" for --group",
+        ),
+        (
+            api("cache", "1.0", "Memcached"),
+            "invalid value \"1.0\" for --version: must be a Kubernetes API version matching ^v\\d+((alpha|beta)\\d+)?$",
+        ),
+        (
+            api("cache", "v1beta", "Memcached"),
+            "invalid value \"v1beta\" for --version",
+        ),
+        (
+            api("cache", "v1", "memcached"),
+            "invalid value \"memcached\" for --kind: must be PascalCase",
+        ),
+        (
+            api("cache", "v1", "My-Kind"),
+            "invalid value \"My-Kind\" for --kind",
+        ),
+        (
+            api("cache", "v1", "Type"),
+            "its snake-case form `type` is a Rust keyword",
+        ),
+        (
+            api("cache", "v1", "Event"),
+            "the scaffolded controller already uses the name `Event`",
+        ),
     ];
     for (args, want) in cases {
         refuses(dir.path(), &args, want);
     }
     let mut with_plural = api("cache", "v1", "Memcached");
     with_plural.extend(["--plural", "Memcacheds"]);
-    refuses(dir.path(), &with_plural, "invalid value \"Memcacheds\" for --plural");
+    refuses(
+        dir.path(),
+        &with_plural,
+        "invalid value \"Memcacheds\" for --plural",
+    );
 }
 
 #[test]
@@ -91,7 +163,16 @@ fn create_api_outside_a_project() {
     let dir = tempfile::tempdir().unwrap();
     refuses(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
         "is not inside an opgen project",
     );
 }
@@ -101,7 +182,18 @@ fn create_api_with_nothing_to_create() {
     let dir = initialized();
     refuses(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--resource=false", "--controller=false"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+            "--resource=false",
+            "--controller=false",
+        ],
         "nothing to create",
     );
 }
@@ -109,17 +201,44 @@ fn create_api_with_nothing_to_create() {
 #[test]
 fn create_api_twice_needs_force_and_force_names_replaced_files() {
     let dir = initialized();
-    let args = ["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"];
+    let args = [
+        "create",
+        "api",
+        "--group",
+        "cache",
+        "--version",
+        "v1",
+        "--kind",
+        "Memcached",
+    ];
     opgen_ok(dir.path(), &args);
-    refuses(dir.path(), &args, "the API cache.example.com/v1 Memcached already exists in PROJECT");
+    refuses(
+        dir.path(),
+        &args,
+        "the API cache.example.com/v1 Memcached already exists in PROJECT",
+    );
 
-    std::fs::write(dir.path().join("src/controllers/memcached.rs"), "// my edits\n").unwrap();
-    std::fs::write(dir.path().join("src/api/v1/memcached_types.rs"), "// my edits\n").unwrap();
+    std::fs::write(
+        dir.path().join("src/controllers/memcached.rs"),
+        "// my edits\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/api/v1/memcached_types.rs"),
+        "// my edits\n",
+    )
+    .unwrap();
     let mut forced = args.to_vec();
     forced.push("--force");
     let out = opgen_ok(dir.path(), &forced);
-    assert!(out.contains("src/controllers/memcached.rs (replaced (--force))"), "{out}");
-    assert!(out.contains("src/api/v1/memcached_types.rs (replaced (--force))"), "{out}");
+    assert!(
+        out.contains("src/controllers/memcached.rs (replaced (--force))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("src/api/v1/memcached_types.rs (replaced (--force))"),
+        "{out}"
+    );
     let project = std::fs::read_to_string(dir.path().join("PROJECT")).unwrap();
     assert_eq!(project.matches("kind: Memcached").count(), 1, "{project}");
 }
@@ -127,10 +246,31 @@ fn create_api_twice_needs_force_and_force_names_replaced_files() {
 #[test]
 fn a_second_group_needs_a_multigroup_project() {
     let dir = initialized();
-    opgen_ok(dir.path(), &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"]);
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
     refuses(
         dir.path(),
-        &["create", "api", "--group", "web", "--version", "v1", "--kind", "Site"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "web",
+            "--version",
+            "v1",
+            "--kind",
+            "Site",
+        ],
         "a single-group project holds only one API group",
     );
 }
@@ -138,18 +278,61 @@ fn a_second_group_needs_a_multigroup_project() {
 #[test]
 fn colliding_kinds_and_second_controllers_are_refused() {
     let dir = initialized();
-    opgen_ok(dir.path(), &["create", "api", "--group", "cache", "--version", "v1", "--kind", "CronJob"]);
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "CronJob",
+        ],
+    );
     refuses(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Cronjob"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Cronjob",
+        ],
         "collides with the existing kind \"CronJob\"",
     );
     refuses(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v2", "--kind", "CronJob"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v2",
+            "--kind",
+            "CronJob",
+        ],
         "kind CronJob already has a controller",
     );
-    opgen_ok(dir.path(), &["create", "api", "--group", "cache", "--version", "v2", "--kind", "CronJob", "--controller=false"]);
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v2",
+            "--kind",
+            "CronJob",
+            "--controller=false",
+        ],
+    );
 }
 
 #[test]
@@ -159,8 +342,23 @@ fn missing_scaffold_marker_fails_and_prints_the_snippet() {
     let text = std::fs::read_to_string(&mod_rs).unwrap();
     std::fs::write(&mod_rs, text.replace("// +opgen:scaffold:controllers", "")).unwrap();
     let before = tree(dir.path());
-    let stderr = opgen_err(dir.path(), &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"]);
-    assert!(stderr.contains("src/controllers/mod.rs has no `// +opgen:scaffold:controllers` marker"), "{stderr}");
+    let stderr = opgen_err(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    assert!(
+        stderr.contains("src/controllers/mod.rs has no `// +opgen:scaffold:controllers` marker"),
+        "{stderr}"
+    );
     assert!(stderr.contains("memcached::CONTROLLER,"), "{stderr}");
     assert_eq!(tree(dir.path()), before);
 }
@@ -168,9 +366,22 @@ fn missing_scaffold_marker_fails_and_prints_the_snippet() {
 #[test]
 fn dry_run_lists_files_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let out = opgen_ok(dir.path(), &["init", "--domain", "example.com", "--project-name", "demo", "--dry-run"]);
+    let out = opgen_ok(
+        dir.path(),
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "demo",
+            "--dry-run",
+        ],
+    );
     assert!(out.contains("would create Cargo.toml"), "{out}");
-    assert!(out.contains("would create config/manager/manager.yaml"), "{out}");
+    assert!(
+        out.contains("would create config/manager/manager.yaml"),
+        "{out}"
+    );
     assert!(out.ends_with("dry run: nothing was written\n"), "{out}");
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 }
@@ -180,9 +391,16 @@ fn new_refuses_an_existing_directory_and_unknown_flags_fail() {
     let parent = tempfile::tempdir().unwrap();
     std::fs::create_dir(parent.path().join("taken")).unwrap();
     std::fs::write(parent.path().join("taken/file"), "x").unwrap();
-    refuses(parent.path(), &["new", "taken", "--domain", "example.com"], "destination taken already exists");
+    refuses(
+        parent.path(),
+        &["new", "taken", "--domain", "example.com"],
+        "destination taken already exists",
+    );
 
-    let out = opgen(parent.path(), &["new", "x", "--domain", "example.com", "--group", "cache"]);
+    let out = opgen(
+        parent.path(),
+        &["new", "x", "--domain", "example.com", "--group", "cache"],
+    );
     assert_eq!(out.status.code(), Some(2), "clap usage errors exit 2");
 }
 
@@ -191,7 +409,18 @@ fn new_with_an_invalid_kind_writes_no_directory() {
     let parent = tempfile::tempdir().unwrap();
     refuses(
         parent.path(),
-        &["new", "op", "--domain", "example.com", "--group", "cache", "--version", "v1", "--kind", "bad"],
+        &[
+            "new",
+            "op",
+            "--domain",
+            "example.com",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "bad",
+        ],
         "invalid value \"bad\" for --kind",
     );
     assert!(!parent.path().join("op").exists());

@@ -21,7 +21,9 @@ fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
 fn crd(types: &str) -> Value {
     let (_dir, mut ws) = workspace(&[("src/api/v1/types.rs", &format!("{HEADER}{types}"))]);
     manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    let files = ws.list_files(Path::new("config/crd/bases"), ".yaml").unwrap();
+    let files = ws
+        .list_files(Path::new("config/crd/bases"), ".yaml")
+        .unwrap();
     assert_eq!(files.len(), 1, "{files:?}");
     let text = ws.read(&files[0]).unwrap().unwrap();
     serde_yaml::from_str(&text).unwrap()
@@ -35,7 +37,11 @@ fn errors(files: &[(&str, &str)]) -> String {
     let (_dir, mut ws) = workspace(files);
     let err = manifests(&mut ws, &ManifestOptions::default()).unwrap_err();
     // Nothing is staged when generation fails.
-    assert!(ws.list_files(Path::new("config"), ".yaml").unwrap().is_empty());
+    assert!(
+        ws.list_files(Path::new("config"), ".yaml")
+            .unwrap()
+            .is_empty()
+    );
     err.to_string()
 }
 
@@ -65,8 +71,14 @@ fn required_and_nullable_follow_serde() {
     assert_eq!(s["properties"]["maybe"]["nullable"], json!(true));
     assert_eq!(s["properties"]["omitted"].get("nullable"), None);
     assert_eq!(s["properties"]["omitted"]["format"], json!("int64"));
-    assert_eq!(s["properties"]["forced"], json!({"type": "integer", "format": "int32", "minimum": 0}));
-    assert!(s["properties"].get("markedOptional").is_some(), "rename_all camelCase applies");
+    assert_eq!(
+        s["properties"]["forced"],
+        json!({"type": "integer", "format": "int32", "minimum": 0})
+    );
+    assert!(
+        s["properties"].get("markedOptional").is_some(),
+        "rename_all camelCase applies"
+    );
 }
 
 #[test]
@@ -89,31 +101,54 @@ fn rust_types_map_to_openapi_types() {
     assert_eq!(p["float"], json!({"type": "number", "format": "float"}));
     assert_eq!(p["double"], json!({"type": "number", "format": "double"}));
     assert_eq!(p["bytes"], json!({"type": "string", "format": "byte"}));
-    assert_eq!(p["list"], json!({"type": "array", "items": {"type": "string"}}));
-    assert_eq!(p["set"], json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}));
-    assert_eq!(p["map"], json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}}));
+    assert_eq!(
+        p["list"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    assert_eq!(
+        p["set"],
+        json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"})
+    );
+    assert_eq!(
+        p["map"],
+        json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}})
+    );
     assert_eq!(p["boxed"], json!({"type": "boolean"}));
     assert_eq!(p["array"]["items"]["format"], json!("int64"));
-    assert_eq!(p["any"], json!({"x-kubernetes-preserve-unknown-fields": true}));
-    assert_eq!(p["object"], json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+    assert_eq!(
+        p["any"],
+        json!({"x-kubernetes-preserve-unknown-fields": true})
+    );
+    assert_eq!(
+        p["object"],
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+    );
 }
 
 #[test]
 fn named_types_resolve_through_modules_and_use() {
     let (_dir, mut ws) = workspace(&[
         ("src/api/mod.rs", "pub mod common;\npub mod v1;\n"),
-        ("src/api/common.rs", "use serde::{Deserialize, Serialize};\n/// A shared reference.\n#[derive(Serialize, Deserialize)]\npub struct Ref {\n    pub name: String,\n}\n"),
+        (
+            "src/api/common.rs",
+            "use serde::{Deserialize, Serialize};\n/// A shared reference.\n#[derive(Serialize, Deserialize)]\npub struct Ref {\n    pub name: String,\n}\n",
+        ),
         ("src/api/v1/mod.rs", "mod types;\npub use types::*;\n"),
         (
             "src/api/v1/types.rs",
             &format!(
                 "{HEADER}use crate::api::common::Ref as SharedRef;\nuse super::super::common;\n{}",
-                kind("    pub a: SharedRef,\n    pub b: common::Ref,\n    pub c: crate::api::common::Ref,")
+                kind(
+                    "    pub a: SharedRef,\n    pub b: common::Ref,\n    pub c: crate::api::common::Ref,"
+                )
             ),
         ),
     ]);
     manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    let text = ws.read(Path::new("config/crd/bases/demo.example.com_demos.yaml")).unwrap().unwrap();
+    let text = ws
+        .read(Path::new("config/crd/bases/demo.example.com_demos.yaml"))
+        .unwrap()
+        .unwrap();
     let crd: Value = serde_yaml::from_str(&text).unwrap();
     let p = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     let want = json!({"description": "A shared reference.", "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
@@ -151,8 +186,14 @@ pub enum Port {{ Number(i32), Name(String) }}
         kind("    pub policy: Policy,\n    pub internal: Internal,\n    pub adjacent: Adjacent,\n    pub external: External,\n    pub port: Port,")
     ));
     let p = &s["properties"];
-    assert_eq!(p["policy"], json!({"type": "string", "enum": ["on_failure", "never"]}));
-    assert_eq!(p["internal"]["properties"]["type"], json!({"type": "string", "enum": ["Git", "Image"]}));
+    assert_eq!(
+        p["policy"],
+        json!({"type": "string", "enum": ["on_failure", "never"]})
+    );
+    assert_eq!(
+        p["internal"]["properties"]["type"],
+        json!({"type": "string", "enum": ["Git", "Image"]})
+    );
     assert_eq!(p["internal"]["required"], json!(["type"]));
     assert_eq!(
         p["internal"]["x-kubernetes-validations"],
@@ -161,10 +202,22 @@ pub enum Port {{ Number(i32), Name(String) }}
             {"message": "image is required when type is Image", "rule": "self.type != 'Image' || has(self.image)"},
         ])
     );
-    assert_eq!(p["adjacent"]["properties"]["spec"]["properties"]["x"]["format"], json!("int32"));
-    assert_eq!(p["adjacent"]["x-kubernetes-validations"][0]["rule"], json!("self.kind != 'A' || has(self.spec.x)"));
-    assert_eq!(p["external"]["oneOf"], json!([{"required": ["Git"]}, {"required": ["Image"]}]));
-    assert_eq!(p["port"], json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}));
+    assert_eq!(
+        p["adjacent"]["properties"]["spec"]["properties"]["x"]["format"],
+        json!("int32")
+    );
+    assert_eq!(
+        p["adjacent"]["x-kubernetes-validations"][0]["rule"],
+        json!("self.kind != 'A' || has(self.spec.x)")
+    );
+    assert_eq!(
+        p["external"]["oneOf"],
+        json!([{"required": ["Git"]}, {"required": ["Image"]}])
+    );
+    assert_eq!(
+        p["port"],
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})
+    );
 }
 
 #[test]
@@ -208,7 +261,10 @@ fn markers_shape_the_schema() {
         p["names"],
         json!({"type": "array", "maxItems": 4, "x-kubernetes-list-type": "set", "items": {"type": "string", "pattern": "^[a-z]+$"}})
     );
-    assert_eq!(p["fixed"]["x-kubernetes-validations"], json!([{"message": "immutable", "rule": "self == oldSelf"}]));
+    assert_eq!(
+        p["fixed"]["x-kubernetes-validations"],
+        json!([{"message": "immutable", "rule": "self == oldSelf"}])
+    );
     assert_eq!(p["choice"]["enum"], json!(["a", "b"]));
 }
 
@@ -236,12 +292,21 @@ pub struct CronTabStatus { #[serde(default)] pub replicas: i32 }
     assert_eq!(c["spec"]["scope"], json!("Cluster"));
     let v = &c["spec"]["versions"][0];
     assert_eq!(v["subresources"]["status"], json!({}));
-    assert_eq!(v["subresources"]["scale"], json!({"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}));
-    assert_eq!(v["additionalPrinterColumns"], json!([{"jsonPath": ".spec.replicas", "name": "Replicas", "type": "integer"}]));
+    assert_eq!(
+        v["subresources"]["scale"],
+        json!({"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"})
+    );
+    assert_eq!(
+        v["additionalPrinterColumns"],
+        json!([{"jsonPath": ".spec.replicas", "name": "Replicas", "type": "integer"}])
+    );
     let root = &v["schema"]["openAPIV3Schema"];
     assert_eq!(root["description"], json!("CronTab runs things."));
     assert_eq!(root["required"], json!(["spec"]));
-    assert_eq!(root["properties"]["spec"]["description"], json!("Spec of a cron job."));
+    assert_eq!(
+        root["properties"]["spec"]["description"],
+        json!("Spec of a cron job.")
+    );
     assert_eq!(root["properties"]["metadata"], json!({"type": "object"}));
 }
 
@@ -261,32 +326,67 @@ fn multi_version_kinds_need_one_storage_version() {
             "{HEADER}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"{ver}\", kind = \"Thing\"{storage})]\npub struct ThingSpec {{ pub x: i32 }}\n"
         )
     };
-    let text = errors(&[("src/api/v1/t.rs", &v("v1", "")), ("src/api/v2/t.rs", &v("v2", ""))]);
-    assert!(text.contains("Thing.a.io has 2 versions and none is the storage version"), "{text}");
+    let text = errors(&[
+        ("src/api/v1/t.rs", &v("v1", "")),
+        ("src/api/v2/t.rs", &v("v2", "")),
+    ]);
+    assert!(
+        text.contains("Thing.a.io has 2 versions and none is the storage version"),
+        "{text}"
+    );
     assert!(text.contains("--> src/api/v1/t.rs:5:1"), "{text}");
 
-    let (_dir, mut ws) = workspace(&[("src/api/v1/t.rs", &v("v1", "")), ("src/api/v2/t.rs", &v("v2", ", storage"))]);
+    let (_dir, mut ws) = workspace(&[
+        ("src/api/v1/t.rs", &v("v1", "")),
+        ("src/api/v2/t.rs", &v("v2", ", storage")),
+    ]);
     manifests(&mut ws, &ManifestOptions::default()).unwrap();
-    let text = ws.read(Path::new("config/crd/bases/a.io_things.yaml")).unwrap().unwrap();
+    let text = ws
+        .read(Path::new("config/crd/bases/a.io_things.yaml"))
+        .unwrap()
+        .unwrap();
     let c: Value = serde_yaml::from_str(&text).unwrap();
     let versions: Vec<(String, bool)> = c["spec"]["versions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| (v["name"].as_str().unwrap().to_owned(), v["storage"].as_bool().unwrap()))
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap().to_owned(),
+                v["storage"].as_bool().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(versions, [("v1".to_owned(), false), ("v2".to_owned(), true)]);
+    assert_eq!(
+        versions,
+        [("v1".to_owned(), false), ("v2".to_owned(), true)]
+    );
 }
 
 #[test]
 fn bad_input_is_refused_with_file_line_and_column() {
     let cases: &[(&str, &str)] = &[
-        ("    // +kubebuilder:validation:Maxlength=3\n    pub a: String,", "types.rs:7:9"),
-        ("    // +kubebuilder:validation:MinLength=3\n    pub a: i32,", "`kubebuilder:validation:MinLength` applies to strings, but this is of type integer"),
-        ("    // +kubebuilder:validation:Maximum=ten\n    pub a: i32,", "expected a number, found `ten`"),
+        (
+            "    // +kubebuilder:validation:Maxlength=3\n    pub a: String,",
+            "types.rs:7:9",
+        ),
+        (
+            "    // +kubebuilder:validation:MinLength=3\n    pub a: i32,",
+            "`kubebuilder:validation:MinLength` applies to strings, but this is of type integer",
+        ),
+        (
+            "    // +kubebuilder:validation:Maximum=ten\n    pub a: i32,",
+            "expected a number, found `ten`",
+        ),
         ("    pub a: Missing,", "cannot resolve the type `Missing`"),
-        ("    // +required\n    pub a: Option<String>,", "its type is an Option"),
-        ("    // +kubebuilder:printcolumn:name=x,type=string,JSONPath=.a\n    pub a: String,", "cannot be used on a field"),
+        (
+            "    // +required\n    pub a: Option<String>,",
+            "its type is an Option",
+        ),
+        (
+            "    // +kubebuilder:printcolumn:name=x,type=string,JSONPath=.a\n    pub a: String,",
+            "cannot be used on a field",
+        ),
     ];
     for (body, want) in cases {
         let text = errors(&[("src/api/v1/types.rs", &format!("{HEADER}{}", kind(body)))]);
@@ -306,7 +406,10 @@ fn syntax_errors_name_the_file() {
 fn recursion_is_refused() {
     let text = errors(&[(
         "src/api/v1/types.rs",
-        &format!("{HEADER}{}\n#[derive(Serialize, Deserialize)]\npub struct Node {{ pub children: Vec<Node> }}\n", kind("    pub root: Node,")),
+        &format!(
+            "{HEADER}{}\n#[derive(Serialize, Deserialize)]\npub struct Node {{ pub children: Vec<Node> }}\n",
+            kind("    pub root: Node,")
+        ),
     )]);
     assert!(text.contains("`Node` contains itself"), "{text}");
 }
@@ -319,8 +422,16 @@ fn markers_contradicting_kube_attributes_are_errors() {
             "{HEADER}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"Foo\", plural = \"foos\")]\n// +kubebuilder:resource:path=fooz,scope=Namespaced\npub struct FooSpec {{ pub x: i32 }}\n"
         ),
     )]);
-    assert!(text.contains("+kubebuilder:resource says plural (path) \"fooz\" but #[kube] says \"foos\""), "{text}");
-    assert!(text.contains("says scope Namespaced but #[kube] says Cluster"), "{text}");
+    assert!(
+        text.contains(
+            "+kubebuilder:resource says plural (path) \"fooz\" but #[kube] says \"foos\""
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("says scope Namespaced but #[kube] says Cluster"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -330,7 +441,10 @@ fn rbac_markers_become_a_merged_cluster_role() {
         "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list\n// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=watch;get;list\n// +kubebuilder:rbac:groups=core,resources=pods,verbs=get\npub async fn reconcile() {}\n",
     )]);
     manifests(&mut ws, &ManifestOptions::default()).unwrap();
-    let text = ws.read(Path::new("config/rbac/role.yaml")).unwrap().unwrap();
+    let text = ws
+        .read(Path::new("config/rbac/role.yaml"))
+        .unwrap()
+        .unwrap();
     assert_eq!(
         text,
         "---

@@ -4,9 +4,9 @@
 
 mod support;
 
-use support::{listing, opgen_ok, tree};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use support::{listing, opgen_ok, tree};
 
 /// One document with every file of the tree, for a reviewable snapshot.
 fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
@@ -25,14 +25,31 @@ fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
 
 fn project(args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut init = vec!["init", "--domain", "example.com", "--repo", "github.com/example/memcached-operator", "--project-name", "memcached-operator"];
+    let mut init = vec![
+        "init",
+        "--domain",
+        "example.com",
+        "--repo",
+        "github.com/example/memcached-operator",
+        "--project-name",
+        "memcached-operator",
+    ];
     init.extend_from_slice(args);
     opgen_ok(dir.path(), &init);
     dir
 }
 
 fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) {
-    let mut args = vec!["create", "api", "--group", group, "--version", version, "--kind", kind];
+    let mut args = vec![
+        "create",
+        "api",
+        "--group",
+        group,
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ];
     args.extend_from_slice(extra);
     opgen_ok(dir, &args);
 }
@@ -49,7 +66,13 @@ fn init_tree() {
 fn init_and_two_kinds_tree() {
     let dir = project(&[]);
     create(dir.path(), "cache", "v1alpha1", "Memcached", &[]);
-    create(dir.path(), "cache", "v1alpha1", "CacheCluster", &["--namespaced=false"]);
+    create(
+        dir.path(),
+        "cache",
+        "v1alpha1",
+        "CacheCluster",
+        &["--namespaced=false"],
+    );
     let t = tree(dir.path());
     insta::assert_snapshot!("two_kinds_listing", listing(&t));
     insta::assert_snapshot!("two_kinds_files", dump(&t));
@@ -102,9 +125,25 @@ fn new_equals_init_plus_create_api() {
     let parent = tempfile::tempdir().unwrap();
     opgen_ok(
         parent.path(),
-        &["new", "memcached-operator", "--domain", "example.com", "--repo", "github.com/example/memcached-operator", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
+        &[
+            "new",
+            "memcached-operator",
+            "--domain",
+            "example.com",
+            "--repo",
+            "github.com/example/memcached-operator",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+        ],
     );
     let stepwise = project(&[]);
     create(stepwise.path(), "cache", "v1alpha1", "Memcached", &[]);
-    assert_eq!(tree(&parent.path().join("memcached-operator")), tree(stepwise.path()));
+    assert_eq!(
+        tree(&parent.path().join("memcached-operator")),
+        tree(stepwise.path())
+    );
 }

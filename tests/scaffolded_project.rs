@@ -32,7 +32,11 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
         .env_remove("RUSTFLAGS")
         .status()
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(status.success(), "`{program} {}` failed in the scaffolded project", args.join(" "));
+    assert!(
+        status.success(),
+        "`{program} {}` failed in the scaffolded project",
+        args.join(" ")
+    );
 }
 
 #[test]
@@ -40,12 +44,33 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
     let parent = tempfile::tempdir().unwrap();
     opgen_ok(
         parent.path(),
-        &["new", "demo-operator", "--domain", "example.com", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"],
+        &[
+            "new",
+            "demo-operator",
+            "--domain",
+            "example.com",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+        ],
     );
     let project = parent.path().join("demo-operator");
     opgen_ok(
         &project,
-        &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "CacheCluster", "--namespaced=false"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "CacheCluster",
+            "--namespaced=false",
+        ],
     );
     let lock = workspace_root().join("Cargo.lock");
     if lock.exists() {
@@ -54,13 +79,29 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
 
     run(&project, "cargo", &["fmt", "--check"]);
     run(&project, "cargo", &["test"]);
-    run(&project, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    run(
+        &project,
+        "cargo",
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
     opgen_ok(&project, &["manifests", "--check"]);
 
-    match Command::new("kubectl").arg("version").arg("--client").output() {
+    match Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+    {
         Ok(out) if out.status.success() => {
-            let out = Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&project).output().unwrap();
-            assert!(out.status.success(), "kubectl kustomize failed:\n{}", String::from_utf8_lossy(&out.stderr));
+            let out = Command::new("kubectl")
+                .args(["kustomize", "config/default"])
+                .current_dir(&project)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "kubectl kustomize failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let rendered = String::from_utf8_lossy(&out.stdout);
             for want in [
                 "kind: CustomResourceDefinition\nmetadata:\n  annotations:",
@@ -73,6 +114,8 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }
         }
-        _ => eprintln!("notice: kubectl is not installed; skipping `kubectl kustomize config/default`"),
+        _ => eprintln!(
+            "notice: kubectl is not installed; skipping `kubectl kustomize config/default`"
+        ),
     }
 }

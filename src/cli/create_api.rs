@@ -21,7 +21,9 @@ pub enum CreateCommand {
 
 /// Scaffold a kind: its Rust types, a controller, a sample and helper roles
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  opgen create api --group cache --version v1alpha1 --kind Memcached")]
+#[command(
+    after_help = "Example:\n  opgen create api --group cache --version v1alpha1 --kind Memcached"
+)]
 pub struct Args {
     #[command(flatten)]
     pub api: ApiArgs,

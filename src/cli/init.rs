@@ -8,7 +8,9 @@ use crate::writer::Workspace;
 
 /// Scaffold a new operator project in the current directory
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  opgen init --domain example.com --repo github.com/example/memcached-operator")]
+#[command(
+    after_help = "Example:\n  opgen init --domain example.com --repo github.com/example/memcached-operator"
+)]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
@@ -66,11 +68,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     super::print_warnings(&warnings, global);
     let report = manifests(&mut ws, &ManifestOptions::default())?;
     super::print_warnings(&report.warnings, global);
-    finish(&ws, global, &format!("initialized project {}", project.project_name))?;
+    finish(
+        &ws,
+        global,
+        &format!("initialized project {}", project.project_name),
+    )?;
     if !global.quiet && !global.dry_run {
-        println!(
-            "next: opgen create api --group <group> --version <version> --kind <Kind>"
-        );
+        println!("next: opgen create api --group <group> --version <version> --kind <Kind>");
     }
     Ok(())
 }

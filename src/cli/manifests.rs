@@ -8,7 +8,9 @@ use crate::writer::{ChangeKind, Workspace};
 
 /// Generate CRDs and RBAC roles from the marker-annotated Rust sources under src/
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  opgen manifests            # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  opgen manifests --check    # in CI: fail if any of them is out of date")]
+#[command(
+    after_help = "Examples:\n  opgen manifests            # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  opgen manifests --check    # in CI: fail if any of them is out of date"
+)]
 pub struct Args {
     /// Write nothing; exit non-zero and list every file that is out of date
     #[arg(long)]
@@ -44,7 +46,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             return Ok(());
         }
         return Err(Error::with_help(
-            format!("{} manifest file(s) are out of date:\n{}", stale.len(), stale.join("\n")),
+            format!(
+                "{} manifest file(s) are out of date:\n{}",
+                stale.len(),
+                stale.join("\n")
+            ),
             "run `opgen manifests` and commit the result",
         ));
     }

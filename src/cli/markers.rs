@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 /// List the markers opgen understands, or explain one
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  opgen markers\n  opgen markers kubebuilder:validation:MaxLength\n  opgen markers rbac")]
+#[command(
+    after_help = "Examples:\n  opgen markers\n  opgen markers kubebuilder:validation:MaxLength\n  opgen markers rbac"
+)]
 pub struct Args {
     /// A marker name, or part of one
     pub name: Option<String>,
@@ -28,13 +30,18 @@ pub fn run(args: Args) -> Result<()> {
         print!("{}", describe(d));
         return Ok(());
     }
-    let matches: Vec<&MarkerDef> = visible.filter(|d| d.name.to_lowercase().contains(&query.to_lowercase())).collect();
+    let matches: Vec<&MarkerDef> = visible
+        .filter(|d| d.name.to_lowercase().contains(&query.to_lowercase()))
+        .collect();
     if matches.is_empty() {
         let help = catalog
             .suggest(query)
             .map(|s| format!("did you mean `{s}`?"))
             .unwrap_or_else(|| "run `opgen markers` for the full list".to_owned());
-        return Err(Error::with_help(format!("no marker matches {query:?}"), help));
+        return Err(Error::with_help(
+            format!("no marker matches {query:?}"),
+            help,
+        ));
     }
     for d in matches {
         println!("{}", describe(d));

@@ -133,7 +133,11 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
         };
         // Files replaced with --force are always named: the user's edits in them are gone.
         if global.verbose > 0 || change.note.is_some() {
-            let note = change.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
+            let note = change
+                .note
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
             writeln!(out, "{verb} {}{note}", change.path.display()).map_err(io_err)?;
         }
     }

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 
 /// Create a new operator project in <DIR>, optionally with its first API
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  opgen new memcached-operator --domain example.com --group cache --version v1alpha1 --kind Memcached")]
+#[command(
+    after_help = "Example:\n  opgen new memcached-operator --domain example.com --group cache --version v1alpha1 --kind Memcached"
+)]
 pub struct Args {
     /// Directory to create; its name is the default project name
     pub dir: PathBuf,
@@ -71,7 +73,15 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     }
     let report = manifests(&mut ws, &ManifestOptions::default())?;
     print_warnings(&report.warnings, global);
-    finish(&ws, global, &format!("created project {} in {}", project.project_name, args.dir.display()))?;
+    finish(
+        &ws,
+        global,
+        &format!(
+            "created project {} in {}",
+            project.project_name,
+            args.dir.display()
+        ),
+    )?;
     if !global.quiet && !global.dry_run {
         println!("next: cd {} && cargo test", args.dir.display());
     }

@@ -44,11 +44,16 @@ impl Rule {
 
     /// controller-gen's sort key: groups + resources + names + urls.
     fn sort_key(&self) -> String {
-        [&self.groups, &self.resources, &self.resource_names, &self.urls]
-            .iter()
-            .map(|l| Rule::key_part(l))
-            .collect::<Vec<_>>()
-            .join(" + ")
+        [
+            &self.groups,
+            &self.resources,
+            &self.resource_names,
+            &self.urls,
+        ]
+        .iter()
+        .map(|l| Rule::key_part(l))
+        .collect::<Vec<_>>()
+        .join(" + ")
     }
 
     fn to_json(&self) -> Value {
@@ -62,7 +67,11 @@ impl Rule {
         put("nonResourceURLs", &self.urls);
         put("resourceNames", &self.resource_names);
         put("resources", &self.resources);
-        let verbs = if self.verbs.iter().any(|v| v == "*") { vec!["*".to_owned()] } else { self.verbs.clone() };
+        let verbs = if self.verbs.iter().any(|v| v == "*") {
+            vec!["*".to_owned()]
+        } else {
+            self.verbs.clone()
+        };
         m.insert("verbs".into(), json!(verbs));
         Value::Object(m)
     }
@@ -116,7 +125,13 @@ pub fn merge_rules(rules: Vec<Rule>) -> Vec<Rule> {
             split.push(r.normalized());
         } else {
             for res in &r.resources {
-                split.push(Rule { resources: vec![res.clone()], ..r.clone() }.normalized());
+                split.push(
+                    Rule {
+                        resources: vec![res.clone()],
+                        ..r.clone()
+                    }
+                    .normalized(),
+                );
             }
         }
     }
@@ -131,9 +146,17 @@ pub fn merge_rules(rules: Vec<Rule>) -> Vec<Rule> {
 /// Role objects from the RBAC markers: ClusterRoles first, then Roles by namespace.
 /// `empty_role_namespace`: when there is no rule at all, write an empty Role in this
 /// namespace (namespace-scoped managers) instead of an empty ClusterRole.
-pub fn generate(model: &Model<'_>, empty_role_namespace: Option<&str>, diags: &mut Diagnostics) -> Vec<Value> {
+pub fn generate(
+    model: &Model<'_>,
+    empty_role_namespace: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Vec<Value> {
     let mut buckets: BTreeMap<(String, String), Vec<Rule>> = BTreeMap::new();
-    for im in model.item_markers.iter().filter(|m| m.marker.name() == "kubebuilder:rbac") {
+    for im in model
+        .item_markers
+        .iter()
+        .filter(|m| m.marker.name() == "kubebuilder:rbac")
+    {
         let a = &im.marker.args;
         let rule = Rule {
             groups: a.list_field("groups"),
@@ -143,7 +166,10 @@ pub fn generate(model: &Model<'_>, empty_role_namespace: Option<&str>, diags: &m
             verbs: a.list_field("verbs"),
         };
         if rule.verbs.is_empty() {
-            diags.push(Diagnostic::error("an RBAC rule needs at least one verb").at(model.marker_location(im.file, &im.marker)));
+            diags.push(
+                Diagnostic::error("an RBAC rule needs at least one verb")
+                    .at(model.marker_location(im.file, &im.marker)),
+            );
             continue;
         }
         if rule.resources.is_empty() && rule.urls.is_empty() {
@@ -220,7 +246,10 @@ mod tests {
 
     #[test]
     fn groups_merge_when_everything_else_matches() {
-        let rules = merge_rules(vec![rule(&["b.io"], &["things"], &["get"]), rule(&["a.io"], &["things"], &["get"])]);
+        let rules = merge_rules(vec![
+            rule(&["b.io"], &["things"], &["get"]),
+            rule(&["a.io"], &["things"], &["get"]),
+        ]);
         assert_eq!(rules.len(), 1);
         assert_eq!(rules[0].groups, ["a.io", "b.io"]);
     }

@@ -39,14 +39,20 @@ fn registry() -> &'static Handlebars<'static> {
 
 /// Renders the template `name` (e.g. `project/Cargo.toml`) with `data`.
 pub fn render(name: &str, data: &impl Serialize) -> Result<String> {
-    registry()
-        .render(name, data)
-        .map_err(|e| Error::msg(format!("internal error: template {name} failed to render: {e}")))
+    registry().render(name, data).map_err(|e| {
+        Error::msg(format!(
+            "internal error: template {name} failed to render: {e}"
+        ))
+    })
 }
 
 /// Names of every embedded template, sorted.
 pub fn names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = registry().get_templates().keys().map(String::as_str).collect();
+    let mut names: Vec<&str> = registry()
+        .get_templates()
+        .keys()
+        .map(String::as_str)
+        .collect();
     names.sort_unstable();
     names
 }

@@ -110,7 +110,13 @@ struct NodeCollector {
 }
 
 impl NodeCollector {
-    fn add<T: Spanned + Clone>(&mut self, full: &T, attrs_removed: T, kind: NodeKind, what: &'static str) {
+    fn add<T: Spanned + Clone>(
+        &mut self,
+        full: &T,
+        attrs_removed: T,
+        kind: NodeKind,
+        what: &'static str,
+    ) {
         let id = node_id(&attrs_removed);
         let first_line = full.span().start().line.min(id.0);
         self.nodes.push(Node {
@@ -236,7 +242,9 @@ fn classify(line: &str) -> LineKind {
 /// The marker text (from `+`) of a comment line and its 1-based column, if it is a marker.
 fn marker_in(line: &str) -> Option<(usize, &str)> {
     let start = line.find("//")?;
-    let body = line[start..].trim_start_matches('/').trim_start_matches('!');
+    let body = line[start..]
+        .trim_start_matches('/')
+        .trim_start_matches('!');
     let body_trimmed = body.trim_start();
     let rest = body_trimmed.strip_prefix('+')?;
     if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
@@ -248,7 +256,11 @@ fn marker_in(line: &str) -> Option<(usize, &str)> {
 }
 
 /// Attaches every marker of `file` to its node; problems go to `diags`.
-pub fn attach(file: &SourceFile, catalog: &'static MarkerCatalog, diags: &mut Diagnostics) -> FileMarkers {
+pub fn attach(
+    file: &SourceFile,
+    catalog: &'static MarkerCatalog,
+    diags: &mut Diagnostics,
+) -> FileMarkers {
     let mut collector = NodeCollector::default();
     collector.visit_file(&file.ast);
     let lines: Vec<&str> = file.text.lines().collect();
@@ -287,7 +299,10 @@ pub fn attach(file: &SourceFile, catalog: &'static MarkerCatalog, diags: &mut Di
             while l > 0 && kind(l) == LineKind::Blank {
                 l -= 1;
             }
-            while l > 0 && kind(l) == LineKind::Comment(CommentKind::Outer) && !owner.contains_key(&l) {
+            while l > 0
+                && kind(l) == LineKind::Comment(CommentKind::Outer)
+                && !owner.contains_key(&l)
+            {
                 claim(l, &mut owner);
                 l -= 1;
             }
@@ -306,8 +321,11 @@ pub fn attach(file: &SourceFile, catalog: &'static MarkerCatalog, diags: &mut Di
         let (def, args) = match grammar::parse(catalog, text) {
             Ok(parsed) => parsed,
             Err(e) => {
-                let mut d = Diagnostic::error(e.message)
-                    .at(file.location(line_no, column + e.offset, e.width));
+                let mut d = Diagnostic::error(e.message).at(file.location(
+                    line_no,
+                    column + e.offset,
+                    e.width,
+                ));
                 d.help = e.help;
                 diags.push(d);
                 continue;
@@ -431,12 +449,22 @@ pub struct FooSpec {
     fn markers_attach_to_types_and_fields() {
         let (m, diags) = run(SPEC);
         assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(m.package.iter().map(|m| m.name()).collect::<Vec<_>>(), ["groupName"]);
+        assert_eq!(
+            m.package.iter().map(|m| m.name()).collect::<Vec<_>>(),
+            ["groupName"]
+        );
         assert_eq!(
             names(&m, (9, 1)),
-            ["kubebuilder:printcolumn", "kubebuilder:resource", "kubebuilder:subresource:status"]
+            [
+                "kubebuilder:printcolumn",
+                "kubebuilder:resource",
+                "kubebuilder:subresource:status"
+            ]
         );
-        assert_eq!(names(&m, (14, 5)), ["kubebuilder:validation:Minimum", "optional"]);
+        assert_eq!(
+            names(&m, (14, 5)),
+            ["kubebuilder:validation:Minimum", "optional"]
+        );
         assert_eq!(names(&m, (19, 5)), ["kubebuilder:validation:MaxLength"]);
         assert!(names(&m, (20, 5)).is_empty());
     }
@@ -447,7 +475,10 @@ pub struct FooSpec {
         let (m, diags) = run(text);
         assert_eq!(m.items.len(), 2, "{:?}", m.items);
         assert_eq!(diags.len(), 1);
-        assert!(diags[0].message.contains("inside a function body"), "{diags:?}");
+        assert!(
+            diags[0].message.contains("inside a function body"),
+            "{diags:?}"
+        );
         assert_eq!(diags[0].location.as_ref().unwrap().line, 5);
     }
 
@@ -458,10 +489,22 @@ pub struct FooSpec {
         let text: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
         assert_eq!(text.len(), 3, "{text:#?}");
         assert!(text[0].contains("unknown marker `kubebuilder:validation:Maxlength`"));
-        assert!(text[0].contains("src/api/v1/foo_types.rs:2:9"), "{}", text[0]);
+        assert!(
+            text[0].contains("src/api/v1/foo_types.rs:2:9"),
+            "{}",
+            text[0]
+        );
         assert!(text[0].contains("did you mean `kubebuilder:validation:MaxLength`"));
-        assert!(text[1].contains("`kubebuilder:printcolumn` cannot be used on a field"), "{}", text[1]);
-        assert!(text[2].contains("`optional` cannot be used on a function"), "{}", text[2]);
+        assert!(
+            text[1].contains("`kubebuilder:printcolumn` cannot be used on a field"),
+            "{}",
+            text[1]
+        );
+        assert!(
+            text[2].contains("`optional` cannot be used on a function"),
+            "{}",
+            text[2]
+        );
     }
 
     #[test]

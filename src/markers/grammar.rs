@@ -71,7 +71,10 @@ impl Value {
 
     pub fn as_strings(&self) -> Vec<String> {
         match self {
-            Value::List(items) => items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+            Value::List(items) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
             Value::String(s) => vec![s.clone()],
             _ => Vec::new(),
         }
@@ -97,7 +100,10 @@ impl ParsedArgs {
     }
 
     pub fn list_field(&self, name: &str) -> Vec<String> {
-        self.fields.get(name).map(Value::as_strings).unwrap_or_default()
+        self.fields
+            .get(name)
+            .map(Value::as_strings)
+            .unwrap_or_default()
     }
 }
 
@@ -159,7 +165,9 @@ pub fn parse<'c>(
     }
     let mut err = SyntaxError::new(1, name.chars().count(), format!("unknown marker `{name}`"));
     if let Some(s) = catalog.suggest(name) {
-        err = err.help(format!("did you mean `{s}`? (`opgen markers` lists every marker)"));
+        err = err.help(format!(
+            "did you mean `{s}`? (`opgen markers` lists every marker)"
+        ));
     } else {
         err = err.help("`opgen markers` lists every marker opgen understands");
     }
@@ -200,7 +208,9 @@ fn parse_args<'c>(
         }
         Args::Fields(fields) => {
             let text = match (first_key, args) {
-                (Some(key), Some((at, text))) => (at - key.chars().count() - 1, format!("{key}={text}")),
+                (Some(key), Some((at, text))) => {
+                    (at - key.chars().count() - 1, format!("{key}={text}"))
+                }
                 (Some(key), None) => (name_width, key.to_owned()),
                 (None, Some((at, text))) => (at, text.to_owned()),
                 (None, None) => (name_width, String::new()),
@@ -234,7 +244,11 @@ fn check_required(
             "`{}` is missing the argument{} {}",
             def.name,
             if missing.len() > 1 { "s" } else { "" },
-            missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     ))
 }
@@ -313,7 +327,11 @@ impl<'a> Cursor<'a> {
             let key_at = self.at();
             let key: String = self.take_while(|c| c != '=' && c != ',').trim().to_owned();
             let Some(field) = fields.iter().find(|f| f.name == key) else {
-                let known = fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ");
+                let known = fields
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 let mut err = SyntaxError::new(
                     key_at,
                     key.chars().count(),
@@ -321,7 +339,10 @@ impl<'a> Cursor<'a> {
                 )
                 .help(format!("its arguments are: {known}"));
                 if let Some(f) = fields.iter().find(|f| f.name.eq_ignore_ascii_case(&key)) {
-                    err = err.help(format!("did you mean `{}`? (its arguments are: {known})", f.name));
+                    err = err.help(format!(
+                        "did you mean `{}`? (its arguments are: {known})",
+                        f.name
+                    ));
                 }
                 return Err(err);
             };
@@ -404,7 +425,7 @@ impl<'a> Cursor<'a> {
             ArgType::String => self.string(ctx).map(Value::String),
             ArgType::OneOf(options) => {
                 let s = self.string(ctx)?;
-                if options.iter().any(|o| *o == s) {
+                if options.contains(&s) {
                     Ok(Value::String(s))
                 } else {
                     Err(SyntaxError::new(
@@ -475,7 +496,9 @@ impl<'a> Cursor<'a> {
             match c {
                 '"' => return Ok(out),
                 '\\' => {
-                    let esc = self.peek().ok_or_else(|| SyntaxError::new(start, 1, "unterminated \"string\""))?;
+                    let esc = self
+                        .peek()
+                        .ok_or_else(|| SyntaxError::new(start, 1, "unterminated \"string\""))?;
                     self.pos += 1;
                     match esc {
                         'n' => out.push('\n'),
@@ -501,11 +524,21 @@ impl<'a> Cursor<'a> {
                                     out.push(ch);
                                     self.pos += n;
                                 }
-                                _ => return Err(SyntaxError::new(self.at() - 2, 2, format!("invalid escape `\\{esc}{hex}`"))),
+                                _ => {
+                                    return Err(SyntaxError::new(
+                                        self.at() - 2,
+                                        2,
+                                        format!("invalid escape `\\{esc}{hex}`"),
+                                    ));
+                                }
                             }
                         }
                         other => {
-                            return Err(SyntaxError::new(self.at() - 2, 2, format!("invalid escape `\\{other}`")));
+                            return Err(SyntaxError::new(
+                                self.at() - 2,
+                                2,
+                                format!("invalid escape `\\{other}`"),
+                            ));
                         }
                     }
                 }
@@ -517,14 +550,16 @@ impl<'a> Cursor<'a> {
     fn number(&mut self, integer: bool) -> Result<Value, SyntaxError> {
         self.skip_ws();
         let start = self.at();
-        let text = self.take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.' | '_'));
+        let text =
+            self.take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.' | '_'));
         if let Ok(i) = text.parse::<i64>() {
             return Ok(Value::Int(i));
         }
-        if !integer && let Ok(f) = text.parse::<f64>() {
-            if f.is_finite() {
-                return Ok(Value::Float(f));
-            }
+        if !integer
+            && let Ok(f) = text.parse::<f64>()
+            && f.is_finite()
+        {
+            return Ok(Value::Float(f));
         }
         Err(SyntaxError::new(
             start,
@@ -557,12 +592,20 @@ impl<'a> Cursor<'a> {
                 if self.eat('}') {
                     return Ok(Value::List(items));
                 }
-                return Err(SyntaxError::new(self.at(), 1, "expected `,` or `}` in the list"));
+                return Err(SyntaxError::new(
+                    self.at(),
+                    1,
+                    "expected `,` or `}` in the list",
+                ));
             }
         }
         // Legacy `a;b;c`: ends at `,` (next argument), `}` or the end.
         loop {
-            let v = if *item == ArgType::Any { self.any(false)? } else { self.value(item, "", false)? };
+            let v = if *item == ArgType::Any {
+                self.any(false)?
+            } else {
+                self.value(item, "", false)?
+            };
             items.push(v);
             self.skip_ws();
             if self.peek() == Some(';') {
@@ -577,7 +620,11 @@ impl<'a> Cursor<'a> {
     fn map(&mut self) -> Result<Value, SyntaxError> {
         let start = self.at();
         if !self.eat('{') {
-            return Err(SyntaxError::new(start, 1, "expected a map such as {key: value}"));
+            return Err(SyntaxError::new(
+                start,
+                1,
+                "expected a map such as {key: value}",
+            ));
         }
         let mut entries = Vec::new();
         if self.eat('}') {
@@ -587,10 +634,17 @@ impl<'a> Cursor<'a> {
             self.skip_ws();
             let key = match self.peek() {
                 Some('"') => self.quoted()?,
-                _ => self.take_while(|c| c != ':' && c != ',' && c != '}').trim().to_owned(),
+                _ => self
+                    .take_while(|c| c != ':' && c != ',' && c != '}')
+                    .trim()
+                    .to_owned(),
             };
             if !self.eat(':') {
-                return Err(SyntaxError::new(self.at(), 1, format!("expected `:` after map key `{key}`")));
+                return Err(SyntaxError::new(
+                    self.at(),
+                    1,
+                    format!("expected `:` after map key `{key}`"),
+                ));
             }
             let value = self.any(false)?;
             entries.push((key, value));
@@ -600,7 +654,11 @@ impl<'a> Cursor<'a> {
             if self.eat('}') {
                 return Ok(Value::Map(entries));
             }
-            return Err(SyntaxError::new(self.at(), 1, "expected `,` or `}` in the map"));
+            return Err(SyntaxError::new(
+                self.at(),
+                1,
+                "expected `,` or `}` in the map",
+            ));
         }
     }
 
@@ -671,7 +729,10 @@ impl<'a> Cursor<'a> {
             }
             return false;
         }
-        let head: String = rest.chars().take_while(|c| !matches!(c, ',' | '}' | '{' | ':')).collect();
+        let head: String = rest
+            .chars()
+            .take_while(|c| !matches!(c, ',' | '}' | '{' | ':'))
+            .collect();
         rest[head.len()..].starts_with(':') && !head.trim().is_empty()
     }
 }
@@ -679,8 +740,11 @@ impl<'a> Cursor<'a> {
 fn is_float_literal(s: &str) -> bool {
     let s = s.strip_prefix('-').unwrap_or(s);
     !s.is_empty()
-        && s.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.')
-        && s.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        && s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.')
+        && s.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
 }
 
 fn type_of(v: &Value) -> ArgType {
@@ -701,7 +765,8 @@ mod tests {
     use serde_json::json;
 
     fn ok(text: &str) -> (String, ParsedArgs) {
-        let (def, args) = parse(MarkerCatalog::get(), text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        let (def, args) =
+            parse(MarkerCatalog::get(), text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
         (def.name.clone(), args)
     }
 
@@ -717,31 +782,57 @@ mod tests {
     fn flags_and_values() {
         assert_eq!(ok("+optional").0, "optional");
         assert_eq!(value_json("+kubebuilder:validation:Maximum=3"), json!(3));
-        assert_eq!(value_json("+kubebuilder:validation:Minimum=-0.5"), json!(-0.5));
-        assert_eq!(value_json("+kubebuilder:validation:Pattern=`^[a-z]+(,[a-z]+)*$`"), json!("^[a-z]+(,[a-z]+)*$"));
-        assert_eq!(value_json("+kubebuilder:validation:Pattern=^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"), json!("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
+        assert_eq!(
+            value_json("+kubebuilder:validation:Minimum=-0.5"),
+            json!(-0.5)
+        );
+        assert_eq!(
+            value_json("+kubebuilder:validation:Pattern=`^[a-z]+(,[a-z]+)*$`"),
+            json!("^[a-z]+(,[a-z]+)*$")
+        );
+        assert_eq!(
+            value_json("+kubebuilder:validation:Pattern=^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
+            json!("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+        );
         let e = err("+optional=true");
         assert!(e.message.contains("takes no arguments"), "{e:?}");
     }
 
     #[test]
     fn enum_items_are_guessed_one_by_one() {
-        assert_eq!(value_json("+kubebuilder:validation:Enum=Allow;Forbid;Replace"), json!(["Allow", "Forbid", "Replace"]));
-        assert_eq!(value_json("+kubebuilder:validation:Enum=1;2;\"foo\";bar"), json!([1, 2, "foo", "bar"]));
-        assert_eq!(value_json("+kubebuilder:validation:Enum={a,b}"), json!(["a", "b"]));
+        assert_eq!(
+            value_json("+kubebuilder:validation:Enum=Allow;Forbid;Replace"),
+            json!(["Allow", "Forbid", "Replace"])
+        );
+        assert_eq!(
+            value_json("+kubebuilder:validation:Enum=1;2;\"foo\";bar"),
+            json!([1, 2, "foo", "bar"])
+        );
+        assert_eq!(
+            value_json("+kubebuilder:validation:Enum={a,b}"),
+            json!(["a", "b"])
+        );
     }
 
     #[test]
     fn defaults_in_marker_syntax() {
-        assert_eq!(value_json("+kubebuilder:default=forty-two"), json!("forty-two"));
+        assert_eq!(
+            value_json("+kubebuilder:default=forty-two"),
+            json!("forty-two")
+        );
         assert_eq!(value_json("+kubebuilder:default:=7"), json!(7));
         assert_eq!(value_json("+kubebuilder:default={a,b}"), json!(["a", "b"]));
         assert_eq!(value_json("+kubebuilder:default={}"), json!({}));
         assert_eq!(value_json("+kubebuilder:default=100Mi"), json!("100Mi"));
-        assert_eq!(value_json("+kubebuilder:default=2024-01-15"), json!("2024-01-15"));
+        assert_eq!(
+            value_json("+kubebuilder:default=2024-01-15"),
+            json!("2024-01-15")
+        );
         assert_eq!(value_json("+kubebuilder:default=a;b"), json!(["a", "b"]));
         assert_eq!(
-            value_json("+kubebuilder:default={{nested: {foo: \"baz\", bar: true}},{nested: {foo: \"qux\", bar: false}}}"),
+            value_json(
+                "+kubebuilder:default={{nested: {foo: \"baz\", bar: true}},{nested: {foo: \"qux\", bar: false}}}"
+            ),
             json!([{"nested": {"foo": "baz", "bar": true}}, {"nested": {"foo": "qux", "bar": false}}])
         );
         assert_eq!(value_json("+kubebuilder:title=\"124\""), json!("124"));
@@ -750,25 +841,36 @@ mod tests {
     #[test]
     fn json_defaults() {
         assert_eq!(value_json("+default=\"TCP\""), json!("TCP"));
-        assert_eq!(value_json("+default=[{\"nested\": {\"foo\": \"baz\"}}]"), json!([{"nested": {"foo": "baz"}}]));
+        assert_eq!(
+            value_json("+default=[{\"nested\": {\"foo\": \"baz\"}}]"),
+            json!([{"nested": {"foo": "baz"}}])
+        );
         let e = err("+default=forty-two");
         assert!(e.message.contains("not valid JSON"), "{e:?}");
     }
 
     #[test]
     fn struct_markers_and_first_key_in_name() {
-        let (name, args) = ok("+kubebuilder:printcolumn:name=\"Age\",type=date,JSONPath=`.metadata.creationTimestamp`");
+        let (name, args) = ok(
+            "+kubebuilder:printcolumn:name=\"Age\",type=date,JSONPath=`.metadata.creationTimestamp`",
+        );
         assert_eq!(name, "kubebuilder:printcolumn");
         assert_eq!(args.str_field("name"), Some("Age"));
         assert_eq!(args.str_field("type"), Some("date"));
-        assert_eq!(args.str_field("JSONPath"), Some(".metadata.creationTimestamp"));
+        assert_eq!(
+            args.str_field("JSONPath"),
+            Some(".metadata.creationTimestamp")
+        );
 
-        let (_, args) = ok("+kubebuilder:rbac:groups=core,resources=pods;pods/status,verbs={get,list,watch}");
+        let (_, args) =
+            ok("+kubebuilder:rbac:groups=core,resources=pods;pods/status,verbs={get,list,watch}");
         assert_eq!(args.list_field("groups"), ["core"]);
         assert_eq!(args.list_field("resources"), ["pods", "pods/status"]);
         assert_eq!(args.list_field("verbs"), ["get", "list", "watch"]);
 
-        let (_, args) = ok("+kubebuilder:validation:XValidation:rule=\"self.a > 0\",message=\"a must be positive\",reason=FieldValueInvalid");
+        let (_, args) = ok(
+            "+kubebuilder:validation:XValidation:rule=\"self.a > 0\",message=\"a must be positive\",reason=FieldValueInvalid",
+        );
         assert_eq!(args.str_field("rule"), Some("self.a > 0"));
         assert_eq!(args.str_field("reason"), Some("FieldValueInvalid"));
     }
@@ -792,14 +894,22 @@ mod tests {
     #[test]
     fn unknown_marker_suggests() {
         let e = err("+kubebuilder:validation:Maxlength=10");
-        assert_eq!(e.message, "unknown marker `kubebuilder:validation:Maxlength`");
+        assert_eq!(
+            e.message,
+            "unknown marker `kubebuilder:validation:Maxlength`"
+        );
         assert!(e.help.unwrap().contains("kubebuilder:validation:MaxLength"));
         assert_eq!((e.offset, e.width), (1, 32));
     }
 
     #[test]
     fn ignored_foreign_markers_parse() {
-        assert!(ok("+operator-sdk:csv:customresourcedefinitions:type=spec").1.value.is_none());
+        assert!(
+            ok("+operator-sdk:csv:customresourcedefinitions:type=spec")
+                .1
+                .value
+                .is_none()
+        );
         assert!(ok("+kubebuilder:object:root=true").1.value.is_none());
     }
 

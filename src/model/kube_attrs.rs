@@ -72,23 +72,36 @@ fn err(span: proc_macro2::Span, message: impl Into<String>) -> AttrError {
 
 fn lit_str(expr: &Expr) -> Option<String> {
     match expr {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
         _ => None,
     }
 }
 
 fn lit_bool(expr: &Expr) -> Option<bool> {
     match expr {
-        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(b.value),
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Some(b.value),
         _ => None,
     }
 }
 
 pub fn has_derive(attrs: &[Attribute], name: &str) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-            .is_ok_and(|paths| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name)))
-    })
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| {
+                paths
+                    .iter()
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
+            })
+        })
 }
 
 /// Reads every `#[kube(...)]` attribute; `None` when there is none.
@@ -110,7 +123,11 @@ pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
 }
 
 fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
-    let key = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+    let key = meta
+        .path()
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
     match meta {
         Meta::Path(_) => match key.as_str() {
             "namespaced" => k.namespaced = true,
@@ -122,10 +139,20 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
         },
         Meta::NameValue(nv) => {
             let string = || {
-                lit_str(&nv.value).ok_or_else(|| err(nv.value.span(), format!("#[kube({key} = ...)] expects a string literal")))
+                lit_str(&nv.value).ok_or_else(|| {
+                    err(
+                        nv.value.span(),
+                        format!("#[kube({key} = ...)] expects a string literal"),
+                    )
+                })
             };
             let boolean = || {
-                lit_bool(&nv.value).ok_or_else(|| err(nv.value.span(), format!("#[kube({key} = ...)] expects true or false")))
+                lit_bool(&nv.value).ok_or_else(|| {
+                    err(
+                        nv.value.span(),
+                        format!("#[kube({key} = ...)] expects true or false"),
+                    )
+                })
             };
             match key.as_str() {
                 "group" => k.group = Some(string()?),
@@ -146,14 +173,20 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
                 "printcolumn" => {
                     let text = string()?;
                     let col: PrintColumn = serde_json::from_str(&text).map_err(|e| {
-                        err(nv.value.span(), format!("#[kube(printcolumn = ...)] is not a valid column: {e}"))
+                        err(
+                            nv.value.span(),
+                            format!("#[kube(printcolumn = ...)] is not a valid column: {e}"),
+                        )
                     })?;
                     k.printcolumns.push(col);
                 }
                 "scale" => {
                     let text = string()?;
                     let scale: Scale = serde_json::from_str(&text).map_err(|e| {
-                        err(nv.value.span(), format!("#[kube(scale = ...)] is not a valid scale subresource: {e}"))
+                        err(
+                            nv.value.span(),
+                            format!("#[kube(scale = ...)] is not a valid scale subresource: {e}"),
+                        )
                     })?;
                     k.scale = Some(scale);
                 }
@@ -165,9 +198,17 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
                 let fields = named_strings(list)?;
                 let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
                 let priority = get("priority")
-                    .map(|p| p.parse::<i64>().map_err(|_| err(list.span(), "printcolumn priority must be an integer")))
+                    .map(|p| {
+                        p.parse::<i64>().map_err(|_| {
+                            err(list.span(), "printcolumn priority must be an integer")
+                        })
+                    })
                     .transpose()?;
-                let required = |n: &str| get(n).ok_or_else(|| err(list.span(), format!("printcolumn(...) is missing `{n}`")));
+                let required = |n: &str| {
+                    get(n).ok_or_else(|| {
+                        err(list.span(), format!("printcolumn(...) is missing `{n}`"))
+                    })
+                };
                 k.printcolumns.push(PrintColumn {
                     name: required("name")?,
                     type_: required("type_")?,
@@ -180,7 +221,9 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
             "scale" => {
                 let fields = named_strings(list)?;
                 let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-                let required = |n: &str| get(n).ok_or_else(|| err(list.span(), format!("scale(...) is missing `{n}`")));
+                let required = |n: &str| {
+                    get(n).ok_or_else(|| err(list.span(), format!("scale(...) is missing `{n}`")))
+                };
                 k.scale = Some(Scale {
                     spec_replicas_path: required("spec_replicas_path")?,
                     status_replicas_path: required("status_replicas_path")?,
@@ -189,11 +232,18 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
             }
             "annotation" | "label" => {
                 let parts = list
-                    .parse_args_with(syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated)
-                    .map_err(|e| err(e.span(), format!("#[kube({key}(\"key\", \"value\"))]: {e}")))?;
+                    .parse_args_with(
+                        syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated,
+                    )
+                    .map_err(|e| {
+                        err(e.span(), format!("#[kube({key}(\"key\", \"value\"))]: {e}"))
+                    })?;
                 let parts: Vec<String> = parts.iter().map(LitStr::value).collect();
                 let [name, value] = parts.as_slice() else {
-                    return Err(err(list.span(), format!("#[kube({key}(...))] takes a key and a value")));
+                    return Err(err(
+                        list.span(),
+                        format!("#[kube({key}(...))] takes a key and a value"),
+                    ));
                 };
                 let pair = (name.clone(), value.clone());
                 if key == "annotation" {
@@ -217,10 +267,18 @@ fn named_strings(list: &syn::MetaList) -> Result<Vec<(String, String)>, AttrErro
         .iter()
         .map(|m| match m {
             Meta::NameValue(nv) => {
-                let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                let key = nv
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
                 let value = match &nv.value {
-                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => s.value(),
-                    Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_owned(),
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => s.value(),
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Int(i), ..
+                    }) => i.base10_digits().to_owned(),
                     other => return Err(err(other.span(), format!("`{key}` expects a literal"))),
                 };
                 Ok((key, value))

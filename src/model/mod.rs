@@ -179,9 +179,10 @@ impl Model<'_> {
 
     /// Whether `+kubebuilder:validation:Optional` stands in the package's `//!` docs.
     pub fn package_optional(&self, package: &[String]) -> bool {
-        self.packages
-            .get(package)
-            .is_some_and(|ms| ms.iter().any(|m| m.name() == "kubebuilder:validation:Optional"))
+        self.packages.get(package).is_some_and(|ms| {
+            ms.iter()
+                .any(|m| m.name() == "kubebuilder:validation:Optional")
+        })
     }
 
     pub fn type_def(&self, id: TypeId) -> &TypeDef {
@@ -195,7 +196,11 @@ impl Model<'_> {
 }
 
 /// Builds the model from parsed files and their markers.
-pub fn build<'a>(files: &'a [SourceFile], markers: Vec<FileMarkers>, diags: &mut Diagnostics) -> Model<'a> {
+pub fn build<'a>(
+    files: &'a [SourceFile],
+    markers: Vec<FileMarkers>,
+    diags: &mut Diagnostics,
+) -> Model<'a> {
     resolve::Builder::new(files, markers).build(diags)
 }
 
@@ -206,7 +211,10 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
     let mut lines: Vec<String> = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         if let syn::Meta::NameValue(nv) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
         {
             for line in s.value().split('\n') {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
@@ -261,6 +269,9 @@ mod tests {
             /// hidden
             struct A;
         };
-        assert_eq!(doc_text(&item.attrs), "First line\ncontinues here.\n\nSecond paragraph.");
+        assert_eq!(
+            doc_text(&item.attrs),
+            "First line\ncontinues here.\n\nSecond paragraph."
+        );
     }
 }

@@ -4,8 +4,8 @@
 use super::kube_attrs;
 use super::serde_attrs::{self, RenameRule};
 use super::{
-    EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId, Variant,
-    VariantContent, doc_text,
+    EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId,
+    Variant, VariantContent, doc_text,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
@@ -24,7 +24,11 @@ struct Scope<'a> {
 }
 
 enum Resolved<'a> {
-    Local { item: &'a syn::Item, module: Vec<String>, file: usize },
+    Local {
+        item: &'a syn::Item,
+        module: Vec<String>,
+        file: usize,
+    },
     External(Vec<String>),
 }
 
@@ -52,7 +56,10 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
             let name = n.ident.to_string();
             if name == "self" {
                 if let Some(last) = prefix.last() {
-                    out.push(UseEntry::Named { name: last.clone(), path: prefix.clone() });
+                    out.push(UseEntry::Named {
+                        name: last.clone(),
+                        path: prefix.clone(),
+                    });
                 }
             } else {
                 let mut path = prefix.clone();
@@ -63,9 +70,14 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
         syn::UseTree::Rename(r) => {
             let mut path = prefix.clone();
             path.push(r.ident.to_string());
-            out.push(UseEntry::Named { name: r.rename.to_string(), path });
+            out.push(UseEntry::Named {
+                name: r.rename.to_string(),
+                path,
+            });
         }
-        syn::UseTree::Glob(_) => out.push(UseEntry::Glob { path: prefix.clone() }),
+        syn::UseTree::Glob(_) => out.push(UseEntry::Glob {
+            path: prefix.clone(),
+        }),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 flatten_use(t, prefix, out);
@@ -129,7 +141,11 @@ impl<'a> Builder<'a> {
                 .entry(self.files[i].package().to_vec())
                 .or_default()
                 .append(&mut fm.package);
-            item_markers.extend(fm.items.drain(..).map(|marker| ItemMarker { marker, file: i }));
+            item_markers.extend(
+                fm.items
+                    .drain(..)
+                    .map(|marker| ItemMarker { marker, file: i }),
+            );
         }
         let kinds = self.find_kinds(&packages, diags);
         Model {
@@ -150,7 +166,11 @@ impl<'a> Builder<'a> {
         Diagnostic::error(message).at(self.files[loc.file].location(loc.line, loc.column, width))
     }
 
-    fn find_kinds(&mut self, packages: &HashMap<Vec<String>, Vec<Marker>>, diags: &mut Diagnostics) -> Vec<Kind> {
+    fn find_kinds(
+        &mut self,
+        packages: &HashMap<Vec<String>, Vec<Marker>>,
+        diags: &mut Diagnostics,
+    ) -> Vec<Kind> {
         // Deterministic order: by module path, then item name.
         let mut candidates: Vec<(Vec<String>, String, &'a syn::Item, usize)> = Vec::new();
         for (module, scope) in &self.scopes {
@@ -187,24 +207,43 @@ impl<'a> Builder<'a> {
                     continue;
                 }
                 Err(e) => {
-                    let at = SrcLoc { file, line: e.line, column: e.column };
+                    let at = SrcLoc {
+                        file,
+                        line: e.line,
+                        column: e.column,
+                    };
                     diags.push(self.error(at, 1, e.message));
                     continue;
                 }
             };
-            let (Some(group), Some(version), Some(kind)) = (attrs.group.clone(), attrs.version.clone(), attrs.kind.clone()) else {
-                diags.push(self.error(loc, 1, format!("#[kube] on `{}` needs group, version and kind", s.ident)));
+            let (Some(group), Some(version), Some(kind)) = (
+                attrs.group.clone(),
+                attrs.version.clone(),
+                attrs.kind.clone(),
+            ) else {
+                diags.push(self.error(
+                    loc,
+                    1,
+                    format!("#[kube] on `{}` needs group, version and kind", s.ident),
+                ));
                 continue;
             };
             check_package_names(self, pkg_markers, file, &group, &version, diags);
             let Some(spec) = self.type_def_of(&module, file, item, diags) else {
                 continue;
             };
-            let status = attrs.status.as_ref().and_then(|st| self.status_type(&module, file, loc, st, diags));
+            let status = attrs
+                .status
+                .as_ref()
+                .and_then(|st| self.status_type(&module, file, loc, st, diags));
             let markers = self.types[spec].markers.clone();
             kinds
                 .entry((group.clone(), kind.clone()))
-                .or_insert_with(|| Kind { group, kind, versions: Vec::new() })
+                .or_insert_with(|| Kind {
+                    group,
+                    kind,
+                    versions: Vec::new(),
+                })
                 .versions
                 .push(KindVersion {
                     version,
@@ -222,25 +261,46 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn status_type(&mut self, module: &[String], file: usize, loc: SrcLoc, text: &str, diags: &mut Diagnostics) -> Option<Ty> {
+    fn status_type(
+        &mut self,
+        module: &[String],
+        file: usize,
+        loc: SrcLoc,
+        text: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<Ty> {
         match syn::parse_str::<syn::Type>(text) {
             Ok(t) => self.ty(module, file, &t, loc, diags),
             Err(e) => {
-                diags.push(self.error(loc, 1, format!("#[kube(status = {text:?})] is not a Rust type: {e}")));
+                diags.push(self.error(
+                    loc,
+                    1,
+                    format!("#[kube(status = {text:?})] is not a Rust type: {e}"),
+                ));
                 None
             }
         }
     }
 
     /// The TypeDef of a struct, enum or alias item, built once.
-    fn type_def_of(&mut self, module: &[String], file: usize, item: &'a syn::Item, diags: &mut Diagnostics) -> Option<TypeId> {
+    fn type_def_of(
+        &mut self,
+        module: &[String],
+        file: usize,
+        item: &'a syn::Item,
+        diags: &mut Diagnostics,
+    ) -> Option<TypeId> {
         let ident = item_ident(item)?;
         let id_node = stripped_id(item);
         let key = (file, id_node);
         if let Some(&id) = self.memo.get(&key) {
             return Some(id);
         }
-        let loc = SrcLoc { file, line: id_node.0, column: id_node.1 };
+        let loc = SrcLoc {
+            file,
+            line: id_node.0,
+            column: id_node.1,
+        };
         let attrs = item_attrs(item);
         let id = self.types.len();
         self.memo.insert(key, id);
@@ -261,19 +321,31 @@ impl<'a> Builder<'a> {
         Some(id)
     }
 
-    fn shape(&mut self, module: &[String], file: usize, item: &'a syn::Item, loc: SrcLoc, diags: &mut Diagnostics) -> Shape {
+    fn shape(
+        &mut self,
+        module: &[String],
+        file: usize,
+        item: &'a syn::Item,
+        loc: SrcLoc,
+        diags: &mut Diagnostics,
+    ) -> Shape {
         match item {
-            syn::Item::Type(t) => self.ty(module, file, &t.ty, loc, diags).map_or(Shape::Invalid, Shape::Wrapper),
+            syn::Item::Type(t) => self
+                .ty(module, file, &t.ty, loc, diags)
+                .map_or(Shape::Invalid, Shape::Wrapper),
             syn::Item::Struct(s) => {
                 let c = serde_attrs::container_attrs(&s.attrs);
                 if let Some(proxy) = &c.proxy {
-                    return self.status_type(module, file, loc, proxy, diags).map_or(Shape::Invalid, Shape::Wrapper);
+                    return self
+                        .status_type(module, file, loc, proxy, diags)
+                        .map_or(Shape::Invalid, Shape::Wrapper);
                 }
                 match &s.fields {
                     syn::Fields::Unit => Shape::Wrapper(Ty::Unit),
                     syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                         let f = &u.unnamed[0];
-                        self.ty(module, file, &f.ty, loc, diags).map_or(Shape::Invalid, Shape::Wrapper)
+                        self.ty(module, file, &f.ty, loc, diags)
+                            .map_or(Shape::Invalid, Shape::Wrapper)
                     }
                     syn::Fields::Unnamed(_) => {
                         diags.push(self.error(loc, 1, format!(
@@ -283,7 +355,14 @@ impl<'a> Builder<'a> {
                         Shape::Invalid
                     }
                     syn::Fields::Named(named) => {
-                        let fields = self.fields(module, file, named.named.iter(), c.rename_all, c.default, diags);
+                        let fields = self.fields(
+                            module,
+                            file,
+                            named.named.iter(),
+                            c.rename_all,
+                            c.default,
+                            diags,
+                        );
                         if c.transparent {
                             match fields.into_iter().next() {
                                 Some(f) => Shape::Wrapper(f.ty),
@@ -316,12 +395,15 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let id = stripped_id_field(f);
-            let loc = SrcLoc { file, line: id.0, column: id.1 };
+            let loc = SrcLoc {
+                file,
+                line: id.0,
+                column: id.1,
+            };
             let rust_name = f.ident.as_ref().map(ident_name).unwrap_or_default();
-            let json_name = a
-                .rename
-                .clone()
-                .unwrap_or_else(|| rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+            let json_name = a.rename.clone().unwrap_or_else(|| {
+                rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_field(&rust_name))
+            });
             let Some(ty) = self.ty(module, file, &f.ty, loc, diags) else {
                 continue;
             };
@@ -341,11 +423,20 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn enum_shape(&mut self, module: &[String], file: usize, e: &'a syn::ItemEnum, diags: &mut Diagnostics) -> Shape {
+    fn enum_shape(
+        &mut self,
+        module: &[String],
+        file: usize,
+        e: &'a syn::ItemEnum,
+        diags: &mut Diagnostics,
+    ) -> Shape {
         let c = serde_attrs::container_attrs(&e.attrs);
         let repr = match (&c.tag, &c.content, c.untagged) {
             (_, _, true) => EnumRepr::Untagged,
-            (Some(tag), Some(content), _) => EnumRepr::Adjacent { tag: tag.clone(), content: content.clone() },
+            (Some(tag), Some(content), _) => EnumRepr::Adjacent {
+                tag: tag.clone(),
+                content: content.clone(),
+            },
             (Some(tag), None, _) => EnumRepr::Internal { tag: tag.clone() },
             _ => EnumRepr::External,
         };
@@ -356,12 +447,16 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let id = stripped_id_variant(v);
-            let loc = SrcLoc { file, line: id.0, column: id.1 };
+            let loc = SrcLoc {
+                file,
+                line: id.0,
+                column: id.1,
+            };
             let rust_name = ident_name(&v.ident);
-            let json_name = a
-                .rename
-                .clone()
-                .unwrap_or_else(|| c.rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_variant(&rust_name)));
+            let json_name = a.rename.clone().unwrap_or_else(|| {
+                c.rename_all
+                    .map_or_else(|| rust_name.clone(), |r| r.apply_to_variant(&rust_name))
+            });
             let content = match &v.fields {
                 syn::Fields::Unit => VariantContent::Unit,
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
@@ -373,7 +468,14 @@ impl<'a> Builder<'a> {
                 syn::Fields::Unnamed(u) => VariantContent::Tuple(u.unnamed.len()),
                 syn::Fields::Named(n) => {
                     let rule = a.rename_all.or(c.rename_all_fields);
-                    VariantContent::Struct(self.fields(module, file, n.named.iter(), rule, false, diags))
+                    VariantContent::Struct(self.fields(
+                        module,
+                        file,
+                        n.named.iter(),
+                        rule,
+                        false,
+                        diags,
+                    ))
                 }
             };
             variants.push(Variant {
@@ -386,7 +488,9 @@ impl<'a> Builder<'a> {
                 loc,
             });
         }
-        let all_unit = variants.iter().all(|v| matches!(v.content, VariantContent::Unit));
+        let all_unit = variants
+            .iter()
+            .all(|v| matches!(v.content, VariantContent::Unit));
         if all_unit && repr == EnumRepr::External {
             Shape::UnitEnum(variants)
         } else {
@@ -395,24 +499,50 @@ impl<'a> Builder<'a> {
     }
 
     /// Resolves a type expression written in `module`.
-    fn ty(&mut self, module: &[String], file: usize, t: &syn::Type, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Ty> {
+    fn ty(
+        &mut self,
+        module: &[String],
+        file: usize,
+        t: &syn::Type,
+        loc: SrcLoc,
+        diags: &mut Diagnostics,
+    ) -> Option<Ty> {
         match t {
             syn::Type::Paren(p) => self.ty(module, file, &p.elem, loc, diags),
             syn::Type::Group(g) => self.ty(module, file, &g.elem, loc, diags),
             syn::Type::Reference(r) => self.ty(module, file, &r.elem, loc, diags),
-            syn::Type::Array(a) => Some(Ty::List { item: Box::new(self.ty(module, file, &a.elem, loc, diags)?), set: false }),
-            syn::Type::Slice(s) => Some(Ty::List { item: Box::new(self.ty(module, file, &s.elem, loc, diags)?), set: false }),
+            syn::Type::Array(a) => Some(Ty::List {
+                item: Box::new(self.ty(module, file, &a.elem, loc, diags)?),
+                set: false,
+            }),
+            syn::Type::Slice(s) => Some(Ty::List {
+                item: Box::new(self.ty(module, file, &s.elem, loc, diags)?),
+                set: false,
+            }),
             syn::Type::Tuple(tu) if tu.elems.is_empty() => Some(Ty::Unit),
-            syn::Type::Path(p) if p.qself.is_none() => self.path_ty(module, file, &p.path, loc, diags),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                self.path_ty(module, file, &p.path, loc, diags)
+            }
             other => {
                 let text = quote::ToTokens::to_token_stream(other).to_string();
-                diags.push(self.error(loc, 1, format!("the type `{text}` cannot be described by a CRD schema")));
+                diags.push(self.error(
+                    loc,
+                    1,
+                    format!("the type `{text}` cannot be described by a CRD schema"),
+                ));
                 None
             }
         }
     }
 
-    fn generic_args(&mut self, module: &[String], file: usize, seg: &syn::PathSegment, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Vec<Ty>> {
+    fn generic_args(
+        &mut self,
+        module: &[String],
+        file: usize,
+        seg: &syn::PathSegment,
+        loc: SrcLoc,
+        diags: &mut Diagnostics,
+    ) -> Option<Vec<Ty>> {
         let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
             return Some(Vec::new());
         };
@@ -425,14 +555,34 @@ impl<'a> Builder<'a> {
         Some(out)
     }
 
-    fn path_ty(&mut self, module: &[String], file: usize, path: &syn::Path, loc: SrcLoc, diags: &mut Diagnostics) -> Option<Ty> {
+    fn path_ty(
+        &mut self,
+        module: &[String],
+        file: usize,
+        path: &syn::Path,
+        loc: SrcLoc,
+        diags: &mut Diagnostics,
+    ) -> Option<Ty> {
         let segs: Vec<String> = path.segments.iter().map(|s| ident_name(&s.ident)).collect();
         let last = path.segments.last()?;
-        let display = quote::ToTokens::to_token_stream(path).to_string().replace(' ', "");
+        let display = quote::ToTokens::to_token_stream(path)
+            .to_string()
+            .replace(' ', "");
         match self.resolve(module, &segs, &mut HashSet::new()) {
-            Some(Resolved::Local { item, module: m, file: f }) => {
+            Some(Resolved::Local {
+                item,
+                module: m,
+                file: f,
+            }) => {
                 if !matches!(last.arguments, syn::PathArguments::None) {
-                    diags.push(self.error(loc, 1, format!("generic type `{display}` is not supported in a CRD schema")).help("use a concrete type"));
+                    diags.push(
+                        self.error(
+                            loc,
+                            1,
+                            format!("generic type `{display}` is not supported in a CRD schema"),
+                        )
+                        .help("use a concrete type"),
+                    );
                     return None;
                 }
                 let id = self.type_def_of(&m, f, item, diags)?;
@@ -458,7 +608,12 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn resolve(&self, module: &[String], segs: &[String], seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+    fn resolve(
+        &self,
+        module: &[String],
+        segs: &[String],
+        seen: &mut HashSet<(Vec<String>, Vec<String>)>,
+    ) -> Option<Resolved<'a>> {
         if !seen.insert((module.to_vec(), segs.to_vec())) || segs.is_empty() {
             return None;
         }
@@ -494,7 +649,12 @@ impl<'a> Builder<'a> {
         Some(Resolved::External(segs.to_vec()))
     }
 
-    fn resolve_in(&self, module: &[String], rest: &[String], seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+    fn resolve_in(
+        &self,
+        module: &[String],
+        rest: &[String],
+        seen: &mut HashSet<(Vec<String>, Vec<String>)>,
+    ) -> Option<Resolved<'a>> {
         match rest {
             [] => None,
             [name] => self.lookup(module, name, seen),
@@ -502,10 +662,19 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn lookup(&self, module: &[String], name: &str, seen: &mut HashSet<(Vec<String>, Vec<String>)>) -> Option<Resolved<'a>> {
+    fn lookup(
+        &self,
+        module: &[String],
+        name: &str,
+        seen: &mut HashSet<(Vec<String>, Vec<String>)>,
+    ) -> Option<Resolved<'a>> {
         let scope = self.scopes.get(module)?;
         if let Some(item) = scope.items.get(name) {
-            return Some(Resolved::Local { item, module: module.to_vec(), file: scope.file });
+            return Some(Resolved::Local {
+                item,
+                module: module.to_vec(),
+                file: scope.file,
+            });
         }
         for u in &scope.uses {
             if let UseEntry::Named { name: n, path } = u
@@ -523,7 +692,9 @@ impl<'a> Builder<'a> {
                             return Some(r);
                         }
                     }
-                    None if external.is_none() && path.first().is_some_and(|p| p == "k8s_openapi") => {
+                    None if external.is_none()
+                        && path.first().is_some_and(|p| p == "k8s_openapi") =>
+                    {
                         let mut full = path.clone();
                         full.push(name.to_owned());
                         external = Some(Resolved::External(full));
@@ -560,7 +731,11 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
     let name = path.last().map(String::as_str).unwrap_or("");
     let krate = path.first().map(String::as_str).unwrap_or("");
     let one = |args: &mut Vec<Ty>| -> Result<Ty, String> {
-        if args.len() == 1 { Ok(args.remove(0)) } else { Err(format!(": expected one type argument for `{name}`")) }
+        if args.len() == 1 {
+            Ok(args.remove(0))
+        } else {
+            Err(format!(": expected one type argument for `{name}`"))
+        }
     };
     if krate == "k8s_openapi" {
         return Ok(Ty::K8s(path[1..].join("::")));
@@ -579,27 +754,72 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
     Ok(match name {
         "bool" => Ty::Bool,
         "String" | "str" | "char" => Ty::String,
-        "i8" => Ty::Integer { bits: 8, signed: true },
-        "i16" => Ty::Integer { bits: 16, signed: true },
-        "i32" => Ty::Integer { bits: 32, signed: true },
-        "i64" => Ty::Integer { bits: 64, signed: true },
-        "i128" => Ty::Integer { bits: 128, signed: true },
-        "isize" => Ty::Integer { bits: 0, signed: true },
-        "u8" => Ty::Integer { bits: 8, signed: false },
-        "u16" => Ty::Integer { bits: 16, signed: false },
-        "u32" => Ty::Integer { bits: 32, signed: false },
-        "u64" => Ty::Integer { bits: 64, signed: false },
-        "u128" => Ty::Integer { bits: 128, signed: false },
-        "usize" => Ty::Integer { bits: 0, signed: false },
+        "i8" => Ty::Integer {
+            bits: 8,
+            signed: true,
+        },
+        "i16" => Ty::Integer {
+            bits: 16,
+            signed: true,
+        },
+        "i32" => Ty::Integer {
+            bits: 32,
+            signed: true,
+        },
+        "i64" => Ty::Integer {
+            bits: 64,
+            signed: true,
+        },
+        "i128" => Ty::Integer {
+            bits: 128,
+            signed: true,
+        },
+        "isize" => Ty::Integer {
+            bits: 0,
+            signed: true,
+        },
+        "u8" => Ty::Integer {
+            bits: 8,
+            signed: false,
+        },
+        "u16" => Ty::Integer {
+            bits: 16,
+            signed: false,
+        },
+        "u32" => Ty::Integer {
+            bits: 32,
+            signed: false,
+        },
+        "u64" => Ty::Integer {
+            bits: 64,
+            signed: false,
+        },
+        "u128" => Ty::Integer {
+            bits: 128,
+            signed: false,
+        },
+        "usize" => Ty::Integer {
+            bits: 0,
+            signed: false,
+        },
         "f32" => Ty::Float { bits: 32 },
         "f64" => Ty::Float { bits: 64 },
         "Option" => Ty::Option(Box::new(one(&mut args)?)),
         "Box" | "Arc" | "Rc" | "Cow" => one(&mut args)?,
         "Vec" | "VecDeque" | "LinkedList" => match one(&mut args)? {
-            Ty::Integer { bits: 8, signed: false } if name == "Vec" => Ty::Bytes,
-            item => Ty::List { item: Box::new(item), set: false },
+            Ty::Integer {
+                bits: 8,
+                signed: false,
+            } if name == "Vec" => Ty::Bytes,
+            item => Ty::List {
+                item: Box::new(item),
+                set: false,
+            },
         },
-        "BTreeSet" | "HashSet" | "IndexSet" => Ty::List { item: Box::new(one(&mut args)?), set: true },
+        "BTreeSet" | "HashSet" | "IndexSet" => Ty::List {
+            item: Box::new(one(&mut args)?),
+            set: true,
+        },
         "BTreeMap" | "HashMap" | "IndexMap" => {
             if args.len() != 2 {
                 return Err(format!(": expected key and value types for `{name}`"));
@@ -615,7 +835,14 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
     })
 }
 
-fn check_package_names(b: &Builder<'_>, pkg: &[Marker], file: usize, group: &str, version: &str, diags: &mut Diagnostics) {
+fn check_package_names(
+    b: &Builder<'_>,
+    pkg: &[Marker],
+    file: usize,
+    group: &str,
+    version: &str,
+    diags: &mut Diagnostics,
+) {
     for m in pkg {
         let (want, what) = match m.name() {
             "groupName" => (group, "group"),
@@ -626,9 +853,14 @@ fn check_package_names(b: &Builder<'_>, pkg: &[Marker], file: usize, group: &str
         if got != want {
             let loc = b.files[file].location(m.line, m.column, m.text.chars().count());
             diags.push(
-                Diagnostic::error(format!("`+{}` says {what} {got:?} but #[kube] says {want:?}", m.name()))
-                    .at(loc)
-                    .help(format!("make them agree; #[kube({what} = ...)] is what the compiled code uses")),
+                Diagnostic::error(format!(
+                    "`+{}` says {what} {got:?} but #[kube] says {want:?}",
+                    m.name()
+                ))
+                .at(loc)
+                .help(format!(
+                    "make them agree; #[kube({what} = ...)] is what the compiled code uses"
+                )),
             );
         }
     }

@@ -86,9 +86,15 @@ impl RenameRule {
                 }
                 out
             }
-            RenameRule::ScreamingSnake => RenameRule::Snake.apply_to_variant(variant).to_ascii_uppercase(),
-            RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
-            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
+            RenameRule::ScreamingSnake => RenameRule::Snake
+                .apply_to_variant(variant)
+                .to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
         }
     }
 }
@@ -129,9 +135,9 @@ pub struct FieldAttrs {
 fn serde_items(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let Ok(nested) = attr.parse_args_with(
-            syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
-        ) else {
+        let Ok(nested) = attr
+            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        else {
             continue;
         };
         for meta in nested {
@@ -156,12 +162,14 @@ fn serde_items(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
                         .ok()
                         .and_then(|items| {
                             items.into_iter().find_map(|m| match m {
-                                Meta::NameValue(nv) if nv.path.is_ident("serialize") => match nv.value {
-                                    Expr::Lit(ExprLit {
-                                        lit: Lit::Str(s), ..
-                                    }) => Some(s.value()),
-                                    _ => None,
-                                },
+                                Meta::NameValue(nv) if nv.path.is_ident("serialize") => {
+                                    match nv.value {
+                                        Expr::Lit(ExprLit {
+                                            lit: Lit::Str(s), ..
+                                        }) => Some(s.value()),
+                                        _ => None,
+                                    }
+                                }
                                 _ => None,
                             })
                         });
@@ -186,17 +194,15 @@ pub fn container_attrs(attrs: &[Attribute]) -> ContainerAttrs {
     for (key, value) in serde_items(attrs) {
         match key.as_str() {
             "rename_all" => c.rename_all = value.as_deref().and_then(RenameRule::parse),
-            "rename_all_fields" => c.rename_all_fields = value.as_deref().and_then(RenameRule::parse),
+            "rename_all_fields" => {
+                c.rename_all_fields = value.as_deref().and_then(RenameRule::parse)
+            }
             "default" => c.default = true,
             "transparent" => c.transparent = true,
             "tag" => c.tag = value,
             "content" => c.content = value,
             "untagged" => c.untagged = true,
-            "into" | "from" | "try_from" => {
-                if c.proxy.is_none() {
-                    c.proxy = value;
-                }
-            }
+            "into" | "from" | "try_from" if c.proxy.is_none() => c.proxy = value,
             "remote" => c.custom = true,
             _ => {}
         }
@@ -275,7 +281,9 @@ mod tests {
         assert_eq!(c.rename_all, Some(RenameRule::Camel));
         assert_eq!(c.tag.as_deref(), Some("type"));
         assert!(c.default);
-        let syn::Data::Struct(s) = item.data else { unreachable!() };
+        let syn::Data::Struct(s) = item.data else {
+            unreachable!()
+        };
         let fields: Vec<_> = s.fields.iter().map(|f| field_attrs(&f.attrs)).collect();
         assert_eq!(fields[0].rename.as_deref(), Some("x-y"));
         assert!(fields[0].default && fields[0].skip_serializing_if);

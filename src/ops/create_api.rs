@@ -22,7 +22,11 @@ pub struct ApiOptions {
 }
 
 /// Stages the new API into the workspace and records it in `project`; returns warnings.
-pub fn create_api(ws: &mut Workspace, project: &mut Project, opts: &ApiOptions) -> Result<Vec<Diagnostic>> {
+pub fn create_api(
+    ws: &mut Workspace,
+    project: &mut Project,
+    opts: &ApiOptions,
+) -> Result<Vec<Diagnostic>> {
     names::validate_group(&opts.group)?;
     names::validate_version(&opts.version)?;
     names::validate_kind(&opts.kind)?;
@@ -126,14 +130,20 @@ fn check_group(project: &Project, group: &str) -> Result<()> {
 fn check_kind_collisions(project: &Project, opts: &ApiOptions) -> Result<()> {
     let lower = opts.kind.to_lowercase();
     for r in &project.resources {
-        let same_scope = project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.group);
+        let same_scope =
+            project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.group);
         if same_scope && r.kind != opts.kind && r.kind.to_lowercase() == lower {
             return Err(Error::msg(format!(
                 "invalid value {:?} for --kind: it collides with the existing kind {:?}; both have the lower-case name `{lower}`, which names the resource, its sample and its helper roles",
                 opts.kind, r.kind
             )));
         }
-        if opts.controller && same_scope && r.kind == opts.kind && r.version != opts.version && r.controller {
+        if opts.controller
+            && same_scope
+            && r.kind == opts.kind
+            && r.version != opts.version
+            && r.controller
+        {
             return Err(Error::with_help(
                 format!(
                     "kind {} already has a controller (scaffolded with version {})",
@@ -154,10 +164,17 @@ fn check_reserved_modules(project: &Project, opts: &ApiOptions) -> Result<()> {
     let (name, flag) = if project.multigroup {
         (names::module_name(&opts.group), "--group")
     } else {
-        (heck::ToSnakeCase::to_snake_case(opts.kind.as_str()), "--kind")
+        (
+            heck::ToSnakeCase::to_snake_case(opts.kind.as_str()),
+            "--kind",
+        )
     };
     if opts.controller && CONTROLLER_SUPPORT_MODULES.contains(&name.as_str()) {
-        let value = if project.multigroup { &opts.group } else { &opts.kind };
+        let value = if project.multigroup {
+            &opts.group
+        } else {
+            &opts.kind
+        };
         return Err(Error::msg(format!(
             "invalid value {value:?} for {flag}: its controller module `{name}` would clash with src/controllers/{name}.rs, which the scaffold uses"
         )));

@@ -37,7 +37,10 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let files = load::load(ws, Path::new("src"))?;
     let catalog = MarkerCatalog::get();
     let mut diags = Diagnostics::default();
-    let markers = files.iter().map(|f| attach(f, catalog, &mut diags)).collect();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, catalog, &mut diags))
+        .collect();
     let model = model::build(&files, markers, &mut diags);
     let k8s = K8sTypes::new();
     let crds = CrdGenerator::new(
@@ -103,7 +106,13 @@ fn enable_crd_base(ws: &mut Workspace) -> Result<()> {
     }
     let updated: Vec<String> = text
         .split_inclusive('\n')
-        .map(|l| if l.trim() == "#- ../crd" { l.replacen("#- ../crd", "- ../crd", 1) } else { l.to_owned() })
+        .map(|l| {
+            if l.trim() == "#- ../crd" {
+                l.replacen("#- ../crd", "- ../crd", 1)
+            } else {
+                l.to_owned()
+            }
+        })
         .collect();
     ws.stage(DEFAULT_KUSTOMIZATION, updated.concat());
     Ok(())

@@ -51,7 +51,10 @@ pub fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
             continue;
         }
         if entry.file_type().is_file() {
-            out.insert(rel, std::fs::read_to_string(entry.path()).unwrap_or_default());
+            out.insert(
+                rel,
+                std::fs::read_to_string(entry.path()).unwrap_or_default(),
+            );
         } else if entry.file_type().is_dir() && rel.as_os_str() != "" {
             out.insert(rel.join(""), String::from("<dir>"));
         }

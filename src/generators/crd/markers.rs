@@ -5,10 +5,17 @@ use serde_json::{Map, Value, json};
 
 /// Priority of a marker when several stand on one node (spec §3.7); lower runs first.
 pub fn priority(name: &str) -> u8 {
-    let base = name.strip_prefix("kubebuilder:validation:items:").map_or(name, |n| n);
+    let base = name
+        .strip_prefix("kubebuilder:validation:items:")
+        .map_or(name, |n| n);
     match base {
-        "kubebuilder:validation:Type" | "Type" | "kubebuilder:validation:XIntOrString" | "XIntOrString" | "listType"
-        | "k8s:listType" | "default" => 9,
+        "kubebuilder:validation:Type"
+        | "Type"
+        | "kubebuilder:validation:XIntOrString"
+        | "XIntOrString"
+        | "listType"
+        | "k8s:listType"
+        | "default" => 9,
         "kubebuilder:validation:AtMostOneOf" => 11,
         "kubebuilder:validation:ExactlyOneOf" => 12,
         "kubebuilder:validation:AtLeastOneOf" => 13,
@@ -56,9 +63,15 @@ fn number_json(v: f64) -> Value {
 
 /// Applies one marker to `schema`. `node_type` is the schema type the marker is checked
 /// against (the type of the field's or type's own schema).
-pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marker) -> Result<(), String> {
+pub fn apply(
+    schema: &mut Map<String, Value>,
+    node_type: Option<&str>,
+    m: &Marker,
+) -> Result<(), String> {
     let name = m.name();
-    let base = name.strip_prefix("kubebuilder:validation:items:").map(|n| format!("kubebuilder:validation:{n}"));
+    let base = name
+        .strip_prefix("kubebuilder:validation:items:")
+        .map(|n| format!("kubebuilder:validation:{n}"));
     let name = base.as_deref().unwrap_or(name);
     let value = m.args.value.as_ref();
     let need = |ok: bool, what: &str| -> Result<(), String> {
@@ -68,18 +81,26 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
             Err(format!(
                 "`{}` applies to {what}, but this is {}",
                 m.name(),
-                node_type.map_or_else(|| "a value without a type".to_owned(), |t| format!("of type {t}"))
+                node_type.map_or_else(
+                    || "a value without a type".to_owned(),
+                    |t| format!("of type {t}")
+                )
             ))
         }
     };
     let numeric = matches!(node_type, Some("integer" | "number"));
     let stringy = node_type == Some("string") || int_or_string(schema);
     match name {
-        "kubebuilder:validation:Maximum" | "kubebuilder:validation:Minimum" | "kubebuilder:validation:MultipleOf" => {
+        "kubebuilder:validation:Maximum"
+        | "kubebuilder:validation:Minimum"
+        | "kubebuilder:validation:MultipleOf" => {
             need(numeric, "numbers")?;
             let v = value.and_then(|v| v.as_f64()).ok_or("expected a number")?;
             if node_type == Some("integer") && v.fract() != 0.0 {
-                return Err(format!("`{}` on an integer must be a whole number, not {v}", m.name()));
+                return Err(format!(
+                    "`{}` on an integer must be a whole number, not {v}",
+                    m.name()
+                ));
             }
             let key = match name {
                 "kubebuilder:validation:Maximum" => "maximum",
@@ -90,24 +111,53 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
         }
         "kubebuilder:validation:ExclusiveMaximum" | "kubebuilder:validation:ExclusiveMinimum" => {
             need(numeric, "numbers")?;
-            let key = if name.ends_with("Maximum") { "exclusiveMaximum" } else { "exclusiveMinimum" };
+            let key = if name.ends_with("Maximum") {
+                "exclusiveMaximum"
+            } else {
+                "exclusiveMinimum"
+            };
             if value.and_then(|v| v.as_bool()) == Some(true) {
                 schema.insert(key.into(), json!(true));
             }
         }
         "kubebuilder:validation:MaxLength" | "kubebuilder:validation:MinLength" => {
             need(stringy, "strings")?;
-            let key = if name.ends_with("MaxLength") { "maxLength" } else { "minLength" };
-            schema.insert(key.into(), json!(value.and_then(|v| v.as_i64()).ok_or("expected an integer")?));
+            let key = if name.ends_with("MaxLength") {
+                "maxLength"
+            } else {
+                "minLength"
+            };
+            schema.insert(
+                key.into(),
+                json!(
+                    value
+                        .and_then(|v| v.as_i64())
+                        .ok_or("expected an integer")?
+                ),
+            );
         }
         "kubebuilder:validation:Pattern" => {
             need(stringy, "strings")?;
-            schema.insert("pattern".into(), json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?));
+            schema.insert(
+                "pattern".into(),
+                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
+            );
         }
         "kubebuilder:validation:MaxItems" | "kubebuilder:validation:MinItems" => {
             need(node_type == Some("array"), "lists")?;
-            let key = if name.ends_with("MaxItems") { "maxItems" } else { "minItems" };
-            schema.insert(key.into(), json!(value.and_then(|v| v.as_i64()).ok_or("expected an integer")?));
+            let key = if name.ends_with("MaxItems") {
+                "maxItems"
+            } else {
+                "minItems"
+            };
+            schema.insert(
+                key.into(),
+                json!(
+                    value
+                        .and_then(|v| v.as_i64())
+                        .ok_or("expected an integer")?
+                ),
+            );
         }
         "kubebuilder:validation:UniqueItems" => {
             need(node_type == Some("array"), "lists")?;
@@ -117,8 +167,19 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
         }
         "kubebuilder:validation:MaxProperties" | "kubebuilder:validation:MinProperties" => {
             need(node_type == Some("object"), "maps and objects")?;
-            let key = if name.ends_with("MaxProperties") { "maxProperties" } else { "minProperties" };
-            schema.insert(key.into(), json!(value.and_then(|v| v.as_i64()).ok_or("expected an integer")?));
+            let key = if name.ends_with("MaxProperties") {
+                "maxProperties"
+            } else {
+                "minProperties"
+            };
+            schema.insert(
+                key.into(),
+                json!(
+                    value
+                        .and_then(|v| v.as_i64())
+                        .ok_or("expected an integer")?
+                ),
+            );
         }
         "kubebuilder:validation:Enum" => {
             let list = match value.map(|v| v.to_json()) {
@@ -129,12 +190,19 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
             schema.insert("enum".into(), Value::Array(list));
         }
         "kubebuilder:validation:Format" => {
-            schema.insert("format".into(), json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?));
+            schema.insert(
+                "format".into(),
+                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
+            );
         }
         "kubebuilder:validation:Type" => {
-            schema.insert("type".into(), json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?));
+            schema.insert(
+                "type".into(),
+                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
+            );
         }
-        "kubebuilder:validation:XPreserveUnknownFields" | "kubebuilder:pruning:PreserveUnknownFields" => {
+        "kubebuilder:validation:XPreserveUnknownFields"
+        | "kubebuilder:pruning:PreserveUnknownFields" => {
             schema.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
         }
         "kubebuilder:validation:XEmbeddedResource" | "kubebuilder:validation:EmbeddedResource" => {
@@ -145,7 +213,13 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
         }
         "kubebuilder:validation:XValidation" => {
             let mut rule = Map::new();
-            for key in ["fieldPath", "message", "messageExpression", "reason", "rule"] {
+            for key in [
+                "fieldPath",
+                "message",
+                "messageExpression",
+                "reason",
+                "rule",
+            ] {
                 if let Some(s) = m.args.str_field(key).filter(|s| !s.is_empty()) {
                     rule.insert(key.into(), json!(s));
                 }
@@ -166,7 +240,10 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
             schema.insert("default".into(), v);
         }
         "kubebuilder:example" => {
-            schema.insert("example".into(), value.map(|v| v.to_json()).ok_or("expected a value")?);
+            schema.insert(
+                "example".into(),
+                value.map(|v| v.to_json()).ok_or("expected a value")?,
+            );
         }
         "kubebuilder:title" => match value {
             Some(v) if v.as_str().is_some() => {
@@ -177,7 +254,9 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
         "kubebuilder:externalDocs" => {
             let url = m.args.str_field("url").unwrap_or_default();
             if !(url.contains("://") || url.starts_with('/')) {
-                return Err(format!("externalDocs url {url:?} must be an absolute URL or path"));
+                return Err(format!(
+                    "externalDocs url {url:?} must be an absolute URL or path"
+                ));
             }
             let mut docs = Map::new();
             if let Some(d) = m.args.str_field("description") {
@@ -188,22 +267,37 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
         }
         "listType" | "k8s:listType" => {
             need(node_type == Some("array"), "lists")?;
-            schema.insert("x-kubernetes-list-type".into(), value.map(|v| v.to_json()).ok_or("expected a value")?);
+            schema.insert(
+                "x-kubernetes-list-type".into(),
+                value.map(|v| v.to_json()).ok_or("expected a value")?,
+            );
         }
         "listMapKey" | "k8s:listMapKey" => {
             need(node_type == Some("array"), "lists")?;
             if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
-                return Err(format!("`{}` needs +listType=map on the same list", m.name()));
+                return Err(format!(
+                    "`{}` needs +listType=map on the same list",
+                    m.name()
+                ));
             }
             let key = value.map(|v| v.to_json()).ok_or("expected a value")?;
-            match schema.entry("x-kubernetes-list-map-keys").or_insert_with(|| json!([])) {
+            match schema
+                .entry("x-kubernetes-list-map-keys")
+                .or_insert_with(|| json!([]))
+            {
                 Value::Array(keys) => keys.push(key),
                 _ => unreachable!("list-map-keys is always an array"),
             }
         }
         "mapType" | "structType" => {
-            need(matches!(node_type, Some("object") | None), "maps and objects")?;
-            schema.insert("x-kubernetes-map-type".into(), value.map(|v| v.to_json()).ok_or("expected a value")?);
+            need(
+                matches!(node_type, Some("object") | None),
+                "maps and objects",
+            )?;
+            schema.insert(
+                "x-kubernetes-map-type".into(),
+                value.map(|v| v.to_json()).ok_or("expected a value")?,
+            );
         }
         "kubebuilder:validation:AtMostOneOf"
         | "kubebuilder:validation:ExactlyOneOf"
@@ -211,7 +305,10 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
             need(node_type == Some("object"), "objects")?;
             let fields = value.map(|v| v.as_strings()).unwrap_or_default();
             if let Some(nested) = fields.iter().find(|f| f.contains('.')) {
-                return Err(format!("`{}`: cannot reference nested fields: {nested}", m.name()));
+                return Err(format!(
+                    "`{}`: cannot reference nested fields: {nested}",
+                    m.name()
+                ));
             }
             let joined = fields.join(" ");
             let (rule, message) = match name {
@@ -224,7 +321,11 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
                     format!("exactly one of the fields in [{joined}] must be set"),
                 ),
                 _ => (
-                    fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join("||"),
+                    fields
+                        .iter()
+                        .map(|f| format!("has(self.{f})"))
+                        .collect::<Vec<_>>()
+                        .join("||"),
                     format!("at least one of the fields in [{joined}] must be set"),
                 ),
             };
@@ -234,7 +335,11 @@ pub fn apply(schema: &mut Map<String, Value>, node_type: Option<&str>, m: &Marke
             Some(Value::Array(values)) => {
                 values.sort_by_key(|v| v.to_string());
             }
-            _ => return Err("`k8s:enum` applies to enums whose variants are all unit variants".into()),
+            _ => {
+                return Err(
+                    "`k8s:enum` applies to enums whose variants are all unit variants".into(),
+                );
+            }
         },
         other if is_structural(other) => {}
         other => return Err(format!("`{other}` has no schema effect here")),
@@ -251,7 +356,10 @@ fn count_expr(fields: &[String]) -> String {
 }
 
 pub fn push_rule(schema: &mut Map<String, Value>, rule: Value) {
-    match schema.entry("x-kubernetes-validations").or_insert_with(|| json!([])) {
+    match schema
+        .entry("x-kubernetes-validations")
+        .or_insert_with(|| json!([]))
+    {
         Value::Array(rules) => rules.push(rule),
         _ => unreachable!("validations are always an array"),
     }

@@ -51,15 +51,27 @@ fn marker<'x>(ms: &'x [Marker], name: &str) -> Option<&'x Marker> {
 
 impl<'m, 'a> CrdGenerator<'m, 'a> {
     pub fn new(model: &'m Model<'a>, k8s: &'m K8sTypes, options: CrdOptions) -> Self {
-        CrdGenerator { model, k8s, options }
+        CrdGenerator {
+            model,
+            k8s,
+            options,
+        }
     }
 
     pub fn generate(&self, diags: &mut Diagnostics) -> Vec<Crd> {
-        self.model.kinds.iter().filter_map(|k| self.kind(k, diags)).collect()
+        self.model
+            .kinds
+            .iter()
+            .filter_map(|k| self.kind(k, diags))
+            .collect()
     }
 
     fn marker_diag(&self, v: &KindVersion, m: &Marker, message: String) -> Diagnostic {
-        Diagnostic::error(message).at(self.model.files[v.loc.file].location(m.line, m.column, m.text.chars().count()))
+        Diagnostic::error(message).at(self.model.files[v.loc.file].location(
+            m.line,
+            m.column,
+            m.text.chars().count(),
+        ))
     }
 
     fn kind(&self, kind: &Kind, diags: &mut Diagnostics) -> Option<Crd> {
@@ -71,7 +83,13 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .collect();
         let Some(first) = versions.first() else {
             let v = &kind.versions[0];
-            diags.push(self.model.diag_at(v.loc, format!("every version of {}.{} is skipped, so there is no CRD to write", kind.kind, kind.group)));
+            diags.push(self.model.diag_at(
+                v.loc,
+                format!(
+                    "every version of {}.{} is skipped, so there is no CRD to write",
+                    kind.kind, kind.group
+                ),
+            ));
             return None;
         };
         let names = self.names(kind, first, diags);
@@ -101,7 +119,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             }
         }
         if !version_objects.iter().any(|v| v["served"] == json!(true)) {
-            diags.push(self.model.diag_at(first.loc, format!("{}.{} does not serve any version", kind.kind, kind.group)));
+            diags.push(self.model.diag_at(
+                first.loc,
+                format!("{}.{} does not serve any version", kind.kind, kind.group),
+            ));
         }
         let mut annotations = Map::new();
         let mut labels = Map::new();
@@ -112,14 +133,22 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             for (k, val) in &v.attrs.labels {
                 labels.insert(k.clone(), json!(val));
             }
-            for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:metadata") {
+            for m in v
+                .markers
+                .iter()
+                .filter(|m| m.name() == "kubebuilder:metadata")
+            {
                 for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
                     for item in m.args.list_field(list) {
                         match item.split_once('=') {
                             Some((k, val)) => {
                                 target.insert(k.to_owned(), json!(val));
                             }
-                            None => diags.push(self.marker_diag(v, m, format!("{list} item {item:?} is not in 'key=value' format"))),
+                            None => diags.push(self.marker_diag(
+                                v,
+                                m,
+                                format!("{list} item {item:?} is not in 'key=value' format"),
+                            )),
                         }
                     }
                 }
@@ -131,7 +160,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if !labels.is_empty() {
             metadata.insert("labels".into(), Value::Object(labels));
         }
-        metadata.insert("name".into(), json!(format!("{}.{}", names.plural, kind.group)));
+        metadata.insert(
+            "name".into(),
+            json!(format!("{}.{}", names.plural, kind.group)),
+        );
 
         let mut names_obj = Map::new();
         if !names.categories.is_empty() {
@@ -169,7 +201,11 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
 
     fn names(&self, kind: &Kind, v: &KindVersion, diags: &mut Diagnostics) -> Names {
         let res = marker(&v.markers, "kubebuilder:resource");
-        let pick = |attr: Option<String>, marker_value: Option<String>, what: &str, diags: &mut Diagnostics| -> Option<String> {
+        let pick = |attr: Option<String>,
+                    marker_value: Option<String>,
+                    what: &str,
+                    diags: &mut Diagnostics|
+         -> Option<String> {
             match (attr, marker_value) {
                 (Some(a), Some(m)) if a != m => {
                     let m_ = res.expect("marker value implies the marker");
@@ -208,7 +244,11 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             }
             out
         };
-        let scope = if v.attrs.namespaced { "Namespaced" } else { "Cluster" };
+        let scope = if v.attrs.namespaced {
+            "Namespaced"
+        } else {
+            "Cluster"
+        };
         if let Some(m) = res
             && let Some(s) = m.args.str_field("scope")
             && s != scope
@@ -227,7 +267,12 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         }
     }
 
-    fn storage_version(&self, kind: &Kind, versions: &[&KindVersion], diags: &mut Diagnostics) -> Option<String> {
+    fn storage_version(
+        &self,
+        kind: &Kind,
+        versions: &[&KindVersion],
+        diags: &mut Diagnostics,
+    ) -> Option<String> {
         if versions.len() == 1 {
             return Some(versions[0].version.clone());
         }
@@ -235,10 +280,16 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         // `storage = false`) decides, which is how `create api` scaffolds a second version.
         let mut marked: Vec<&&KindVersion> = versions
             .iter()
-            .filter(|v| v.attrs.storage == Some(true) || marker(&v.markers, "kubebuilder:storageversion").is_some())
+            .filter(|v| {
+                v.attrs.storage == Some(true)
+                    || marker(&v.markers, "kubebuilder:storageversion").is_some()
+            })
             .collect();
         if marked.is_empty() {
-            marked = versions.iter().filter(|v| v.attrs.storage != Some(false)).collect();
+            marked = versions
+                .iter()
+                .filter(|v| v.attrs.storage != Some(false))
+                .collect();
         }
         match marked.as_slice() {
             [one] => Some(one.version.clone()),
@@ -253,12 +304,15 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             }
             many => {
                 let list: Vec<&str> = many.iter().map(|v| v.version.as_str()).collect();
-                diags.push(self.model.diag_at(many[1].loc, format!(
-                    "{}.{} has several storage versions ({}); exactly one is allowed",
-                    kind.kind,
-                    kind.group,
-                    list.join(", ")
-                )));
+                diags.push(self.model.diag_at(
+                    many[1].loc,
+                    format!(
+                        "{}.{} has several storage versions ({}); exactly one is allowed",
+                        kind.kind,
+                        kind.group,
+                        list.join(", ")
+                    ),
+                ));
                 None
             }
         }
@@ -268,9 +322,20 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let mut out = Map::new();
         let mut columns: Vec<Value> = Vec::new();
         for c in &v.attrs.printcolumns {
-            columns.push(column(&c.name, &c.type_, &c.json_path, c.description.as_deref(), c.format.as_deref(), c.priority));
+            columns.push(column(
+                &c.name,
+                &c.type_,
+                &c.json_path,
+                c.description.as_deref(),
+                c.format.as_deref(),
+                c.priority,
+            ));
         }
-        for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:printcolumn") {
+        for m in v
+            .markers
+            .iter()
+            .filter(|m| m.name() == "kubebuilder:printcolumn")
+        {
             let a = &m.args;
             columns.push(column(
                 a.str_field("name").unwrap_or_default(),
@@ -285,7 +350,8 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             out.insert("additionalPrinterColumns".into(), Value::Array(columns));
         }
         let deprecated = v.attrs.deprecated.clone().or_else(|| {
-            marker(&v.markers, "kubebuilder:deprecatedversion").map(|m| m.args.str_field("warning").map(str::to_owned))
+            marker(&v.markers, "kubebuilder:deprecatedversion")
+                .map(|m| m.args.str_field("warning").map(str::to_owned))
         });
         if let Some(warning) = deprecated {
             out.insert("deprecated".into(), json!(true));
@@ -299,14 +365,24 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             truncate_descriptions(&mut schema, max);
         }
         out.insert("schema".into(), json!({"openAPIV3Schema": schema}));
-        let mut selectable: Vec<Value> = v.attrs.selectable.iter().map(|p| json!({"jsonPath": p})).collect();
-        for m in v.markers.iter().filter(|m| m.name() == "kubebuilder:selectablefield") {
+        let mut selectable: Vec<Value> = v
+            .attrs
+            .selectable
+            .iter()
+            .map(|p| json!({"jsonPath": p}))
+            .collect();
+        for m in v
+            .markers
+            .iter()
+            .filter(|m| m.name() == "kubebuilder:selectablefield")
+        {
             selectable.push(json!({"jsonPath": m.args.str_field("JSONPath").unwrap_or_default()}));
         }
         if !selectable.is_empty() {
             out.insert("selectableFields".into(), Value::Array(selectable));
         }
-        let unserved = v.attrs.served == Some(false) || marker(&v.markers, "kubebuilder:unservedversion").is_some();
+        let unserved = v.attrs.served == Some(false)
+            || marker(&v.markers, "kubebuilder:unservedversion").is_some();
         out.insert("served".into(), json!(!unserved));
         out.insert("storage".into(), json!(storage));
 
@@ -315,15 +391,35 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let scale = match (&v.attrs.scale, scale_marker) {
             (Some(s), Some(m)) => {
                 let from_marker = (m.args.str_field("specpath"), m.args.str_field("statuspath"));
-                if from_marker != (Some(s.spec_replicas_path.as_str()), Some(s.status_replicas_path.as_str())) {
-                    diags.push(self.marker_diag(v, m, "+kubebuilder:subresource:scale disagrees with #[kube(scale)]".into()));
+                if from_marker
+                    != (
+                        Some(s.spec_replicas_path.as_str()),
+                        Some(s.status_replicas_path.as_str()),
+                    )
+                {
+                    diags.push(self.marker_diag(
+                        v,
+                        m,
+                        "+kubebuilder:subresource:scale disagrees with #[kube(scale)]".into(),
+                    ));
                 }
-                Some((s.spec_replicas_path.clone(), s.status_replicas_path.clone(), s.label_selector_path.clone()))
+                Some((
+                    s.spec_replicas_path.clone(),
+                    s.status_replicas_path.clone(),
+                    s.label_selector_path.clone(),
+                ))
             }
-            (Some(s), None) => Some((s.spec_replicas_path.clone(), s.status_replicas_path.clone(), s.label_selector_path.clone())),
+            (Some(s), None) => Some((
+                s.spec_replicas_path.clone(),
+                s.status_replicas_path.clone(),
+                s.label_selector_path.clone(),
+            )),
             (None, Some(m)) => Some((
                 m.args.str_field("specpath").unwrap_or_default().to_owned(),
-                m.args.str_field("statuspath").unwrap_or_default().to_owned(),
+                m.args
+                    .str_field("statuspath")
+                    .unwrap_or_default()
+                    .to_owned(),
                 m.args.str_field("selectorpath").map(str::to_owned),
             )),
             (None, None) => None,
@@ -352,8 +448,14 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let mut builder = SchemaBuilder::new(self.model, self.k8s);
         let spec_def = self.model.type_def(v.spec);
         let mut props = Map::new();
-        props.insert("apiVersion".into(), json!({"description": API_VERSION_DOC, "type": "string"}));
-        props.insert("kind".into(), json!({"description": KIND_DOC, "type": "string"}));
+        props.insert(
+            "apiVersion".into(),
+            json!({"description": API_VERSION_DOC, "type": "string"}),
+        );
+        props.insert(
+            "kind".into(),
+            json!({"description": KIND_DOC, "type": "string"}),
+        );
         props.insert("metadata".into(), json!({"type": "object"}));
         let mut required = Vec::new();
         let spec_schema = builder.named(v.spec, diags);
@@ -381,7 +483,12 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             root.insert("required".into(), Value::Array(required));
         }
         root.insert("type".into(), json!("object"));
-        let mut rules: Vec<Value> = v.attrs.validations.iter().map(|r| json!({"rule": r})).collect();
+        let mut rules: Vec<Value> = v
+            .attrs
+            .validations
+            .iter()
+            .map(|r| json!({"rule": r}))
+            .collect();
         if !rules.is_empty() {
             rules.sort_by_key(|r| r.to_string());
             root.insert("x-kubernetes-validations".into(), Value::Array(rules));
@@ -399,7 +506,14 @@ struct Names {
     scope: String,
 }
 
-fn column(name: &str, ty: &str, path: &str, description: Option<&str>, format: Option<&str>, priority: Option<i64>) -> Value {
+fn column(
+    name: &str,
+    ty: &str,
+    path: &str,
+    description: Option<&str>,
+    format: Option<&str>,
+    priority: Option<i64>,
+) -> Value {
     let mut c = Map::new();
     if let Some(d) = description.filter(|d| !d.is_empty()) {
         c.insert("description".into(), json!(d));
@@ -460,7 +574,10 @@ mod tests {
     #[test]
     fn truncation_follows_controller_gen() {
         assert_eq!(
-            truncate("APIVersion defines the versioned schema of this representation of an object.", 50),
+            truncate(
+                "APIVersion defines the versioned schema of this representation of an object.",
+                50
+            ),
             "APIVersion defines the versioned schema of this..."
         );
         assert_eq!(truncate("Short one. And more text here", 15), "Short one.");

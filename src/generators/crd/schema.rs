@@ -29,7 +29,11 @@ fn obj(v: Value) -> Schema {
 
 impl<'m, 'a> SchemaBuilder<'m, 'a> {
     pub fn new(model: &'m Model<'a>, k8s: &'m K8sTypes) -> Self {
-        SchemaBuilder { model, k8s, stack: Vec::new() }
+        SchemaBuilder {
+            model,
+            k8s,
+            stack: Vec::new(),
+        }
     }
 
     fn error(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
@@ -37,7 +41,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     }
 
     fn marker_error(&self, file: usize, m: &Marker, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::error(message).at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+        Diagnostic::error(message).at(self.model.files[file].location(
+            m.line,
+            m.column,
+            m.text.chars().count(),
+        ))
     }
 
     /// The schema of a type expression used at `loc`.
@@ -61,13 +69,18 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 }
                 s
             }
-            Ty::Float { bits } => obj(json!({"type": "number", "format": if *bits == 32 { "float" } else { "double" }})),
+            Ty::Float { bits } => obj(
+                json!({"type": "number", "format": if *bits == 32 { "float" } else { "double" }}),
+            ),
             Ty::Bytes => obj(json!({"type": "string", "format": "byte"})),
             Ty::Option(inner) => self.ty(inner, loc, diags),
             Ty::List { item, set } => {
                 let mut s = obj(json!({"type": "array"}));
                 s.insert("items".into(), Value::Object(self.ty(item, loc, diags)));
-                let scalar = matches!(**item, Ty::String | Ty::Integer { .. } | Ty::Bool | Ty::Float { .. });
+                let scalar = matches!(
+                    **item,
+                    Ty::String | Ty::Integer { .. } | Ty::Bool | Ty::Float { .. }
+                );
                 if *set && scalar {
                     s.insert("x-kubernetes-list-type".into(), json!("set"));
                 }
@@ -75,13 +88,21 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             }
             Ty::Map(value) => {
                 let mut s = obj(json!({"type": "object"}));
-                s.insert("additionalProperties".into(), Value::Object(self.ty(value, loc, diags)));
+                s.insert(
+                    "additionalProperties".into(),
+                    Value::Object(self.ty(value, loc, diags)),
+                );
                 s
             }
             Ty::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
-            Ty::JsonObject => obj(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})),
+            Ty::JsonObject => {
+                obj(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}))
+            }
             Ty::Unit => {
-                diags.push(self.error(loc, "a unit type `()` serializes as null, which a CRD schema cannot describe"));
+                diags.push(self.error(
+                    loc,
+                    "a unit type `()` serializes as null, which a CRD schema cannot describe",
+                ));
                 Schema::new()
             }
             Ty::K8s(path) => match self.k8s.schema(path) {
@@ -113,10 +134,15 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             Shape::Wrapper(inner) => self.ty(inner, def.loc, diags),
             Shape::UnitEnum(variants) => {
                 let mut s = obj(json!({"type": "string"}));
-                s.insert("enum".into(), variants.iter().map(|v| json!(v.json_name)).collect());
+                s.insert(
+                    "enum".into(),
+                    variants.iter().map(|v| json!(v.json_name)).collect(),
+                );
                 s
             }
-            Shape::DataEnum { repr, variants } => self.data_enum(&def.name, def.loc, repr, variants, diags),
+            Shape::DataEnum { repr, variants } => {
+                self.data_enum(&def.name, def.loc, repr, variants, diags)
+            }
             Shape::Invalid => Schema::new(),
         };
         self.stack.pop();
@@ -128,7 +154,13 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     }
 
     /// Applies node markers in priority order; `items:` markers go to the array items.
-    pub fn apply_markers(&self, schema: &mut Schema, ms: &[Marker], file: usize, diags: &mut Diagnostics) {
+    pub fn apply_markers(
+        &self,
+        schema: &mut Schema,
+        ms: &[Marker],
+        file: usize,
+        diags: &mut Diagnostics,
+    ) {
         let mut sorted: Vec<&Marker> = ms.iter().collect();
         sorted.sort_by_key(|m| (m.def.items, priority(m.name())));
         for m in sorted {
@@ -136,14 +168,24 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 match schema.get_mut("items") {
                     Some(Value::Object(items)) => items,
                     _ => {
-                        diags.push(self.marker_error(file, m, format!("`{}` applies to the items of a list, and this is not a list", m.name())));
+                        diags.push(self.marker_error(
+                            file,
+                            m,
+                            format!(
+                                "`{}` applies to the items of a list, and this is not a list",
+                                m.name()
+                            ),
+                        ));
                         continue;
                     }
                 }
             } else {
                 &mut *schema
             };
-            let node_type = target.get("type").and_then(Value::as_str).map(str::to_owned);
+            let node_type = target
+                .get("type")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             if let Err(msg) = markers::apply(target, node_type.as_deref(), m) {
                 diags.push(self.marker_error(file, m, msg));
             }
@@ -190,7 +232,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         s
     }
 
-    fn flatten_into(&mut self, f: &Field, props: &mut Map<String, Value>, required: &mut Vec<String>, preserve: &mut bool, diags: &mut Diagnostics) {
+    fn flatten_into(
+        &mut self,
+        f: &Field,
+        props: &mut Map<String, Value>,
+        required: &mut Vec<String>,
+        preserve: &mut bool,
+        diags: &mut Diagnostics,
+    ) {
         let optional = matches!(f.ty, Ty::Option(_)) || f.has_default;
         let inner = match &f.ty {
             Ty::Option(t) => &**t,
@@ -222,7 +271,13 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 props.insert(k.clone(), v.clone());
             }
         } else {
-            diags.push(self.error(f.loc, format!("`{}` is flattened but its type is not a struct", f.rust_name)));
+            diags.push(self.error(
+                f.loc,
+                format!(
+                    "`{}` is flattened but its type is not a struct",
+                    f.rust_name
+                ),
+            ));
         }
         if !optional && let Some(Value::Array(r)) = schema.get("required") {
             required.extend(r.iter().filter_map(|v| v.as_str().map(str::to_owned)));
@@ -230,7 +285,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     }
 
     /// A field's schema (its type merged with its own doc and markers) and whether it is required.
-    pub fn field(&mut self, f: &Field, package: &[String], diags: &mut Diagnostics) -> (Schema, bool) {
+    pub fn field(
+        &mut self,
+        f: &Field,
+        package: &[String],
+        diags: &mut Diagnostics,
+    ) -> (Schema, bool) {
         let file = f.loc.file;
         let has = |names: &[&str]| f.markers.iter().find(|m| names.contains(&m.name()));
         let schemaless = has(&["kubebuilder:validation:Schemaless"]).is_some();
@@ -241,7 +301,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             )).help("add +kubebuilder:validation:Type=<type> (and other markers) or +kubebuilder:validation:Schemaless to describe it"));
         }
         let is_option = matches!(f.ty, Ty::Option(_));
-        let type_schema = if schemaless { Schema::new() } else { self.ty(&f.ty, f.loc, diags) };
+        let type_schema = if schemaless {
+            Schema::new()
+        } else {
+            self.ty(&f.ty, f.loc, diags)
+        };
 
         // The field's own contribution: its doc and markers, checked against its type.
         let mut own = Schema::new();
@@ -263,7 +327,10 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         let baseline = own.clone();
         self.apply_markers(&mut own, &f.markers, file, diags);
         if f.markers.iter().any(|m| m.name() == "k8s:immutable") {
-            push_rule(&mut own, json!({"message": "field is immutable", "rule": "self == oldSelf"}));
+            push_rule(
+                &mut own,
+                json!({"message": "field is immutable", "rule": "self == oldSelf"}),
+            );
         }
         // Keys the markers did not touch come from the type alone.
         for (k, v) in &baseline {
@@ -286,12 +353,24 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         };
 
         // Required: markers first, then the package default, then what serde needs.
-        let optional_marker = has(&["kubebuilder:validation:Optional", "optional", "k8s:optional"]);
-        let required_marker = has(&["kubebuilder:validation:Required", "required", "k8s:required"]);
+        let optional_marker = has(&[
+            "kubebuilder:validation:Optional",
+            "optional",
+            "k8s:optional",
+        ]);
+        let required_marker = has(&[
+            "kubebuilder:validation:Required",
+            "required",
+            "k8s:required",
+        ]);
         let serde_needs_it = !is_option && !f.has_default;
         let required = if let Some(m) = optional_marker {
             if required_marker.is_some() {
-                diags.push(self.marker_error(file, m, format!("`{}` is marked both optional and required", f.rust_name)));
+                diags.push(self.marker_error(
+                    file,
+                    m,
+                    format!("`{}` is marked both optional and required", f.rust_name),
+                ));
             }
             if serde_needs_it {
                 diags.push(
@@ -320,13 +399,26 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         (merged, required)
     }
 
-    fn data_enum(&mut self, name: &str, loc: SrcLoc, repr: &EnumRepr, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
+    fn data_enum(
+        &mut self,
+        name: &str,
+        loc: SrcLoc,
+        repr: &EnumRepr,
+        variants: &[Variant],
+        diags: &mut Diagnostics,
+    ) -> Schema {
         let unsupported = |b: &Self, v: &Variant, what: &str| {
-            b.error(v.loc, format!("variant `{}` of `{name}` {what}", v.rust_name))
+            b.error(
+                v.loc,
+                format!("variant `{}` of `{name}` {what}", v.rust_name),
+            )
         };
         match repr {
             EnumRepr::External => {
-                if let Some(v) = variants.iter().find(|v| matches!(v.content, VariantContent::Unit)) {
+                if let Some(v) = variants
+                    .iter()
+                    .find(|v| matches!(v.content, VariantContent::Unit))
+                {
                     diags.push(unsupported(self, v, "is a unit variant among data variants: serde writes it as a string and the others as objects, which one structural schema cannot describe").help("give it an empty struct body (`V {}`), or use #[serde(tag = \"...\")]"));
                     return Schema::new();
                 }
@@ -346,7 +438,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 s
             }
             EnumRepr::Internal { tag } => self.tagged_union(name, tag, None, variants, diags),
-            EnumRepr::Adjacent { tag, content } => self.tagged_union(name, tag, Some(content), variants, diags),
+            EnumRepr::Adjacent { tag, content } => {
+                self.tagged_union(name, tag, Some(content), variants, diags)
+            }
             EnumRepr::Untagged => self.untagged(name, loc, variants, diags),
         }
     }
@@ -369,7 +463,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     /// Internally (`tag`) or adjacently (`tag` + `content`) tagged enums: one object whose
     /// tag is an enum, the union of the variants' fields, and CEL rules requiring each
     /// variant's fields when its tag is set (kube-derive panics on these).
-    fn tagged_union(&mut self, name: &str, tag: &str, content: Option<&str>, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
+    fn tagged_union(
+        &mut self,
+        name: &str,
+        tag: &str,
+        content: Option<&str>,
+        variants: &[Variant],
+        diags: &mut Diagnostics,
+    ) -> Schema {
         let mut props: Map<String, Value> = Map::new();
         let mut rules = Vec::new();
         let mut owners: Map<String, Value> = Map::new();
@@ -444,9 +545,21 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         s
     }
 
-    fn untagged(&mut self, name: &str, loc: SrcLoc, variants: &[Variant], diags: &mut Diagnostics) -> Schema {
-        let schemas: Vec<(Schema, &Variant)> = variants.iter().map(|v| (self.variant_content(name, v, diags), v)).collect();
-        let types: Vec<Option<&str>> = schemas.iter().map(|(s, _)| s.get("type").and_then(Value::as_str)).collect();
+    fn untagged(
+        &mut self,
+        name: &str,
+        loc: SrcLoc,
+        variants: &[Variant],
+        diags: &mut Diagnostics,
+    ) -> Schema {
+        let schemas: Vec<(Schema, &Variant)> = variants
+            .iter()
+            .map(|v| (self.variant_content(name, v, diags), v))
+            .collect();
+        let types: Vec<Option<&str>> = schemas
+            .iter()
+            .map(|(s, _)| s.get("type").and_then(Value::as_str))
+            .collect();
         if types.iter().all(|t| *t == Some("object")) {
             let mut props = Map::new();
             let mut any_of = Vec::new();
@@ -471,7 +584,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         kinds.dedup();
         match kinds.as_slice() {
             [single] if types.iter().all(Option::is_some) => obj(json!({"type": single})),
-            ["integer", "string"] => obj(json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})),
+            ["integer", "string"] => obj(
+                json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}),
+            ),
             _ => {
                 diags.push(self.error(loc, format!(
                     "untagged enum `{name}` mixes JSON types ({}); a structural CRD schema can only do that with int-or-string",
@@ -499,8 +614,15 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
     let mut hoisted_field = Map::new();
     for (k, fv) in field {
         match k.as_str() {
-            "description" | "title" | "example" | "externalDocs" | "x-kubernetes-preserve-unknown-fields"
-            | "x-kubernetes-map-type" | "nullable" | "x-kubernetes-list-type" | "x-kubernetes-list-map-keys" => {
+            "description"
+            | "title"
+            | "example"
+            | "externalDocs"
+            | "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-map-type"
+            | "nullable"
+            | "x-kubernetes-list-type"
+            | "x-kubernetes-list-map-keys" => {
                 base.insert(k, fv);
             }
             "enum" => {
@@ -515,17 +637,25 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
             }
             "type" => match base.get("type") {
                 Some(t) if *t != fv => {
-                    return Err(format!("conflicting types: the type says {t}, the field's markers say {fv}"));
+                    return Err(format!(
+                        "conflicting types: the type says {t}, the field's markers say {fv}"
+                    ));
                 }
                 _ => {
                     base.insert(k, fv);
                 }
             },
             "properties" => {
-                let mut props = base.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+                let mut props = base
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
                 for (pk, pv) in fv.as_object().cloned().unwrap_or_default() {
                     let merged = match props.remove(&pk) {
-                        Some(Value::Object(b)) => Value::Object(merge(b, pv.as_object().cloned().unwrap_or_default())?),
+                        Some(Value::Object(b)) => {
+                            Value::Object(merge(b, pv.as_object().cloned().unwrap_or_default())?)
+                        }
                         _ => pv,
                     };
                     props.insert(pk, merged);
@@ -533,15 +663,27 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
                 base.insert(k, Value::Object(props));
             }
             "required" => {
-                let mut req: Vec<Value> = base.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+                let mut req: Vec<Value> = base
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
                 req.extend(fv.as_array().cloned().unwrap_or_default());
-                let mut names: Vec<String> = req.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+                let mut names: Vec<String> = req
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect();
                 names.sort();
                 names.dedup();
                 base.insert(k, json!(names));
             }
-            "items" | "additionalProperties" if base.get(&k).is_some_and(Value::is_object) && fv.is_object() => {
-                let b = base.remove(&k).and_then(|v| v.as_object().cloned()).unwrap_or_default();
+            "items" | "additionalProperties"
+                if base.get(&k).is_some_and(Value::is_object) && fv.is_object() =>
+            {
+                let b = base
+                    .remove(&k)
+                    .and_then(|v| v.as_object().cloned())
+                    .unwrap_or_default();
                 let merged = merge(b, fv.as_object().cloned().unwrap_or_default())?;
                 base.insert(k, Value::Object(merged));
             }
@@ -552,7 +694,12 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
                 None => {
                     base.insert(k, fv);
                 }
-                Some(bv) if *bv == fv && matches!(k.as_str(), "format" | "pattern" | "minProperties" | "maxProperties") => {}
+                Some(bv)
+                    if *bv == fv
+                        && matches!(
+                            k.as_str(),
+                            "format" | "pattern" | "minProperties" | "maxProperties"
+                        ) => {}
                 Some(_) => {
                     let bv = base.remove(&k).expect("present");
                     hoisted_type.insert(k.clone(), bv);
@@ -562,7 +709,11 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
         }
     }
     if !hoisted_field.is_empty() {
-        let mut all_of = base.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut all_of = base
+            .get("allOf")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         all_of.push(Value::Object(hoisted_type));
         all_of.push(Value::Object(hoisted_field));
         base.insert("allOf".into(), Value::Array(all_of));
@@ -576,7 +727,9 @@ mod tests {
 
     #[test]
     fn merge_hoists_constraints_set_on_both_sides() {
-        let ty = obj(json!({"type": "string", "minLength": 1, "maxLength": 255, "description": "type doc"}));
+        let ty = obj(
+            json!({"type": "string", "minLength": 1, "maxLength": 255, "description": "type doc"}),
+        );
         let field = obj(json!({"type": "string", "minLength": 10, "maxLength": 10}));
         let m = merge(ty, field).unwrap();
         assert_eq!(
@@ -587,16 +740,25 @@ mod tests {
 
     #[test]
     fn merge_prefers_field_docs_and_orders_rules() {
-        let ty = obj(json!({"type": "object", "description": "t", "x-kubernetes-validations": [{"rule": "a"}]}));
+        let ty = obj(
+            json!({"type": "object", "description": "t", "x-kubernetes-validations": [{"rule": "a"}]}),
+        );
         let field = obj(json!({"description": "f", "x-kubernetes-validations": [{"rule": "b"}]}));
         let m = merge(ty, field).unwrap();
         assert_eq!(m["description"], json!("f"));
-        assert_eq!(m["x-kubernetes-validations"], json!([{"rule": "b"}, {"rule": "a"}]));
+        assert_eq!(
+            m["x-kubernetes-validations"],
+            json!([{"rule": "b"}, {"rule": "a"}])
+        );
     }
 
     #[test]
     fn merge_rejects_conflicting_types() {
-        let err = merge(obj(json!({"type": "string"})), obj(json!({"type": "object"}))).unwrap_err();
+        let err = merge(
+            obj(json!({"type": "string"})),
+            obj(json!({"type": "object"})),
+        )
+        .unwrap_err();
         assert!(err.contains("conflicting types"));
     }
 }

@@ -40,35 +40,68 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
         violation(out, path, "$ref is not allowed in a CRD schema");
     }
     if is_true(m, "uniqueItems") {
-        violation(out, path, "uniqueItems: true is not allowed in a CRD schema; use x-kubernetes-list-type: set");
+        violation(
+            out,
+            path,
+            "uniqueItems: true is not allowed in a CRD schema; use x-kubernetes-list-type: set",
+        );
     }
     if m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
-        violation(out, path, "x-kubernetes-preserve-unknown-fields must be true or absent");
+        violation(
+            out,
+            path,
+            "x-kubernetes-preserve-unknown-fields must be true or absent",
+        );
     }
     let int_or_string = is_true(m, "x-kubernetes-int-or-string");
     let preserve = is_true(m, "x-kubernetes-preserve-unknown-fields");
     let ty = m.get("type").and_then(Value::as_str);
     if in_junctor {
-        for key in ["type", "description", "default", "additionalProperties", "nullable"] {
+        for key in [
+            "type",
+            "description",
+            "default",
+            "additionalProperties",
+            "nullable",
+        ] {
             // The int-or-string pattern `anyOf: [{type: integer}, {type: string}]` is the one exception.
             if m.contains_key(key) && !(key == "type" && m.len() == 1) {
-                violation(out, path, format!("`{key}` is not allowed inside allOf, anyOf, oneOf or not"));
+                violation(
+                    out,
+                    path,
+                    format!("`{key}` is not allowed inside allOf, anyOf, oneOf or not"),
+                );
             }
         }
     } else if ty.is_none() && !int_or_string && !preserve {
-        violation(out, path, "every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)");
+        violation(
+            out,
+            path,
+            "every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)",
+        );
     }
     if int_or_string && let Some(Value::Array(any_of)) = m.get("anyOf") {
-        let types: Vec<Option<&str>> = any_of.iter().map(|b| b.get("type").and_then(Value::as_str)).collect();
+        let types: Vec<Option<&str>> = any_of
+            .iter()
+            .map(|b| b.get("type").and_then(Value::as_str))
+            .collect();
         if types != [Some("integer"), Some("string")] && !types.is_empty() {
-            violation(out, path, "x-kubernetes-int-or-string allows only anyOf: [{type: integer}, {type: string}]");
+            violation(
+                out,
+                path,
+                "x-kubernetes-int-or-string allows only anyOf: [{type: integer}, {type: string}]",
+            );
         }
     }
     if int_or_string && ty.is_some() {
         violation(out, path, "x-kubernetes-int-or-string must not have a type");
     }
     if m.contains_key("properties") && m.contains_key("additionalProperties") {
-        violation(out, path, "properties and additionalProperties are mutually exclusive");
+        violation(
+            out,
+            path,
+            "properties and additionalProperties are mutually exclusive",
+        );
     }
     if ty == Some("array") && !m.contains_key("items") && !in_junctor {
         violation(out, path, "an array needs items");
@@ -100,22 +133,35 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
             _ => {}
         }
     }
-    if let Some(default) = m.get("default") {
-        if let Err(why) = value_fits(default, m) {
-            violation(out, path, format!("the default {default} does not fit the schema: {why}"));
-        }
+    if let Some(default) = m.get("default")
+        && let Err(why) = value_fits(default, m)
+    {
+        violation(
+            out,
+            path,
+            format!("the default {default} does not fit the schema: {why}"),
+        );
     }
     if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
         for r in rules {
             let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
             if let Err(why) = cel_shape(rule) {
-                violation(out, path, format!("CEL rule {rule:?} does not parse: {why}"));
+                violation(
+                    out,
+                    path,
+                    format!("CEL rule {rule:?} does not parse: {why}"),
+                );
             }
         }
     }
 }
 
-fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str, out: &mut Vec<Violation>) {
+fn list_checks(
+    list: &Map<String, Value>,
+    items: &Map<String, Value>,
+    path: &str,
+    out: &mut Vec<Violation>,
+) {
     let list_type = list.get("x-kubernetes-list-type").and_then(Value::as_str);
     let keys: Vec<&str> = list
         .get("x-kubernetes-list-map-keys")
@@ -129,7 +175,11 @@ fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str
                 violation(out, path, "x-kubernetes-list-type: map needs object items");
             }
             if keys.is_empty() {
-                violation(out, path, "x-kubernetes-list-type: map needs x-kubernetes-list-map-keys");
+                violation(
+                    out,
+                    path,
+                    "x-kubernetes-list-type: map needs x-kubernetes-list-map-keys",
+                );
             }
             let required: Vec<&str> = items
                 .get("required")
@@ -139,14 +189,25 @@ fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str
             for k in &keys {
                 let prop = items.get("properties").and_then(|p| p.get(*k));
                 match prop {
-                    None => violation(out, path, format!("list map key `{k}` is not a property of the items")),
+                    None => violation(
+                        out,
+                        path,
+                        format!("list map key `{k}` is not a property of the items"),
+                    ),
                     Some(p) => {
-                        let scalar = matches!(p.get("type").and_then(Value::as_str), Some("string" | "integer" | "number" | "boolean"));
+                        let scalar = matches!(
+                            p.get("type").and_then(Value::as_str),
+                            Some("string" | "integer" | "number" | "boolean")
+                        );
                         if !scalar {
                             violation(out, path, format!("list map key `{k}` must be a scalar"));
                         }
                         if !required.contains(k) && p.get("default").is_none() {
-                            violation(out, path, format!("list map key `{k}` must be required or have a default"));
+                            violation(
+                                out,
+                                path,
+                                format!("list map key `{k}` must be required or have a default"),
+                            );
                         }
                     }
                 }
@@ -154,15 +215,28 @@ fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str
         }
         Some("set") => {
             let scalar = matches!(item_type, Some("string" | "integer" | "number" | "boolean"));
-            let atomic = items.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
+            let atomic =
+                items.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
             if !scalar && !atomic {
-                violation(out, path, "x-kubernetes-list-type: set needs scalar items (or atomic objects)");
+                violation(
+                    out,
+                    path,
+                    "x-kubernetes-list-type: set needs scalar items (or atomic objects)",
+                );
             }
             if !keys.is_empty() {
-                violation(out, path, "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map");
+                violation(
+                    out,
+                    path,
+                    "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map",
+                );
             }
         }
-        _ if !keys.is_empty() => violation(out, path, "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map"),
+        _ if !keys.is_empty() => violation(
+            out,
+            path,
+            "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map",
+        ),
         _ => {}
     }
 }
@@ -170,10 +244,18 @@ fn list_checks(list: &Map<String, Value>, items: &Map<String, Value>, path: &str
 /// Whether `v` fits the schema node: type, enum and nested properties.
 pub fn value_fits(v: &Value, m: &Map<String, Value>) -> Result<(), String> {
     if v.is_null() {
-        return if is_true(m, "nullable") { Ok(()) } else { Err("null is not allowed (not nullable)".into()) };
+        return if is_true(m, "nullable") {
+            Ok(())
+        } else {
+            Err("null is not allowed (not nullable)".into())
+        };
     }
     if is_true(m, "x-kubernetes-int-or-string") {
-        return if v.is_i64() || v.is_u64() || v.is_string() { Ok(()) } else { Err("expected an integer or a string".into()) };
+        return if v.is_i64() || v.is_u64() || v.is_string() {
+            Ok(())
+        } else {
+            Err("expected an integer or a string".into())
+        };
     }
     if let Some(Value::Array(allowed)) = m.get("enum")
         && !allowed.contains(v)
@@ -265,7 +347,10 @@ mod tests {
     use serde_json::json;
 
     fn messages(schema: Value) -> Vec<String> {
-        check(&schema, "spec").into_iter().map(|v| format!("{}: {}", v.path, v.message)).collect()
+        check(&schema, "spec")
+            .into_iter()
+            .map(|v| format!("{}: {}", v.path, v.message))
+            .collect()
     }
 
     #[test]

@@ -103,7 +103,9 @@ impl ResourceContext {
             storage_version: project
                 .resources
                 .iter()
-                .find(|r| r.group == group && r.kind == kind && r.version != version && r.api.is_some())
+                .find(|r| {
+                    r.group == group && r.kind == kind && r.version != version && r.api.is_some()
+                })
                 .map(|r| r.version.clone()),
             header,
             resource,
@@ -158,7 +160,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
             format!("pub mod {};", ctx.version),
         );
     } else {
-        plan.insert("src/api/mod.rs", "modules", format!("pub mod {};", ctx.version));
+        plan.insert(
+            "src/api/mod.rs",
+            "modules",
+            format!("pub mod {};", ctx.version),
+        );
     }
     plan.write_rust(
         format!("{version_dir}/mod.rs"),
@@ -168,10 +174,7 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
     plan.insert(
         format!("{version_dir}/mod.rs"),
         "kinds",
-        format!(
-            "pub mod {0}_types;\npub use {0}_types::*;",
-            ctx.kind_snake
-        ),
+        format!("pub mod {0}_types;\npub use {0}_types::*;", ctx.kind_snake),
     );
     plan.write_rust(
         format!("{version_dir}/{}_types.rs", ctx.kind_snake),
@@ -185,7 +188,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         render("api/sample.yaml", ctx)?,
         Policy::UserOwned,
     );
-    plan.insert("config/samples/kustomization.yaml", "samples", format!("- {sample}"));
+    plan.insert(
+        "config/samples/kustomization.yaml",
+        "samples",
+        format!("- {sample}"),
+    );
 
     let prefix = ctx.config_prefix();
     for role in ["admin", "editor", "viewer"] {
@@ -195,7 +202,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
             render(&format!("api/{role}_role.yaml"), ctx)?,
             Policy::ToolOwned,
         );
-        plan.insert("config/rbac/kustomization.yaml", "rbac-helper-roles", format!("- {file}"));
+        plan.insert(
+            "config/rbac/kustomization.yaml",
+            "rbac-helper-roles",
+            format!("- {file}"),
+        );
     }
     Ok(())
 }
@@ -203,7 +214,11 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
 fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> {
     let file = if ctx.multigroup {
         let group_mod = module_name(&ctx.group);
-        plan.insert("src/controllers/mod.rs", "controller-modules", format!("pub mod {group_mod};"));
+        plan.insert(
+            "src/controllers/mod.rs",
+            "controller-modules",
+            format!("pub mod {group_mod};"),
+        );
         plan.write_rust(
             format!("src/controllers/{group_mod}/mod.rs"),
             rust(ctx, "api/controllers_group_mod.rs")?,

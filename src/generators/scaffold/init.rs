@@ -62,7 +62,10 @@ impl ProjectContext {
 }
 
 fn apache2_boilerplate(owner: Option<&str>, project_name: &str) -> String {
-    let holder = owner.map_or_else(|| format!("The {project_name} Authors."), |o| format!("{o}."));
+    let holder = owner.map_or_else(
+        || format!("The {project_name} Authors."),
+        |o| format!("{o}."),
+    );
     format!(
         "// Copyright YEAR {holder}
 //
@@ -87,7 +90,10 @@ pub fn fill_year(boilerplate: &str) -> String {
     if boilerplate.trim().is_empty() {
         return String::new();
     }
-    format!("{}\n", boilerplate.replace("YEAR", &current_year().to_string()))
+    format!(
+        "{}\n",
+        boilerplate.replace("YEAR", &current_year().to_string())
+    )
 }
 
 /// The current year, or the year of `SOURCE_DATE_EPOCH` when set (reproducible output).
@@ -122,41 +128,137 @@ const FILES: &[(&str, &str, Policy)] = &[
     ("src/lib.rs", "src/lib.rs", Policy::UserOwned),
     ("src/cli.rs", "src/cli.rs", Policy::UserOwned),
     ("src/error.rs", "src/error.rs", Policy::UserOwned),
-    ("src/leader_election.rs", "src/leader_election.rs", Policy::UserOwned),
+    (
+        "src/leader_election.rs",
+        "src/leader_election.rs",
+        Policy::UserOwned,
+    ),
     ("src/logging.rs", "src/logging.rs", Policy::UserOwned),
     ("src/manager.rs", "src/manager.rs", Policy::UserOwned),
     ("src/metrics.rs", "src/metrics.rs", Policy::UserOwned),
     ("src/testing.rs", "src/testing.rs", Policy::UserOwned),
     ("src/server/mod.rs", "src/server/mod.rs", Policy::UserOwned),
-    ("src/server/auth.rs", "src/server/auth.rs", Policy::UserOwned),
-    ("src/controllers/mod.rs", "src/controllers/mod.rs", Policy::UserOwned),
-    ("src/controllers/backoff.rs", "src/controllers/backoff.rs", Policy::UserOwned),
-    ("src/controllers/conditions.rs", "src/controllers/conditions.rs", Policy::UserOwned),
+    (
+        "src/server/auth.rs",
+        "src/server/auth.rs",
+        Policy::UserOwned,
+    ),
+    (
+        "src/controllers/mod.rs",
+        "src/controllers/mod.rs",
+        Policy::UserOwned,
+    ),
+    (
+        "src/controllers/backoff.rs",
+        "src/controllers/backoff.rs",
+        Policy::UserOwned,
+    ),
+    (
+        "src/controllers/conditions.rs",
+        "src/controllers/conditions.rs",
+        Policy::UserOwned,
+    ),
     ("src/api/mod.rs", "src/api/mod.rs", Policy::UserOwned),
     ("Makefile", "Makefile", Policy::UserOwned),
     ("Dockerfile", "Dockerfile", Policy::UserOwned),
     ("dockerignore", ".dockerignore", Policy::IfMissing),
     ("gitignore", ".gitignore", Policy::IfMissing),
     ("README.md", "README.md", Policy::IfMissing),
-    ("config/crd/kustomization.yaml", "config/crd/kustomization.yaml", Policy::UserOwned),
-    ("config/default/kustomization.yaml", "config/default/kustomization.yaml", Policy::UserOwned),
-    ("config/default/manager_metrics_patch.yaml", "config/default/manager_metrics_patch.yaml", Policy::UserOwned),
-    ("config/default/metrics_service.yaml", "config/default/metrics_service.yaml", Policy::UserOwned),
-    ("config/manager/kustomization.yaml", "config/manager/kustomization.yaml", Policy::UserOwned),
-    ("config/manager/manager.yaml", "config/manager/manager.yaml", Policy::UserOwned),
-    ("config/rbac/kustomization.yaml", "config/rbac/kustomization.yaml", Policy::UserOwned),
-    ("config/rbac/service_account.yaml", "config/rbac/service_account.yaml", Policy::UserOwned),
-    ("config/rbac/role_binding.yaml", "config/rbac/role_binding.yaml", Policy::UserOwned),
-    ("config/rbac/leader_election_role.yaml", "config/rbac/leader_election_role.yaml", Policy::UserOwned),
-    ("config/rbac/leader_election_role_binding.yaml", "config/rbac/leader_election_role_binding.yaml", Policy::UserOwned),
-    ("config/rbac/metrics_auth_role.yaml", "config/rbac/metrics_auth_role.yaml", Policy::UserOwned),
-    ("config/rbac/metrics_auth_role_binding.yaml", "config/rbac/metrics_auth_role_binding.yaml", Policy::UserOwned),
-    ("config/rbac/metrics_reader_role.yaml", "config/rbac/metrics_reader_role.yaml", Policy::UserOwned),
-    ("config/samples/kustomization.yaml", "config/samples/kustomization.yaml", Policy::UserOwned),
-    ("config/prometheus/kustomization.yaml", "config/prometheus/kustomization.yaml", Policy::UserOwned),
-    ("config/prometheus/monitor.yaml", "config/prometheus/monitor.yaml", Policy::UserOwned),
-    ("config/network-policy/kustomization.yaml", "config/network-policy/kustomization.yaml", Policy::UserOwned),
-    ("config/network-policy/allow-metrics-traffic.yaml", "config/network-policy/allow-metrics-traffic.yaml", Policy::UserOwned),
+    (
+        "config/crd/kustomization.yaml",
+        "config/crd/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/default/kustomization.yaml",
+        "config/default/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/default/manager_metrics_patch.yaml",
+        "config/default/manager_metrics_patch.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/default/metrics_service.yaml",
+        "config/default/metrics_service.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/manager/kustomization.yaml",
+        "config/manager/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/manager/manager.yaml",
+        "config/manager/manager.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/kustomization.yaml",
+        "config/rbac/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/service_account.yaml",
+        "config/rbac/service_account.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/role_binding.yaml",
+        "config/rbac/role_binding.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/leader_election_role.yaml",
+        "config/rbac/leader_election_role.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/leader_election_role_binding.yaml",
+        "config/rbac/leader_election_role_binding.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/metrics_auth_role.yaml",
+        "config/rbac/metrics_auth_role.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/metrics_auth_role_binding.yaml",
+        "config/rbac/metrics_auth_role_binding.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/rbac/metrics_reader_role.yaml",
+        "config/rbac/metrics_reader_role.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/samples/kustomization.yaml",
+        "config/samples/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/prometheus/kustomization.yaml",
+        "config/prometheus/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/prometheus/monitor.yaml",
+        "config/prometheus/monitor.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/network-policy/kustomization.yaml",
+        "config/network-policy/kustomization.yaml",
+        Policy::UserOwned,
+    ),
+    (
+        "config/network-policy/allow-metrics-traffic.yaml",
+        "config/network-policy/allow-metrics-traffic.yaml",
+        Policy::UserOwned,
+    ),
 ];
 
 pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {

@@ -55,15 +55,24 @@ impl ScaffoldPlan {
     }
 
     /// Adds a Rust file, formatted with rustfmt.
-    pub fn write_rust(&mut self, path: impl Into<PathBuf>, content: String, policy: Policy) -> Result<()> {
+    pub fn write_rust(
+        &mut self,
+        path: impl Into<PathBuf>,
+        content: String,
+        policy: Policy,
+    ) -> Result<()> {
         let path = path.into();
         let content = match rustfmt::format(&content) {
             Ok(Formatted::Done(formatted)) => formatted,
             Ok(Formatted::Unavailable(raw)) => {
                 if self.warnings.is_empty() {
                     self.warnings.push(
-                        Diagnostic::warning("rustfmt was not found, so the generated Rust files are not formatted")
-                            .help("install it with `rustup component add rustfmt`, then run `cargo fmt`"),
+                        Diagnostic::warning(
+                            "rustfmt was not found, so the generated Rust files are not formatted",
+                        )
+                        .help(
+                            "install it with `rustup component add rustfmt`, then run `cargo fmt`",
+                        ),
                     );
                 }
                 raw
@@ -94,11 +103,13 @@ impl ScaffoldPlan {
         let mut staged: Vec<(PathBuf, String, Option<String>)> = Vec::new();
         // Inserts read files that earlier writes of this plan create, so resolve in order
         // against a scratch view of the workspace.
-        let read = |path: &PathBuf, staged: &[(PathBuf, String, Option<String>)]| {
-            match staged.iter().rev().find(|(p, _, _)| p == path) {
-                Some((_, content, _)) => Ok(Some(content.clone())),
-                None => ws.read(path),
-            }
+        let read = |path: &PathBuf, staged: &[(PathBuf, String, Option<String>)]| match staged
+            .iter()
+            .rev()
+            .find(|(p, _, _)| p == path)
+        {
+            Some((_, content, _)) => Ok(Some(content.clone())),
+            None => ws.read(path),
         };
         for action in std::mem::take(&mut self.actions) {
             match action {
@@ -109,9 +120,9 @@ impl ScaffoldPlan {
                 } => {
                     let exists = ws.exists(&path);
                     match (policy, exists) {
-                        (Policy::UserOwned, true) if !force => problems.push(
-                            Diagnostic::error(format!("{} already exists", path.display())),
-                        ),
+                        (Policy::UserOwned, true) if !force => problems.push(Diagnostic::error(
+                            format!("{} already exists", path.display()),
+                        )),
                         (Policy::UserOwned, true) => {
                             let note = ws
                                 .exists_on_disk(&path)
@@ -136,7 +147,10 @@ impl ScaffoldPlan {
             }
         }
         if !problems.is_empty() {
-            if let Some(last) = problems.iter().rposition(|d| d.message.ends_with("already exists")) {
+            if let Some(last) = problems
+                .iter()
+                .rposition(|d| d.message.ends_with("already exists"))
+            {
                 problems[last].help = Some(
                     "nothing was written; pass --force to replace user-owned files (your edits in them are lost)"
                         .to_owned(),
@@ -151,11 +165,19 @@ impl ScaffoldPlan {
     }
 }
 
-fn missing_marker(path: &std::path::Path, marker: &str, fragment: &str, file_exists: bool) -> Diagnostic {
+fn missing_marker(
+    path: &std::path::Path,
+    marker: &str,
+    fragment: &str,
+    file_exists: bool,
+) -> Diagnostic {
     let what = if file_exists {
         format!("{} has no `// {marker}` marker", path.display())
     } else {
-        format!("{} is missing, so `// {marker}` cannot be found", path.display())
+        format!(
+            "{} is missing, so `// {marker}` cannot be found",
+            path.display()
+        )
     };
     Diagnostic::error(format!("{what}; nothing was written")).help(format!(
         "add these lines by hand where they belong, or restore the marker comment and run the command again:\n{}",
@@ -182,10 +204,16 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
     })?;
     let wanted: Vec<&str> = fragment.lines().map(str::trim).collect();
     let present: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
-    if present.windows(wanted.len()).any(|w| w == wanted.as_slice()) {
+    if present
+        .windows(wanted.len())
+        .any(|w| w == wanted.as_slice())
+    {
         return Some(text.to_owned());
     }
-    let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
+    let indent: String = lines[at]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect();
     // rustfmt sorts a run of `mod` declarations: keep the run above the marker sorted.
     let at = match fragment.trim() {
         f if f.starts_with("pub mod ") && !f.contains('\n') => {
@@ -193,7 +221,11 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
                 .iter()
                 .rposition(|l| !l.trim().starts_with("pub mod "))
                 .map_or(0, |i| i + 1);
-            run_start + lines[run_start..at].iter().take_while(|l| l.trim() < f).count()
+            run_start
+                + lines[run_start..at]
+                    .iter()
+                    .take_while(|l| l.trim() < f)
+                    .count()
         }
         _ => at,
     };
