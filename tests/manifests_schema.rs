@@ -336,6 +336,31 @@ fn multi_version_kinds_need_one_storage_version() {
     );
     assert!(text.contains("--> src/api/v1/t.rs:5:1"), "{text}");
 
+    // What `create api` writes for a second version: the first stays the storage version.
+    let (_dir, mut ws) = workspace(&[
+        ("src/api/v1/t.rs", &v("v1", "")),
+        ("src/api/v2/t.rs", &v("v2", ", storage = false")),
+    ]);
+    manifests(&mut ws, &ManifestOptions::default()).unwrap();
+    let text = ws
+        .read(Path::new("config/crd/bases/a.io_things.yaml"))
+        .unwrap()
+        .unwrap();
+    let v1_storage = text.find("  - name: v1\n").unwrap() < text.find("storage: true").unwrap();
+    assert!(
+        v1_storage && text.find("storage: true") < text.find("  - name: v2"),
+        "{text}"
+    );
+
+    let text = errors(&[
+        ("src/api/v1/t.rs", &v("v1", ", storage")),
+        ("src/api/v2/t.rs", &v("v2", ", storage")),
+    ]);
+    assert!(
+        text.contains("has several storage versions (v1, v2)"),
+        "{text}"
+    );
+
     let (_dir, mut ws) = workspace(&[
         ("src/api/v1/t.rs", &v("v1", "")),
         ("src/api/v2/t.rs", &v("v2", ", storage")),

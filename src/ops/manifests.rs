@@ -42,7 +42,20 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         .map(|f| attach(f, catalog, &mut diags))
         .collect();
     let model = model::build(&files, markers, &mut diags);
-    let k8s = K8sTypes::new();
+    let k8s = match k8s_minor(ws)? {
+        Some(minor) => {
+            let types = K8sTypes::for_version(minor);
+            if types.minor() != minor {
+                diags.push(Diagnostic::warning(format!(
+                    "Cargo.toml selects Kubernetes 1.{minor}, which opgen's k8s-openapi {} schemas do not cover; using 1.{}",
+                    K8sTypes::k8s_openapi_version(),
+                    types.minor()
+                )));
+            }
+            types
+        }
+        None => K8sTypes::new(),
+    };
     let crds = CrdGenerator::new(
         &model,
         &k8s,
@@ -93,6 +106,21 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     ws.stage(ROLE_FILE, yaml::to_documents(&roles));
     report.files.push(PathBuf::from(ROLE_FILE));
     Ok(report)
+}
+
+/// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
+/// k8s-openapi dependency.
+fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
+    let Some(manifest) = ws.read(Path::new("Cargo.toml"))? else {
+        return Ok(None);
+    };
+    Ok(manifest
+        .lines()
+        .filter(|l| l.trim_start().starts_with("k8s-openapi"))
+        .find_map(|l| {
+            let rest = &l[l.find("\"v1_")? + 4..];
+            rest[..rest.find('"')?].parse().ok()
+        }))
 }
 
 /// Uncomments `#- ../crd` in config/default once there is a CRD to include: kustomize

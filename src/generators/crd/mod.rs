@@ -278,19 +278,22 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         }
         // Explicitly marked versions first; otherwise kube's default (storage unless
         // `storage = false`) decides, which is how `create api` scaffolds a second version.
-        let mut marked: Vec<&&KindVersion> = versions
+        let explicit: Vec<&&KindVersion> = versions
             .iter()
             .filter(|v| {
                 v.attrs.storage == Some(true)
                     || marker(&v.markers, "kubebuilder:storageversion").is_some()
             })
             .collect();
-        if marked.is_empty() {
-            marked = versions
-                .iter()
-                .filter(|v| v.attrs.storage != Some(false))
-                .collect();
-        }
+        let implicit: Vec<&&KindVersion> = versions
+            .iter()
+            .filter(|v| v.attrs.storage != Some(false))
+            .collect();
+        let marked = match (explicit.len(), implicit.len()) {
+            (0, 1) => implicit,
+            (0, _) => Vec::new(),
+            _ => explicit,
+        };
         match marked.as_slice() {
             [one] => Some(one.version.clone()),
             [] => {
