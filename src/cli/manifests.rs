@@ -15,6 +15,9 @@ pub struct Args {
     /// Write nothing; exit non-zero and list every file that is out of date
     #[arg(long)]
     pub check: bool,
+    /// Treat least-privilege RBAC warnings as errors
+    #[arg(long)]
+    pub strict: bool,
     /// Cut every description in CRD schemas to this many bytes (0 removes them), for CRDs too large to apply
     #[arg(long, value_name = "BYTES")]
     pub max_desc_len: Option<usize>,
@@ -29,6 +32,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         &mut ws,
         &ManifestOptions {
             max_desc_len: args.max_desc_len,
+            strict: args.strict,
         },
     )?;
     print_warnings(&report.warnings, global);

@@ -254,3 +254,158 @@ mod tests {
         assert_eq!(rules[0].groups, ["a.io", "b.io"]);
     }
 }
+
+const WRITE_VERBS: &[&str] = &[
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "*",
+];
+const READ_VERBS: &[&str] = &["get", "list", "watch", "*"];
+
+/// Resources whose write access lets the holder grant itself more, by API group.
+const ESCALATING: &[(&str, &[&str])] = &[
+    (
+        "admissionregistration.k8s.io",
+        &[
+            "mutatingwebhookconfigurations",
+            "validatingwebhookconfigurations",
+        ],
+    ),
+    ("apiextensions.k8s.io", &["customresourcedefinitions"]),
+    (
+        "rbac.authorization.k8s.io",
+        &[
+            "roles",
+            "clusterroles",
+            "rolebindings",
+            "clusterrolebindings",
+        ],
+    ),
+];
+
+/// One marker's rules, normalised, with where it stands.
+struct MarkerRule<'a> {
+    marker: &'a crate::model::ItemMarker,
+    bucket: (String, String),
+    rule: Rule,
+}
+
+fn covers(list: &[String], wanted: &[String]) -> bool {
+    list.iter().any(|x| x == "*") || wanted.iter().all(|w| list.contains(w))
+}
+
+/// `a` grants everything `b` does (and they differ).
+fn subsumes(a: &Rule, b: &Rule) -> bool {
+    a != b
+        && covers(&a.groups, &b.groups)
+        && covers(&a.resources, &b.resources)
+        && covers(&a.verbs, &b.verbs)
+        && covers(&a.urls, &b.urls)
+        && (a.resource_names.is_empty()
+            || (!b.resource_names.is_empty() && covers(&a.resource_names, &b.resource_names)))
+}
+
+/// Least-privilege warnings ("Programming Kubernetes" ch. 7: scaffolders grant too much),
+/// each at the marker that asks for the permission.
+pub fn lint(model: &Model<'_>) -> Vec<Diagnostic> {
+    let rules: Vec<MarkerRule> = model
+        .item_markers
+        .iter()
+        .filter(|m| m.marker.name() == "kubebuilder:rbac")
+        .map(|im| {
+            let a = &im.marker.args;
+            MarkerRule {
+                marker: im,
+                bucket: (
+                    a.str_field("namespace").unwrap_or("").to_owned(),
+                    a.str_field("roleName").unwrap_or(DEFAULT_ROLE).to_owned(),
+                ),
+                rule: Rule {
+                    groups: a.list_field("groups"),
+                    resources: a.list_field("resources"),
+                    resource_names: a.list_field("resourceNames"),
+                    urls: a.list_field("urls"),
+                    verbs: a.list_field("verbs"),
+                }
+                .normalized(),
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut warn = |mr: &MarkerRule, message: String, help: &str| {
+        out.push(
+            Diagnostic::warning(message)
+                .at(model.marker_location(mr.marker.file, &mr.marker.marker))
+                .help(help.to_owned()),
+        );
+    };
+    for mr in &rules {
+        let r = &mr.rule;
+        let cluster_wide = mr.bucket.0.is_empty();
+        if r.verbs.iter().any(|v| v == "*") {
+            warn(
+                mr,
+                "RBAC rule grants every verb (`*`)".into(),
+                "list the verbs the controller calls",
+            );
+        }
+        if r.resources.iter().any(|v| v == "*") {
+            warn(
+                mr,
+                "RBAC rule grants every resource (`*`)".into(),
+                "list the resources the controller uses",
+            );
+        }
+        let core = r.groups.iter().any(|g| g.is_empty() || g == "*");
+        let reads = r.verbs.iter().any(|v| READ_VERBS.contains(&v.as_str()));
+        if cluster_wide
+            && core
+            && reads
+            && r.resource_names.is_empty()
+            && r.resources.iter().any(|x| x == "secrets" || x == "*")
+        {
+            warn(
+                mr,
+                "RBAC rule lets the manager read every Secret in the cluster".into(),
+                "scope it with namespace=<ns> or resourceNames=<names>",
+            );
+        }
+        let writes = r.verbs.iter().any(|v| WRITE_VERBS.contains(&v.as_str()));
+        for (group, resources) in ESCALATING {
+            let in_group = r.groups.iter().any(|g| g == group || g == "*");
+            if writes
+                && in_group
+                && r.resources
+                    .iter()
+                    .any(|x| x == "*" || resources.contains(&x.as_str()))
+            {
+                warn(
+                    mr,
+                    format!(
+                        "RBAC rule lets the manager change {group} objects, with which it can grant itself more"
+                    ),
+                    "grant only what the controller needs; install such objects out of band",
+                );
+            }
+        }
+        if let Some(broader) = rules
+            .iter()
+            .find(|o| o.bucket == mr.bucket && subsumes(&o.rule, r))
+        {
+            let at = model.marker_location(broader.marker.file, &broader.marker.marker);
+            warn(
+                mr,
+                format!(
+                    "RBAC rule is already granted by the broader rule at {}:{}",
+                    at.file.display(),
+                    at.line
+                ),
+                "remove this marker, or narrow the broader one",
+            );
+        }
+    }
+    out
+}

@@ -3,7 +3,7 @@
 //! load → markers → model → generators; everything is staged, so any error leaves the
 //! tree untouched.
 
-use crate::diag::{Diagnostic, Diagnostics, Result};
+use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
 use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
 use crate::generators::rbac;
 use crate::generators::scaffold::insert_above_marker;
@@ -23,6 +23,8 @@ pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 #[derive(Debug, Clone, Default)]
 pub struct ManifestOptions {
     pub max_desc_len: Option<usize>,
+    /// Least-privilege warnings become errors.
+    pub strict: bool,
 }
 
 #[derive(Debug, Default)]
@@ -70,6 +72,12 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         .filter(|p| p.namespaced)
         .map(|p| format!("{}-system", p.project_name));
     let roles = rbac::generate(&model, empty_role_ns.as_deref(), &mut diags);
+    for mut lint in rbac::lint(&model) {
+        if opts.strict {
+            lint.severity = Severity::Error;
+        }
+        diags.push(lint);
+    }
     let warnings = diags.finish()?;
 
     let mut report = ManifestReport {

@@ -143,6 +143,7 @@ const FILES: &[(&str, &str, Policy)] = &[
         "src/server/auth.rs",
         Policy::UserOwned,
     ),
+    ("src/server/tls.rs", "src/server/tls.rs", Policy::UserOwned),
     (
         "src/controllers/mod.rs",
         "src/controllers/mod.rs",
