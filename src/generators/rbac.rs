@@ -210,51 +210,6 @@ pub fn generate(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Rule {
-        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-        Rule {
-            groups: v(groups),
-            resources: v(resources),
-            verbs: v(verbs),
-            ..Rule::default()
-        }
-    }
-
-    #[test]
-    fn merges_like_controller_gen() {
-        let rules = merge_rules(vec![
-            rule(&["apps"], &["deployments"], &["get", "list"]),
-            rule(&["apps"], &["deployments"], &["watch", "get"]),
-            rule(&["core"], &["pods"], &["get"]),
-            rule(&[""], &["configmaps"], &["get"]),
-            rule(&["batch"], &["jobs", "cronjobs"], &["*", "get"]),
-        ]);
-        let json: Vec<Value> = rules.iter().map(Rule::to_json).collect();
-        assert_eq!(
-            Value::Array(json),
-            json!([
-                {"apiGroups": [""], "resources": ["configmaps", "pods"], "verbs": ["get"]},
-                {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch"]},
-                {"apiGroups": ["batch"], "resources": ["cronjobs", "jobs"], "verbs": ["*"]},
-            ])
-        );
-    }
-
-    #[test]
-    fn groups_merge_when_everything_else_matches() {
-        let rules = merge_rules(vec![
-            rule(&["b.io"], &["things"], &["get"]),
-            rule(&["a.io"], &["things"], &["get"]),
-        ]);
-        assert_eq!(rules.len(), 1);
-        assert_eq!(rules[0].groups, ["a.io", "b.io"]);
-    }
-}
-
 const WRITE_VERBS: &[&str] = &[
     "create",
     "update",
@@ -408,4 +363,49 @@ pub fn lint(model: &Model<'_>) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Rule {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+        Rule {
+            groups: v(groups),
+            resources: v(resources),
+            verbs: v(verbs),
+            ..Rule::default()
+        }
+    }
+
+    #[test]
+    fn merges_like_controller_gen() {
+        let rules = merge_rules(vec![
+            rule(&["apps"], &["deployments"], &["get", "list"]),
+            rule(&["apps"], &["deployments"], &["watch", "get"]),
+            rule(&["core"], &["pods"], &["get"]),
+            rule(&[""], &["configmaps"], &["get"]),
+            rule(&["batch"], &["jobs", "cronjobs"], &["*", "get"]),
+        ]);
+        let json: Vec<Value> = rules.iter().map(Rule::to_json).collect();
+        assert_eq!(
+            Value::Array(json),
+            json!([
+                {"apiGroups": [""], "resources": ["configmaps", "pods"], "verbs": ["get"]},
+                {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch"]},
+                {"apiGroups": ["batch"], "resources": ["cronjobs", "jobs"], "verbs": ["*"]},
+            ])
+        );
+    }
+
+    #[test]
+    fn groups_merge_when_everything_else_matches() {
+        let rules = merge_rules(vec![
+            rule(&["b.io"], &["things"], &["get"]),
+            rule(&["a.io"], &["things"], &["get"]),
+        ]);
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].groups, ["a.io", "b.io"]);
+    }
 }
