@@ -4,12 +4,15 @@
 //! tree untouched.
 
 use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
+use crate::generators::crd::Crd;
 use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
 use crate::generators::rbac;
+use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
 use crate::load;
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
+use crate::pluralize;
 use crate::project::Project;
 use crate::writer::Workspace;
 use crate::yaml;
@@ -113,7 +116,62 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     }
     ws.stage(ROLE_FILE, yaml::to_documents(&roles));
     report.files.push(PathBuf::from(ROLE_FILE));
+    if let Some(project) = &project {
+        sync_helper_roles(ws, project, &crds, &mut report)?;
+    }
     Ok(report)
+}
+
+/// Keeps each kind's admin/editor/viewer ClusterRoles, and their kustomization entries, in
+/// step with PROJECT and with the plural the CRD ended up with.
+fn sync_helper_roles(
+    ws: &mut Workspace,
+    project: &Project,
+    crds: &[Crd],
+    report: &mut ManifestReport,
+) -> Result<()> {
+    let Some(mut kustomization) = ws.read(Path::new(RBAC_KUSTOMIZATION))? else {
+        return Ok(());
+    };
+    for r in project.resources.iter().filter(|r| r.api.is_some()) {
+        let api_group = project.api_group(&r.group);
+        let plural = crds
+            .iter()
+            .find(|c| c.group == api_group && c.kind == r.kind)
+            .map(|c| c.plural.clone())
+            .or_else(|| r.plural.clone())
+            .unwrap_or_else(|| pluralize::flect_plural(&r.kind));
+        let namespaced = r.api.as_ref().is_some_and(|a| a.namespaced);
+        let ctx = ResourceContext::new(
+            project,
+            &r.group,
+            &r.version,
+            &r.kind,
+            &plural,
+            namespaced,
+            true,
+            false,
+            String::new(),
+        );
+        for (file, content) in helper_roles(&ctx)? {
+            let path = Path::new("config/rbac").join(&file);
+            ws.stage(&path, content);
+            report.files.push(path);
+            let entry = format!("- {file}");
+            match insert_above_marker(&kustomization, "+opgen:scaffold:rbac-helper-roles", &entry) {
+                Some(updated) => kustomization = updated,
+                None if kustomization.lines().any(|l| l.trim() == entry) => {}
+                None => report.warnings.push(
+                    Diagnostic::warning(format!(
+                        "{RBAC_KUSTOMIZATION} has no `# +opgen:scaffold:rbac-helper-roles` marker, so {entry} was not added"
+                    ))
+                    .help(format!("add `{entry}` to its resources by hand")),
+                ),
+            }
+        }
+    }
+    ws.stage(RBAC_KUSTOMIZATION, kustomization);
+    Ok(())
 }
 
 /// The Kubernetes minor version the project builds against: the `v1_XX` feature of its

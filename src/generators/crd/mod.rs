@@ -28,6 +28,7 @@ pub struct CrdOptions {
 /// One generated CRD.
 pub struct Crd {
     pub group: String,
+    pub kind: String,
     pub plural: String,
     pub object: Value,
 }
@@ -194,6 +195,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         }
         Some(Crd {
             group: kind.group.clone(),
+            kind: kind.kind.clone(),
             plural: names.plural,
             object,
         })

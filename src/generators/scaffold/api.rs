@@ -194,21 +194,29 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         format!("- {sample}"),
     );
 
-    let prefix = ctx.config_prefix();
-    for role in ["admin", "editor", "viewer"] {
-        let file = format!("{prefix}_{role}_role.yaml");
-        plan.write(
-            format!("config/rbac/{file}"),
-            render(&format!("api/{role}_role.yaml"), ctx)?,
-            Policy::ToolOwned,
-        );
-        plan.insert(
-            "config/rbac/kustomization.yaml",
-            "rbac-helper-roles",
-            format!("- {file}"),
-        );
+    for (file, content) in helper_roles(ctx)? {
+        plan.write(format!("config/rbac/{file}"), content, Policy::ToolOwned);
+        plan.insert(RBAC_KUSTOMIZATION, "rbac-helper-roles", format!("- {file}"));
     }
     Ok(())
+}
+
+pub const RBAC_KUSTOMIZATION: &str = "config/rbac/kustomization.yaml";
+
+/// The admin, editor and viewer ClusterRoles of a kind (file name under config/rbac, content):
+/// helpers for cluster admins, not used by the manager. `opgen manifests` rewrites them so
+/// that they follow the kind's plural.
+pub fn helper_roles(ctx: &ResourceContext) -> Result<Vec<(String, String)>> {
+    let prefix = ctx.config_prefix();
+    ["admin", "editor", "viewer"]
+        .iter()
+        .map(|role| {
+            Ok((
+                format!("{prefix}_{role}_role.yaml"),
+                render(&format!("api/{role}_role.yaml"), ctx)?,
+            ))
+        })
+        .collect()
 }
 
 fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> {
