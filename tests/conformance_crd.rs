@@ -62,3 +62,93 @@ fn gen_foos_with_max_desc_len() {
     assert_same("foos (maxDescLen=50)", &ours, &golden(golden_file)[0]);
     assert_same_bytes("foos (maxDescLen=50)", &[ours], &golden_text(golden_file));
 }
+
+/// `crd/plural`: kind `TestQuota` without spec, whose plural is `testquotas`.
+///
+/// Deliberate differences: the version annotation only. (The root has no `spec`, so kube's
+/// `no_spec` adds no required entry.)
+#[test]
+fn plural_testquotas() {
+    let files = generate("plural", None);
+    let mut ours = crd(&files, "plural.example.com_testquotas.yaml");
+    version_annotation(&mut ours);
+    let golden_file = "crd/plural/plural.example.com_testquotas.yaml";
+    assert_same("testquotas", &ours, &golden(golden_file)[0]);
+    assert_same_bytes("testquotas", &[ours], &golden_text(golden_file));
+}
+
+/// `crd/nogroup`: the empty group (`+groupName=`), so the file is `_cronjobs.yaml` and the CRD
+/// `cronjobs.`; the version is the package name.
+///
+/// Deliberate differences: the version annotation only.
+#[test]
+fn nogroup_cronjobs() {
+    let files = generate("nogroup", None);
+    let mut ours = crd(&files, "_cronjobs.yaml");
+    version_annotation(&mut ours);
+    let golden_file = "crd/testdata._cronjobs.yaml";
+    assert_same("_cronjobs", &ours, &golden(golden_file)[0]);
+    assert_same_bytes("_cronjobs", &[ours], &golden_text(golden_file));
+}
+
+/// `extra/applyconfiguration/cronjob/api/v1`: the only golden CRD with `scope: Cluster`, and a
+/// status subresource without a status property.
+///
+/// Deliberate differences: the version annotation; `required: [spec]` at the root.
+#[test]
+fn cluster_scoped_resources() {
+    let files = generate("clusterscoped", None);
+    let mut ours = crd(
+        &files,
+        "testdata.kubebuilder.io_clusterscopedresources.yaml",
+    );
+    version_annotation(&mut ours);
+    root_requires_spec(&mut ours, "v1");
+    let golden_file = "extra/applyconfiguration/cronjob/api/v1/testdata.kubebuilder.io_clusterscopedresources.yaml";
+    assert_same("clusterscopedresources", &ours, &golden(golden_file)[0]);
+    assert_same_bytes("clusterscopedresources", &[ours], &golden_text(golden_file));
+}
+
+/// `crd/multiple_versions`: two versions sharing types of a third module; a field marker
+/// (`+structType=atomic` on `OuterStruct.struct`) must not leak to other uses of the type.
+///
+/// Deliberate differences: the version annotation only (Go's `Spec` has no omitempty, so
+/// controller-gen requires `spec` too).
+#[test]
+fn multiple_versions_versionedresources() {
+    let files = generate("multiple_versions", None);
+    let mut ours = crd(&files, "testdata.kubebuilder.io_versionedresources.yaml");
+    version_annotation(&mut ours);
+    let golden_file = "crd/multiple_versions/testdata.kubebuilder.io_versionedresources.yaml";
+    assert_same("versionedresources", &ours, &golden(golden_file)[0]);
+    assert_same_bytes("versionedresources", &[ours], &golden_text(golden_file));
+}
+
+/// `crd/enum`: `+k8s:enum` on a string type with constants: a unit-variant enum in Rust.
+///
+/// Deliberate differences: `required: [spec]` at the root. The golden file is hand-written
+/// upstream (no `---`, no annotations; compared semantically there), so opgen's version
+/// annotation is dropped ([`no_version_annotation`]) and the bytes are not compared.
+#[test]
+fn enums() {
+    let files = generate("enums", None);
+    let mut ours = crd(&files, "testdata.kubebuilder.io_enums.yaml");
+    no_version_annotation(&mut ours);
+    root_requires_spec(&mut ours, "v1");
+    let golden_file = "crd/testdata.kubebuilder.io_enums.yaml";
+    assert_same("enums", &ours, &golden(golden_file)[0]);
+}
+
+/// `crd/external_docs`: `+kubebuilder:externalDocs` on fields and on a type.
+///
+/// Deliberate differences: the version annotation; `required: [spec]` at the root.
+#[test]
+fn external_docs() {
+    let files = generate("externaldocs", None);
+    let mut ours = crd(&files, "testdata.kubebuilder.io_externaldocs.yaml");
+    version_annotation(&mut ours);
+    root_requires_spec(&mut ours, "v1");
+    let golden_file = "crd/testdata.kubebuilder.io_externaldocs.yaml";
+    assert_same("externaldocs", &ours, &golden(golden_file)[0]);
+    assert_same_bytes("externaldocs", &[ours], &golden_text(golden_file));
+}

@@ -6,3 +6,4 @@ pub mod rbac;
 pub mod rustfmt;
 pub mod scaffold;
 pub mod templates;
+pub mod webhook;

@@ -395,6 +395,12 @@ impl<'a> Cursor<'a> {
         if *ty == ArgType::Json {
             return self.json();
         }
+        // `+groupName=`: an empty value with nothing after it cannot swallow another argument,
+        // and is how Go packages of the core group ("") say so (spec §3.1).
+        if *ty == ArgType::String && self.rest().trim().is_empty() {
+            self.pos = self.chars.len();
+            return Ok(Value::String(String::new()));
+        }
         self.value(ty, marker, true)
     }
 
@@ -873,6 +879,12 @@ mod tests {
         );
         assert_eq!(args.str_field("rule"), Some("self.a > 0"));
         assert_eq!(args.str_field("reason"), Some("FieldValueInvalid"));
+    }
+
+    #[test]
+    fn empty_group_name_is_the_core_group() {
+        assert_eq!(value_json("+groupName="), json!(""));
+        assert_eq!(value_json("+groupName=\"\""), json!(""));
     }
 
     #[test]

@@ -6,9 +6,9 @@
 use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
 use crate::generators::crd::Crd;
 use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
-use crate::generators::rbac;
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
+use crate::generators::{rbac, webhook};
 use crate::load;
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub const CRD_DIR: &str = "config/crd/bases";
 pub const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 pub const ROLE_FILE: &str = "config/rbac/role.yaml";
+pub const WEBHOOK_FILE: &str = "config/webhook/manifests.yaml";
 pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 
 #[derive(Debug, Clone, Default)]
@@ -81,6 +82,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         }
         diags.push(lint);
     }
+    let webhooks = webhook::generate(&model, &mut diags);
     let warnings = diags.finish()?;
 
     let mut report = ManifestReport {
@@ -116,6 +118,10 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     }
     ws.stage(ROLE_FILE, yaml::to_documents(&roles));
     report.files.push(PathBuf::from(ROLE_FILE));
+    if !webhooks.is_empty() {
+        ws.stage(WEBHOOK_FILE, yaml::to_documents(&webhooks));
+        report.files.push(PathBuf::from(WEBHOOK_FILE));
+    }
     if let Some(project) = &project {
         sync_helper_roles(ws, project, &crds, &mut report)?;
     }
