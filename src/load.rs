@@ -40,14 +40,46 @@ impl SourceFile {
     }
 }
 
-/// Parses every `.rs` file under `dir` (relative to the workspace root).
-pub fn load(ws: &Workspace, dir: &Path) -> Result<Vec<SourceFile>> {
+/// Which files [`load`] parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every `.rs` file.
+    All,
+    /// Only files that declare a kind or hold a marker. Parsing is most of a manifests run,
+    /// and operator code (managers, servers, tests) has neither; a caller that then misses a
+    /// type loads [`Scope::All`].
+    Relevant,
+}
+
+/// Whether a source text can contribute to the manifests by itself.
+fn is_relevant(text: &str) -> bool {
+    text.contains("CustomResource")
+        || text.lines().any(|line| {
+            let t = line.trim_start();
+            let Some(comment) = t.strip_prefix("//") else {
+                return false;
+            };
+            let body = comment.trim_start_matches(['/', '!']).trim_start();
+            body.strip_prefix('+').is_some_and(|m| {
+                m.starts_with(|c: char| c.is_ascii_alphabetic()) && !m.starts_with("opgen:scaffold")
+            })
+        })
+}
+
+/// Parses the `.rs` files under `dir` (relative to the workspace root) that `scope` selects.
+/// Returns the files and whether any file was left out.
+pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>, bool)> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let mut skipped = false;
     for path in ws.list_files(dir, ".rs")? {
         let text = ws
             .read(&path)?
             .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
+        if scope == Scope::Relevant && !is_relevant(&text) {
+            skipped = true;
+            continue;
+        }
         match syn::parse_file(&text) {
             Ok(ast) => files.push(SourceFile {
                 module: module_path(dir, &path),
@@ -59,7 +91,7 @@ pub fn load(ws: &Workspace, dir: &Path) -> Result<Vec<SourceFile>> {
         }
     }
     if errors.is_empty() {
-        Ok(files)
+        Ok((files, skipped))
     } else {
         Err(Error::many(errors))
     }
@@ -102,13 +134,25 @@ mod tests {
     }
 
     #[test]
+    fn relevance_is_kinds_and_markers_but_not_scaffold_markers() {
+        assert!(is_relevant("#[derive(CustomResource)]\nstruct A;"));
+        assert!(is_relevant(
+            "// +kubebuilder:rbac:groups=a,resources=b,verbs=get\nfn f() {}"
+        ));
+        assert!(is_relevant("//! +groupName=a.io\n"));
+        assert!(is_relevant("    /// +optional\n"));
+        assert!(!is_relevant("pub mod a;\n// +opgen:scaffold:controllers\n"));
+        assert!(!is_relevant("let x = 1 // +1 for this\n"));
+    }
+
+    #[test]
     fn all_syntax_errors_are_reported_with_locations() {
         let dir = tempfile::tempdir().unwrap();
         let mut ws = Workspace::new(dir.path());
         ws.stage("src/a.rs", "struct A {\n    x: i32,,\n}\n");
         ws.stage("src/b.rs", "fn b( {}\n");
         ws.stage("src/ok.rs", "pub struct Ok;\n");
-        let err = load(&ws, Path::new("src")).unwrap_err();
+        let err = load(&ws, Path::new("src"), Scope::All).unwrap_err();
         assert_eq!(err.diagnostics.len(), 2);
         let text = err.to_string();
         assert!(text.contains("--> src/a.rs:2:"), "{text}");

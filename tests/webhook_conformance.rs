@@ -58,7 +58,10 @@ fn check(case: &str, files: &[(&str, &str)]) {
 fn valid() {
     check(
         "valid",
-        &[("src/webhook.rs", &valid_markers(G, VALIDATE, VALIDATE, MUTATE))],
+        &[(
+            "src/webhook.rs",
+            &valid_markers(G, VALIDATE, VALIDATE, MUTATE),
+        )],
     );
 }
 

@@ -19,6 +19,9 @@ pub enum Value {
     Map(Vec<(String, Value)>),
     /// A JSON literal (`+default=...`).
     Json(serde_json::Value),
+    /// `+default=ref(Name)`: a reference to a Go constant, which controller-gen ignores (no
+    /// default, no error). Kept so that the generator can warn about it.
+    Ref(String),
 }
 
 impl Value {
@@ -37,6 +40,7 @@ impl Value {
                     .collect(),
             ),
             Value::Json(j) => j.clone(),
+            Value::Ref(_) => J::Null,
         }
     }
 
@@ -407,6 +411,14 @@ impl<'a> Cursor<'a> {
     fn json(&mut self) -> Result<Value, SyntaxError> {
         let text = self.rest();
         let start = self.at();
+        if let Some(inner) = text
+            .trim()
+            .strip_prefix("ref(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            self.pos = self.chars.len();
+            return Ok(Value::Ref(inner.trim().to_owned()));
+        }
         let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
         match stream.next() {
             Some(Ok(v)) => {
@@ -761,7 +773,7 @@ fn type_of(v: &Value) -> ArgType {
         Value::Bool(_) => ArgType::Bool,
         Value::List(_) => ArgType::List(Box::new(ArgType::Any)),
         Value::Map(_) => ArgType::Map,
-        Value::Json(_) => ArgType::Json,
+        Value::Json(_) | Value::Ref(_) => ArgType::Json,
     }
 }
 
@@ -850,6 +862,10 @@ mod tests {
         assert_eq!(
             value_json("+default=[{\"nested\": {\"foo\": \"baz\"}}]"),
             json!([{"nested": {"foo": "baz"}}])
+        );
+        assert_eq!(
+            ok("+default=ref(DefaultRefValue)").1.value,
+            Some(Value::Ref("DefaultRefValue".into()))
         );
         let e = err("+default=forty-two");
         assert!(e.message.contains("not valid JSON"), "{e:?}");

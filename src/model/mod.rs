@@ -83,6 +83,15 @@ pub enum Shape {
         repr: EnumRepr,
         variants: Vec<Variant>,
     },
+    /// A hand-written `impl Serialize` with a `+kubebuilder:validation:Type` marker: the Rust
+    /// type says nothing about the wire format, so the type's markers alone describe it, without
+    /// its doc (controller-gen's rule for Go types with a custom `MarshalJSON`, spec §4.4). A
+    /// hand-written `Serialize` without a Type marker is read like any other type, as
+    /// controller-gen does.
+    Opaque,
+    /// `#[derive(SerializeDisplay)]` (serde_with): written as its `Display` string, like a Go type
+    /// with only a `MarshalText` (spec §4.4): `type: string` plus the type's markers.
+    DisplayString,
     /// Resolution failed (already reported).
     Invalid,
 }

@@ -12,6 +12,12 @@ use crate::load::SourceFile;
 use crate::markers::{FileMarkers, Marker, attach::node_id};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+enum Serialization {
+    Derived,
+    Display,
+    HandWritten,
+}
+
 enum UseEntry {
     Named { name: String, path: Vec<String> },
     Glob { path: Vec<String> },
@@ -38,6 +44,8 @@ pub(super) struct Builder<'a> {
     scopes: HashMap<Vec<String>, Scope<'a>>,
     types: Vec<TypeDef>,
     memo: HashMap<(usize, (usize, usize)), TypeId>,
+    /// `impl Serialize for <path>` blocks: the module they stand in and the type path.
+    serialize_impls: Vec<(Vec<String>, Vec<String>)>,
 }
 
 fn ident_name(ident: &syn::Ident) -> String {
@@ -94,6 +102,7 @@ impl<'a> Builder<'a> {
             scopes: HashMap::new(),
             types: Vec::new(),
             memo: HashMap::new(),
+            serialize_impls: Vec::new(),
         };
         for (i, f) in files.iter().enumerate() {
             b.add_scope(i, f.module.clone(), &f.ast.items);
@@ -119,6 +128,18 @@ impl<'a> Builder<'a> {
                     scope.items.insert(ident_name(&t.ident), item);
                 }
                 syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut scope.uses),
+                syn::Item::Impl(i) => {
+                    let is_serialize = i.trait_.as_ref().is_some_and(|(path, _)| {
+                        path.segments.last().is_some_and(|s| s.ident == "Serialize")
+                    });
+                    if is_serialize
+                        && let syn::Type::Path(p) = &*i.self_ty
+                        && p.qself.is_none()
+                    {
+                        let segs = p.path.segments.iter().map(|s| ident_name(&s.ident));
+                        self.serialize_impls.push((module.clone(), segs.collect()));
+                    }
+                }
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
                         let mut child = module.clone();
@@ -316,9 +337,59 @@ impl<'a> Builder<'a> {
             shape: Shape::Invalid,
             loc,
         });
-        let shape = self.shape(module, file, item, loc, diags);
+        let shape = match self.serialization(item) {
+            Serialization::Display => Shape::DisplayString,
+            Serialization::HandWritten
+                if self.types[id]
+                    .markers
+                    .iter()
+                    .any(|m| m.name() == "kubebuilder:validation:Type") =>
+            {
+                Shape::Opaque
+            }
+            Serialization::HandWritten => {
+                // As controller-gen does, read the type itself; if that fails, say why the
+                // Type marker would help.
+                let mut inner = Diagnostics::default();
+                let shape = self.shape(module, file, item, loc, &mut inner);
+                if inner.has_errors() {
+                    diags.push(self.error(loc, 1, format!(
+                        "`{}` has a hand-written `impl Serialize`, and its fields cannot be described",
+                        ident_name(ident)
+                    )).help("describe its JSON with +kubebuilder:validation:Type=<type> (and other markers) on the type; opgen then uses only those markers"));
+                }
+                match inner.finish() {
+                    Ok(warnings) => warnings.into_iter().for_each(|w| diags.push(w)),
+                    Err(e) => diags.extend(e),
+                }
+                shape
+            }
+            Serialization::Derived => self.shape(module, file, item, loc, diags),
+        };
         self.types[id].shape = shape;
         Some(id)
+    }
+
+    /// How serde writes a type: derived, through `Display` (serde_with), or by hand.
+    fn serialization(&self, item: &'a syn::Item) -> Serialization {
+        let attrs = item_attrs(item);
+        if kube_attrs::has_derive(attrs, "SerializeDisplay") {
+            return Serialization::Display;
+        }
+        if kube_attrs::has_derive(attrs, "Serialize") {
+            return Serialization::Derived;
+        }
+        let hand_written = self.serialize_impls.iter().any(|(module, segs)| {
+            matches!(
+                self.resolve(module, segs, &mut HashSet::new()),
+                Some(Resolved::Local { item: found, .. }) if std::ptr::eq(found, item)
+            )
+        });
+        if hand_written {
+            Serialization::HandWritten
+        } else {
+            Serialization::Derived
+        }
     }
 
     fn shape(

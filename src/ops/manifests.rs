@@ -9,13 +9,14 @@ use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
 use crate::generators::{rbac, webhook};
-use crate::load;
+use crate::load::{self, Scope};
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
 use crate::pluralize;
 use crate::project::Project;
 use crate::writer::Workspace;
 use crate::yaml;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub const CRD_DIR: &str = "config/crd/bases";
@@ -38,52 +39,36 @@ pub struct ManifestReport {
     pub files: Vec<PathBuf>,
 }
 
+/// What the generators made of the sources.
+struct Generated {
+    crds: Vec<Crd>,
+    roles: Vec<Value>,
+    webhooks: Vec<Value>,
+    warnings: Vec<Diagnostic>,
+}
+
 /// Stages every manifest generated from the sources under `src/`.
 pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestReport> {
-    let files = load::load(ws, Path::new("src"))?;
-    let catalog = MarkerCatalog::get();
-    let mut diags = Diagnostics::default();
-    let markers = files
-        .iter()
-        .map(|f| attach(f, catalog, &mut diags))
-        .collect();
-    let model = model::build(&files, markers, &mut diags);
-    let k8s = match k8s_minor(ws)? {
-        Some(minor) => {
-            let types = K8sTypes::for_version(minor);
-            if types.minor() != minor {
-                diags.push(Diagnostic::warning(format!(
-                    "Cargo.toml selects Kubernetes 1.{minor}, which opgen's k8s-openapi {} schemas do not cover; using 1.{}",
-                    K8sTypes::k8s_openapi_version(),
-                    types.minor()
-                )));
-            }
-            types
-        }
-        None => K8sTypes::new(),
-    };
-    let crds = CrdGenerator::new(
-        &model,
-        &k8s,
-        CrdOptions {
-            max_desc_len: opts.max_desc_len,
-        },
-    )
-    .generate(&mut diags);
     let project = Project::load(ws).ok();
-    let empty_role_ns = project
-        .as_ref()
-        .filter(|p| p.namespaced)
-        .map(|p| format!("{}-system", p.project_name));
-    let roles = rbac::generate(&model, empty_role_ns.as_deref(), &mut diags);
-    for mut lint in rbac::lint(&model) {
-        if opts.strict {
-            lint.severity = Severity::Error;
+    let (k8s, version_warning) = k8s_types(ws)?;
+    let src = Path::new("src");
+    let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
+    let generated = match generate(&files, opts, &k8s, project.as_ref()) {
+        Ok(g) => g,
+        // A type may live in a file without markers: try again with every file.
+        Err(_) if skipped => {
+            let (all, _) = load::load(ws, src, Scope::All)?;
+            generate(&all, opts, &k8s, project.as_ref())?
         }
-        diags.push(lint);
-    }
-    let webhooks = webhook::generate(&model, &mut diags);
-    let warnings = diags.finish()?;
+        Err(e) => return Err(e),
+    };
+    let Generated {
+        crds,
+        roles,
+        webhooks,
+        mut warnings,
+    } = generated;
+    warnings.extend(version_warning);
 
     let mut report = ManifestReport {
         warnings,
@@ -216,4 +201,63 @@ fn enable_crd_base(ws: &mut Workspace) -> Result<()> {
         .collect();
     ws.stage(DEFAULT_KUSTOMIZATION, updated.concat());
     Ok(())
+}
+
+fn generate(
+    files: &[load::SourceFile],
+    opts: &ManifestOptions,
+    k8s: &K8sTypes,
+    project: Option<&Project>,
+) -> Result<Generated> {
+    let catalog = MarkerCatalog::get();
+    let mut diags = Diagnostics::default();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, catalog, &mut diags))
+        .collect();
+    let model = model::build(files, markers, &mut diags);
+    let crds = CrdGenerator::new(
+        &model,
+        k8s,
+        CrdOptions {
+            max_desc_len: opts.max_desc_len,
+        },
+    )
+    .generate(&mut diags);
+    let empty_role_ns = project
+        .filter(|p| p.namespaced)
+        .map(|p| format!("{}-system", p.project_name));
+    let roles = rbac::generate(&model, empty_role_ns.as_deref(), &mut diags);
+    for mut lint in rbac::lint(&model) {
+        if opts.strict {
+            lint.severity = Severity::Error;
+        }
+        diags.push(lint);
+    }
+    let webhooks = webhook::generate(&model, &mut diags);
+    Ok(Generated {
+        crds,
+        roles,
+        webhooks,
+        warnings: diags.finish()?,
+    })
+}
+
+/// The k8s-openapi schemas for the Kubernetes version the project builds against, and a
+/// warning when opgen does not cover that version.
+fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)> {
+    Ok(match k8s_minor(ws)? {
+        Some(minor) => {
+            let types = K8sTypes::for_version(minor);
+            let warning = (types.minor() != minor).then(|| {
+                Diagnostic::warning(format!(
+                    "Cargo.toml selects Kubernetes 1.{minor}, which opgen's k8s-openapi {} schemas do not cover; using 1.{}",
+                    K8sTypes::k8s_openapi_version(),
+                    types.minor()
+                ))
+            });
+            (types, warning)
+        }
+        None => (K8sTypes::new(), None),
+    })
 }

@@ -34,7 +34,6 @@ pub fn is_structural(name: &str) -> bool {
             | "k8s:optional"
             | "k8s:required"
             | "kubebuilder:validation:Schemaless"
-            | "k8s:immutable"
     ) || name.starts_with("kubebuilder:subresource")
         || matches!(
             name,
@@ -228,6 +227,13 @@ pub fn apply(
                 rule.insert("optionalOldSelf".into(), json!(b));
             }
             push_rule(schema, Value::Object(rule));
+        }
+        // In source order with the field's XValidation rules (spec §3.7 leaves the order open).
+        "k8s:immutable" => {
+            push_rule(
+                schema,
+                json!({"message": "field is immutable", "rule": "self == oldSelf"}),
+            );
         }
         "nullable" => {
             schema.insert("nullable".into(), json!(true));

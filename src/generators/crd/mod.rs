@@ -535,36 +535,68 @@ fn column(
     Value::Object(c)
 }
 
-/// controller-gen's maxDescLen (spec §5): cut at a sentence end or a word boundary.
+/// controller-gen's maxDescLen (spec §5): every `description` of a schema and of its nested
+/// schemas (properties, items, additionalProperties, allOf/anyOf/oneOf, not) cut at a sentence
+/// end or a word boundary; 0 removes them. Only schema positions are visited, so a property
+/// named `description` and the values of `default`, `example` and `enum` are left alone.
 pub fn truncate_descriptions(v: &mut Value, max: usize) {
-    match v {
-        Value::Object(m) => {
-            if max == 0 {
-                m.remove("description");
-            } else if let Some(Value::String(d)) = m.get_mut("description")
-                && d.len() > max
-            {
-                *d = truncate(d, max);
+    let Value::Object(m) = v else { return };
+    if max == 0 {
+        m.remove("description");
+    } else if let Some(Value::String(d)) = m.get_mut("description")
+        && d.len() > max
+    {
+        *d = truncate(d, max);
+    }
+    for (k, child) in m.iter_mut() {
+        match (k.as_str(), child) {
+            ("properties", Value::Object(props)) => props
+                .values_mut()
+                .for_each(|p| truncate_descriptions(p, max)),
+            ("items" | "additionalProperties" | "not", schema @ Value::Object(_)) => {
+                truncate_descriptions(schema, max)
             }
-            for (k, child) in m.iter_mut() {
-                if k != "description" && k != "default" && k != "example" && k != "enum" {
-                    truncate_descriptions(child, max);
-                }
-            }
+            ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => list
+                .iter_mut()
+                .for_each(|s| truncate_descriptions(s, max)),
+            _ => {}
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| truncate_descriptions(i, max)),
-        _ => {}
     }
 }
 
+/// Unicode's Sentence_Terminal characters of the Basic Multilingual Plane (Go's
+/// `unicode.Sentence_Terminal`, which controller-gen cuts after).
+fn is_sentence_terminal(c: char) -> bool {
+    matches!(c,
+        '!' | '.' | '?' | '\u{589}' | '\u{61d}'..='\u{61f}' | '\u{6d4}' | '\u{700}'..='\u{702}'
+        | '\u{7f9}' | '\u{837}' | '\u{839}' | '\u{83d}' | '\u{83e}' | '\u{964}' | '\u{965}'
+        | '\u{104a}' | '\u{104b}' | '\u{1362}' | '\u{1367}' | '\u{1368}' | '\u{166e}'
+        | '\u{1735}' | '\u{1736}' | '\u{1803}' | '\u{1809}' | '\u{1944}' | '\u{1945}'
+        | '\u{1aa8}'..='\u{1aab}' | '\u{1b5a}' | '\u{1b5b}' | '\u{1b5e}' | '\u{1b5f}'
+        | '\u{1b7d}' | '\u{1b7e}' | '\u{1c3b}' | '\u{1c3c}' | '\u{1c7e}' | '\u{1c7f}'
+        | '\u{203c}' | '\u{203d}' | '\u{2047}'..='\u{2049}' | '\u{2e2e}' | '\u{2e3c}'
+        | '\u{2e53}' | '\u{2e54}' | '\u{3002}' | '\u{a4ff}' | '\u{a60e}' | '\u{a60f}'
+        | '\u{a6f3}' | '\u{a6f7}' | '\u{a876}' | '\u{a877}' | '\u{a8ce}' | '\u{a8cf}'
+        | '\u{a92f}' | '\u{a9c8}' | '\u{a9c9}' | '\u{aa5d}'..='\u{aa5f}' | '\u{aaf0}'
+        | '\u{aaf1}' | '\u{abeb}' | '\u{fe52}' | '\u{fe56}' | '\u{fe57}' | '\u{ff01}'
+        | '\u{ff0e}' | '\u{ff1f}' | '\u{ff61}')
+}
+
+/// One description cut to `max` bytes the way controller-gen cuts it; unlike controller-gen,
+/// never inside a UTF-8 character.
 fn truncate(d: &str, max: usize) -> String {
     let mut end = max;
     while !d.is_char_boundary(end) {
         end -= 1;
     }
     let prefix = &d[..end];
-    if let Some(i) = prefix.rfind(['.', '!', '?']).filter(|&i| i > 0) {
-        return prefix[..=i].to_owned();
+    if let Some((i, c)) = prefix
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| is_sentence_terminal(c))
+        .filter(|&(i, _)| i > 0)
+    {
+        return prefix[..i + c.len_utf8()].to_owned();
     }
     if let Some(i) = prefix.rfind(char::is_whitespace).filter(|&i| i > 0) {
         return format!("{}...", &prefix[..i]);
@@ -586,5 +618,31 @@ mod tests {
             "APIVersion defines the versioned schema of this..."
         );
         assert_eq!(truncate("Short one. And more text here", 15), "Short one.");
+        assert_eq!(truncate("これは文です。次の文", 24), "これは文です。");
+        assert_eq!(truncate("Unbroken_text_without_spaces", 8), "Unbroken...");
+        assert_eq!(truncate("日本語", 4), "日...");
+    }
+
+    #[test]
+    fn truncation_visits_schemas_only() {
+        let mut schema = json!({
+            "description": "Top level description.",
+            "properties": {
+                "description": {"type": "string", "description": "A field named description."},
+                "list": {"items": {"description": "Item description here."}, "default": [{"description": "kept"}]},
+            },
+            "allOf": [{"description": "Branch description text."}],
+        });
+        truncate_descriptions(&mut schema, 0);
+        assert_eq!(
+            schema,
+            json!({
+                "properties": {
+                    "description": {"type": "string"},
+                    "list": {"items": {}, "default": [{"description": "kept"}]},
+                },
+                "allOf": [{}],
+            })
+        );
     }
 }

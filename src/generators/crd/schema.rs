@@ -143,10 +143,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             Shape::DataEnum { repr, variants } => {
                 self.data_enum(&def.name, def.loc, repr, variants, diags)
             }
+            // Only the markers describe these, and they have no description (spec §4.4).
+            Shape::Opaque => Schema::new(),
+            Shape::DisplayString => obj(json!({"type": "string"})),
             Shape::Invalid => Schema::new(),
         };
         self.stack.pop();
-        if !def.doc.is_empty() {
+        let own_doc = !matches!(def.shape, Shape::Opaque | Shape::DisplayString);
+        if own_doc && !def.doc.is_empty() {
             schema.insert("description".into(), json!(def.doc));
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
@@ -164,6 +168,17 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         let mut sorted: Vec<&Marker> = ms.iter().collect();
         sorted.sort_by_key(|m| (m.def.items, priority(m.name())));
         for m in sorted {
+            if let Some(crate::markers::Value::Ref(name)) = &m.args.value {
+                diags.push(
+                    Diagnostic::warning(format!(
+                        "`+{}=ref({name})` is ignored: a default must be a value (controller-gen ignores it too)",
+                        m.name()
+                    ))
+                    .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                    .help("write the value itself, e.g. +default=\"...\""),
+                );
+                continue;
+            }
             let target = if m.def.items {
                 match schema.get_mut("items") {
                     Some(Value::Object(items)) => items,
@@ -326,18 +341,8 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         }
         let baseline = own.clone();
         self.apply_markers(&mut own, &f.markers, file, diags);
-        if f.markers.iter().any(|m| m.name() == "k8s:immutable") {
-            push_rule(
-                &mut own,
-                json!({"message": "field is immutable", "rule": "self == oldSelf"}),
-            );
-        }
         // Keys the markers did not touch come from the type alone.
-        for (k, v) in &baseline {
-            if own.get(k) == Some(v) {
-                own.remove(k);
-            }
-        }
+        strip_untouched(&mut own, &baseline);
         if is_option && !f.skip_serializing_if {
             own.insert("nullable".into(), json!(true));
         }
@@ -594,6 +599,23 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 )).help("use a tagged enum, or mark the field +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields"));
                 Schema::new()
             }
+        }
+    }
+}
+
+/// Removes from a field's own schema what it copied from its type's schema (for the markers'
+/// checks) and the markers left unchanged, down into `items` (which `items:` markers edit), so
+/// that merging it back into the type's schema sees only what the field adds.
+fn strip_untouched(own: &mut Schema, baseline: &Schema) {
+    for (k, v) in baseline {
+        match (own.get_mut(k), v) {
+            (Some(o), _) if o == v => {
+                own.remove(k);
+            }
+            (Some(Value::Object(o)), Value::Object(b)) if k == "items" => {
+                strip_untouched(o, b);
+            }
+            _ => {}
         }
     }
 }
