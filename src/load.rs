@@ -45,9 +45,9 @@ impl SourceFile {
 pub enum Scope {
     /// Every `.rs` file.
     All,
-    /// Only files that declare a kind or hold a marker. Parsing is most of a manifests run,
-    /// and operator code (managers, servers, tests) has neither; a caller that then misses a
-    /// type loads [`Scope::All`].
+    /// Only the API modules (`src/api/**`) and files that declare a kind or hold a marker.
+    /// Parsing is most of a manifests run, and operator code (managers, servers, tests) has
+    /// neither; a caller that then misses a type loads [`Scope::All`].
     Relevant,
 }
 
@@ -76,7 +76,7 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
         let text = ws
             .read(&path)?
             .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
-        if scope == Scope::Relevant && !is_relevant(&text) {
+        if scope == Scope::Relevant && !path.starts_with(dir.join("api")) && !is_relevant(&text) {
             skipped = true;
             continue;
         }

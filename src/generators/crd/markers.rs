@@ -255,7 +255,20 @@ pub fn apply(
             Some(v) if v.as_str().is_some() => {
                 schema.insert("title".into(), v.to_json());
             }
-            _ => return Err(format!("`{}` must be a string", m.name())),
+            other => {
+                let got = match other.map(|v| v.to_json()) {
+                    Some(Value::Number(n)) if n.is_i64() || n.is_u64() => "int",
+                    Some(Value::Number(_)) => "float",
+                    Some(Value::Bool(_)) => "bool",
+                    Some(Value::Array(_)) => "a list",
+                    Some(Value::Object(_)) => "a map",
+                    _ => "nothing",
+                };
+                return Err(format!(
+                    "`{}` expects a string, got {got}; quote it, e.g. +kubebuilder:title=\"...\"",
+                    m.name()
+                ));
+            }
         },
         "kubebuilder:externalDocs" => {
             let url = m.args.str_field("url").unwrap_or_default();
@@ -310,10 +323,16 @@ pub fn apply(
         | "kubebuilder:validation:AtLeastOneOf" => {
             need(node_type == Some("object"), "objects")?;
             let fields = value.map(|v| v.as_strings()).unwrap_or_default();
-            if let Some(nested) = fields.iter().find(|f| f.contains('.')) {
+            let nested: Vec<&str> = fields
+                .iter()
+                .filter(|f| f.contains('.'))
+                .map(String::as_str)
+                .collect();
+            if !nested.is_empty() {
                 return Err(format!(
-                    "`{}`: cannot reference nested fields: {nested}",
-                    m.name()
+                    "{}: cannot reference nested fields: {}",
+                    m.name(),
+                    nested.join(",")
                 ));
             }
             let joined = fields.join(" ");

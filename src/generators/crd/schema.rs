@@ -130,7 +130,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         }
         self.stack.push(id);
         let mut schema = match &def.shape {
-            Shape::Struct(fields) => self.object(fields, &def.package, diags),
+            Shape::Struct(fields) => {
+                let s = self.object(fields, &def.package, diags);
+                self.check_one_of(&def.markers, def.loc.file, fields, &s, diags);
+                s
+            }
             Shape::Wrapper(inner) => self.ty(inner, def.loc, diags),
             Shape::UnitEnum(variants) => {
                 let mut s = obj(json!({"type": "string"}));
@@ -155,6 +159,56 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
         schema
+    }
+
+    /// The fields named by `AtMostOneOf`/`ExactlyOneOf`/`AtLeastOneOf` on a struct must exist and
+    /// be optional: a required member would make "at most one" impossible to satisfy with
+    /// zero, and controller-gen refuses it too (spec §3.5).
+    fn check_one_of(
+        &self,
+        ms: &[Marker],
+        file: usize,
+        fields: &[Field],
+        schema: &Schema,
+        diags: &mut Diagnostics,
+    ) {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for m in ms.iter().filter(|m| {
+            matches!(
+                m.name(),
+                "kubebuilder:validation:AtMostOneOf"
+                    | "kubebuilder:validation:ExactlyOneOf"
+                    | "kubebuilder:validation:AtLeastOneOf"
+            )
+        }) {
+            let names = m.args.value.as_ref().map(|v| v.as_strings()).unwrap_or_default();
+            for name in names.iter().filter(|n| !n.contains('.')) {
+                if !props.is_some_and(|p| p.contains_key(name)) {
+                    diags.push(self.marker_error(
+                        file,
+                        m,
+                        format!("`{}` names `{name}`, which is not a field of this type (fields are named by their JSON name)", m.name()),
+                    ));
+                } else if required.contains(&name.as_str()) {
+                    let field = fields.iter().find(|f| !f.flatten && f.json_name == *name);
+                    let message = format!(
+                        "field {name} is part of OneOf constraint `{}` (line {}) and must be optional, but it is required",
+                        m.name(),
+                        m.line
+                    );
+                    let d = match field {
+                        Some(f) => self.error(f.loc, message),
+                        None => self.marker_error(file, m, message),
+                    };
+                    diags.push(d.help("make it an Option<...> with #[serde(default, skip_serializing_if = \"Option::is_none\")] (Go: omitempty), or give it #[serde(default)]; and no +required marker"));
+                }
+            }
+        }
     }
 
     /// Applies node markers in priority order; `items:` markers go to the array items.
