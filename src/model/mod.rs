@@ -68,6 +68,9 @@ pub struct TypeDef {
     /// The directory module the type lives in (its "package").
     pub package: Vec<String>,
     pub shape: Shape,
+    /// serde handles it exactly as the type it wraps, in both directions: a type alias or a
+    /// `#[serde(transparent)]` struct (not a newtype struct, which serde sees as itself).
+    pub transparent: bool,
     pub loc: SrcLoc,
 }
 
@@ -196,6 +199,27 @@ impl Model<'_> {
 
     pub fn type_def(&self, id: TypeId) -> &TypeDef {
         &self.types[id]
+    }
+
+    /// Whether serde sees `ty` as an `Option`: written or through type aliases and transparent
+    /// structs. serde then accepts the field missing (as None) and writes None as null.
+    pub fn is_option(&self, ty: &Ty) -> bool {
+        let mut ty = ty;
+        for _ in 0..self.types.len() + 1 {
+            match ty {
+                Ty::Option(_) => return true,
+                Ty::Named(id) => match &self.types[*id] {
+                    TypeDef {
+                        transparent: true,
+                        shape: Shape::Wrapper(inner),
+                        ..
+                    } => ty = inner,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Errors for kinds whose versions disagree or miss a storage version.

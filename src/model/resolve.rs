@@ -335,6 +335,11 @@ impl<'a> Builder<'a> {
             markers: self.markers[file].for_node(id_node).to_vec(),
             package: self.files[file].package().to_vec(),
             shape: Shape::Invalid,
+            transparent: match item {
+                syn::Item::Type(_) => true,
+                syn::Item::Struct(st) => serde_attrs::container_attrs(&st.attrs).transparent,
+                _ => false,
+            },
             loc,
         });
         let shape = match self.serialization(item) {

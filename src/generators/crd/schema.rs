@@ -309,7 +309,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         preserve: &mut bool,
         diags: &mut Diagnostics,
     ) {
-        let optional = matches!(f.ty, Ty::Option(_)) || f.has_default;
+        let optional = self.model.is_option(&f.ty) || f.has_default;
         let inner = match &f.ty {
             Ty::Option(t) => &**t,
             t => t,
@@ -369,7 +369,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 f.rust_name
             )).help("add +kubebuilder:validation:Type=<type> (and other markers) or +kubebuilder:validation:Schemaless to describe it"));
         }
-        let is_option = matches!(f.ty, Ty::Option(_));
+        let is_option = self.model.is_option(&f.ty);
         let type_schema = if schemaless {
             Schema::new()
         } else {
