@@ -37,9 +37,9 @@ fn v1(path: &str) -> String {
 ///
 /// Not differences, but worth knowing: the Go input also has three misspelt markers
 /// (`+kubebuilder:validation:nullable`, `+kubebuilder:validation:optional`) that controller-gen
-/// ignores and opgen refuses (see conformance_errors.rs), so the port leaves them out; and the
-/// Rust kind sets `plural = "cronjobs"` because kube-derive derives the plural from the singular
-/// `mycronjob`.
+/// ignores and opgen refuses (see conformance_errors.rs), so the port leaves them out. The
+/// singular `mycronjob` comes from `+kubebuilder:resource:singular` only: kube-derive's plural
+/// is that of its own singular (the lower-cased kind), `cronjobs`, as controller-gen's.
 #[test]
 fn cronjobs() {
     let files = generate("testdata", None);

@@ -320,6 +320,32 @@ fn plural_without_attribute_is_kube_derive_s() {
 }
 
 #[test]
+fn resource_marker_names_agree_with_kube_derive() {
+    // A marker singular names the CRD's singular, but kube-derive's plural (what the compiled
+    // code requests) comes from its own singular, the lower-cased kind.
+    let c = crd(
+        "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"CronJob\")]\n// +kubebuilder:resource:singular=mycronjob\npub struct CronJobSpec { pub x: i32 }\n",
+    );
+    assert_eq!(c["spec"]["names"]["singular"], json!("mycronjob"));
+    assert_eq!(c["spec"]["names"]["plural"], json!("cronjobs"));
+    // A marker plural without #[kube(plural)] must be kube-derive's.
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"Index\")]\n// +kubebuilder:resource:path=indices\npub struct IndexSpec {{ pub x: i32 }}\n"
+        ),
+    )]);
+    assert!(
+        text.contains("says plural (path) \"indices\" but kube-derive will use \"indexes\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("add plural = \"indices\" to #[kube(...)]"),
+        "{text}"
+    );
+}
+
+#[test]
 fn multi_version_kinds_need_one_storage_version() {
     let v = |ver: &str, storage: &str| {
         format!(

@@ -384,11 +384,27 @@ pub fn attach(
                 continue;
             }
         };
-        if def.targets.contains(&target) {
-            out.nodes.entry(node.id).or_default().push(marker);
-        } else {
+        if !def.targets.contains(&target) {
             diags.push(misplaced(&format!("a {}", node.what)));
+            continue;
         }
+        let on_node = out.nodes.entry(node.id).or_default();
+        if let Some(first) = on_node
+            .iter()
+            .find(|m| !def.repeatable && std::ptr::eq(m.def, def))
+        {
+            // controller-gen silently uses the first of the two.
+            diags.push(
+                Diagnostic::error(format!(
+                    "`{}` is given twice for this {} (first on line {})",
+                    def.name, node.what, first.line
+                ))
+                .at(file.location(line_no, column, text.chars().count()))
+                .help("keep one; only markers such as XValidation, listMapKey and printcolumn accumulate"),
+            );
+            continue;
+        }
+        on_node.push(marker);
     }
     out
 }
@@ -505,6 +521,21 @@ pub struct FooSpec {
             "{}",
             text[2]
         );
+    }
+
+    #[test]
+    fn single_valued_markers_may_not_repeat() {
+        let text = "pub struct A {\n    // +kubebuilder:validation:MaxLength=3\n    // +kubebuilder:validation:MaxLength=4\n    // +listMapKey=a\n    // +listMapKey=b\n    pub a: String,\n}\n";
+        let (m, diags) = run(text);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0]
+                .message
+                .contains("is given twice for this field (first on line 2)"),
+            "{diags:?}"
+        );
+        assert_eq!(diags[0].location.as_ref().unwrap().line, 3);
+        assert_eq!(m.for_node((6, 5)).len(), 3);
     }
 
     #[test]

@@ -249,9 +249,23 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
                 ..
             }) = &nv.value
         {
-            for line in s.value().split('\n') {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            let text = s.value();
+            if text.contains('\n') {
+                // A `/** ... */` block: every line trimmed (as controller-gen trims `/* */`
+                // comments), and the conventional leading `*` of Rust block docs dropped.
+                for line in text.split('\n') {
+                    let t = line.trim();
+                    let t = t.strip_prefix('*').map_or(t, str::trim_start);
+                    lines.push(t.to_owned());
+                }
+                continue;
             }
+            lines.push(
+                text.strip_prefix(' ')
+                    .unwrap_or(&text)
+                    .trim_end()
+                    .to_owned(),
+            );
         }
     }
     let is_marker = |l: &str| {
@@ -287,6 +301,18 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_doc_comments_are_trimmed() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            /**
+             * First line
+             *   indented
+             */
+            struct A;
+        };
+        assert_eq!(doc_text(&item.attrs), "First line\nindented");
+    }
 
     #[test]
     fn doc_text_follows_controller_gen() {

@@ -600,12 +600,28 @@ impl<'a> Builder<'a> {
                 self.path_ty(module, file, &p.path, loc, diags)
             }
             other => {
-                let text = quote::ToTokens::to_token_stream(other).to_string();
-                diags.push(self.error(
-                    loc,
-                    1,
-                    format!("the type `{text}` cannot be described by a CRD schema"),
-                ));
+                let text = type_text(other);
+                let help = match other {
+                    // controller-gen: "inline struct types are not supported, use a named type instead"
+                    syn::Type::Tuple(_) => {
+                        "serde writes a tuple as a JSON array of mixed types; use a named struct instead"
+                    }
+                    // controller-gen: "cannot generate schema for any" (interfaces)
+                    syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
+                        "a trait object has no fixed JSON shape; use a concrete type, or serde_json::Value for any JSON"
+                    }
+                    _ => {
+                        "use a named struct or enum, a std or k8s-openapi type, or serde_json::Value"
+                    }
+                };
+                diags.push(
+                    self.error(
+                        loc,
+                        1,
+                        format!("the type `{text}` cannot be described by a CRD schema"),
+                    )
+                    .help(help),
+                );
                 None
             }
         }
@@ -940,6 +956,25 @@ fn check_package_names(
             );
         }
     }
+}
+
+/// A type as written, without the spaces `quote` puts between tokens.
+fn type_text(t: &syn::Type) -> String {
+    let mut text = quote::ToTokens::to_token_stream(t).to_string();
+    for (from, to) in [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" ::", "::"),
+        (" ,", ","),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        ("( ", "("),
+        (" )", ")"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
 }
 
 fn item_ident(item: &syn::Item) -> Option<&syn::Ident> {

@@ -108,7 +108,14 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         for v in &versions {
             version_objects.push(self.version(v, v.version == storage, diags));
         }
-        for (v, obj) in versions.iter().zip(&version_objects) {
+        // A schema built from errors (unresolved types are empty schemas) would add only
+        // follow-on violations.
+        let checked = if diags.has_errors() {
+            &[][..]
+        } else {
+            &version_objects[..]
+        };
+        for (v, obj) in versions.iter().zip(checked) {
             let schema = &obj["schema"]["openAPIV3Schema"];
             for violation in structural::check(schema, "") {
                 let at = violation.path.trim_start_matches('.');
@@ -226,15 +233,33 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             diags,
         )
         .unwrap_or_else(|| pluralize::singular(&kind.kind));
-        // Without #[kube(plural)], kube-derive pluralises the singular at compile time;
-        // the CRD must use the same name or the operator's requests miss.
-        let plural = pick(
-            v.attrs.plural.clone(),
-            res.and_then(|m| m.args.str_field("path").map(str::to_owned)),
-            "plural (path)",
-            diags,
-        )
-        .unwrap_or_else(|| pluralize::kube_to_plural(&singular));
+        // The compiled code requests `/<plural>`: #[kube(plural)], or else kube-derive's
+        // pluralisation of *its* singular (#[kube(singular)] or the lower-cased kind, never a
+        // marker's). The CRD must use the same name or the operator's requests miss.
+        let kube_singular = v
+            .attrs
+            .singular
+            .clone()
+            .unwrap_or_else(|| pluralize::singular(&kind.kind));
+        let kube_plural = v
+            .attrs
+            .plural
+            .clone()
+            .unwrap_or_else(|| pluralize::kube_to_plural(&kube_singular));
+        let path = res.and_then(|m| m.args.str_field("path").map(str::to_owned));
+        let plural = match (&v.attrs.plural, path) {
+            (Some(_), path) => {
+                pick(v.attrs.plural.clone(), path, "plural (path)", diags).unwrap_or(kube_plural)
+            }
+            (None, Some(p)) if p != kube_plural => {
+                let m = res.expect("a path implies the marker");
+                diags.push(self.marker_diag(v, m, format!(
+                    "+kubebuilder:resource says plural (path) {p:?} but kube-derive will use {kube_plural:?} (the plural of {kube_singular:?}); #[kube] is what the compiled code uses"
+                )).help(format!("add plural = {p:?} to #[kube(...)]")));
+                kube_plural
+            }
+            (None, _) => kube_plural,
+        };
         let list = |attr: &[String], key: &str| -> Vec<String> {
             let mut out: Vec<String> = attr.to_vec();
             if let Some(m) = res {
@@ -556,9 +581,9 @@ pub fn truncate_descriptions(v: &mut Value, max: usize) {
             ("items" | "additionalProperties" | "not", schema @ Value::Object(_)) => {
                 truncate_descriptions(schema, max)
             }
-            ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => list
-                .iter_mut()
-                .for_each(|s| truncate_descriptions(s, max)),
+            ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                list.iter_mut().for_each(|s| truncate_descriptions(s, max))
+            }
             _ => {}
         }
     }

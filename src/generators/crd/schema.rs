@@ -186,7 +186,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                     | "kubebuilder:validation:AtLeastOneOf"
             )
         }) {
-            let names = m.args.value.as_ref().map(|v| v.as_strings()).unwrap_or_default();
+            let names = m
+                .args
+                .value
+                .as_ref()
+                .map(|v| v.as_strings())
+                .unwrap_or_default();
             for name in names.iter().filter(|n| !n.contains('.')) {
                 if !props.is_some_and(|p| p.contains_key(name)) {
                     diags.push(self.marker_error(
