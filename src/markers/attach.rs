@@ -110,15 +110,12 @@ struct NodeCollector {
 }
 
 impl NodeCollector {
-    fn add<T: Spanned + Clone>(
-        &mut self,
-        full: &T,
-        attrs_removed: T,
-        kind: NodeKind,
-        what: &'static str,
-    ) {
-        let id = node_id(&attrs_removed);
-        let first_line = full.span().start().line.min(id.0);
+    fn add<T: NodeStart>(&mut self, node: &T, kind: NodeKind, what: &'static str) {
+        let id = node.start();
+        let first_line = node
+            .attrs()
+            .first()
+            .map_or(id.0, |a| a.pound_token.span.start().line.min(id.0));
         self.nodes.push(Node {
             id,
             first_line,
@@ -128,69 +125,155 @@ impl NodeCollector {
     }
 
     fn body(&mut self, block: &syn::Block) {
-        let (s, e) = (block.span().start().line, block.span().end().line);
+        self.delimited(block.brace_token.span, true);
+    }
+
+    /// The lines strictly inside a delimited group: a function body or an opaque region.
+    fn delimited(&mut self, span: proc_macro2::extra::DelimSpan, body: bool) {
+        let (s, e) = (span.open().start().line, span.close().start().line);
         if e > s {
-            self.bodies.push((s + 1, e));
+            if body {
+                self.bodies.push((s + 1, e));
+            } else {
+                self.opaque.push((s + 1, e));
+            }
         }
     }
 }
 
-macro_rules! stripped {
-    ($node:expr) => {{
-        let mut n = $node.clone();
-        n.attrs.clear();
-        n
-    }};
+fn pos(span: proc_macro2::Span) -> NodeId {
+    let start = span.start();
+    (start.line, start.column + 1)
 }
+
+fn vis_start(v: &syn::Visibility) -> Option<NodeId> {
+    match v {
+        syn::Visibility::Public(p) => Some(pos(p.span)),
+        syn::Visibility::Restricted(r) => Some(pos(r.pub_token.span)),
+        _ => None,
+    }
+}
+
+fn sig_start(sig: &syn::Signature) -> NodeId {
+    sig.constness
+        .map(|t| pos(t.span))
+        .or(sig.asyncness.map(|t| pos(t.span)))
+        .or(match &sig.safety {
+            syn::Safety::Safe(t) => Some(pos(t.span)),
+            syn::Safety::Unsafe(t) => Some(pos(t.span)),
+            _ => None,
+        })
+        .or(sig.abi.as_ref().map(|a| pos(a.extern_token.span)))
+        .unwrap_or_else(|| pos(sig.fn_token.span))
+}
+
+/// Where a node starts after its attributes, computed from its first token. (The span of a
+/// whole item is the join of all its tokens: for a function, that prints its whole body.)
+pub trait NodeStart {
+    fn start(&self) -> NodeId;
+    fn attrs(&self) -> &[syn::Attribute];
+}
+
+macro_rules! node_start {
+    ($ty:ty, |$n:ident| $start:expr) => {
+        impl NodeStart for $ty {
+            fn start(&self) -> NodeId {
+                let $n = self;
+                $start
+            }
+            fn attrs(&self) -> &[syn::Attribute] {
+                &self.attrs
+            }
+        }
+    };
+}
+
+node_start!(syn::ItemStruct, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.struct_token.span)));
+node_start!(syn::ItemEnum, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.enum_token.span)));
+node_start!(syn::ItemType, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.type_token.span)));
+node_start!(syn::Field, |n| vis_start(&n.vis)
+    .or(n.ident.as_ref().map(|i| pos(i.span())))
+    .unwrap_or_else(|| pos(n.ty.span())));
+node_start!(syn::Variant, |n| pos(n.ident.span()));
+node_start!(syn::ItemFn, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| sig_start(&n.sig)));
+// `default fn`, `default impl` and `auto trait` are unstable and not looked for.
+node_start!(syn::ImplItemFn, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| sig_start(&n.sig)));
+node_start!(syn::ItemImpl, |n| n
+    .unsafety
+    .map(|t| pos(t.span))
+    .unwrap_or_else(|| pos(n.impl_token.span)));
+node_start!(syn::ItemMod, |n| vis_start(&n.vis)
+    .or(n.unsafety.map(|t| pos(t.span)))
+    .unwrap_or_else(|| pos(n.mod_token.span)));
+node_start!(syn::ItemConst, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.const_token.span)));
+node_start!(syn::ItemStatic, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.static_token.span)));
+node_start!(syn::ItemUse, |n| vis_start(&n.vis)
+    .unwrap_or_else(|| pos(n.use_token.span)));
+node_start!(syn::ItemTrait, |n| vis_start(&n.vis)
+    .or(n.unsafety.map(|t| pos(t.span)))
+    .unwrap_or_else(|| pos(n.trait_token.span)));
+node_start!(syn::ItemMacro, |n| n
+    .mac
+    .path
+    .leading_colon
+    .map(|c| pos(c.spans[0]))
+    .unwrap_or_else(|| pos(n.mac.path.segments[0].ident.span())));
 
 impl<'ast> Visit<'ast> for NodeCollector {
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
-        self.add(i, stripped!(i), NodeKind::Type, "struct");
+        self.add(i, NodeKind::Type, "struct");
         syn::visit::visit_item_struct(self, i);
     }
 
     fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
-        self.add(i, stripped!(i), NodeKind::Type, "enum");
+        self.add(i, NodeKind::Type, "enum");
         syn::visit::visit_item_enum(self, i);
     }
 
     fn visit_item_type(&mut self, i: &'ast syn::ItemType) {
-        self.add(i, stripped!(i), NodeKind::Type, "type alias");
+        self.add(i, NodeKind::Type, "type alias");
     }
 
     fn visit_field(&mut self, f: &'ast syn::Field) {
-        self.add(f, stripped!(f), NodeKind::Field, "field");
+        self.add(f, NodeKind::Field, "field");
     }
 
     fn visit_variant(&mut self, v: &'ast syn::Variant) {
-        self.add(v, stripped!(v), NodeKind::Field, "variant");
+        self.add(v, NodeKind::Field, "variant");
         syn::visit::visit_variant(self, v);
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.add(f, stripped!(f), NodeKind::Other, "function");
+        self.add(f, NodeKind::Other, "function");
         self.body(&f.block);
         syn::visit::visit_block(self, &f.block);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.add(f, stripped!(f), NodeKind::Other, "function");
+        self.add(f, NodeKind::Other, "function");
         self.body(&f.block);
         syn::visit::visit_block(self, &f.block);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        self.add(i, stripped!(i), NodeKind::Other, "impl block");
+        self.add(i, NodeKind::Other, "impl block");
         syn::visit::visit_item_impl(self, i);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        self.add(m, stripped!(m), NodeKind::Other, "module");
+        self.add(m, NodeKind::Other, "module");
         syn::visit::visit_item_mod(self, m);
     }
 
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
-        self.add(c, stripped!(c), NodeKind::Other, "constant");
+        self.add(c, NodeKind::Other, "constant");
         let (s, e) = (c.expr.span().start().line, c.expr.span().end().line);
         if e > s {
             self.opaque.push((s + 1, e));
@@ -198,24 +281,26 @@ impl<'ast> Visit<'ast> for NodeCollector {
     }
 
     fn visit_item_static(&mut self, c: &'ast syn::ItemStatic) {
-        self.add(c, stripped!(c), NodeKind::Other, "static");
+        self.add(c, NodeKind::Other, "static");
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        self.add(u, stripped!(u), NodeKind::Other, "use declaration");
+        self.add(u, NodeKind::Other, "use declaration");
     }
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
-        self.add(t, stripped!(t), NodeKind::Other, "trait");
+        self.add(t, NodeKind::Other, "trait");
         syn::visit::visit_item_trait(self, t);
     }
 
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
-        self.add(m, stripped!(m), NodeKind::Other, "macro invocation");
-        let (s, e) = (m.span().start().line, m.span().end().line);
-        if e > s {
-            self.opaque.push((s + 1, e));
-        }
+        self.add(m, NodeKind::Other, "macro invocation");
+        let span = match &m.mac.delimiter {
+            syn::MacroDelimiter::Paren(d) => d.span,
+            syn::MacroDelimiter::Brace(d) => d.span,
+            syn::MacroDelimiter::Bracket(d) => d.span,
+        };
+        self.delimited(span, false);
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {

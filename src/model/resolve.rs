@@ -9,7 +9,10 @@ use super::{
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
-use crate::markers::{FileMarkers, Marker, attach::node_id};
+use crate::markers::{
+    FileMarkers, Marker,
+    attach::{NodeStart, node_id},
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 enum Serialization {
@@ -997,33 +1000,17 @@ fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
 
 fn stripped_id(item: &syn::Item) -> (usize, usize) {
     match item {
-        syn::Item::Struct(s) => {
-            let mut s = s.clone();
-            s.attrs.clear();
-            node_id(&s)
-        }
-        syn::Item::Enum(e) => {
-            let mut e = e.clone();
-            e.attrs.clear();
-            node_id(&e)
-        }
-        syn::Item::Type(t) => {
-            let mut t = t.clone();
-            t.attrs.clear();
-            node_id(&t)
-        }
+        syn::Item::Struct(s) => s.start(),
+        syn::Item::Enum(e) => e.start(),
+        syn::Item::Type(t) => t.start(),
         other => node_id(other),
     }
 }
 
 fn stripped_id_field(f: &syn::Field) -> (usize, usize) {
-    let mut f = f.clone();
-    f.attrs.clear();
-    node_id(&f)
+    f.start()
 }
 
 fn stripped_id_variant(v: &syn::Variant) -> (usize, usize) {
-    let mut v = v.clone();
-    v.attrs.clear();
-    node_id(&v)
+    v.start()
 }
