@@ -120,7 +120,8 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
 
     /// The schema of a named type, with its doc as description and its type markers applied.
     pub fn named(&mut self, id: TypeId, diags: &mut Diagnostics) -> Schema {
-        let def = self.model.type_def(id).clone();
+        let model = self.model;
+        let def = model.type_def(id);
         if self.stack.contains(&id) {
             diags.push(self.error(def.loc, format!(
                 "`{}` contains itself; a CRD schema cannot describe a recursive type",
