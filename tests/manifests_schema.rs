@@ -522,3 +522,12 @@ rules:
 "
     );
 }
+
+#[test]
+fn kinds_in_test_modules_are_fixtures_not_api() {
+    let c = crd(&format!(
+        "{}\n#[cfg(test)]\nmod tests {{\n    use super::*;\n    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n    #[kube(group = \"test.io\", version = \"v1\", kind = \"Widget\")]\n    struct WidgetSpec {{ x: i32 }}\n}}\n",
+        kind("    pub a: String,")
+    ));
+    assert_eq!(c["spec"]["names"]["kind"], json!("Demo"));
+}

@@ -17,6 +17,7 @@ pub struct CreateArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum CreateCommand {
     Api(Args),
+    Webhook(super::create_webhook::Args),
 }
 
 /// Scaffold a kind: its Rust types, a controller, a sample and helper roles
@@ -77,7 +78,10 @@ impl ApiArgs {
 }
 
 pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
-    let CreateCommand::Api(args) = args.what;
+    let args = match args.what {
+        CreateCommand::Api(args) => args,
+        CreateCommand::Webhook(args) => return super::create_webhook::run(args, global),
+    };
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let root = project::find_root(&cwd)?;

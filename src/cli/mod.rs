@@ -3,6 +3,7 @@
 
 mod completion;
 mod create_api;
+mod create_webhook;
 mod init;
 mod manifests;
 mod markers;

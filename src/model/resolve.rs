@@ -143,6 +143,8 @@ impl<'a> Builder<'a> {
                         self.serialize_impls.push((module.clone(), segs.collect()));
                     }
                 }
+                // Test modules are not the API: their kinds and types are fixtures.
+                syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
                         let mut child = module.clone();
@@ -832,6 +834,9 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
             Err(format!(": expected one type argument for `{name}`"))
         }
     };
+    if krate == "k8s_openapi" && name == "ByteString" {
+        return Ok(Ty::Bytes);
+    }
     if krate == "k8s_openapi" {
         return Ok(Ty::K8s(path[1..].join("::")));
     }
@@ -1013,4 +1018,12 @@ fn stripped_id_field(f: &syn::Field) -> (usize, usize) {
 
 fn stripped_id_variant(v: &syn::Variant) -> (usize, usize) {
     v.start()
+}
+
+/// `#[cfg(test)]`: code compiled only for tests.
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+    })
 }

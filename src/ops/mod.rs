@@ -3,5 +3,6 @@
 //! `opgen new` can chain `init`, `create api` and `manifests` into one all-or-nothing write.
 
 pub mod create_api;
+pub mod create_webhook;
 pub mod init;
 pub mod manifests;

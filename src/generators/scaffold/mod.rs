@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod init;
+pub mod webhook;
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rustfmt::{self, Formatted};

@@ -1,0 +1,66 @@
+//! `opgen create webhook`
+
+use super::{GlobalArgs, bool_value, finish, print_warnings};
+use crate::diag::{Error, Result};
+use crate::ops::create_webhook::{WebhookOptions, create_webhook};
+use crate::ops::manifests::{ManifestOptions, manifests};
+use crate::project::{self, Project};
+use crate::writer::Workspace;
+
+/// Scaffold admission webhooks for a kind: a defaulting and/or a validating webhook
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation")]
+pub struct Args {
+    /// API group name, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1alpha1)
+    #[arg(long)]
+    pub version: String,
+    /// Kind, as created with `opgen create api`
+    #[arg(long)]
+    pub kind: String,
+    /// Scaffold a mutating webhook that sets defaults
+    #[arg(long)]
+    pub defaulting: bool,
+    /// Scaffold a validating webhook
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// Scaffold a conversion webhook (not supported yet)
+    #[arg(long)]
+    pub conversion: bool,
+    /// Replace the kind's webhook file if it exists (needed to add a second kind of webhook)
+    #[arg(long)]
+    pub force: bool,
+    /// Run `opgen manifests` afterwards
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub make: bool,
+}
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+    let root = project::find_root(&cwd)?;
+    let mut ws = Workspace::new(root);
+    let mut project = Project::load(&ws)?;
+    let opts = WebhookOptions {
+        group: args.group,
+        version: args.version,
+        kind: args.kind.clone(),
+        defaulting: args.defaulting,
+        validation: args.programmatic_validation,
+        conversion: args.conversion,
+        force: args.force,
+    };
+    let warnings = create_webhook(&mut ws, &mut project, &opts)?;
+    print_warnings(&warnings, global);
+    if args.make {
+        let report = manifests(&mut ws, &ManifestOptions::default())?;
+        print_warnings(&report.warnings, global);
+    }
+    finish(&ws, global, &format!("created webhook for {}", args.kind))?;
+    if !global.quiet && !global.dry_run {
+        println!("next: fill in the hooks in src/webhooks/; `make deploy` needs cert-manager in the cluster");
+    }
+    Ok(())
+}

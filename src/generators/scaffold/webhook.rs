@@ -1,0 +1,168 @@
+//! The files `opgen create webhook` writes and the lines it inserts or uncomments.
+
+use super::api::ResourceContext;
+use super::{Policy, ScaffoldPlan};
+use crate::diag::{Error, Result};
+use crate::generators::templates::render;
+use crate::names::module_name;
+use serde::Serialize;
+
+pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
+const BLOCK_BEGIN: &str = "# +opgen:scaffold:webhook-begin";
+const BLOCK_END: &str = "# +opgen:scaffold:webhook-end";
+const TOGGLED_LINES: &[&str] = &["#- ../webhook", "#- ../certmanager"];
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WebhookContext {
+    #[serde(flatten)]
+    pub resource: ResourceContext,
+    pub defaulting: bool,
+    pub validation: bool,
+    pub both: bool,
+    /// The API group with dots as dashes, as kubebuilder's webhook paths have it.
+    pub group_dashed: String,
+}
+
+impl WebhookContext {
+    pub fn new(resource: ResourceContext, defaulting: bool, validation: bool) -> Self {
+        WebhookContext {
+            group_dashed: resource.api_group.replace('.', "-"),
+            both: defaulting && validation,
+            resource,
+            defaulting,
+            validation,
+        }
+    }
+}
+
+/// (template under `templates/webhook/`, output path) of the files written once per project.
+const CONFIG_FILES: &[&str] = &[
+    "config/webhook/kustomization.yaml",
+    "config/webhook/service.yaml",
+    "config/certmanager/kustomization.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/certificate-webhook.yaml",
+    "config/default/manager_webhook_patch.yaml",
+];
+
+pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
+    let r = &ctx.resource;
+    let mut plan = ScaffoldPlan::default();
+    let header_and = |template: &str| -> Result<String> { Ok(format!("{}{}", r.header, render(template, ctx)?)) };
+    let (file, entry) = if r.multigroup {
+        let group_mod = module_name(&r.group);
+        plan.insert("src/webhooks/mod.rs", "webhook-modules", format!("pub mod {group_mod};"));
+        plan.write_rust(
+            format!("src/webhooks/{group_mod}/mod.rs"),
+            header_and("webhook/group_mod.rs")?,
+            Policy::IfMissing,
+        )?;
+        plan.insert(
+            format!("src/webhooks/{group_mod}/mod.rs"),
+            "webhook-modules",
+            format!("pub mod {};", r.kind_snake),
+        );
+        (
+            format!("src/webhooks/{group_mod}/{}.rs", r.kind_snake),
+            format!("{group_mod}::{}::WEBHOOK,", r.kind_snake),
+        )
+    } else {
+        plan.insert("src/webhooks/mod.rs", "webhook-modules", format!("pub mod {};", r.kind_snake));
+        (
+            format!("src/webhooks/{}.rs", r.kind_snake),
+            format!("{}::WEBHOOK,", r.kind_snake),
+        )
+    };
+    plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned)?;
+    plan.insert("src/webhooks/mod.rs", "webhooks", entry);
+    for path in CONFIG_FILES {
+        plan.write(*path, render(&format!("webhook/{path}"), ctx)?, Policy::IfMissing);
+    }
+    Ok(plan)
+}
+
+/// Uncomments the webhook and cert-manager parts of config/default/kustomization.yaml.
+/// Already enabled parts are left alone; parts that cannot be found are an error that shows
+/// what to add, rather than a half-wired overlay.
+pub fn enable_in_default_kustomization(text: &str) -> Result<String> {
+    // The block is enabled once: after that, comments inside it are the user's.
+    let block_commented = text
+        .lines()
+        .skip_while(|l| l.trim_end() != BLOCK_BEGIN)
+        .skip(1)
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with('#') && l.trim_end() != BLOCK_END);
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let mut saw_block = false;
+    let mut toggled = [false; 2];
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed == BLOCK_BEGIN {
+            in_block = true;
+            saw_block = true;
+            out.push(line.to_owned());
+            continue;
+        }
+        if trimmed == BLOCK_END {
+            in_block = false;
+            out.push(line.to_owned());
+            continue;
+        }
+        if in_block && block_commented {
+            out.push(line.strip_prefix('#').unwrap_or(line).to_owned());
+            continue;
+        }
+        if let Some(i) = TOGGLED_LINES.iter().position(|t| trimmed == *t) {
+            toggled[i] = true;
+            out.push(line.replacen('#', "", 1));
+            continue;
+        }
+        if let Some(i) = TOGGLED_LINES.iter().position(|t| trimmed == &t[1..]) {
+            toggled[i] = true;
+        }
+        out.push(line.to_owned());
+    }
+    let missing: Vec<&str> = TOGGLED_LINES
+        .iter()
+        .zip(toggled)
+        .filter(|(_, found)| !found)
+        .map(|(l, _)| &l[1..])
+        .collect();
+    if !missing.is_empty() || !saw_block {
+        return Err(Error::with_help(
+            format!(
+                "{DEFAULT_KUSTOMIZATION} does not have the webhook sections opgen enables; nothing was written"
+            ),
+            format!(
+                "add {} to its resources, the patch config/default/manager_webhook_patch.yaml, and the cert-manager replacements of a new project's {DEFAULT_KUSTOMIZATION} (between `{BLOCK_BEGIN}` and `{BLOCK_END}`), then run the command again",
+                if missing.is_empty() { "`- ../webhook` and `- ../certmanager`".to_owned() } else { missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ") }
+            ),
+        ));
+    }
+    Ok(out.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncomments_the_webhook_parts_once() {
+        let text = "resources:\n#- ../webhook\n#- ../certmanager\npatches:\n- path: a.yaml\n# +opgen:scaffold:webhook-begin\n#- path: manager_webhook_patch.yaml\n#\n#replacements: []\n# +opgen:scaffold:webhook-end\n";
+        let once = enable_in_default_kustomization(text).unwrap();
+        assert_eq!(
+            once,
+            "resources:\n- ../webhook\n- ../certmanager\npatches:\n- path: a.yaml\n# +opgen:scaffold:webhook-begin\n- path: manager_webhook_patch.yaml\n\nreplacements: []\n# +opgen:scaffold:webhook-end\n"
+        );
+        assert_eq!(enable_in_default_kustomization(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn missing_sections_are_an_error_with_help() {
+        let err = enable_in_default_kustomization("resources:\n- ../rbac\n").unwrap_err().to_string();
+        assert!(err.contains("does not have the webhook sections"), "{err}");
+        assert!(err.contains("`- ../webhook` and `- ../certmanager`"), "{err}");
+    }
+}
