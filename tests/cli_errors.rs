@@ -425,3 +425,81 @@ fn new_with_an_invalid_kind_writes_no_directory() {
     );
     assert!(!parent.path().join("op").exists());
 }
+
+#[test]
+fn create_webhook_refuses_bad_requests() {
+    let dir = initialized();
+    let hook = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec![
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    refuses(
+        dir.path(),
+        &hook(&["--defaulting"]),
+        "no API cache.example.com/v1 Memcached in PROJECT",
+    );
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    refuses(
+        dir.path(),
+        &hook(&[]),
+        "needs at least one of --defaulting, --programmatic-validation and --conversion",
+    );
+    refuses(
+        dir.path(),
+        &hook(&["--conversion"]),
+        "--conversion is not supported yet",
+    );
+    opgen_ok(dir.path(), &hook(&["--defaulting"]));
+    refuses(
+        dir.path(),
+        &hook(&["--defaulting"]),
+        "a defaulting webhook already exists",
+    );
+    // A second kind of webhook rewrites the kind's (user-owned) file: that needs --force.
+    refuses(
+        dir.path(),
+        &hook(&["--programmatic-validation"]),
+        "src/webhooks/memcached.rs already exists",
+    );
+    let out = opgen_ok(dir.path(), &hook(&["--programmatic-validation", "--force"]));
+    assert!(
+        out.contains("src/webhooks/memcached.rs (replaced (--force))"),
+        "{out}"
+    );
+    let manifests =
+        std::fs::read_to_string(dir.path().join("config/webhook/manifests.yaml")).unwrap();
+    assert!(
+        manifests.contains("kind: MutatingWebhookConfiguration")
+            && manifests.contains("kind: ValidatingWebhookConfiguration"),
+        "{manifests}"
+    );
+    let project = std::fs::read_to_string(dir.path().join("PROJECT")).unwrap();
+    assert!(
+        project.contains(
+            "webhooks:\n    defaulting: true\n    validation: true\n    webhookVersion: v1"
+        ),
+        "{project}"
+    );
+}

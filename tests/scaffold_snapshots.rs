@@ -147,3 +147,35 @@ fn new_equals_init_plus_create_api() {
         tree(stepwise.path())
     );
 }
+
+#[test]
+fn webhook_files() {
+    let dir = project(&[]);
+    create(dir.path(), "cache", "v1alpha1", "Memcached", &[]);
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--defaulting",
+        ],
+    );
+    let t = tree(dir.path());
+    let selected: BTreeMap<PathBuf, String> = t
+        .into_iter()
+        .filter(|(p, _)| {
+            let p = p.to_string_lossy();
+            p.starts_with("src/webhooks/")
+                || p.starts_with("config/webhook/")
+                || p.starts_with("config/certmanager/")
+                || p.starts_with("config/default/")
+        })
+        .collect();
+    insta::assert_snapshot!("webhook_files", dump(&selected));
+}

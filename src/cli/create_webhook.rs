@@ -9,7 +9,9 @@ use crate::writer::Workspace;
 
 /// Scaffold admission webhooks for a kind: a defaulting and/or a validating webhook
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation")]
+#[command(
+    after_help = "Example:\n  opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation"
+)]
 pub struct Args {
     /// API group name, without the domain (e.g. cache)
     #[arg(long)]
@@ -60,7 +62,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     }
     finish(&ws, global, &format!("created webhook for {}", args.kind))?;
     if !global.quiet && !global.dry_run {
-        println!("next: fill in the hooks in src/webhooks/; `make deploy` needs cert-manager in the cluster");
+        println!(
+            "next: fill in the hooks in src/webhooks/; `make deploy` needs cert-manager in the cluster"
+        );
     }
     Ok(())
 }

@@ -1023,7 +1023,6 @@ fn stripped_id_variant(v: &syn::Variant) -> (usize, usize) {
 /// `#[cfg(test)]`: code compiled only for tests.
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+        a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
     })
 }

@@ -21,7 +21,11 @@ pub struct WebhookOptions {
 }
 
 /// Stages the webhook into the workspace and records it in `project`; returns warnings.
-pub fn create_webhook(ws: &mut Workspace, project: &mut Project, opts: &WebhookOptions) -> Result<Vec<Diagnostic>> {
+pub fn create_webhook(
+    ws: &mut Workspace,
+    project: &mut Project,
+    opts: &WebhookOptions,
+) -> Result<Vec<Diagnostic>> {
     if !opts.defaulting && !opts.validation && !opts.conversion {
         return Err(Error::with_help(
             "create webhook needs at least one of --defaulting, --programmatic-validation and --conversion",
@@ -38,42 +42,74 @@ pub fn create_webhook(ws: &mut Workspace, project: &mut Project, opts: &WebhookO
     let Some(resource) = project
         .resources
         .iter()
-        .find(|r| r.group == opts.group && r.version == opts.version && r.kind == opts.kind && r.api.is_some())
+        .find(|r| {
+            r.group == opts.group
+                && r.version == opts.version
+                && r.kind == opts.kind
+                && r.api.is_some()
+        })
         .cloned()
     else {
         return Err(Error::with_help(
-            format!("no API {api_group}/{} {} in PROJECT", opts.version, opts.kind),
+            format!(
+                "no API {api_group}/{} {} in PROJECT",
+                opts.version, opts.kind
+            ),
             "create it first with `opgen create api`",
         ));
     };
     let existing = resource.webhooks.clone().unwrap_or_default();
-    let repeated = [(opts.defaulting && existing.defaulting, "defaulting"), (opts.validation && existing.validation, "validation")];
+    let repeated = [
+        (opts.defaulting && existing.defaulting, "defaulting"),
+        (opts.validation && existing.validation, "validation"),
+    ];
     if let Some((_, what)) = repeated.iter().find(|(r, _)| *r)
         && !opts.force
     {
         return Err(Error::with_help(
-            format!("a {what} webhook already exists for {api_group}/{} {}", opts.version, opts.kind),
+            format!(
+                "a {what} webhook already exists for {api_group}/{} {}",
+                opts.version, opts.kind
+            ),
             "pass --force to scaffold its file again (your edits in it are lost)",
         ));
     }
     let defaulting = opts.defaulting || existing.defaulting;
     let validation = opts.validation || existing.validation;
 
-    let plural = resource.plural.clone().unwrap_or_else(|| pluralize::flect_plural(&resource.kind));
+    let plural = resource
+        .plural
+        .clone()
+        .unwrap_or_else(|| pluralize::flect_plural(&resource.kind));
     let namespaced = resource.api.as_ref().is_some_and(|a| a.namespaced);
     let header = ws
         .read(Path::new(BOILERPLATE_PATH))?
         .map(|b| fill_year(&b))
         .unwrap_or_default();
-    let resource_ctx = ResourceContext::new(project, &opts.group, &opts.version, &opts.kind, &plural, namespaced, true, false, header);
+    let resource_ctx = ResourceContext::new(
+        project,
+        &opts.group,
+        &opts.version,
+        &opts.kind,
+        &plural,
+        namespaced,
+        true,
+        false,
+        header,
+    );
     let ctx = WebhookContext::new(resource_ctx, defaulting, validation);
     // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
     let warnings = webhook::plan(&ctx)?.apply(ws, opts.force)?;
 
     let kustomization = ws.read(Path::new(DEFAULT_KUSTOMIZATION))?.ok_or_else(|| {
-        Error::msg(format!("{DEFAULT_KUSTOMIZATION} is missing; nothing was written"))
+        Error::msg(format!(
+            "{DEFAULT_KUSTOMIZATION} is missing; nothing was written"
+        ))
     })?;
-    ws.stage(DEFAULT_KUSTOMIZATION, webhook::enable_in_default_kustomization(&kustomization)?);
+    ws.stage(
+        DEFAULT_KUSTOMIZATION,
+        webhook::enable_in_default_kustomization(&kustomization)?,
+    );
 
     let entry = project
         .resources

@@ -144,7 +144,11 @@ const FILES: &[(&str, &str, Policy)] = &[
         Policy::UserOwned,
     ),
     ("src/server/tls.rs", "src/server/tls.rs", Policy::UserOwned),
-    ("src/webhooks/mod.rs", "src/webhooks/mod.rs", Policy::UserOwned),
+    (
+        "src/webhooks/mod.rs",
+        "src/webhooks/mod.rs",
+        Policy::UserOwned,
+    ),
     (
         "src/controllers/mod.rs",
         "src/controllers/mod.rs",

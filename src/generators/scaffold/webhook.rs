@@ -49,10 +49,16 @@ const CONFIG_FILES: &[&str] = &[
 pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
     let r = &ctx.resource;
     let mut plan = ScaffoldPlan::default();
-    let header_and = |template: &str| -> Result<String> { Ok(format!("{}{}", r.header, render(template, ctx)?)) };
+    let header_and = |template: &str| -> Result<String> {
+        Ok(format!("{}{}", r.header, render(template, ctx)?))
+    };
     let (file, entry) = if r.multigroup {
         let group_mod = module_name(&r.group);
-        plan.insert("src/webhooks/mod.rs", "webhook-modules", format!("pub mod {group_mod};"));
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhook-modules",
+            format!("pub mod {group_mod};"),
+        );
         plan.write_rust(
             format!("src/webhooks/{group_mod}/mod.rs"),
             header_and("webhook/group_mod.rs")?,
@@ -68,7 +74,11 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
             format!("{group_mod}::{}::WEBHOOK,", r.kind_snake),
         )
     } else {
-        plan.insert("src/webhooks/mod.rs", "webhook-modules", format!("pub mod {};", r.kind_snake));
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhook-modules",
+            format!("pub mod {};", r.kind_snake),
+        );
         (
             format!("src/webhooks/{}.rs", r.kind_snake),
             format!("{}::WEBHOOK,", r.kind_snake),
@@ -77,7 +87,11 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
     plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned)?;
     plan.insert("src/webhooks/mod.rs", "webhooks", entry);
     for path in CONFIG_FILES {
-        plan.write(*path, render(&format!("webhook/{path}"), ctx)?, Policy::IfMissing);
+        plan.write(
+            *path,
+            render(&format!("webhook/{path}"), ctx)?,
+            Policy::IfMissing,
+        );
     }
     Ok(plan)
 }
@@ -137,7 +151,15 @@ pub fn enable_in_default_kustomization(text: &str) -> Result<String> {
             ),
             format!(
                 "add {} to its resources, the patch config/default/manager_webhook_patch.yaml, and the cert-manager replacements of a new project's {DEFAULT_KUSTOMIZATION} (between `{BLOCK_BEGIN}` and `{BLOCK_END}`), then run the command again",
-                if missing.is_empty() { "`- ../webhook` and `- ../certmanager`".to_owned() } else { missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ") }
+                if missing.is_empty() {
+                    "`- ../webhook` and `- ../certmanager`".to_owned()
+                } else {
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                }
             ),
         ));
     }
@@ -161,8 +183,13 @@ mod tests {
 
     #[test]
     fn missing_sections_are_an_error_with_help() {
-        let err = enable_in_default_kustomization("resources:\n- ../rbac\n").unwrap_err().to_string();
+        let err = enable_in_default_kustomization("resources:\n- ../rbac\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("does not have the webhook sections"), "{err}");
-        assert!(err.contains("`- ../webhook` and `- ../certmanager`"), "{err}");
+        assert!(
+            err.contains("`- ../webhook` and `- ../certmanager`"),
+            "{err}"
+        );
     }
 }
