@@ -51,8 +51,12 @@ pub enum Scope {
     Relevant,
 }
 
-/// Whether a source text can contribute to the manifests by itself.
+/// Whether a source text can contribute to the manifests by itself. A top-level test module
+/// (`#[cfg(test)]` then `mod`) does not count: its kinds are fixtures, which the model ignores.
 fn is_relevant(text: &str) -> bool {
+    let text = text
+        .find("\n#[cfg(test)]\nmod ")
+        .map_or(text, |end| &text[..end]);
     text.contains("CustomResource")
         || text.lines().any(|line| {
             let t = line.trim_start();
@@ -143,6 +147,9 @@ mod tests {
         assert!(is_relevant("    /// +optional\n"));
         assert!(!is_relevant("pub mod a;\n// +opgen:scaffold:controllers\n"));
         assert!(!is_relevant("let x = 1 // +1 for this\n"));
+        assert!(!is_relevant(
+            "fn f() {}\n#[cfg(test)]\nmod tests {\n    #[derive(CustomResource)]\n    struct W;\n}\n"
+        ));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! controller tests against a mocked API server), `cargo clippy -D warnings`, `cargo fmt
 //! --check`, `opgen manifests --check` and `kubectl kustomize config/default`.
 //!
-//! The project gets a namespaced and a cluster-scoped kind. It builds in its own target
+//! The project gets a namespaced and a cluster-scoped kind, and webhooks for the first. It builds in its own target
 //! directory under this workspace's (the outer `cargo test` holds the workspace's build
 //! lock), and starts from this workspace's Cargo.lock so that the examples and the
 //! scaffold resolve the same versions.
@@ -72,6 +72,21 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             "--namespaced=false",
         ],
     );
+    opgen_ok(
+        &project,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
     let lock = workspace_root().join("Cargo.lock");
     if lock.exists() {
         std::fs::copy(&lock, project.join("Cargo.lock")).unwrap();
@@ -110,6 +125,12 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 "name: demo-operator-manager-role",
                 "namespace: demo-operator-system",
                 "readOnlyRootFilesystem: true",
+                // create webhook enabled the webhook and cert-manager sections.
+                "kind: MutatingWebhookConfiguration",
+                "kind: ValidatingWebhookConfiguration",
+                "cert-manager.io/inject-ca-from: demo-operator-system/demo-operator-serving-cert",
+                "- demo-operator-webhook-service.demo-operator-system.svc",
+                "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
             ] {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }
