@@ -466,11 +466,6 @@ fn create_webhook_refuses_bad_requests() {
         &hook(&[]),
         "needs at least one of --defaulting, --programmatic-validation and --conversion",
     );
-    refuses(
-        dir.path(),
-        &hook(&["--conversion"]),
-        "--conversion is not supported yet",
-    );
     opgen_ok(dir.path(), &hook(&["--defaulting"]));
     refuses(
         dir.path(),
@@ -502,4 +497,102 @@ fn create_webhook_refuses_bad_requests() {
         ),
         "{project}"
     );
+}
+
+#[test]
+fn conversion_webhooks_need_existing_spokes() {
+    let dir = initialized();
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    let conv = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec![
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+            "--conversion",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    refuses(
+        dir.path(),
+        &conv(&[]),
+        "--conversion needs the versions to convert: --spoke",
+    );
+    refuses(
+        dir.path(),
+        &conv(&["--spoke", "v2"]),
+        "invalid spoke version \"v2\": PROJECT has no cache.example.com Memcached in that version",
+    );
+    refuses(
+        dir.path(),
+        &conv(&["--spoke", "v1"]),
+        "invalid spoke version \"v1\": it is the hub",
+    );
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v2",
+            "--kind",
+            "Memcached",
+            "--controller=false",
+        ],
+    );
+    opgen_ok(dir.path(), &conv(&["--spoke", "v2"]));
+    let patch = std::fs::read_to_string(
+        dir.path()
+            .join("config/crd/patches/webhook_in_memcacheds.yaml"),
+    )
+    .unwrap();
+    assert!(
+        patch.contains("strategy: Webhook") && patch.contains("path: /convert"),
+        "{patch}"
+    );
+    let project = std::fs::read_to_string(dir.path().join("PROJECT")).unwrap();
+    assert!(
+        project.contains("conversion: true") && project.contains("spoke:\n    - v2"),
+        "{project}"
+    );
+    refuses(
+        dir.path(),
+        &conv(&["--spoke", "v2"]),
+        "a conversion webhook already exists",
+    );
+    let out = opgen(
+        dir.path(),
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+            "--spoke",
+            "v2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "--spoke requires --conversion");
 }

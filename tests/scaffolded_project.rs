@@ -2,7 +2,8 @@
 //! controller tests against a mocked API server), `cargo clippy -D warnings`, `cargo fmt
 //! --check`, `opgen manifests --check` and `kubectl kustomize config/default`.
 //!
-//! The project gets a namespaced and a cluster-scoped kind, and webhooks for the first. It builds in its own target
+//! The project gets a namespaced and a cluster-scoped kind, defaulting and validating webhooks
+//! for the first, and a second version of the other with a conversion webhook. It builds in its own target
 //! directory under this workspace's (the outer `cargo test` holds the workspace's build
 //! lock), and starts from this workspace's Cargo.lock so that the examples and the
 //! scaffold resolve the same versions.
@@ -87,6 +88,37 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             "--programmatic-validation",
         ],
     );
+    opgen_ok(
+        &project,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1beta1",
+            "--kind",
+            "CacheCluster",
+            "--namespaced=false",
+            "--controller=false",
+        ],
+    );
+    opgen_ok(
+        &project,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "CacheCluster",
+            "--conversion",
+            "--spoke",
+            "v1beta1",
+        ],
+    );
     let lock = workspace_root().join("Cargo.lock");
     if lock.exists() {
         std::fs::copy(&lock, project.join("Cargo.lock")).unwrap();
@@ -131,6 +163,10 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 "cert-manager.io/inject-ca-from: demo-operator-system/demo-operator-serving-cert",
                 "- demo-operator-webhook-service.demo-operator-system.svc",
                 "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
+                // The conversion webhook of CacheCluster, with the CA injected into its CRD.
+                "strategy: Webhook",
+                "path: /convert",
+                "name: demo-operator-webhook-service",
             ] {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }

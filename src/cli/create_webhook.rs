@@ -28,9 +28,12 @@ pub struct Args {
     /// Scaffold a validating webhook
     #[arg(long)]
     pub programmatic_validation: bool,
-    /// Scaffold a conversion webhook (not supported yet)
+    /// Scaffold a conversion webhook between --version (the hub) and the --spoke versions
     #[arg(long)]
     pub conversion: bool,
+    /// With --conversion: the other versions of the kind, comma-separated (e.g. v1beta1,v2)
+    #[arg(long, value_delimiter = ',', requires = "conversion")]
+    pub spoke: Vec<String>,
     /// Replace the kind's webhook file if it exists (needed to add a second kind of webhook)
     #[arg(long)]
     pub force: bool,
@@ -52,6 +55,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         conversion: args.conversion,
+        spokes: args.spoke,
         force: args.force,
     };
     let warnings = create_webhook(&mut ws, &mut project, &opts)?;

@@ -1,13 +1,18 @@
-//! `create webhook`: defaulting and validating admission webhooks for an existing kind.
+//! `create webhook`: defaulting, validating and conversion admission webhooks for an
+//! existing kind.
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::ResourceContext;
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
-use crate::generators::scaffold::webhook::{self, DEFAULT_KUSTOMIZATION, WebhookContext};
+use crate::generators::scaffold::webhook::{
+    self, ConversionContext, DEFAULT_KUSTOMIZATION, WebhookContext,
+};
 use crate::pluralize;
 use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
+
+const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 
 #[derive(Debug, Clone)]
 pub struct WebhookOptions {
@@ -17,10 +22,12 @@ pub struct WebhookOptions {
     pub defaulting: bool,
     pub validation: bool,
     pub conversion: bool,
+    /// With `conversion`: the other versions, converted to and from `version` (the hub).
+    pub spokes: Vec<String>,
     pub force: bool,
 }
 
-/// Stages the webhook into the workspace and records it in `project`; returns warnings.
+/// Stages the webhooks into the workspace and records them in `project`; returns warnings.
 pub fn create_webhook(
     ws: &mut Workspace,
     project: &mut Project,
@@ -30,12 +37,6 @@ pub fn create_webhook(
         return Err(Error::with_help(
             "create webhook needs at least one of --defaulting, --programmatic-validation and --conversion",
             "e.g. opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting",
-        ));
-    }
-    if opts.conversion {
-        return Err(Error::with_help(
-            "--conversion is not supported yet: opgen cannot scaffold conversion webhooks",
-            "keep the versions' schemas compatible (the API server's None strategy only rewrites apiVersion), or serve conversion yourself",
         ));
     }
     let api_group = project.api_group(&opts.group);
@@ -58,10 +59,16 @@ pub fn create_webhook(
             "create it first with `opgen create api`",
         ));
     };
+    if opts.conversion {
+        check_spokes(project, opts)?;
+    } else if !opts.spokes.is_empty() {
+        return Err(Error::msg("--spoke goes with --conversion"));
+    }
     let existing = resource.webhooks.clone().unwrap_or_default();
     let repeated = [
         (opts.defaulting && existing.defaulting, "defaulting"),
         (opts.validation && existing.validation, "validation"),
+        (opts.conversion && existing.conversion, "conversion"),
     ];
     if let Some((_, what)) = repeated.iter().find(|(r, _)| *r)
         && !opts.force
@@ -97,10 +104,9 @@ pub fn create_webhook(
         false,
         header,
     );
-    let ctx = WebhookContext::new(resource_ctx, defaulting, validation);
-    // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
-    let warnings = webhook::plan(&ctx)?.apply(ws, opts.force)?;
 
+    // The webhook and cert-manager parts of config/default come first: the conversion plan
+    // inserts into them.
     let kustomization = ws.read(Path::new(DEFAULT_KUSTOMIZATION))?.ok_or_else(|| {
         Error::msg(format!(
             "{DEFAULT_KUSTOMIZATION} is missing; nothing was written"
@@ -111,17 +117,75 @@ pub fn create_webhook(
         webhook::enable_in_default_kustomization(&kustomization)?,
     );
 
+    let mut warnings = Vec::new();
+    if opts.defaulting || opts.validation {
+        let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation);
+        // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
+        warnings.extend(webhook::plan(&ctx)?.apply(ws, opts.force)?);
+    }
+    if opts.conversion {
+        if let Some(crd) = ws.read(Path::new(CRD_KUSTOMIZATION))? {
+            ws.stage(CRD_KUSTOMIZATION, webhook::with_crd_patches_section(&crd));
+        }
+        let ctx = ConversionContext::new(resource_ctx, &opts.spokes);
+        warnings.extend(webhook::conversion_plan(&ctx)?.apply(ws, opts.force)?);
+    }
+
     let entry = project
         .resources
         .iter_mut()
         .find(|r| r.group == opts.group && r.version == opts.version && r.kind == opts.kind)
         .expect("found above");
+    let mut spoke = existing.spoke.clone();
+    for v in &opts.spokes {
+        if !spoke.contains(v) {
+            spoke.push(v.clone());
+        }
+    }
     entry.webhooks = Some(ResourceWebhooks {
+        conversion: opts.conversion || existing.conversion,
         defaulting,
+        spoke,
         validation,
         webhook_version: "v1".to_owned(),
-        ..ResourceWebhooks::default()
     });
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
+}
+
+/// Spokes must be other existing versions of the same kind.
+fn check_spokes(project: &Project, opts: &WebhookOptions) -> Result<()> {
+    if opts.spokes.is_empty() {
+        return Err(Error::with_help(
+            "--conversion needs the versions to convert: --spoke <version>[,<version>...]",
+            format!(
+                "the hub is --version {}; every spoke converts to and from it",
+                opts.version
+            ),
+        ));
+    }
+    for spoke in &opts.spokes {
+        if spoke == &opts.version {
+            return Err(Error::msg(format!(
+                "invalid spoke version {spoke:?}: it is the hub (--version)"
+            )));
+        }
+        let exists = project.resources.iter().any(|r| {
+            r.group == opts.group && r.kind == opts.kind && &r.version == spoke && r.api.is_some()
+        });
+        if !exists {
+            return Err(Error::with_help(
+                format!(
+                    "invalid spoke version {spoke:?}: PROJECT has no {} {} in that version",
+                    project.api_group(&opts.group),
+                    opts.kind
+                ),
+                format!(
+                    "create it first: opgen create api --group {} --version {spoke} --kind {} --controller=false",
+                    opts.group, opts.kind
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -23,6 +23,7 @@ pub const CRD_DIR: &str = "config/crd/bases";
 pub const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 pub const ROLE_FILE: &str = "config/rbac/role.yaml";
 pub const WEBHOOK_FILE: &str = "config/webhook/manifests.yaml";
+pub const WEBHOOK_KUSTOMIZATION: &str = "config/webhook/kustomization.yaml";
 pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 
 #[derive(Debug, Clone, Default)]
@@ -105,6 +106,13 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     report.files.push(PathBuf::from(ROLE_FILE));
     if !webhooks.is_empty() {
         ws.stage(WEBHOOK_FILE, yaml::to_documents(&webhooks));
+        report.files.push(PathBuf::from(WEBHOOK_FILE));
+    } else if ws.exists(Path::new(WEBHOOK_KUSTOMIZATION)) {
+        // config/webhook lists this file (a conversion webhook needs the Service only).
+        ws.stage(
+            WEBHOOK_FILE,
+            "# No +kubebuilder:webhook markers: no admission webhook configurations (written by opgen manifests).\n",
+        );
         report.files.push(PathBuf::from(WEBHOOK_FILE));
     }
     if let Some(project) = &project {

@@ -193,3 +193,141 @@ mod tests {
         );
     }
 }
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VersionEntry {
+    pub version: String,
+}
+
+/// What the conversion templates refer to: the hub is `resource.version`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConversionContext {
+    #[serde(flatten)]
+    pub resource: ResourceContext,
+    /// The module holding the version modules, e.g. `crate::api` or `crate::api::cache`.
+    pub api_parent: String,
+    /// Hub and spokes, in version order.
+    pub versions: Vec<VersionEntry>,
+    pub spokes: Vec<VersionEntry>,
+}
+
+impl ConversionContext {
+    pub fn new(resource: ResourceContext, spokes: &[String]) -> Self {
+        let api_parent = resource
+            .api_module
+            .rsplit_once("::")
+            .map_or_else(|| "crate::api".to_owned(), |(parent, _)| parent.to_owned());
+        let mut versions: Vec<VersionEntry> = spokes
+            .iter()
+            .chain(std::iter::once(&resource.version))
+            .map(|v| VersionEntry { version: v.clone() })
+            .collect();
+        versions.sort_by(|a, b| a.version.cmp(&b.version));
+        ConversionContext {
+            api_parent,
+            versions,
+            spokes: spokes
+                .iter()
+                .map(|v| VersionEntry { version: v.clone() })
+                .collect(),
+            resource,
+        }
+    }
+}
+
+const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+
+/// The conversion webhook of a kind: its Rust module and registry entry, the CRD patch that
+/// points the API server at `/convert`, and the CA injection into that CRD.
+pub fn conversion_plan(ctx: &ConversionContext) -> Result<ScaffoldPlan> {
+    let r = &ctx.resource;
+    let mut plan = ScaffoldPlan::default();
+    let module = format!("{}_conversion", r.kind_snake);
+    let file = if r.multigroup {
+        let group_mod = module_name(&r.group);
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhook-modules",
+            format!("pub mod {group_mod};"),
+        );
+        plan.write_rust(
+            format!("src/webhooks/{group_mod}/mod.rs"),
+            format!("{}{}", r.header, render("webhook/group_mod.rs", ctx)?),
+            Policy::IfMissing,
+        )?;
+        plan.insert(
+            format!("src/webhooks/{group_mod}/mod.rs"),
+            "webhook-modules",
+            format!("pub mod {module};"),
+        );
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhooks",
+            format!("{group_mod}::{module}::WEBHOOK,"),
+        );
+        format!("src/webhooks/{group_mod}/{module}.rs")
+    } else {
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhook-modules",
+            format!("pub mod {module};"),
+        );
+        plan.insert(
+            "src/webhooks/mod.rs",
+            "webhooks",
+            format!("{module}::WEBHOOK,"),
+        );
+        format!("src/webhooks/{module}.rs")
+    };
+    plan.write_rust(
+        file,
+        format!("{}{}", r.header, render("api/conversion.rs", ctx)?),
+        Policy::UserOwned,
+    )?;
+    for path in CONFIG_FILES {
+        plan.write(
+            *path,
+            render(&format!("webhook/{path}"), ctx)?,
+            Policy::IfMissing,
+        );
+    }
+    let patch = format!("patches/webhook_in_{}.yaml", r.plural);
+    plan.write(
+        format!("config/crd/{patch}"),
+        render("webhook/config/crd/patches/webhook_in_crd.yaml", ctx)?,
+        Policy::IfMissing,
+    );
+    plan.write(
+        "config/crd/kustomizeconfig.yaml",
+        render("webhook/config/crd/kustomizeconfig.yaml", ctx)?,
+        Policy::IfMissing,
+    );
+    plan.insert(
+        CRD_KUSTOMIZATION,
+        "crdkustomizewebhookpatch",
+        format!("- path: {patch}"),
+    );
+    let crd = format!("{}.{}", r.plural, r.api_group);
+    for (marker, index) in [("crdcainjection-namespace", 0), ("crdcainjection-name", 1)] {
+        plan.insert(
+            DEFAULT_KUSTOMIZATION,
+            marker,
+            format!(
+                "- select:\n    kind: CustomResourceDefinition\n    name: {crd}\n  fieldPaths:\n  - .metadata.annotations.[cert-manager.io/inject-ca-from]\n  options:\n    delimiter: '/'\n    index: {index}\n    create: true"
+            ),
+        );
+    }
+    Ok(plan)
+}
+
+/// Gives config/crd/kustomization.yaml the patches section conversion webhooks need, once.
+pub fn with_crd_patches_section(text: &str) -> String {
+    if text.contains("+opgen:scaffold:crdkustomizewebhookpatch") {
+        return text.to_owned();
+    }
+    let mut out = text.trim_end().to_owned();
+    out.push_str(
+        "\n\n# Conversion webhooks of the CRDs (added by `opgen create webhook --conversion`).\npatches:\n# +opgen:scaffold:crdkustomizewebhookpatch\n\nconfigurations:\n- kustomizeconfig.yaml\n",
+    );
+    out
+}
