@@ -150,3 +150,72 @@ fn markers_command_explains_a_marker() {
     let err = opgen_err(dir.path(), &["markers", "kubebuilder:validation:Maxlenght"]);
     assert!(err.contains("did you mean"), "{err}");
 }
+
+#[test]
+fn dev_webhooks_trust_a_self_signed_certificate_for_the_url() {
+    let dir = project_with_memcached();
+    let err = opgen_err(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443"],
+    );
+    assert!(err.contains("no +kubebuilder:webhook markers"), "{err}");
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--defaulting",
+        ],
+    );
+    let err = opgen_err(
+        dir.path(),
+        &["dev-webhooks", "--url", "http://10.0.0.5:9443"],
+    );
+    assert!(err.contains("over https"), "{err}");
+
+    opgen_ok(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443"],
+    );
+    let dev = dir.path().join(".opgen/webhook-dev");
+    let cert = fs::read_to_string(dev.join("tls.crt")).unwrap();
+    assert!(cert.starts_with("-----BEGIN CERTIFICATE-----"), "{cert}");
+    assert!(
+        fs::read_to_string(dev.join("tls.key"))
+            .unwrap()
+            .starts_with("-----BEGIN PRIVATE KEY-----")
+    );
+    let docs: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(
+        &fs::read_to_string(dev.join("manifests.yaml")).unwrap(),
+    )
+    .map(|d| serde::Deserialize::deserialize(d).unwrap())
+    .collect();
+    assert_eq!(docs.len(), 1, "{docs:#?}");
+    assert_eq!(
+        docs[0]["metadata"]["name"],
+        "demo-dev-mutating-webhook-configuration"
+    );
+    let client = &docs[0]["webhooks"][0]["clientConfig"];
+    assert_eq!(
+        client["url"],
+        "https://10.0.0.5:9443/mutate-cache-example-com-v1alpha1-memcached"
+    );
+    assert!(client.get("service").is_none());
+    use base64::Engine;
+    let bundle = base64::engine::general_purpose::STANDARD
+        .decode(client["caBundle"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(bundle).unwrap(),
+        cert,
+        "the configuration trusts exactly the certificate served"
+    );
+    let gitignore = fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert!(gitignore.contains("/.opgen/"), "{gitignore}");
+}

@@ -4,6 +4,7 @@
 mod completion;
 mod create_api;
 mod create_webhook;
+mod dev_webhooks;
 mod init;
 mod manifests;
 mod markers;
@@ -63,6 +64,7 @@ pub enum Command {
     Create(create_api::CreateArgs),
     New(new::Args),
     Manifests(manifests::Args),
+    DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
     Completion(completion::Args),
 }
@@ -76,6 +78,7 @@ pub fn main() -> i32 {
         Command::Create(args) => create_api::run(args, &global),
         Command::New(args) => new::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),
     };

@@ -269,3 +269,18 @@ fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)> {
         None => (K8sTypes::new(), None),
     })
 }
+
+/// The webhook configurations the sources declare, without staging anything.
+pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
+    let (files, _) = load::load(ws, Path::new("src"), Scope::All)?;
+    let catalog = MarkerCatalog::get();
+    let mut diags = Diagnostics::default();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, catalog, &mut diags))
+        .collect();
+    let model = model::build(&files, markers, &mut diags);
+    let webhooks = webhook::generate(&model, &mut diags);
+    diags.finish()?;
+    Ok(webhooks)
+}

@@ -4,5 +4,6 @@
 
 pub mod create_api;
 pub mod create_webhook;
+pub mod dev_webhooks;
 pub mod init;
 pub mod manifests;

@@ -1,0 +1,152 @@
+//! `dev-webhooks`: serve a project's admission webhooks from a developer's machine, without
+//! cert-manager (kubebuilder #4477). opgen makes a self-signed certificate for the address the
+//! API server will call, and url-style webhook configurations that trust it; `make
+//! run-webhooks` applies them and runs the manager with that certificate.
+
+use crate::diag::{Error, Result};
+use crate::ops::manifests::webhook_configurations;
+use crate::project::Project;
+use crate::writer::Workspace;
+use base64::Engine;
+use serde_json::{Value, json};
+use std::net::IpAddr;
+
+/// Where the certificate, its key and the configurations are written (git-ignored).
+pub const DEV_DIR: &str = ".opgen/webhook-dev";
+
+pub struct DevWebhooks {
+    /// The configurations written, for the caller's summary.
+    pub webhooks: usize,
+}
+
+/// Stages the certificate, key and url-style configurations for webhooks served at `url`
+/// (e.g. `https://host.docker.internal:9443`).
+pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
+    let host = host_of(url)?;
+    let project = Project::load(ws)?;
+    let configurations = webhook_configurations(ws)?;
+    if configurations.is_empty() {
+        return Err(Error::with_help(
+            "the project has no +kubebuilder:webhook markers, so there is no webhook to serve",
+            "scaffold one with `opgen create webhook --defaulting` (or --programmatic-validation)",
+        ));
+    }
+    let (cert_pem, key_pem) = self_signed(&host)?;
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(cert_pem.as_bytes());
+    let base = url.trim_end_matches('/');
+    let mut count = 0;
+    let dev: Vec<Value> = configurations
+        .into_iter()
+        .map(|mut config| {
+            let name = config["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            config["metadata"]["name"] = json!(format!("{}-dev-{name}", project.project_name));
+            if let Some(Value::Array(webhooks)) = config.get_mut("webhooks") {
+                for w in webhooks {
+                    let path = w["clientConfig"]["service"]["path"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_owned();
+                    w["clientConfig"] =
+                        json!({"caBundle": ca_bundle, "url": format!("{base}{path}")});
+                    count += 1;
+                }
+            }
+            config
+        })
+        .collect();
+    ws.stage(format!("{DEV_DIR}/tls.crt"), cert_pem);
+    ws.stage(format!("{DEV_DIR}/tls.key"), key_pem);
+    ws.stage(
+        format!("{DEV_DIR}/manifests.yaml"),
+        crate::yaml::to_documents(&dev),
+    );
+    Ok(DevWebhooks { webhooks: count })
+}
+
+/// The host of an `https://host[:port][/path]` URL.
+fn host_of(url: &str) -> Result<String> {
+    let bad = |why: &str| {
+        Error::with_help(
+            format!("invalid value {url:?} for --url: {why}"),
+            "e.g. --url https://host.docker.internal:9443 (kind and Docker Desktop) or https://<your IP>:9443",
+        )
+    };
+    let rest = url
+        .strip_prefix("https://")
+        .ok_or_else(|| bad("the API server calls webhooks over https"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    };
+    if host.is_empty() {
+        return Err(bad("it has no host"));
+    }
+    Ok(host.to_owned())
+}
+
+/// A self-signed certificate for `host` (and localhost), PEM encoded, with its key.
+fn self_signed(host: &str) -> Result<(String, String)> {
+    let mut names = vec![host.to_owned()];
+    for extra in ["localhost", "127.0.0.1"] {
+        if !names.iter().any(|n| n == extra) {
+            names.push(extra.to_owned());
+        }
+    }
+    let key = rcgen::KeyPair::generate()
+        .map_err(|e| Error::msg(format!("cannot generate a key: {e}")))?;
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new())
+        .map_err(|e| Error::msg(format!("cannot build the certificate: {e}")))?;
+    params.subject_alt_names = names
+        .iter()
+        .map(|n| match n.parse::<IpAddr>() {
+            Ok(ip) => Ok(rcgen::SanType::IpAddress(ip)),
+            Err(_) => n
+                .clone()
+                .try_into()
+                .map(rcgen::SanType::DnsName)
+                .map_err(|e| Error::msg(format!("invalid host {n:?} for a certificate: {e}"))),
+        })
+        .collect::<Result<_>>()?;
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, host);
+    let cert = params
+        .self_signed(&key)
+        .map_err(|e| Error::msg(format!("cannot sign the certificate: {e}")))?;
+    Ok((cert.pem(), key.serialize_pem()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_urls() {
+        assert_eq!(
+            host_of("https://host.docker.internal:9443").unwrap(),
+            "host.docker.internal"
+        );
+        assert_eq!(host_of("https://10.0.0.5:9443/").unwrap(), "10.0.0.5");
+        assert_eq!(host_of("https://[::1]:9443").unwrap(), "::1");
+        assert_eq!(host_of("https://example.dev").unwrap(), "example.dev");
+        assert!(
+            host_of("http://x:9443")
+                .unwrap_err()
+                .to_string()
+                .contains("over https")
+        );
+        assert!(host_of("https://:9443").is_err());
+    }
+
+    #[test]
+    fn certificate_names_the_host() {
+        let (cert, key) = self_signed("10.0.0.5").unwrap();
+        assert!(cert.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"));
+    }
+}
