@@ -175,6 +175,7 @@ fn webhook_files() {
                 || p.starts_with("config/webhook/")
                 || p.starts_with("config/certmanager/")
                 || p.starts_with("config/default/")
+                || p.starts_with("config/network-policy/")
         })
         .collect();
     insta::assert_snapshot!("webhook_files", dump(&selected));

@@ -170,6 +170,28 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             ] {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }
+            // The optional network policies: create webhook added the webhook one.
+            let out = Command::new("kubectl")
+                .args(["kustomize", "config/network-policy"])
+                .current_dir(&project)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let rendered = String::from_utf8_lossy(&out.stdout);
+            for want in [
+                "name: allow-metrics-traffic",
+                "name: allow-webhook-traffic",
+                "port: 9443",
+            ] {
+                assert!(
+                    rendered.contains(want),
+                    "config/network-policy lacks {want:?}"
+                );
+            }
         }
         _ => eprintln!(
             "notice: kubectl is not installed; skipping `kubectl kustomize config/default`"

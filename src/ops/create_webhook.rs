@@ -5,7 +5,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::ResourceContext;
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::generators::scaffold::webhook::{
-    self, ConversionContext, DEFAULT_KUSTOMIZATION, WebhookContext,
+    self, ConversionContext, DEFAULT_KUSTOMIZATION, NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
 use crate::pluralize;
 use crate::project::{self, Project, ResourceWebhooks};
@@ -118,6 +118,15 @@ pub fn create_webhook(
     );
 
     let mut warnings = Vec::new();
+    // The policy itself is written with the other config files, once per project.
+    if let Some(text) = ws.read(Path::new(NETWORK_POLICY_KUSTOMIZATION))? {
+        match webhook::with_webhook_network_policy(&text) {
+            Some(listed) => ws.stage(NETWORK_POLICY_KUSTOMIZATION, listed),
+            None => warnings.push(Diagnostic::warning(format!(
+                "{NETWORK_POLICY_KUSTOMIZATION} has no `resources:` list: add `- allow-webhook-traffic.yaml` to it by hand"
+            ))),
+        }
+    }
     if opts.defaulting || opts.validation {
         let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation);
         // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.

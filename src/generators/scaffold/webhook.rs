@@ -8,6 +8,8 @@ use crate::names::module_name;
 use serde::Serialize;
 
 pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
+pub const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.yaml";
+const WEBHOOK_POLICY: &str = "allow-webhook-traffic.yaml";
 const BLOCK_BEGIN: &str = "# +opgen:scaffold:webhook-begin";
 const BLOCK_END: &str = "# +opgen:scaffold:webhook-end";
 const TOGGLED_LINES: &[&str] = &["#- ../webhook", "#- ../certmanager"];
@@ -44,6 +46,7 @@ const CONFIG_FILES: &[&str] = &[
     "config/certmanager/issuer.yaml",
     "config/certmanager/certificate-webhook.yaml",
     "config/default/manager_webhook_patch.yaml",
+    "config/network-policy/allow-webhook-traffic.yaml",
 ];
 
 pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
@@ -166,9 +169,51 @@ pub fn enable_in_default_kustomization(text: &str) -> Result<String> {
     Ok(out.concat())
 }
 
+/// Lists the webhook NetworkPolicy in config/network-policy/kustomization.yaml, after the
+/// last entry of `resources:`. `None` when the file has no `resources:` list to extend.
+pub fn with_webhook_network_policy(text: &str) -> Option<String> {
+    fn entry(line: &str) -> Option<&str> {
+        line.trim_start().strip_prefix("- ").map(str::trim)
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.iter().any(|l| entry(l) == Some(WEBHOOK_POLICY)) {
+        return Some(text.to_owned());
+    }
+    let start = lines.iter().position(|l| l.trim_end() == "resources:")?;
+    let last = (start + 1..lines.len())
+        .take_while(|&i| entry(lines[i]).is_some() || lines[i].trim_start().starts_with('#'))
+        .filter(|&i| entry(lines[i]).is_some())
+        .last()
+        .unwrap_or(start);
+    let mut out: String = lines[..=last].concat();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!("- {WEBHOOK_POLICY}\n"));
+    out.push_str(&lines[last + 1..].concat());
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_the_webhook_policy_once() {
+        let text = "# Enabled by hand.\nresources:\n- allow-metrics-traffic.yaml\n";
+        let once = with_webhook_network_policy(text).unwrap();
+        assert_eq!(
+            once,
+            "# Enabled by hand.\nresources:\n- allow-metrics-traffic.yaml\n- allow-webhook-traffic.yaml\n"
+        );
+        assert_eq!(with_webhook_network_policy(&once).unwrap(), once);
+        assert_eq!(
+            with_webhook_network_policy("resources:\n- a.yaml\npatches:\n- path: p.yaml\n")
+                .unwrap(),
+            "resources:\n- a.yaml\n- allow-webhook-traffic.yaml\npatches:\n- path: p.yaml\n"
+        );
+        assert_eq!(with_webhook_network_policy("kind: Kustomization\n"), None);
+    }
 
     #[test]
     fn uncomments_the_webhook_parts_once() {
