@@ -218,4 +218,22 @@ fn dev_webhooks_trust_a_self_signed_certificate_for_the_url() {
     );
     let gitignore = fs::read_to_string(dir.path().join(".gitignore")).unwrap();
     assert!(gitignore.contains("/.opgen/"), "{gitignore}");
+
+    // `make run` refreshes the files on every start: the same URL keeps the certificate the
+    // cluster already trusts, another URL needs a new one.
+    opgen_ok(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443/"],
+    );
+    assert_eq!(fs::read_to_string(dev.join("tls.crt")).unwrap(), cert);
+    opgen_ok(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.6:9443"],
+    );
+    assert_ne!(fs::read_to_string(dev.join("tls.crt")).unwrap(), cert);
+    assert!(
+        fs::read_to_string(dev.join("manifests.yaml"))
+            .unwrap()
+            .contains("url: https://10.0.0.6:9443/mutate-")
+    );
 }

@@ -26,11 +26,16 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     finish(
         &ws,
         global,
-        &format!("{} webhooks served at {}", dev.webhooks, args.url),
+        &format!(
+            "{} webhook{} served at {}",
+            dev.webhooks,
+            if dev.webhooks == 1 { "" } else { "s" },
+            args.url
+        ),
     )?;
     if !global.quiet && !global.dry_run {
         println!(
-            "next: kubectl apply -f {DEV_DIR}/manifests.yaml, then run the manager with --webhook-cert-path={DEV_DIR}"
+            "the manager serves them with --webhook-cert-path={DEV_DIR}; `kubectl apply -f {DEV_DIR}/manifests.yaml` makes the cluster call them (`make run-webhooks` does both)"
         );
     }
     Ok(())

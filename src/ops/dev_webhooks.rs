@@ -1,7 +1,7 @@
 //! `dev-webhooks`: serve a project's admission webhooks from a developer's machine, without
 //! cert-manager (kubebuilder #4477). opgen makes a self-signed certificate for the address the
-//! API server will call, and url-style webhook configurations that trust it; `make
-//! run-webhooks` applies them and runs the manager with that certificate.
+//! API server will call, and url-style webhook configurations that trust it. `make run` serves
+//! the webhooks with that certificate; `make run-webhooks` also applies the configurations.
 
 use crate::diag::{Error, Result};
 use crate::ops::manifests::webhook_configurations;
@@ -10,6 +10,7 @@ use crate::writer::Workspace;
 use base64::Engine;
 use serde_json::{Value, json};
 use std::net::IpAddr;
+use std::path::Path;
 
 /// Where the certificate, its key and the configurations are written (git-ignored).
 pub const DEV_DIR: &str = ".opgen/webhook-dev";
@@ -31,9 +32,12 @@ pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
             "scaffold one with `opgen create webhook --defaulting` (or --programmatic-validation)",
         ));
     }
-    let (cert_pem, key_pem) = self_signed(&host)?;
-    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(cert_pem.as_bytes());
     let base = url.trim_end_matches('/');
+    let (cert_pem, key_pem) = match previous_for(ws, base)? {
+        Some(pair) => pair,
+        None => self_signed(&host)?,
+    };
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(cert_pem.as_bytes());
     let mut count = 0;
     let dev: Vec<Value> = configurations
         .into_iter()
@@ -64,6 +68,33 @@ pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
         crate::yaml::to_documents(&dev),
     );
     Ok(DevWebhooks { webhooks: count })
+}
+
+/// The certificate and key of an earlier run for the same URL. Reusing them keeps the
+/// configurations already applied to the cluster valid, so `make run` can refresh the files
+/// on every start.
+fn previous_for(ws: &Workspace, base: &str) -> Result<Option<(String, String)>> {
+    let read = |name: &str| ws.read(&Path::new(DEV_DIR).join(name));
+    let (Some(cert), Some(key), Some(manifests)) =
+        (read("tls.crt")?, read("tls.key")?, read("manifests.yaml")?)
+    else {
+        return Ok(None);
+    };
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(cert.as_bytes());
+    let urls: Vec<&str> = manifests
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("url: "))
+        .collect();
+    let same = !urls.is_empty()
+        && urls.iter().all(|u| {
+            u.strip_prefix(base)
+                .is_some_and(|path| path.starts_with('/'))
+        })
+        && manifests
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("caBundle: "))
+            .all(|b| b == ca_bundle);
+    Ok(same.then_some((cert, key)))
 }
 
 /// The host of an `https://host[:port][/path]` URL.
