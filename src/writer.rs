@@ -5,7 +5,8 @@
 //! earlier steps' output. Only when the whole command succeeded is the stage committed:
 //! every file is first written next to its target, then renamed over it; if anything
 //! fails, files already replaced are restored and new ones removed, so a failed command
-//! leaves the tree byte-identical.
+//! leaves the tree byte-identical. A file can also be staged for removal (a CRD whose kind
+//! is gone): it is removed in the same all-or-nothing commit.
 
 use crate::diag::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 pub enum ChangeKind {
     Create,
     Update,
+    Delete,
     Unchanged,
 }
 
@@ -30,7 +32,8 @@ pub struct Change {
 
 #[derive(Debug)]
 struct Staged {
-    content: String,
+    /// `None`: the file is to be removed.
+    content: Option<String>,
     note: Option<String>,
 }
 
@@ -55,13 +58,16 @@ impl Workspace {
     /// The staged content of `rel`, else its content on disk, else `None`.
     pub fn read(&self, rel: &Path) -> Result<Option<String>> {
         if let Some(s) = self.staged.get(rel) {
-            return Ok(Some(s.content.clone()));
+            return Ok(s.content.clone());
         }
         read_disk(&self.root.join(rel))
     }
 
     pub fn exists(&self, rel: &Path) -> bool {
-        self.staged.contains_key(rel) || self.root.join(rel).exists()
+        match self.staged.get(rel) {
+            Some(s) => s.content.is_some(),
+            None => self.root.join(rel).exists(),
+        }
     }
 
     /// Whether `rel` exists on disk, ignoring anything staged.
@@ -79,16 +85,18 @@ impl Workspace {
         content: impl Into<String>,
         note: Option<String>,
     ) {
-        let rel = rel.into();
+        self.stage_content(rel.into(), Some(content.into()), note);
+    }
+
+    /// Stages the removal of `rel`; committing removes it if it exists on disk.
+    pub fn stage_removal(&mut self, rel: impl Into<PathBuf>, note: Option<String>) {
+        self.stage_content(rel.into(), None, note);
+    }
+
+    fn stage_content(&mut self, rel: PathBuf, content: Option<String>, note: Option<String>) {
         debug_assert!(rel.is_relative(), "{}", rel.display());
         let note = note.or_else(|| self.staged.get(&rel).and_then(|s| s.note.clone()));
-        self.staged.insert(
-            rel,
-            Staged {
-                content: content.into(),
-                note,
-            },
-        );
+        self.staged.insert(rel, Staged { content, note });
     }
 
     /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
@@ -110,9 +118,13 @@ impl Workspace {
                 }
             }
         }
-        for path in self.staged.keys() {
+        for (path, staged) in &self.staged {
             if path.starts_with(rel_dir) && path.to_string_lossy().ends_with(suffix) {
-                found.insert(path.clone());
+                if staged.content.is_some() {
+                    found.insert(path.clone());
+                } else {
+                    found.remove(path);
+                }
             }
         }
         Ok(found.into_iter().collect())
@@ -123,10 +135,12 @@ impl Workspace {
         self.staged
             .iter()
             .map(|(path, staged)| {
-                let kind = match read_disk(&self.root.join(path))? {
-                    None => ChangeKind::Create,
-                    Some(old) if old == staged.content => ChangeKind::Unchanged,
-                    Some(_) => ChangeKind::Update,
+                let kind = match (read_disk(&self.root.join(path))?, &staged.content) {
+                    (None, None) => ChangeKind::Unchanged,
+                    (Some(_), None) => ChangeKind::Delete,
+                    (None, Some(_)) => ChangeKind::Create,
+                    (Some(old), Some(new)) if old == *new => ChangeKind::Unchanged,
+                    (Some(_), Some(_)) => ChangeKind::Update,
                 };
                 Ok(Change {
                     path: path.clone(),
@@ -155,18 +169,25 @@ impl Workspace {
     fn write_all(&self, pending: &[&Change], tx: &mut Transaction) -> Result<()> {
         // Phase 1: every new content lands in a temporary file beside its target.
         for change in pending {
+            let Some(content) = &self.staged[&change.path].content else {
+                continue;
+            };
             let target = self.root.join(&change.path);
             let parent = target.parent().expect("a file path has a parent");
             tx.create_dirs(parent)?;
             let tmp = temp_path(&target);
-            fs::write(&tmp, &self.staged[&change.path].content).map_err(|e| Error::io(&tmp, e))?;
+            fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
             tx.temps.push(tmp);
         }
-        // Phase 2: rename over the targets, remembering what to restore.
+        // Phase 2: rename over the targets (or remove them), remembering what to restore.
         for change in pending {
             let target = self.root.join(&change.path);
             let original = read_disk(&target)?;
-            fs::rename(temp_path(&target), &target).map_err(|e| Error::io(&target, e))?;
+            if change.kind == ChangeKind::Delete {
+                fs::remove_file(&target).map_err(|e| Error::io(&target, e))?;
+            } else {
+                fs::rename(temp_path(&target), &target).map_err(|e| Error::io(&target, e))?;
+            }
             tx.replaced.push((target, original));
         }
         tx.temps.clear();
@@ -248,6 +269,35 @@ mod tests {
             fs::read_to_string(dir.path().join("a.txt")).unwrap(),
             "disk"
         );
+    }
+
+    #[test]
+    fn a_staged_removal_is_part_of_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("gone.yaml"), "old").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage_removal("gone.yaml", None);
+        ws.stage_removal("never.yaml", None);
+        assert!(!ws.exists(Path::new("gone.yaml")));
+        assert_eq!(ws.read(Path::new("gone.yaml")).unwrap(), None);
+        assert!(ws.list_files(Path::new(""), ".yaml").unwrap().is_empty());
+        let kinds: Vec<ChangeKind> = ws.changes().unwrap().iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ChangeKind::Delete, ChangeKind::Unchanged]);
+
+        // A failing write later in the commit brings the removed file back.
+        fs::create_dir(dir.path().join("z-blocked")).unwrap();
+        // Changes commit in path order: `z-blocked` fails after `gone.yaml` was removed.
+        ws.stage("z-blocked", "a directory cannot be replaced by a file");
+        assert!(ws.commit().is_err());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("gone.yaml")).unwrap(),
+            "old"
+        );
+
+        let mut ws = Workspace::new(dir.path());
+        ws.stage_removal("gone.yaml", None);
+        ws.commit().unwrap();
+        assert!(!dir.path().join("gone.yaml").exists());
     }
 
     #[test]

@@ -237,3 +237,61 @@ fn dev_webhooks_trust_a_self_signed_certificate_for_the_url() {
             .contains("url: https://10.0.0.6:9443/mutate-")
     );
 }
+
+#[test]
+fn a_renamed_plural_replaces_its_crd_file_and_leaves_foreign_crds_alone() {
+    let dir = project_with_memcached();
+    let bases = dir.path().join("config/crd/bases");
+    // A CRD another tool wrote: not opgen's to remove.
+    let foreign = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.other.io\n";
+    fs::write(bases.join("other.io_widgets.yaml"), foreign).unwrap();
+
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let edited = text.replace("plural = \"memcacheds\"", "plural = \"memcachedinstances\"");
+    assert_ne!(edited, text);
+    fs::write(&types, edited).unwrap();
+
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests", "--check"]);
+    assert!(
+        stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml"),
+        "{stderr}"
+    );
+    let out = opgen_ok(dir.path(), &["manifests", "--dry-run"]);
+    assert!(
+        out.contains("would remove config/crd/bases/cache.example.com_memcacheds.yaml"),
+        "{out}"
+    );
+    assert_eq!(tree(dir.path()), before);
+
+    let out = opgen_ok(dir.path(), &["manifests"]);
+    assert!(
+        out.contains(
+            "removed config/crd/bases/cache.example.com_memcacheds.yaml (no kind in src/ defines it any more)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains(", 1 removed"), "{out}");
+    assert!(!bases.join("cache.example.com_memcacheds.yaml").exists());
+    assert!(
+        bases
+            .join("cache.example.com_memcachedinstances.yaml")
+            .exists()
+    );
+    assert_eq!(
+        fs::read_to_string(bases.join("other.io_widgets.yaml")).unwrap(),
+        foreign
+    );
+    let kustomization =
+        fs::read_to_string(dir.path().join("config/crd/kustomization.yaml")).unwrap();
+    assert!(
+        kustomization.contains("- bases/cache.example.com_memcachedinstances.yaml\n")
+            && !kustomization.contains("- bases/cache.example.com_memcacheds.yaml"),
+        "{kustomization}"
+    );
+    assert_eq!(
+        opgen_ok(dir.path(), &["manifests", "--check"]),
+        "manifests are up to date\n"
+    );
+}

@@ -109,6 +109,7 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
             let verb = match change.kind {
                 ChangeKind::Create => "would create",
                 ChangeKind::Update => "would update",
+                ChangeKind::Delete => "would remove",
                 ChangeKind::Unchanged if global.verbose > 0 => "unchanged   ",
                 ChangeKind::Unchanged => continue,
             };
@@ -122,7 +123,7 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
     if global.quiet {
         return Ok(());
     }
-    let (mut created, mut updated) = (0, 0);
+    let (mut created, mut updated, mut removed) = (0, 0, 0);
     for change in &changes {
         let verb = match change.kind {
             ChangeKind::Create => {
@@ -133,9 +134,13 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
                 updated += 1;
                 "updated"
             }
+            ChangeKind::Delete => {
+                removed += 1;
+                "removed"
+            }
             ChangeKind::Unchanged => continue,
         };
-        // Files replaced with --force are always named: the user's edits in them are gone.
+        // Files replaced with --force or removed are always named: their content is gone.
         if global.verbose > 0 || change.note.is_some() {
             let note = change
                 .note
@@ -145,7 +150,16 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
             writeln!(out, "{verb} {}{note}", change.path.display()).map_err(io_err)?;
         }
     }
-    writeln!(out, "{summary}: {created} created, {updated} updated").map_err(io_err)?;
+    let removed = if removed > 0 {
+        format!(", {removed} removed")
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "{summary}: {created} created, {updated} updated{removed}"
+    )
+    .map_err(io_err)?;
     Ok(())
 }
 

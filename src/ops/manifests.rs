@@ -5,7 +5,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
 use crate::generators::crd::Crd;
-use crate::generators::crd::{CrdGenerator, CrdOptions, k8s::K8sTypes};
+use crate::generators::crd::{CrdGenerator, CrdOptions, VERSION_ANNOTATION, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
 use crate::generators::{rbac, webhook};
@@ -96,6 +96,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
             }
         }
     }
+    remove_stale_crds(ws, &report.files, &mut kustomization)?;
     if let Some(text) = kustomization {
         ws.stage(CRD_KUSTOMIZATION, text);
     }
@@ -119,6 +120,36 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, &crds, &mut report)?;
     }
     Ok(report)
+}
+
+/// Removes the CRDs opgen wrote earlier for kinds (or plurals) that are gone, and their
+/// kustomization entries. CRDs without opgen's annotation are someone else's and stay.
+fn remove_stale_crds(
+    ws: &mut Workspace,
+    current: &[PathBuf],
+    kustomization: &mut Option<String>,
+) -> Result<()> {
+    let marker = format!("{VERSION_ANNOTATION}:");
+    for path in ws.list_files(Path::new(CRD_DIR), ".yaml")? {
+        if current.contains(&path) || path.parent() != Some(Path::new(CRD_DIR)) {
+            continue;
+        }
+        let ours = ws
+            .read(&path)?
+            .is_some_and(|text| text.lines().any(|l| l.trim_start().starts_with(&marker)));
+        if !ours {
+            continue;
+        }
+        ws.stage_removal(&path, Some("no kind in src/ defines it any more".into()));
+        if let (Some(text), Some(name)) = (kustomization.as_mut(), path.file_name()) {
+            let entry = format!("- bases/{}", name.to_string_lossy());
+            *text = text
+                .split_inclusive('\n')
+                .filter(|l| l.trim() != entry)
+                .collect();
+        }
+    }
+    Ok(())
 }
 
 /// Keeps each kind's admin/editor/viewer ClusterRoles, and their kustomization entries, in
