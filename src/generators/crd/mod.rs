@@ -1,5 +1,6 @@
 //! `CrdGenerator`: one apiextensions.k8s.io/v1 CustomResourceDefinition per kind.
 
+pub mod cel;
 pub mod k8s;
 mod markers;
 pub mod schema;

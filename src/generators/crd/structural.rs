@@ -4,6 +4,7 @@
 //! opgen refuses to write it and names the property instead. The rules are those of
 //! apiextensions-apiserver's structural schema and validation checks.
 
+use super::cel;
 use serde_json::{Map, Value};
 
 /// One violation: the JSON path of the offending node and what is wrong.
@@ -145,11 +146,11 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
     if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
         for r in rules {
             let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
-            if let Err(why) = cel_shape(rule) {
+            if let Err(err) = cel::check_syntax(rule) {
                 violation(
                     out,
                     path,
-                    format!("CEL rule {rule:?} does not parse: {why}"),
+                    format!("CEL rule {rule:?} does not parse: {err}"),
                 );
             }
         }
@@ -295,52 +296,6 @@ pub fn value_fits(v: &Value, m: &Map<String, Value>) -> Result<(), String> {
     }
 }
 
-/// A lexical check of a CEL expression: balanced brackets, closed strings, no empty rule.
-/// It catches the typos a marker invites (a lost quote or parenthesis); the API server
-/// still type-checks the rule.
-pub fn cel_shape(rule: &str) -> Result<(), String> {
-    if rule.trim().is_empty() {
-        return Err("the rule is empty".into());
-    }
-    let mut stack = Vec::new();
-    let mut chars = rule.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => {
-                let mut closed = false;
-                while let Some(d) = chars.next() {
-                    if d == '\\' {
-                        chars.next();
-                    } else if d == c {
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
-                    return Err(format!("unterminated string starting with {c}"));
-                }
-            }
-            '(' | '[' | '{' => stack.push(c),
-            ')' | ']' | '}' => {
-                let open = stack.pop();
-                let want = match c {
-                    ')' => '(',
-                    ']' => '[',
-                    _ => '{',
-                };
-                if open != Some(want) {
-                    return Err(format!("unbalanced `{c}`"));
-                }
-            }
-            _ => {}
-        }
-    }
-    match stack.pop() {
-        Some(open) => Err(format!("unclosed `{open}`")),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,7 +335,7 @@ mod tests {
         let want = [
             "spec.badDefault: the default \"three\" does not fit the schema: expected integer, found \"three\"",
             "spec.both: properties and additionalProperties are mutually exclusive",
-            "spec.cel: CEL rule \"self.startsWith('a'\" does not parse: unclosed `(`",
+            "spec.cel: CEL rule \"self.startsWith('a'\" does not parse: at column 20: expected `,` or `)`, found end of rule",
             "spec.junk.allOf[1]: `default` is not allowed inside allOf, anyOf, oneOf or not",
             "spec.keys: list map key `name` must be required or have a default",
             "spec.untyped: every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)",

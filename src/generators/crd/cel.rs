@@ -1,0 +1,1070 @@
+//! A syntax check for the CEL rules of `x-kubernetes-validations`.
+//!
+//! The API server parses every rule when a CRD is applied and rejects the whole CRD if one
+//! does not parse. This module follows cel-go's grammar (cel-spec's `CEL.g4`) with the
+//! optional-types syntax Kubernetes enables (`a.?b`, `a[?b]`, `[?x]`, `{?k: v}`), plus the
+//! checks cel-go's parser makes while expanding macros and literals (reserved words,
+//! `has()` arguments, comprehension variables, integer ranges, nesting depth). It does not
+//! type-check: an unknown field or function is still only caught by the API server.
+
+use std::fmt;
+
+/// cel-go's default `maxRecursionDepth`: how deeply `expr` rules may nest.
+const MAX_DEPTH: usize = 250;
+
+/// Words cel-go's parser refuses as identifiers (they stay usable as field names).
+const RESERVED: &[&str] = &[
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// Binary operators by precedence, loosest first; each level is left-associative.
+const BINARY: &[&[&str]] = &[
+    &["||"],
+    &["&&"],
+    &["<", "<=", ">=", ">", "==", "!=", "in"],
+    &["+", "-"],
+    &["*", "/", "%"],
+];
+
+/// Why a rule does not parse, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CelSyntaxError {
+    /// 0-based offset in chars (not bytes) into the rule.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl CelSyntaxError {
+    fn new(offset: usize, message: impl Into<String>) -> Self {
+        CelSyntaxError {
+            offset,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CelSyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at column {}: {}", self.offset + 1, self.message)
+    }
+}
+
+impl std::error::Error for CelSyntaxError {}
+
+/// Checks that `rule` is a syntactically valid CEL expression, as the API server's parser would.
+pub fn check_syntax(rule: &str) -> Result<(), CelSyntaxError> {
+    let src: Vec<char> = rule.chars().collect();
+    if src.iter().all(|&c| is_space(c)) {
+        return Err(CelSyntaxError::new(0, "the rule is empty"));
+    }
+    let (toks, lex_error) = lex(&src);
+    let mut p = Parser {
+        src: &src,
+        toks,
+        pos: 0,
+        depth: 0,
+        lex_error,
+    };
+    p.expr()?;
+    let t = p.peek();
+    match t.kind {
+        Kind::Eof => Ok(()),
+        Kind::Punct(c @ (")" | "]" | "}")) => {
+            Err(CelSyntaxError::new(t.start, format!("unexpected `{c}`")))
+        }
+        _ => Err(p.unexpected("an operator or end of rule")),
+    }
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n' | '\u{c}')
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_ident_part(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+// ---------------------------------------------------------------------------------------
+// Lexer
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    /// A backtick-quoted field name: `` a.`b-c` ``.
+    Quoted,
+    Int,
+    Uint,
+    Double,
+    Str,
+    Bytes,
+    /// `true`, `false`, `null`.
+    Const,
+    /// Operators, punctuation and the keyword `in`.
+    Punct(&'static str),
+    Eof,
+    /// Where lexing stopped; the parser reports `Parser::lex_error` when it gets here, so
+    /// an earlier syntax error is still reported first.
+    Error,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Token {
+    kind: Kind,
+    start: usize,
+    end: usize,
+}
+
+/// Tokenizes the whole rule; the last token is `Eof` or `Error`.
+fn lex(src: &[char]) -> (Vec<Token>, Option<CelSyntaxError>) {
+    let mut toks = Vec::new();
+    let mut i = 0;
+    loop {
+        // Whitespace and `//` comments.
+        loop {
+            match src.get(i) {
+                Some(&c) if is_space(c) => i += 1,
+                Some('/') if src.get(i + 1) == Some(&'/') => {
+                    while src.get(i).is_some_and(|&c| c != '\n') {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if i >= src.len() {
+            toks.push(Token {
+                kind: Kind::Eof,
+                start: src.len(),
+                end: src.len(),
+            });
+            return (toks, None);
+        }
+        match token(src, i) {
+            Ok((kind, end)) => {
+                toks.push(Token {
+                    kind,
+                    start: i,
+                    end,
+                });
+                i = end;
+            }
+            Err(e) => {
+                toks.push(Token {
+                    kind: Kind::Error,
+                    start: i,
+                    end: src.len(),
+                });
+                return (toks, Some(e));
+            }
+        }
+    }
+}
+
+/// The token starting at `i` (not whitespace), and where it ends.
+fn token(src: &[char], i: usize) -> Result<(Kind, usize), CelSyntaxError> {
+    let at = |k: usize| src.get(k).copied().unwrap_or('\0');
+    let is_quote = |c: char| c == '\'' || c == '"';
+    let c = at(i);
+    let (n1, n2) = (at(i + 1), at(i + 2));
+    // String prefixes: r (raw), b (bytes), br (raw bytes). `rb` is not one in CEL.
+    match (c, n1, n2) {
+        ('r' | 'R', q, _) if is_quote(q) => return string(src, i, i + 1, true, false),
+        ('b' | 'B', q, _) if is_quote(q) => return string(src, i, i + 1, false, true),
+        ('b' | 'B', 'r' | 'R', q) if is_quote(q) => return string(src, i, i + 2, true, true),
+        ('r' | 'R', 'b' | 'B', q) if is_quote(q) => {
+            return Err(CelSyntaxError::new(
+                i,
+                "`rb` is not a string prefix; raw bytes are written `br'...'`",
+            ));
+        }
+        _ => {}
+    }
+    if is_ident_start(c) {
+        let mut j = i + 1;
+        while is_ident_part(at(j)) {
+            j += 1;
+        }
+        let word: String = src[i..j].iter().collect();
+        let kind = match word.as_str() {
+            "in" => Kind::Punct("in"),
+            "true" | "false" | "null" => Kind::Const,
+            _ => Kind::Ident,
+        };
+        return Ok((kind, j));
+    }
+    if c.is_ascii_digit() || (c == '.' && n1.is_ascii_digit()) {
+        return Ok(number(src, i));
+    }
+    if is_quote(c) {
+        return string(src, i, i, false, false);
+    }
+    if c == '`' {
+        return quoted_name(src, i);
+    }
+    const TWO: &[&str] = &["==", "!=", "<=", ">=", "&&", "||"];
+    const ONE: &[&str] = &[
+        "<", ">", "!", "+", "-", "*", "/", "%", "(", ")", "[", "]", "{", "}", ".", ",", ":", "?",
+    ];
+    let pair: String = [c, n1].iter().collect();
+    if let Some(op) = TWO.iter().find(|op| **op == pair) {
+        return Ok((Kind::Punct(op), i + 2));
+    }
+    if let Some(op) = ONE.iter().find(|op| op.starts_with(c)) {
+        return Ok((Kind::Punct(op), i + 1));
+    }
+    // The usual slips from other languages get a hint.
+    let message = match c {
+        '=' => "unexpected `=`; CEL compares with `==`".to_owned(),
+        '&' => "unexpected `&`; CEL's logical and is `&&`".to_owned(),
+        '|' => "unexpected `|`; CEL's logical or is `||`".to_owned(),
+        _ => format!("unexpected character {c:?}"),
+    };
+    Err(CelSyntaxError::new(i, message))
+}
+
+/// An int, uint or double literal: `12`, `0x1F`, `7u`, `1.5`, `.5`, `1e-3`. A number never
+/// fails to lex: `1.` or `1e` end before the `.` or `e`, which the parser then rejects.
+fn number(src: &[char], i: usize) -> (Kind, usize) {
+    let at = |k: usize| src.get(k).copied().unwrap_or('\0');
+    let uint_suffix = |j: usize| matches!(at(j), 'u' | 'U');
+    if at(i) == '0' && at(i + 1) == 'x' && at(i + 2).is_ascii_hexdigit() {
+        let mut j = i + 2;
+        while at(j).is_ascii_hexdigit() {
+            j += 1;
+        }
+        return if uint_suffix(j) {
+            (Kind::Uint, j + 1)
+        } else {
+            (Kind::Int, j)
+        };
+    }
+    let digits = |mut j: usize| {
+        while at(j).is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let mut j = digits(i);
+    let mut double = false;
+    if at(j) == '.' && at(j + 1).is_ascii_digit() {
+        j = digits(j + 1);
+        double = true;
+    }
+    if matches!(at(j), 'e' | 'E') {
+        let k = if matches!(at(j + 1), '+' | '-') {
+            j + 2
+        } else {
+            j + 1
+        };
+        if at(k).is_ascii_digit() {
+            j = digits(k);
+            double = true;
+        }
+    }
+    if double {
+        (Kind::Double, j)
+    } else if uint_suffix(j) {
+        (Kind::Uint, j + 1)
+    } else {
+        (Kind::Int, j)
+    }
+}
+
+/// A string or bytes literal whose prefix starts at `start` and whose quote is at `q`.
+fn string(
+    src: &[char],
+    start: usize,
+    q: usize,
+    raw: bool,
+    bytes: bool,
+) -> Result<(Kind, usize), CelSyntaxError> {
+    let quote = src[q];
+    let is_q = |k: usize| src.get(k) == Some(&quote);
+    let triple = is_q(q + 1) && is_q(q + 2);
+    let kind = if bytes { Kind::Bytes } else { Kind::Str };
+    let mut j = if triple { q + 3 } else { q + 1 };
+    loop {
+        let Some(&c) = src.get(j) else {
+            return Err(CelSyntaxError::new(start, "unterminated string"));
+        };
+        if triple {
+            if is_q(j) && is_q(j + 1) && is_q(j + 2) {
+                return Ok((kind, j + 3));
+            }
+        } else if c == quote {
+            return Ok((kind, j + 1));
+        } else if c == '\n' || c == '\r' {
+            return Err(CelSyntaxError::new(
+                start,
+                "unterminated string (a line break ends it; use ''' or \"\"\" for multi-line text)",
+            ));
+        }
+        j = if c == '\\' && !raw {
+            escape(src, start, j, bytes)?
+        } else {
+            j + 1
+        };
+    }
+}
+
+/// Checks the escape sequence whose backslash is at `j`; returns where it ends.
+fn escape(src: &[char], start: usize, j: usize, bytes: bool) -> Result<usize, CelSyntaxError> {
+    let Some(&c) = src.get(j + 1) else {
+        return Err(CelSyntaxError::new(start, "unterminated string"));
+    };
+    let invalid = |end: usize, why: &str| {
+        let seq: String = src[j..end.min(src.len())].iter().collect();
+        CelSyntaxError::new(j, format!("invalid escape `{seq}`{why}"))
+    };
+    // How many digits follow the escape letter, and in which radix. An octal escape is
+    // three digits, the first of which (0-3) is `c` itself.
+    let (count, radix) = match c {
+        'a' | 'b' | 'f' | 'n' | 'r' | 't' | 'v' | '"' | '\'' | '\\' | '?' | '`' => {
+            return Ok(j + 2);
+        }
+        'x' | 'X' => (2, 16),
+        'u' => (4, 16),
+        'U' => (8, 16),
+        '0'..='3' => (2, 8),
+        _ => return Err(invalid(j + 2, "")),
+    };
+    let end = j + 2 + count;
+    let mut value: u32 = 0;
+    for k in j + 2..end {
+        match src.get(k).and_then(|d| d.to_digit(radix)) {
+            Some(d) => value = value.saturating_mul(radix).saturating_add(d),
+            None if radix == 8 => return Err(invalid(k, ": expects 3 octal digits")),
+            None => return Err(invalid(k, &format!(": expects {count} hex digits"))),
+        }
+    }
+    if matches!(c, 'u' | 'U') {
+        // As in cel-go: bytes hold no code points, and a string holds only valid ones.
+        if bytes {
+            return Err(invalid(j + 2, " in a bytes literal (use `\\x` escapes)"));
+        }
+        if char::from_u32(value).is_none() {
+            return Err(invalid(end, ": not a Unicode code point"));
+        }
+    }
+    Ok(end)
+}
+
+/// `` `name` ``: letters, digits and `_ . - /` or spaces, as in cel-go's ESC_IDENTIFIER.
+fn quoted_name(src: &[char], i: usize) -> Result<(Kind, usize), CelSyntaxError> {
+    let mut j = i + 1;
+    loop {
+        match src.get(j) {
+            None => {
+                return Err(CelSyntaxError::new(i, "unterminated backtick-quoted name"));
+            }
+            Some('`') if j == i + 1 => {
+                return Err(CelSyntaxError::new(i, "empty backtick-quoted name"));
+            }
+            Some('`') => return Ok((Kind::Quoted, j + 1)),
+            Some(&c) if is_ident_part(c) || matches!(c, '.' | '-' | '/' | ' ') => j += 1,
+            Some(&c) => {
+                return Err(CelSyntaxError::new(
+                    j,
+                    format!("a backtick-quoted name cannot contain {c:?}"),
+                ));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Parser
+
+/// The little the parser must know about a parsed expression to check macro arguments
+/// the way cel-go does while expanding them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A plain identifier (parentheses don't count).
+    Ident,
+    /// A (non-optional) field selection `a.b`.
+    Select,
+    Other,
+}
+
+struct Parser<'s> {
+    src: &'s [char],
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
+    lex_error: Option<CelSyntaxError>,
+}
+
+type Parsed = Result<Shape, CelSyntaxError>;
+
+impl Parser<'_> {
+    fn nth(&self, n: usize) -> Token {
+        // `lex` always ends with Eof or Error, so the last token stands for everything after.
+        let last = self.toks.len() - 1;
+        self.toks[(self.pos + n).min(last)]
+    }
+
+    fn peek(&self) -> Token {
+        self.nth(0)
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at(&self, p: &str) -> bool {
+        matches!(self.peek().kind, Kind::Punct(q) if q == p)
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        let hit = self.at(p);
+        if hit {
+            self.bump();
+        }
+        hit
+    }
+
+    fn expect(&mut self, p: &str, expected: &str) -> Result<Token, CelSyntaxError> {
+        if self.at(p) {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    fn text(&self, t: Token) -> String {
+        self.src[t.start..t.end].iter().collect()
+    }
+
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Kind::Eof => "end of rule".to_owned(),
+            Kind::Str => "a string literal".to_owned(),
+            Kind::Bytes => "a bytes literal".to_owned(),
+            Kind::Quoted => "a backtick-quoted name".to_owned(),
+            _ => format!("`{}`", self.text(t)),
+        }
+    }
+
+    /// "expected X, found Y" at the next token, or the lexer's error if lexing stopped there.
+    fn unexpected(&self, expected: &str) -> CelSyntaxError {
+        let t = self.peek();
+        if let (Kind::Error, Some(e)) = (t.kind, &self.lex_error) {
+            return e.clone();
+        }
+        CelSyntaxError::new(
+            t.start,
+            format!("expected {expected}, found {}", self.describe(t)),
+        )
+    }
+
+    /// Expr = ConditionalOr ["?" ConditionalOr ":" Expr]. Every recursion passes through
+    /// here, so this is where the depth is guarded.
+    fn expr(&mut self) -> Parsed {
+        if self.depth >= MAX_DEPTH {
+            return Err(CelSyntaxError::new(
+                self.peek().start,
+                format!("the rule nests more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        self.depth += 1;
+        let result = self.conditional();
+        self.depth -= 1;
+        result
+    }
+
+    fn conditional(&mut self) -> Parsed {
+        let shape = self.binary(0)?;
+        if !self.eat("?") {
+            return Ok(shape);
+        }
+        self.binary(0)?;
+        self.expect(":", "`:`")?;
+        self.expr()?;
+        Ok(Shape::Other)
+    }
+
+    /// ConditionalOr down to Multiplication, by precedence climbing over `BINARY`.
+    fn binary(&mut self, level: usize) -> Parsed {
+        let Some(ops) = BINARY.get(level) else {
+            return self.unary();
+        };
+        let mut shape = self.binary(level + 1)?;
+        while ops.iter().any(|op| self.at(op)) {
+            self.bump();
+            self.binary(level + 1)?;
+            shape = Shape::Other;
+        }
+        Ok(shape)
+    }
+
+    /// Unary = Member | "!" {"!"} Member | "-" {"-"} Member. The grammar does not mix the
+    /// two, so `!-x` is an error, but `!-1` is fine: `-1` is a literal.
+    fn unary(&mut self) -> Parsed {
+        if self.at("!") {
+            while self.eat("!") {}
+            self.member()?;
+            return Ok(Shape::Other);
+        }
+        let mut negated = false;
+        while self.at("-") && !self.negative_literal() {
+            self.bump();
+            negated = true;
+        }
+        let shape = self.member()?;
+        Ok(if negated { Shape::Other } else { shape })
+    }
+
+    /// Whether the next tokens are `-` and an int or double: a negative literal, which is
+    /// what lets `-9223372036854775808` fit in an int.
+    fn negative_literal(&self) -> bool {
+        self.at("-") && matches!(self.nth(1).kind, Kind::Int | Kind::Double)
+    }
+
+    /// Member = Primary { "." ["?"] SELECTOR ["(" [ExprList] ")"] | "[" ["?"] Expr "]" }.
+    fn member(&mut self) -> Parsed {
+        let mut shape = self.primary()?;
+        loop {
+            if self.eat(".") {
+                let optional = self.eat("?");
+                let name = self.selector()?;
+                // Only a plain `.name` can be a method call; `.?name` and `` .`name` `` can't.
+                if !optional && name.kind == Kind::Ident && self.eat("(") {
+                    let args = self.args()?;
+                    self.check_macro(&self.text(name), &args)?;
+                    shape = Shape::Other;
+                } else {
+                    shape = if optional {
+                        Shape::Other
+                    } else {
+                        Shape::Select
+                    };
+                }
+            } else if self.eat("[") {
+                self.eat("?");
+                self.expr()?;
+                self.expect("]", "`]`")?;
+                shape = Shape::Other;
+            } else {
+                return Ok(shape);
+            }
+        }
+    }
+
+    /// A field name after `.`: any identifier (reserved words included) or a quoted name,
+    /// but not the keywords `true`, `false`, `null` and `in`.
+    fn selector(&mut self) -> Result<Token, CelSyntaxError> {
+        match self.peek().kind {
+            Kind::Ident | Kind::Quoted => Ok(self.bump()),
+            _ => Err(self.unexpected("a field name")),
+        }
+    }
+
+    fn primary(&mut self) -> Parsed {
+        let t = self.peek();
+        match t.kind {
+            Kind::Ident => self.ident_call_or_message(false),
+            Kind::Punct(".") => {
+                // A leading dot names the root scope: `.x`, `.f()`, `.pkg.Msg{}`.
+                self.bump();
+                if self.peek().kind != Kind::Ident {
+                    return Err(self.unexpected("an identifier"));
+                }
+                self.ident_call_or_message(true)
+            }
+            Kind::Punct("(") => {
+                self.bump();
+                let shape = self.expr()?;
+                self.expect(")", "`)`")?;
+                Ok(shape)
+            }
+            Kind::Punct("[") => {
+                self.bump();
+                self.entries("]", |p| {
+                    p.eat("?");
+                    p.expr().map(drop)
+                })?;
+                Ok(Shape::Other)
+            }
+            Kind::Punct("{") => {
+                self.bump();
+                self.entries("}", |p| {
+                    p.eat("?");
+                    p.expr()?;
+                    p.expect(":", "`:`")?;
+                    p.expr().map(drop)
+                })?;
+                Ok(Shape::Other)
+            }
+            Kind::Punct("-") if self.negative_literal() => {
+                self.bump();
+                let lit = self.bump();
+                self.literal(lit, true)?;
+                Ok(Shape::Other)
+            }
+            Kind::Int | Kind::Uint | Kind::Double | Kind::Str | Kind::Bytes | Kind::Const => {
+                self.bump();
+                self.literal(t, false)?;
+                Ok(Shape::Other)
+            }
+            _ => Err(self.unexpected("an expression")),
+        }
+    }
+
+    /// `IDENT`, `IDENT(args)` or `IDENT {"." IDENT} "{" FieldInits "}"`.
+    fn ident_call_or_message(&mut self, leading_dot: bool) -> Parsed {
+        let id = self.bump();
+        // A message literal is the only place a (dotted) name is followed by `{`.
+        let mut k = 0;
+        while self.nth(k).kind == Kind::Punct(".") && self.nth(k + 1).kind == Kind::Ident {
+            k += 2;
+        }
+        if self.nth(k).kind == Kind::Punct("{") {
+            self.pos += k + 1;
+            self.entries("}", |p| {
+                p.eat("?");
+                p.selector()?;
+                p.expect(":", "`:`")?;
+                p.expr().map(drop)
+            })?;
+            return Ok(Shape::Other);
+        }
+        let name = self.text(id);
+        if RESERVED.contains(&name.as_str()) {
+            return Err(CelSyntaxError::new(
+                id.start,
+                format!("reserved word `{name}` cannot be an identifier"),
+            ));
+        }
+        if !self.eat("(") {
+            return Ok(Shape::Ident);
+        }
+        let args = self.args()?;
+        if !leading_dot && name == "has" && args.len() == 1 && args[0].1 != Shape::Select {
+            return Err(CelSyntaxError::new(
+                args[0].0,
+                "invalid argument to has(): it takes a field selection such as `has(self.field)`",
+            ));
+        }
+        Ok(Shape::Other)
+    }
+
+    /// The arguments of a call, after its `(`: `[Expr {"," Expr}] ")"` (no trailing comma).
+    /// Returns each argument's offset and shape.
+    fn args(&mut self) -> Result<Vec<(usize, Shape)>, CelSyntaxError> {
+        let mut args = Vec::new();
+        if self.eat(")") {
+            return Ok(args);
+        }
+        loop {
+            let start = self.peek().start;
+            args.push((start, self.expr()?));
+            if !self.eat(",") {
+                self.expect(")", "`,` or `)`")?;
+                return Ok(args);
+            }
+        }
+    }
+
+    /// The entries of a list, map or message after its opening bracket, each parsed by
+    /// `entry`, separated by commas; a trailing comma (even alone: `[,]`) is allowed.
+    fn entries(
+        &mut self,
+        close: &'static str,
+        entry: impl Fn(&mut Self) -> Result<(), CelSyntaxError>,
+    ) -> Result<(), CelSyntaxError> {
+        if self.at(",") && self.nth(1).kind == Kind::Punct(close) {
+            self.bump();
+        }
+        loop {
+            if self.eat(close) {
+                return Ok(());
+            }
+            entry(self)?;
+            if !self.eat(",") {
+                self.expect(close, &format!("`,` or `{close}`"))?;
+                return Ok(());
+            }
+        }
+    }
+
+    /// cel-go expands macros while parsing, and rejects their malformed uses there.
+    fn check_macro(&self, name: &str, args: &[(usize, Shape)]) -> Result<(), CelSyntaxError> {
+        let is_macro = match name {
+            "all" | "exists" | "exists_one" | "filter" | "optMap" | "optFlatMap" => args.len() == 2,
+            "map" => matches!(args.len(), 2 | 3),
+            _ => false,
+        };
+        match args.first() {
+            Some(&(offset, shape)) if is_macro && shape != Shape::Ident => {
+                Err(CelSyntaxError::new(
+                    offset,
+                    format!(
+                        "the first argument of `{name}()` must be a simple variable name, e.g. `{name}(x, ...)`"
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// cel-go rejects int, uint and double literals that don't fit 64 bits.
+    fn literal(&self, t: Token, negative: bool) -> Result<(), CelSyntaxError> {
+        let text = self.text(t);
+        let sign = if negative { "-" } else { "" };
+        let (digits, radix) = match text.strip_prefix("0x") {
+            Some(hex) => (hex, 16),
+            None => (text.as_str(), 10),
+        };
+        let fits = match t.kind {
+            Kind::Int => i64::from_str_radix(&format!("{sign}{digits}"), radix).is_ok(),
+            Kind::Uint => {
+                let digits = digits.trim_end_matches(['u', 'U']);
+                u64::from_str_radix(digits, radix).is_ok()
+            }
+            Kind::Double => text.parse::<f64>().is_ok_and(f64::is_finite),
+            _ => true,
+        };
+        if fits {
+            return Ok(());
+        }
+        let ty = match t.kind {
+            Kind::Int => "int",
+            Kind::Uint => "uint",
+            _ => "double",
+        };
+        Err(CelSyntaxError::new(
+            t.start,
+            format!("{sign}{text} is out of range for a 64-bit {ty}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(rule: &str) -> CelSyntaxError {
+        match check_syntax(rule) {
+            Ok(()) => panic!("{rule:?} should not parse"),
+            Err(e) => e,
+        }
+    }
+
+    #[track_caller]
+    fn fails(rule: &str, offset: usize, message: &str) {
+        let e = err(rule);
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (offset, message),
+            "for {rule:?}"
+        );
+    }
+
+    #[test]
+    fn accepts_real_rules() {
+        let rules = [
+            // Rules of tests/fixtures, examples and the conformance suite.
+            "true",
+            "!(has(self.foo) && has(self.bar))",
+            "!has(oldSelf.optionalLiteralString) || has(self.optionalLiteralString)",
+            "!has(oldSelf.optionalMap) || has(self.optionalMap)",
+            "(has(self.a)?1:0)+(has(self.b)?1:0) <= 1",
+            "(has(self.foo)?1:0)+(has(self.bar)?1:0) == 1",
+            "has(oldSelf.forbiddenInt) || !has(self.forbiddenInt)",
+            "has(self.a)||has(self.b)",
+            "oldSelf.hasValue() || self == 0",
+            "self == oldSelf",
+            "self != 22",
+            "self >= 100 && self <= 1000",
+            "self.size() % 2 == 0",
+            "self.startsWith('good-')",
+            "self.startsWith('w-')",
+            // Kubernetes documentation and common idioms.
+            "self.minReplicas <= self.replicas",
+            "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
+            "has(self.x) || !has(self.y)",
+            "self.all(x, x.startsWith('a'))",
+            "self.map(k, self[k]).exists(v, v > 0)",
+            "self.map(x, x > 0, x * 2).size() > 0",
+            "self.filter(x, x != '').exists_one(x, x == 'a')",
+            "!has(oldSelf.field) || has(self.field)",
+            "size(self) <= 10 ? true : false",
+            "self.matches('^[a-z]+$')",
+            "int(self.split('.')[0]) >= 1",
+            "duration(self.timeout) < duration('1h')",
+            "type(self) == string",
+            "self.?foo.orValue(1) > 0",
+            "self[?'key'].hasValue() && [?self.?a, 1].size() == 2",
+            "{?'k': self.?v, 'x': 1}.size() >= 1",
+            "[1, 2, 3].exists(x, x in [2])",
+            "{'a': 1}['a'] == 1u",
+            "b'abc' != r\"\\d\"",
+            "'''multi\nline'''",
+            "\"\"\"a \"quoted\" \\\"\\\"\\\" word\"\"\"",
+            "br'\\d' == B\"\\x00\\377\" && R'''raw\n\\q'''.size() > 0",
+            "'\\a\\b\\f\\n\\r\\t\\v\\\\\\?\\\"\\'\\`\\u00e9\\U0001F600\\101\\xff' != ''",
+            "self.`dashed-name` == self.`a.b/c d` && has(self.`x-y`)",
+            "self.namespace == oldSelf.if",
+            "self.__namespace__ != ''",
+            "0x1F + 0xffu + 7U + 1.5 + 1e3 + 1.5e-3 + .5 + 2E+2 > 0",
+            "-9223372036854775808 < 9223372036854775807 && 18446744073709551615u > 0u",
+            "!-1 == false && --x == x && !!self.a",
+            "null == null && false != true",
+            "[] == [] && {} == {} && [1,] == [1] && {1: 2,} != {} && [,] == []",
+            ".x + .f(1) > 0",
+            "google.protobuf.Duration{seconds: 1}.seconds == 1 && Msg{?f: x, `g-h`: 2} != Msg{}",
+            "self.x // the x field\n  > 0 // trailing comment",
+            "\tself.a\r\n&& self.b\u{c}",
+            "a ? (b ? 1 : 2) : c ? 3 : 4",
+            "a || b && c == d < e + f * -g % h / i - j",
+            "(x)",
+            "has((self.a))",
+            "self.all((x), x)",
+            "self.exists(x, true)",
+            "self.all(a.b)",
+            "has(self.a, self.b)",
+            "'naïve ✓' != \"\"",
+        ];
+        for rule in rules {
+            assert_eq!(check_syntax(rule), Ok(()), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_broken_rules_with_their_place() {
+        fails(
+            "self.minReplicas <=",
+            19,
+            "expected an expression, found end of rule",
+        );
+        fails(
+            "self.startsWith('a'",
+            19,
+            "expected `,` or `)`, found end of rule",
+        );
+        fails("self.x)", 6, "unexpected `)`");
+        fails("self.x]", 6, "unexpected `]`");
+        fails("self..x", 5, "expected a field name, found `.`");
+        fails("if(self)", 0, "reserved word `if` cannot be an identifier");
+        fails("self.x = 1", 7, "unexpected `=`; CEL compares with `==`");
+        fails("'abc", 0, "unterminated string");
+        fails("1 +* 2", 3, "expected an expression, found `*`");
+        fails("a ? b", 5, "expected `:`, found end of rule");
+        fails("\"\\q\"", 1, "invalid escape `\\q`");
+        fails("[1, 2", 5, "expected `,` or `]`, found end of rule");
+        fails("{1: }", 4, "expected an expression, found `}`");
+        fails("", 0, "the rule is empty");
+        fails("   ", 0, "the rule is empty");
+        fails(
+            "// nothing",
+            10,
+            "expected an expression, found end of rule",
+        );
+        fails(
+            "self.x self.y",
+            7,
+            "expected an operator or end of rule, found `self`",
+        );
+    }
+
+    #[test]
+    fn rejects_lexical_errors() {
+        fails(
+            "'a\nb'",
+            0,
+            "unterminated string (a line break ends it; use ''' or \"\"\" for multi-line text)",
+        );
+        fails("'''abc''", 0, "unterminated string");
+        fails("'abc\\", 0, "unterminated string");
+        fails("'\\x4g'", 1, "invalid escape `\\x4`: expects 2 hex digits");
+        fails("'\\u12'", 1, "invalid escape `\\u12`: expects 4 hex digits");
+        fails("'\\477'", 1, "invalid escape `\\4`");
+        fails("'\\18'", 1, "invalid escape `\\1`: expects 3 octal digits");
+        fails(
+            "'\\uD800'",
+            1,
+            "invalid escape `\\uD800`: not a Unicode code point",
+        );
+        fails(
+            "b'\\u00e9'",
+            2,
+            "invalid escape `\\u` in a bytes literal (use `\\x` escapes)",
+        );
+        fails(
+            "rb'x'",
+            0,
+            "`rb` is not a string prefix; raw bytes are written `br'...'`",
+        );
+        fails(
+            "r'a\nb'",
+            0,
+            "unterminated string (a line break ends it; use ''' or \"\"\" for multi-line text)",
+        );
+        fails("a & b", 2, "unexpected `&`; CEL's logical and is `&&`");
+        fails("a | b", 2, "unexpected `|`; CEL's logical or is `||`");
+        fails("a # b", 2, "unexpected character '#'");
+        fails("self.naïve", 7, "unexpected character 'ï'");
+        fails("self.`ab", 5, "unterminated backtick-quoted name");
+        fails("self.`` == 1", 5, "empty backtick-quoted name");
+        fails("self.`a+b`", 7, "a backtick-quoted name cannot contain '+'");
+        // The earliest error wins, even though the lexer finds the later one first.
+        fails("(1 + ) 'abc", 5, "expected an expression, found `)`");
+        fails(
+            "self.`a`b` == 1",
+            8,
+            "expected an operator or end of rule, found `b`",
+        );
+    }
+
+    #[test]
+    fn rejects_what_the_grammar_does_not_allow() {
+        fails("f(a,)", 4, "expected an expression, found `)`");
+        fails("!-x", 1, "expected an expression, found `-`");
+        fails("-!x", 1, "expected an expression, found `!`");
+        fails("self.true", 5, "expected a field name, found `true`");
+        fails("self.in", 5, "expected a field name, found `in`");
+        fails("in", 0, "expected an expression, found `in`");
+        fails(
+            "`a` == 1",
+            0,
+            "expected an expression, found a backtick-quoted name",
+        );
+        fails(
+            "self.?a(1)",
+            7,
+            "expected an operator or end of rule, found `(`",
+        );
+        // The middle of a conditional is a ConditionalOr, so a nested one needs parentheses.
+        fails("a ? b ? 1 : 2 : 3", 6, "expected `:`, found `?`");
+        fails("1.5u", 3, "expected an operator or end of rule, found `u`");
+        fails("a < < b", 4, "expected an expression, found `<`");
+        fails("[1 2]", 3, "expected `,` or `]`, found `2`");
+        fails("{'a' 1}", 5, "expected `:`, found `1`");
+        fails("Msg{f 1}", 6, "expected `:`, found `1`");
+        fails("Msg{1: 2}", 4, "expected a field name, found `1`");
+        fails("let", 0, "reserved word `let` cannot be an identifier");
+        fails(
+            ".namespace",
+            1,
+            "reserved word `namespace` cannot be an identifier",
+        );
+        fails("self.", 5, "expected a field name, found end of rule");
+        fails("(", 1, "expected an expression, found end of rule");
+        fails("a ? b : ", 8, "expected an expression, found end of rule");
+    }
+
+    #[test]
+    fn rejects_what_cel_go_rejects_while_expanding() {
+        fails(
+            "has(self)",
+            4,
+            "invalid argument to has(): it takes a field selection such as `has(self.field)`",
+        );
+        fails(
+            "has(self.?a)",
+            4,
+            "invalid argument to has(): it takes a field selection such as `has(self.field)`",
+        );
+        fails(
+            "has(self['a'])",
+            4,
+            "invalid argument to has(): it takes a field selection such as `has(self.field)`",
+        );
+        fails(
+            "self.all(x.y, true)",
+            9,
+            "the first argument of `all()` must be a simple variable name, e.g. `all(x, ...)`",
+        );
+        fails(
+            "self.map(1, x)",
+            9,
+            "the first argument of `map()` must be a simple variable name, e.g. `map(x, ...)`",
+        );
+        fails(
+            "9223372036854775808 > 0",
+            0,
+            "9223372036854775808 is out of range for a 64-bit int",
+        );
+        fails(
+            "-9223372036854775809 < 0",
+            1,
+            "-9223372036854775809 is out of range for a 64-bit int",
+        );
+        fails(
+            "18446744073709551616u > 0u",
+            0,
+            "18446744073709551616u is out of range for a 64-bit uint",
+        );
+        fails(
+            "1e400 > 0.0",
+            0,
+            "1e400 is out of range for a 64-bit double",
+        );
+        fails(
+            "0x10000000000000000 > 0",
+            0,
+            "0x10000000000000000 is out of range for a 64-bit int",
+        );
+    }
+
+    #[test]
+    fn guards_the_nesting_depth() {
+        let nested = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
+        // The top-level expression is one level, each parenthesis another.
+        assert_eq!(check_syntax(&nested(MAX_DEPTH - 1)), Ok(()));
+        let e = err(&nested(MAX_DEPTH));
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (MAX_DEPTH, "the rule nests more than 250 levels deep")
+        );
+        assert_eq!(
+            err(&nested(1000)).message,
+            "the rule nests more than 250 levels deep"
+        );
+        let deep_list = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(check_syntax(&deep_list).is_err());
+        // Long flat chains are loops, not recursion.
+        let chain = vec!["self.a"; 5000].join(" || ");
+        assert_eq!(check_syntax(&chain), Ok(()));
+        let bangs = format!("{}x", "!".repeat(10_000));
+        assert_eq!(check_syntax(&bangs), Ok(()));
+    }
+
+    #[test]
+    fn display_names_the_column() {
+        let e = err("self.startsWith('a'");
+        assert_eq!(
+            e.to_string(),
+            "at column 20: expected `,` or `)`, found end of rule"
+        );
+        // Columns count chars, not bytes.
+        assert_eq!(
+            err("'é' = 1").to_string(),
+            "at column 5: unexpected `=`; CEL compares with `==`"
+        );
+    }
+}
