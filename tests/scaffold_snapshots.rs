@@ -5,6 +5,7 @@
 mod support;
 
 use std::collections::BTreeMap;
+use std::fs;
 use std::path::{Path, PathBuf};
 use support::{listing, opgen_ok, tree};
 
@@ -179,4 +180,47 @@ fn webhook_files() {
         })
         .collect();
     insta::assert_snapshot!("webhook_files", dump(&selected));
+}
+
+#[test]
+fn a_project_inside_another_cargo_workspace_stays_out_of_it_unless_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"operators/*\"]\nresolver = \"3\"\n",
+    )
+    .unwrap();
+    opgen_ok(
+        dir.path(),
+        &["new", "tools/demo", "--domain", "example.com"],
+    );
+    let manifest = fs::read_to_string(dir.path().join("tools/demo/Cargo.toml")).unwrap();
+    assert!(
+        manifest.ends_with("the `members` of ../../Cargo.toml.\n[workspace]\n"),
+        "{manifest}"
+    );
+    // Cargo accepts the project as it is (without the table it refuses to read it at all).
+    let out = std::process::Command::new("cargo")
+        .args([
+            "metadata",
+            "--no-deps",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(dir.path().join("tools/demo"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    opgen_ok(
+        dir.path(),
+        &["new", "operators/listed", "--domain", "example.com"],
+    );
+    let manifest = fs::read_to_string(dir.path().join("operators/listed/Cargo.toml")).unwrap();
+    assert!(!manifest.contains("[workspace]"), "{manifest}");
 }

@@ -88,10 +88,51 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
     project.namespaced = opts.namespaced;
     project.multigroup = opts.multigroup;
 
-    let ctx = ProjectContext::new(&project, opts);
+    let mut ctx = ProjectContext::new(&project, opts);
+    ctx.enclosing_workspace = enclosing_workspace(ws.root());
     let warnings = scaffold::init::plan(&ctx)?.apply(ws, false)?;
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok((project, warnings))
+}
+
+/// The manifest, relative to `root`, of the Cargo workspace `root` lies in without being one
+/// of its members. Cargo refuses to build such a package ("believes it's in a workspace when
+/// it's not"), as after `opgen new` inside another Rust repository.
+fn enclosing_workspace(root: &Path) -> Option<String> {
+    let root = std::path::absolute(root).ok()?;
+    for (depth, dir) in root.ancestors().enumerate().skip(1) {
+        let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        // Cargo takes the first manifest up the tree with a [workspace] table.
+        let Ok(manifest) = text.parse::<toml::Table>() else {
+            return None;
+        };
+        let Some(workspace) = manifest.get("workspace").and_then(toml::Value::as_table) else {
+            continue;
+        };
+        let rel = root.strip_prefix(dir).ok()?;
+        let paths = |key: &str| -> Vec<String> {
+            workspace
+                .get(key)
+                .and_then(toml::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let member = paths("members").iter().any(|m| {
+            glob::Pattern::new(m.trim_end_matches('/')).is_ok_and(|p| p.matches_path(rel))
+        });
+        let excluded = paths("exclude").iter().any(|e| rel.starts_with(e));
+        if member || excluded {
+            return None;
+        }
+        return Some(format!("{}Cargo.toml", "../".repeat(depth)));
+    }
+    None
 }
 
 fn default_project_name(root: &Path) -> Result<String> {

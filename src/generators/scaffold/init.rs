@@ -33,6 +33,9 @@ pub struct ProjectContext {
     /// The header to put on top of generated Rust files (year filled in; empty without a license).
     pub header: String,
     pub opgen_version: &'static str,
+    /// The manifest (relative to the project) of an enclosing Cargo workspace that does not
+    /// list the project: the project then gets an empty `[workspace]` table of its own.
+    pub enclosing_workspace: Option<String>,
 }
 
 impl ProjectContext {
@@ -57,6 +60,7 @@ impl ProjectContext {
             header: fill_year(&boilerplate),
             boilerplate,
             opgen_version: env!("CARGO_PKG_VERSION"),
+            enclosing_workspace: None,
         }
     }
 }
