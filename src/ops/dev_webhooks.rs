@@ -102,7 +102,7 @@ fn host_of(url: &str) -> Result<String> {
     let bad = |why: &str| {
         Error::with_help(
             format!("invalid value {url:?} for --url: {why}"),
-            "e.g. --url https://host.docker.internal:9443 (kind and Docker Desktop) or https://<your IP>:9443",
+            "e.g. --url https://host.docker.internal:9443 (Docker Desktop) or https://<an address of this machine the cluster reaches>:9443",
         )
     };
     let rest = url
