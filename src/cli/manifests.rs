@@ -6,7 +6,7 @@ use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::project;
 use crate::writer::{ChangeKind, Workspace};
 
-/// Generate CRDs and RBAC roles from the marker-annotated Rust sources under src/
+/// Generate CRDs, RBAC roles and webhook configurations from the marker-annotated Rust sources under src/
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  opgen manifests            # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  opgen manifests --check    # in CI: fail if any of them is out of date"

@@ -47,7 +47,7 @@ pub struct Cli {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct GlobalArgs {
-    /// Print every file that would be created or modified; write nothing
+    /// Print every file that would be created, modified or removed; write nothing
     #[arg(long, global = true)]
     pub dry_run: bool,
     /// Print only errors
