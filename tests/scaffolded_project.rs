@@ -139,17 +139,7 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         .output()
     {
         Ok(out) if out.status.success() => {
-            let out = Command::new("kubectl")
-                .args(["kustomize", "config/default"])
-                .current_dir(&project)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "kubectl kustomize failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let rendered = String::from_utf8_lossy(&out.stdout);
+            let rendered = kustomize(&project, "config/default");
             for want in [
                 "kind: CustomResourceDefinition\nmetadata:\n  annotations:",
                 "name: memcacheds.cache.example.com",
@@ -171,17 +161,7 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }
             // The optional network policies: create webhook added the webhook one.
-            let out = Command::new("kubectl")
-                .args(["kustomize", "config/network-policy"])
-                .current_dir(&project)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let rendered = String::from_utf8_lossy(&out.stdout);
+            let rendered = kustomize(&project, "config/network-policy");
             for want in [
                 "name: allow-metrics-traffic",
                 "name: allow-webhook-traffic",
@@ -197,4 +177,19 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             "notice: kubectl is not installed; skipping `kubectl kustomize config/default`"
         ),
     }
+}
+
+/// `kubectl kustomize <dir>` in `project`: the rendered manifests, or a failed test.
+fn kustomize(project: &Path, dir: &str) -> String {
+    let out = Command::new("kubectl")
+        .args(["kustomize", dir])
+        .current_dir(project)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {dir} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
