@@ -1,0 +1,154 @@
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::{
+    Api, Client,
+    api::{DynamicObject, GroupVersionKind, Patch, PatchParams},
+    discovery::{self, Scope},
+    runtime::{conditions, wait::await_condition},
+};
+
+use crate::Error;
+
+const FIELD_MANAGER: &str = "opgen-envtest";
+const ESTABLISHED_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The objects of a YAML file (documents separated by `---`; empty documents skipped).
+pub fn parse_documents(path: impl AsRef<Path>) -> Result<Vec<serde_json::Value>, Error> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let documents: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&text).map_err(|e| Error::Yaml {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+    Ok(documents.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// Server-side applies every CustomResourceDefinition in `path` (a YAML file, or a directory
+/// whose `.yaml`/`.yml` files are read in name order) and waits until each is Established.
+pub async fn install_crds(
+    client: &Client,
+    path: impl AsRef<Path>,
+) -> Result<Vec<CustomResourceDefinition>, Error> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let mut installed = Vec::new();
+    for file in yaml_files(path.as_ref())? {
+        for document in parse_documents(&file)? {
+            if document.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
+                continue;
+            }
+            let crd: CustomResourceDefinition =
+                serde_json::from_value(document).map_err(|e| Error::Yaml {
+                    path: file.clone(),
+                    message: format!("not a CustomResourceDefinition: {e}"),
+                })?;
+            let name = crd.metadata.name.clone().unwrap_or_default();
+            let applied = crds
+                .patch(&name, &params, &Patch::Apply(&crd))
+                .await
+                .map_err(|e| {
+                    Error::kube(format!("applying CRD {name} from {}", file.display()), e)
+                })?;
+            installed.push(applied);
+        }
+    }
+    if installed.is_empty() {
+        return Err(Error::Yaml {
+            path: path.as_ref().to_owned(),
+            message: "holds no CustomResourceDefinition".into(),
+        });
+    }
+    for crd in &installed {
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        let established = await_condition(crds.clone(), &name, conditions::is_crd_established());
+        match tokio::time::timeout(ESTABLISHED_TIMEOUT, established).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                return Err(Error::Config(format!("watching CRD {name}: {e}")));
+            }
+            Err(_) => {
+                return Err(Error::Timeout {
+                    what: format!("CRD {name} to be Established"),
+                    seconds: ESTABLISHED_TIMEOUT.as_secs(),
+                });
+            }
+        }
+    }
+    Ok(installed)
+}
+
+/// Server-side applies every object of a YAML file, finding each kind through discovery.
+/// Namespaced objects without a namespace go to `namespace`. Returns the objects as stored.
+pub async fn apply_file(
+    client: &Client,
+    path: impl AsRef<Path>,
+    namespace: &str,
+) -> Result<Vec<DynamicObject>, Error> {
+    let path = path.as_ref();
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let mut applied = Vec::new();
+    for document in parse_documents(path)? {
+        let object: DynamicObject = serde_json::from_value(document).map_err(|e| Error::Yaml {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let types = object.types.clone().ok_or_else(|| Error::Yaml {
+            path: path.to_owned(),
+            message: "an object without apiVersion and kind".into(),
+        })?;
+        let gvk = GroupVersionKind::try_from(&types).map_err(|e| Error::Yaml {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let (resource, capabilities) = discovery::pinned_kind(client, &gvk).await.map_err(|e| {
+            Error::kube(
+                format!("discovering {} {}", types.api_version, types.kind),
+                e,
+            )
+        })?;
+        let name = object.metadata.name.clone().unwrap_or_default();
+        let api: Api<DynamicObject> = match capabilities.scope {
+            Scope::Namespaced => {
+                let ns = object.metadata.namespace.as_deref().unwrap_or(namespace);
+                Api::namespaced_with(client.clone(), ns, &resource)
+            }
+            Scope::Cluster => Api::all_with(client.clone(), &resource),
+        };
+        let stored = api
+            .patch(&name, &params, &Patch::Apply(&object))
+            .await
+            .map_err(|e| {
+                Error::kube(
+                    format!("applying {} {name} from {}", types.kind, path.display()),
+                    e,
+                )
+            })?;
+        applied.push(stored);
+    }
+    Ok(applied)
+}
+
+fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(|e| Error::io(path, e))? {
+        let entry = entry.map_err(|e| Error::io(path, e))?;
+        let file = entry.path();
+        let is_yaml = file
+            .extension()
+            .is_some_and(|ext| ext == "yaml" || ext == "yml");
+        let is_kustomization = file.file_stem().is_some_and(|stem| stem == "kustomization");
+        if is_yaml && !is_kustomization && file.is_file() {
+            files.push(file);
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,340 @@
+//! The control plane against the real binaries (from `tools/envtest/setup.sh` or
+//! `KUBEBUILDER_ASSETS`). Without them each test prints a notice and passes, except under CI.
+
+use std::{
+    io::Write,
+    os::unix::fs::PermissionsExt,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use kube::{
+    Api, ResourceExt,
+    api::{ListParams, PostParams},
+    core::DynamicObject,
+};
+use opgen_envtest::{Assets, ControlPlane, Error};
+
+fn assets_or_skip() -> Option<Assets> {
+    match Assets::locate() {
+        Ok(assets) => Some(assets),
+        Err(e) if std::env::var("CI").is_err() => {
+            eprintln!("opgen-envtest: skipped, {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is dead too: its state in /proc is Z.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn wait_until_dead(pids: &[u32]) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let living: Vec<u32> = pids.iter().copied().filter(|p| alive(*p)).collect();
+        if living.is_empty() || Instant::now() > deadline {
+            return living;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test]
+async fn an_owned_control_plane_serves_and_stops_when_dropped() {
+    let Some(assets) = assets_or_skip() else {
+        return;
+    };
+    let control_plane = ControlPlane::start_with(assets).await.expect("start");
+    let pids = control_plane.process_ids();
+    assert!(pids.iter().all(|p| alive(*p)), "{pids:?} are running");
+
+    let client = control_plane.client().unwrap();
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let names: Vec<String> = namespaces
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .iter()
+        .map(|n| n.name_any())
+        .collect();
+    assert!(names.contains(&"kube-system".to_owned()), "{names:?}");
+
+    // kubectl reaches it through the kubeconfig, and the server reports a parseable version.
+    let output = control_plane
+        .kubectl()
+        .args(["version", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let version: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let server = version["serverVersion"]["gitVersion"].as_str().unwrap();
+    let client_version = version["clientVersion"]["gitVersion"].as_str().unwrap();
+    assert_eq!(
+        server, client_version,
+        "kubectl and kube-apiserver come from one build"
+    );
+    assert!(server.starts_with("v1."), "{server}");
+
+    drop(control_plane);
+    assert_eq!(
+        wait_until_dead(&pids),
+        Vec::<u32>::new(),
+        "processes left running"
+    );
+}
+
+/// Not a test of its own: [`no_process_outlives_the_test_process`] runs this test binary
+/// with `OPGEN_ENVTEST_CHILD` set and only this test selected.
+#[tokio::test]
+async fn child_process_holding_the_shared_control_plane() {
+    let Ok(how) = std::env::var("OPGEN_ENVTEST_CHILD") else {
+        return;
+    };
+    let control_plane = opgen_envtest::shared().await.expect("start");
+    let [etcd, apiserver] = control_plane.process_ids();
+    println!("PIDS {etcd} {apiserver}");
+    std::io::stdout().flush().unwrap();
+    match how.as_str() {
+        "abort" => std::process::abort(),
+        "panic" => panic!("the test fails while the control plane runs"),
+        _ => {}
+    }
+}
+
+#[test]
+fn no_process_outlives_the_test_process() {
+    if assets_or_skip().is_none() {
+        return;
+    }
+    // Passed, failed by a panic, killed by abort(): the shared control plane dies with it.
+    for how in ["pass", "panic", "abort"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_process_holding_the_shared_control_plane",
+                "--nocapture",
+            ])
+            .env("OPGEN_ENVTEST_CHILD", how)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.success(), how == "pass", "{how}: {stdout}");
+        let pids: Vec<u32> = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("PIDS "))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{how}: no PIDS line in {stdout}\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                )
+            })
+            .split(' ')
+            .map(|p| p.parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 2);
+        assert_eq!(
+            wait_until_dead(&pids),
+            Vec::<u32>::new(),
+            "{how}: etcd or kube-apiserver outlived the test process"
+        );
+        // pgrep agrees: nothing left in their process groups but zombies that the
+        // reaper of orphans has not collected yet.
+        for pid in pids {
+            let pgrep = Command::new("pgrep")
+                .args(["-g", &pid.to_string()])
+                .output()
+                .expect("pgrep (procps) is installed");
+            let living: Vec<u32> = String::from_utf8_lossy(&pgrep.stdout)
+                .split_whitespace()
+                .map(|p| p.parse().unwrap())
+                .filter(|p| alive(*p))
+                .collect();
+            assert_eq!(living, Vec::<u32>::new(), "{how}: pgrep -g {pid}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_service_account_gets_what_its_role_grants_and_nothing_more() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let dir = tempdir();
+    let roles = dir.join("role.yaml");
+    std::fs::write(
+        &roles,
+        "---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: configmap-reader
+rules:
+- apiGroups: [\"\"]
+  resources: [configmaps]
+  verbs: [get, list]
+",
+    )
+    .unwrap();
+    let client = control_plane
+        .client_with_roles(&roles, "rbac-test", "reader")
+        .await
+        .unwrap();
+    let admin = control_plane.client().unwrap();
+    Api::<ConfigMap>::namespaced(admin, "rbac-test")
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(
+                serde_json::json!({"metadata": {"name": "cm"}, "data": {"a": "b"}}),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "rbac-test");
+    assert_eq!(configmaps.get("cm").await.unwrap().data.unwrap()["a"], "b");
+    let denied = Api::<Secret>::namespaced(client.clone(), "rbac-test")
+        .list(&ListParams::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&denied, kube::Error::Api(status) if status.code == 403),
+        "{denied}"
+    );
+    // Not granted "create" either.
+    let denied = configmaps
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "cm2"}})).unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        denied
+            .to_string()
+            .contains("system:serviceaccount:rbac-test:reader"),
+        "{denied}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test]
+async fn crds_are_installed_established_and_served() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("widgets.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.test.opgen.dev
+spec:
+  group: test.opgen.dev
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, minimum: 1, default: 3}
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("kustomization.yaml"),
+        "resources: [widgets.yaml]\n",
+    )
+    .unwrap();
+    let admin = control_plane.client().unwrap();
+    let crds = opgen_envtest::install_crds(&admin, &dir).await.unwrap();
+    assert_eq!(crds.len(), 1, "kustomization.yaml is not a CRD file");
+
+    let sample = dir.join("sample.yaml");
+    std::fs::write(
+        &sample,
+        "apiVersion: test.opgen.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {}\n",
+    )
+    .unwrap();
+    let stored: Vec<DynamicObject> = opgen_envtest::apply_file(&admin, &sample, "default")
+        .await
+        .unwrap();
+    assert_eq!(
+        stored[0].data["spec"]["size"], 3,
+        "the server applied the schema's default"
+    );
+
+    std::fs::write(
+        &sample,
+        "apiVersion: test.opgen.dev/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 0}\n",
+    )
+    .unwrap();
+    let refused = opgen_envtest::apply_file(&admin, &sample, "default")
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("spec.size"), "{refused}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_reported_with_its_log() {
+    let Some(assets) = assets_or_skip() else {
+        return;
+    };
+    let dir = tempdir();
+    for binary in ["etcd", "kubectl"] {
+        std::os::unix::fs::symlink(assets.dir().join(binary), dir.join(binary)).unwrap();
+    }
+    let fake = dir.join("kube-apiserver");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'E1125 invalid flag: the fake server refuses to start' >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let Err(error) = ControlPlane::start_with(Assets::from_dir(&dir).unwrap()).await else {
+        panic!("a server that exits started");
+    };
+    assert!(matches!(error, Error::NotReady { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("kube-apiserver exited (exit status: 3)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the fake server refuses to start"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn tempdir() -> std::path::PathBuf {
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "opgen-envtest-test-{}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
