@@ -91,18 +91,31 @@ pub async fn apply_file(
 ) -> Result<Vec<DynamicObject>, Error> {
     let path = path.as_ref();
     let params = PatchParams::apply(FIELD_MANAGER).force();
+    apply_documents(client, parse_documents(path)?, namespace, &params, path).await
+}
+
+/// Server-side applies `documents` (Kubernetes objects as JSON) with `params` (for example
+/// with `dry_run` set, to have the server validate without storing). `source` names where
+/// they come from in errors.
+pub async fn apply_documents(
+    client: &Client,
+    documents: Vec<serde_json::Value>,
+    namespace: &str,
+    params: &PatchParams,
+    source: &Path,
+) -> Result<Vec<DynamicObject>, Error> {
     let mut applied = Vec::new();
-    for document in parse_documents(path)? {
+    for document in documents {
         let object: DynamicObject = serde_json::from_value(document).map_err(|e| Error::Yaml {
-            path: path.to_owned(),
+            path: source.to_owned(),
             message: e.to_string(),
         })?;
         let types = object.types.clone().ok_or_else(|| Error::Yaml {
-            path: path.to_owned(),
+            path: source.to_owned(),
             message: "an object without apiVersion and kind".into(),
         })?;
         let gvk = GroupVersionKind::try_from(&types).map_err(|e| Error::Yaml {
-            path: path.to_owned(),
+            path: source.to_owned(),
             message: e.to_string(),
         })?;
         let (resource, capabilities) = discovery::pinned_kind(client, &gvk).await.map_err(|e| {
@@ -120,11 +133,11 @@ pub async fn apply_file(
             Scope::Cluster => Api::all_with(client.clone(), &resource),
         };
         let stored = api
-            .patch(&name, &params, &Patch::Apply(&object))
+            .patch(&name, params, &Patch::Apply(&object))
             .await
             .map_err(|e| {
                 Error::kube(
-                    format!("applying {} {name} from {}", types.kind, path.display()),
+                    format!("applying {} {name} from {}", types.kind, source.display()),
                     e,
                 )
             })?;

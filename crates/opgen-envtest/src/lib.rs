@@ -31,7 +31,7 @@ mod control_plane;
 mod error;
 mod process;
 
-pub use apply::{apply_file, install_crds, parse_documents};
+pub use apply::{apply_documents, apply_file, install_crds, parse_documents};
 pub use assets::{Assets, DEFAULT_K8S_VERSION};
 pub use control_plane::{ControlPlane, shared, shared_or_skip};
 pub use error::Error;
