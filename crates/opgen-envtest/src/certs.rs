@@ -65,7 +65,7 @@ impl Pki {
     }
 }
 
-fn ca(name: &str) -> Result<CertifiedIssuer<'static, KeyPair>, Error> {
+pub(crate) fn ca(name: &str) -> Result<CertifiedIssuer<'static, KeyPair>, Error> {
     let mut params = CertificateParams::new(Vec::<String>::new())?;
     params.distinguished_name.push(DnType::CommonName, name);
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);

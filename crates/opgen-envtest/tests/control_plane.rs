@@ -338,3 +338,87 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[tokio::test]
+async fn installed_webhooks_are_called_at_the_local_address() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let dir = tempdir();
+    let manifests = dir.join("manifests.yaml");
+    std::fs::write(
+        &manifests,
+        "---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: validating-webhook-configuration
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig:
+    service: {name: webhook-service, namespace: system, path: /validate-configmaps}
+  failurePolicy: Fail
+  name: vconfigmap.kb.io
+  namespaceSelector:
+    matchLabels: {webhook-test: \"true\"}
+  rules:
+  - apiGroups: [\"\"]
+    apiVersions: [v1]
+    operations: [CREATE]
+    resources: [configmaps]
+  sideEffects: None
+",
+    )
+    .unwrap();
+    let admin = control_plane.client().unwrap();
+    opgen_envtest::apply_documents(
+        &admin,
+        vec![serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "webhook-test", "labels": {"webhook-test": "true"}}})],
+        "default",
+        &kube::api::PatchParams::apply("test"),
+        &dir,
+    )
+    .await
+    .unwrap();
+    let webhooks = opgen_envtest::LocalWebhooks::install(&admin, &manifests, &[])
+        .await
+        .unwrap();
+    assert!(webhooks.cert_dir().join("tls.crt").is_file());
+    assert!(webhooks.ca_pem().starts_with("-----BEGIN CERTIFICATE-----"));
+
+    let stored = kube::Api::<
+        k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+    >::all(admin.clone())
+    .get("validating-webhook-configuration")
+    .await
+    .unwrap();
+    let client_config = &stored.webhooks.unwrap()[0].client_config;
+    assert_eq!(
+        client_config.url.as_deref(),
+        Some(format!("https://{}/validate-configmaps", webhooks.address()).as_str())
+    );
+    assert!(client_config.service.is_none());
+
+    // Nothing serves the address: once the API server uses the configuration, it refuses.
+    let configmap =
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe"}});
+    webhooks
+        .wait_until_called(&admin, configmap, "webhook-test")
+        .await
+        .unwrap();
+    let refused = Api::<ConfigMap>::namespaced(admin.clone(), "webhook-test")
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "cm"}})).unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("failed calling webhook \"vconfigmap.kb.io\""),
+        "{refused}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

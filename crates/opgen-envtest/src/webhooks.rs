@@ -1,0 +1,193 @@
+//! Admission and conversion webhooks served by the test process, called by the API server,
+//! as controller-runtime's `WebhookInstallOptions` does: the configurations that point at an
+//! in-cluster Service are rewritten to `https://127.0.0.1:<port><path>` with a CA bundle.
+
+use std::{
+    net::TcpListener,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use base64::{Engine, engine::general_purpose::STANDARD};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::{
+    Api, Client,
+    api::{Patch, PatchParams},
+};
+use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, KeyPair};
+use serde_json::{Value, json};
+
+use crate::{Error, apply};
+
+const FIELD_MANAGER: &str = "opgen-envtest";
+const ACTIVE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Webhook configurations installed for a server on a loopback port of this process.
+///
+/// [`install`](LocalWebhooks::install) picks the port and writes a serving certificate
+/// (`tls.crt`, `tls.key` in [`cert_dir`](LocalWebhooks::cert_dir)); the test then serves its
+/// webhooks on [`address`](LocalWebhooks::address) with that certificate.
+pub struct LocalWebhooks {
+    port: u16,
+    dir: PathBuf,
+    ca_pem: String,
+}
+
+impl LocalWebhooks {
+    /// Installs the Mutating/ValidatingWebhookConfigurations of `manifests` (such as the
+    /// `config/webhook/manifests.yaml` that `opgen manifests` writes) and points the
+    /// conversion of each CRD in `conversion_crds` (by name) at `/convert`, all on a free
+    /// loopback port. Nothing serves that port yet.
+    pub async fn install(
+        client: &Client,
+        manifests: impl AsRef<Path>,
+        conversion_crds: &[&str],
+    ) -> Result<Self, Error> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| Error::io("127.0.0.1:0", e))?
+            .port();
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "opgen-envtest-webhooks-{}-{}",
+            std::process::id(),
+            COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let webhooks = LocalWebhooks {
+            port,
+            ca_pem: write_certificate(&dir)?,
+            dir,
+        };
+
+        let manifests = manifests.as_ref();
+        let mut configurations = Vec::new();
+        for mut document in apply::parse_documents(manifests)? {
+            let kind = document["kind"].as_str().unwrap_or_default();
+            if !kind.ends_with("WebhookConfiguration") {
+                continue;
+            }
+            if let Some(hooks) = document["webhooks"].as_array_mut() {
+                for hook in hooks {
+                    let path = hook["clientConfig"]["service"]["path"]
+                        .as_str()
+                        .unwrap_or("/")
+                        .to_owned();
+                    hook["clientConfig"] = webhooks.client_config(&path);
+                }
+            }
+            configurations.push(document);
+        }
+        if configurations.is_empty() && conversion_crds.is_empty() {
+            return Err(Error::Yaml {
+                path: manifests.to_owned(),
+                message: "holds no webhook configuration".into(),
+            });
+        }
+        let params = PatchParams::apply(FIELD_MANAGER).force();
+        apply::apply_documents(client, configurations, "default", &params, manifests).await?;
+
+        let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+        for name in conversion_crds {
+            let patch = json!({"spec": {"conversion": {
+                "strategy": "Webhook",
+                "webhook": {
+                    "clientConfig": webhooks.client_config("/convert"),
+                    "conversionReviewVersions": ["v1"],
+                },
+            }}});
+            crds.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .map_err(|e| {
+                    Error::kube(
+                        format!("pointing the conversion of CRD {name} at this process"),
+                        e,
+                    )
+                })?;
+        }
+        Ok(webhooks)
+    }
+
+    fn client_config(&self, path: &str) -> Value {
+        json!({
+            "url": format!("https://127.0.0.1:{}{path}", self.port),
+            "caBundle": STANDARD.encode(&self.ca_pem),
+        })
+    }
+
+    /// Where to serve the webhooks: `127.0.0.1:<port>`.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The directory with the serving certificate `tls.crt` and its key `tls.key`.
+    pub fn cert_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The CA that signed the serving certificate, as the configurations' `caBundle` holds it.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
+    /// Waits until the API server sends `object` (server-side applied as a dry run) to the
+    /// webhooks: until, with nothing serving yet, it refuses the object because it cannot
+    /// call them. Call it before starting the server; afterwards every request goes
+    /// through the webhooks. (The API server picks up new configurations asynchronously.)
+    pub async fn wait_until_called(
+        &self,
+        client: &Client,
+        object: Value,
+        namespace: &str,
+    ) -> Result<(), Error> {
+        let mut params = PatchParams::apply(FIELD_MANAGER).force();
+        params.dry_run = true;
+        let deadline = Instant::now() + ACTIVE_TIMEOUT;
+        loop {
+            let outcome =
+                apply::apply_documents(client, vec![object.clone()], namespace, &params, &self.dir)
+                    .await;
+            match outcome {
+                Err(e) if e.to_string().contains("failed calling webhook") => return Ok(()),
+                _ if Instant::now() > deadline => {
+                    return Err(Error::Timeout {
+                        what: format!(
+                            "the API server to call the webhooks at {} (last outcome: {})",
+                            self.address(),
+                            match outcome {
+                                Ok(_) => "admitted without calling them".to_owned(),
+                                Err(e) => e.to_string(),
+                            }
+                        ),
+                        seconds: ACTIVE_TIMEOUT.as_secs(),
+                    });
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+}
+
+impl Drop for LocalWebhooks {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Writes a serving certificate for 127.0.0.1 and localhost signed by a new CA; returns the
+/// CA's PEM.
+fn write_certificate(dir: &Path) -> Result<String, Error> {
+    let ca = crate::certs::ca("opgen-envtest-webhook-ca")?;
+    let key = KeyPair::generate()?;
+    let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])?;
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "opgen-envtest-webhook");
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let cert = params.signed_by(&key, &ca)?;
+    for (name, pem) in [("tls.crt", cert.pem()), ("tls.key", key.serialize_pem())] {
+        let path = dir.join(name);
+        std::fs::write(&path, pem).map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(ca.pem())
+}
