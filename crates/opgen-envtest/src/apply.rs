@@ -29,7 +29,8 @@ pub fn parse_documents(path: impl AsRef<Path>) -> Result<Vec<serde_json::Value>,
 }
 
 /// Server-side applies every CustomResourceDefinition in `path` (a YAML file, or a directory
-/// whose `.yaml`/`.yml` files are read in name order) and waits until each is Established.
+/// whose `.yaml`/`.yml` files are read in name order) and waits until each is Established
+/// and its served versions are listed by discovery.
 pub async fn install_crds(
     client: &Client,
     path: impl AsRef<Path>,
@@ -76,6 +77,28 @@ pub async fn install_crds(
                     what: format!("CRD {name} to be Established"),
                     seconds: ESTABLISHED_TIMEOUT.as_secs(),
                 });
+            }
+        }
+    }
+    // Established does not mean discoverable yet: wait, as controller-runtime's envtest
+    // does, until discovery lists each served version's resource.
+    for crd in &installed {
+        let plural = &crd.spec.names.plural;
+        for version in crd.spec.versions.iter().filter(|v| v.served) {
+            let api_version = format!("{}/{}", crd.spec.group, version.name);
+            let deadline = tokio::time::Instant::now() + ESTABLISHED_TIMEOUT;
+            loop {
+                let listed = client.list_api_group_resources(&api_version).await;
+                if listed.is_ok_and(|list| list.resources.iter().any(|r| &r.name == plural)) {
+                    break;
+                }
+                if tokio::time::Instant::now() > deadline {
+                    return Err(Error::Timeout {
+                        what: format!("{plural} to be discoverable in {api_version}"),
+                        seconds: ESTABLISHED_TIMEOUT.as_secs(),
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
     }

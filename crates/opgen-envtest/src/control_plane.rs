@@ -104,7 +104,9 @@ impl ControlPlane {
 
         let url = format!("https://127.0.0.1:{apiserver_port}");
         // controller-runtime's envtest flags (pkg/internal/testing/controlplane/apiserver.go),
-        // plus --advertise-address: without a default route the server cannot pick one.
+        // plus --advertise-address: without a default route the server cannot pick one; and
+        // no endpoint reconciler, which since 1.37 refuses a loopback advertise address (there
+        // is no in-cluster client of the `kubernetes` Service here anyway).
         let mut apiserver = Command::new(assets.kube_apiserver());
         apiserver
             .arg(format!("--etcd-servers={etcd_url}"))
@@ -114,6 +116,7 @@ impl ControlPlane {
             .arg(format!("--secure-port={apiserver_port}"))
             .arg("--bind-address=127.0.0.1")
             .arg("--advertise-address=127.0.0.1")
+            .arg("--endpoint-reconciler-type=none")
             .arg("--service-cluster-ip-range=10.0.0.0/24")
             .arg("--allow-privileged=true")
             .arg("--disable-admission-plugins=ServiceAccount")

@@ -101,11 +101,27 @@ impl Drop for Process {
     }
 }
 
-/// The last `lines` lines of a log file.
+/// The last `lines` lines of a log file, after its klog error and fatal lines (`E1125 ...`,
+/// `F1125 ...`), which often say why a server exited long before its last line.
 pub(crate) fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
+    let start = all.len().saturating_sub(lines);
+    let is_error = |line: &&&str| {
+        let mut chars = line.chars();
+        matches!(chars.next(), Some('E' | 'F')) && chars.next().is_some_and(|c| c.is_ascii_digit())
+    };
+    let mut out: Vec<&str> = all[..start]
+        .iter()
+        .filter(is_error)
+        .take(10)
+        .copied()
+        .collect();
+    if !out.is_empty() {
+        out.push("...");
+    }
+    out.extend(&all[start..]);
+    out.join("\n")
 }
 
 fn kill_group(pid: u32) {
