@@ -1,6 +1,9 @@
-//! A freshly scaffolded project passes its own checks with no edits: `cargo test` (the
-//! controller tests against a mocked API server), `cargo clippy -D warnings`, `cargo fmt
-//! --check`, `opgen manifests --check` and `kubectl kustomize config/default`.
+//! A freshly scaffolded project passes its own checks: `cargo fmt --check` with no edits, then
+//! `cargo test` (the controller tests against a mocked API server, and the envtest tests
+//! against a real one: controllers under their generated roles, webhooks and conversion
+//! called by the API server, plus a test of hooks filled in as a user would),
+//! `cargo clippy -D warnings`, `opgen manifests --check` and `kubectl kustomize
+//! config/default` (with the envtest kubectl).
 //!
 //! The project gets a namespaced and a cluster-scoped kind, defaulting and validating webhooks
 //! for the first, and a second version of the other with a conversion webhook. It builds in its own target
@@ -125,6 +128,22 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
     }
 
     run(&project, "cargo", &["fmt", "--check"]);
+    fill_in_the_webhooks(&project);
+    run(&project, "cargo", &["fmt"]);
+    // The envtest tests run too: every kind's controller under its generated role, the
+    // admission webhooks and the conversion called by a real API server. Under CI they must
+    // find the control plane (CI=true is passed through).
+    for test in [
+        "memcached_controller",
+        "cache_cluster_controller",
+        "memcached_webhooks",
+        "cache_cluster_conversion",
+    ] {
+        assert!(
+            project.join("tests").join(format!("{test}.rs")).is_file(),
+            "opgen wrote no tests/{test}.rs"
+        );
+    }
     run(&project, "cargo", &["test"]);
     run(
         &project,
@@ -133,13 +152,10 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
     );
     opgen_ok(&project, &["manifests", "--check"]);
 
-    match Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-    {
-        Ok(out) if out.status.success() => {
-            let rendered = kustomize(&project, "config/default");
+    match kubectl() {
+        Some(kubectl) => {
+            let kustomize = |dir: &str| kustomize(&kubectl, &project, dir);
+            let rendered = kustomize("config/default");
             for want in [
                 "kind: CustomResourceDefinition\nmetadata:\n  annotations:",
                 "name: memcacheds.cache.example.com",
@@ -161,7 +177,7 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 assert!(rendered.contains(want), "config/default lacks {want:?}");
             }
             // The optional network policies: create webhook added the webhook one.
-            let rendered = kustomize(&project, "config/network-policy");
+            let rendered = kustomize("config/network-policy");
             for want in [
                 "name: allow-metrics-traffic",
                 "name: allow-webhook-traffic",
@@ -173,15 +189,27 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 );
             }
         }
-        _ => eprintln!(
-            "notice: kubectl is not installed; skipping `kubectl kustomize config/default`"
+        None => eprintln!(
+            "notice: no envtest kubectl (tools/envtest/setup.sh builds it); skipping `kubectl kustomize config/default`"
         ),
     }
 }
 
+/// The kubectl built with the envtest control plane; none only outside CI.
+fn kubectl() -> Option<PathBuf> {
+    match opgen_envtest::Assets::locate() {
+        Ok(assets) => Some(assets.kubectl()),
+        Err(e) if std::env::var("CI").is_err() => {
+            eprintln!("notice: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// `kubectl kustomize <dir>` in `project`: the rendered manifests, or a failed test.
-fn kustomize(project: &Path, dir: &str) -> String {
-    let out = Command::new("kubectl")
+fn kustomize(kubectl: &Path, project: &Path, dir: &str) -> String {
+    let out = Command::new(kubectl)
         .args(["kustomize", dir])
         .current_dir(project)
         .output()
@@ -193,3 +221,80 @@ fn kustomize(project: &Path, dir: &str) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// What a user does next: real defaulting and validation in the generated hooks, and a
+/// test that the API server applies them (opgen's generated test only checks the wiring).
+fn fill_in_the_webhooks(project: &Path) {
+    let hooks = project.join("src/webhooks/memcached.rs");
+    let text = std::fs::read_to_string(&hooks).unwrap();
+    let text = text.replacen(
+        "    // TODO(user): fill in your defaulting logic.\n",
+        "    obj.spec.foo.get_or_insert_with(|| \"defaulted\".to_owned());\n",
+        1,
+    );
+    let text = text.replacen(
+        "    // TODO(user): fill in your validation logic upon object creation.\n    Ok(Vec::new())",
+        "    if obj.spec.foo.as_deref() == Some(\"forbidden\") {\n        return Err(\"foo must not be forbidden\".to_owned());\n    }\n    Ok(Vec::new())",
+        1,
+    );
+    assert!(
+        text.contains("\"defaulted\"") && text.contains("foo must not be forbidden"),
+        "the generated hooks changed shape: update this test"
+    );
+    std::fs::write(&hooks, text).unwrap();
+    std::fs::write(
+        project.join("tests/webhook_behaviour.rs"),
+        WEBHOOK_BEHAVIOUR_TEST,
+    )
+    .unwrap();
+}
+
+const WEBHOOK_BEHAVIOUR_TEST: &str = r#"//! Written by opgen's tests/scaffolded_project.rs: the hooks it filled in, as the API server applies them.
+
+use kube::api::PatchParams;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use demo_operator::{
+    server::{self, tls::{self, CertificateFiles}},
+    webhooks::{self, WEBHOOKS},
+};
+
+#[tokio::test]
+async fn the_api_server_applies_the_defaults_and_the_validation() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let admin = control_plane.client().unwrap();
+    opgen_envtest::install_crds(&admin, "config/crd/bases").await.unwrap();
+    let webhooks = opgen_envtest::LocalWebhooks::new().unwrap();
+    webhooks.install(&admin, "config/webhook/manifests.yaml").await.unwrap();
+    let memcached = |name: &str, spec: serde_json::Value| {
+        json!({"apiVersion": "cache.example.com/v1alpha1", "kind": "Memcached", "metadata": {"name": name}, "spec": spec})
+    };
+    webhooks.wait_until_called(&admin, memcached("probe", json!({})), "default").await.unwrap();
+
+    let shutdown = CancellationToken::new();
+    let files = CertificateFiles::in_dir(webhooks.cert_dir(), "tls.crt", "tls.key");
+    let acceptor = tls::server_acceptor("webhook", Some(files), &shutdown).unwrap();
+    let listener = server::bind("webhook", &webhooks.address()).await.unwrap();
+    let server = server::serve("webhook", listener, Some(acceptor), webhooks::router(WEBHOOKS), shutdown.clone());
+
+    let params = PatchParams::apply("test");
+    let stored = opgen_envtest::apply_documents(&admin, vec![memcached("plain", json!({}))], "default", &params, "test".as_ref())
+        .await
+        .unwrap();
+    assert_eq!(stored[0].data["spec"]["foo"], "defaulted");
+    let kept = opgen_envtest::apply_documents(&admin, vec![memcached("set", json!({"foo": "mine"}))], "default", &params, "test".as_ref())
+        .await
+        .unwrap();
+    assert_eq!(kept[0].data["spec"]["foo"], "mine");
+    let refused = opgen_envtest::apply_documents(&admin, vec![memcached("bad", json!({"foo": "forbidden"}))], "default", &params, "test".as_ref())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("denied the request: foo must not be forbidden"), "{refused}");
+
+    shutdown.cancel();
+    server.await.unwrap();
+}
+"#;

@@ -41,6 +41,18 @@ impl K8sVersion {
         }
     }
 
+    /// The release whose API server the project's envtest tests run against: the newest
+    /// patch of the minor on the Go module proxy when this opgen was made.
+    pub fn envtest_release(self) -> &'static str {
+        match self {
+            K8sVersion::V1_33 => "1.33.13",
+            K8sVersion::V1_34 => "1.34.4",
+            K8sVersion::V1_35 => "1.35.4",
+            K8sVersion::V1_36 => "1.36.3",
+            K8sVersion::V1_37 => "1.37.2",
+        }
+    }
+
     /// The k8s-openapi cargo feature, e.g. `v1_33`.
     pub fn feature(self) -> String {
         format!("v1_{}", self.minor())

@@ -22,11 +22,13 @@ use crate::{Error, apply};
 const FIELD_MANAGER: &str = "opgen-envtest";
 const ACTIVE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Webhook configurations installed for a server on a loopback port of this process.
+/// Webhooks of a server on a loopback port of this process, as the API server sees them.
 ///
-/// [`install`](LocalWebhooks::install) picks the port and writes a serving certificate
-/// (`tls.crt`, `tls.key` in [`cert_dir`](LocalWebhooks::cert_dir)); the test then serves its
-/// webhooks on [`address`](LocalWebhooks::address) with that certificate.
+/// [`new`](LocalWebhooks::new) picks the port and writes a serving certificate (`tls.crt`,
+/// `tls.key` in [`cert_dir`](LocalWebhooks::cert_dir)); [`install`](LocalWebhooks::install)
+/// and [`convert`](LocalWebhooks::convert) point admission webhooks and CRD conversions at
+/// it; the test then serves its webhooks on [`address`](LocalWebhooks::address) with that
+/// certificate.
 pub struct LocalWebhooks {
     port: u16,
     dir: PathBuf,
@@ -34,15 +36,8 @@ pub struct LocalWebhooks {
 }
 
 impl LocalWebhooks {
-    /// Installs the Mutating/ValidatingWebhookConfigurations of `manifests` (such as the
-    /// `config/webhook/manifests.yaml` that `opgen manifests` writes) and points the
-    /// conversion of each CRD in `conversion_crds` (by name) at `/convert`, all on a free
-    /// loopback port. Nothing serves that port yet.
-    pub async fn install(
-        client: &Client,
-        manifests: impl AsRef<Path>,
-        conversion_crds: &[&str],
-    ) -> Result<Self, Error> {
+    /// A free loopback port and a certificate for it. Nothing serves the port yet.
+    pub fn new() -> Result<Self, Error> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| Error::io("127.0.0.1:0", e))?
@@ -54,12 +49,14 @@ impl LocalWebhooks {
             COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let webhooks = LocalWebhooks {
-            port,
-            ca_pem: write_certificate(&dir)?,
-            dir,
-        };
+        let ca_pem = write_certificate(&dir)?;
+        Ok(LocalWebhooks { port, dir, ca_pem })
+    }
 
+    /// Applies the Mutating/ValidatingWebhookConfigurations of `manifests` (such as the
+    /// `config/webhook/manifests.yaml` that `opgen manifests` writes), each webhook's
+    /// Service reference replaced by this address and its path.
+    pub async fn install(&self, client: &Client, manifests: impl AsRef<Path>) -> Result<(), Error> {
         let manifests = manifests.as_ref();
         let mut configurations = Vec::new();
         for mut document in apply::parse_documents(manifests)? {
@@ -73,12 +70,12 @@ impl LocalWebhooks {
                         .as_str()
                         .unwrap_or("/")
                         .to_owned();
-                    hook["clientConfig"] = webhooks.client_config(&path);
+                    hook["clientConfig"] = self.client_config(&path);
                 }
             }
             configurations.push(document);
         }
-        if configurations.is_empty() && conversion_crds.is_empty() {
+        if configurations.is_empty() {
             return Err(Error::Yaml {
                 path: manifests.to_owned(),
                 message: "holds no webhook configuration".into(),
@@ -86,26 +83,29 @@ impl LocalWebhooks {
         }
         let params = PatchParams::apply(FIELD_MANAGER).force();
         apply::apply_documents(client, configurations, "default", &params, manifests).await?;
+        Ok(())
+    }
 
-        let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-        for name in conversion_crds {
-            let patch = json!({"spec": {"conversion": {
-                "strategy": "Webhook",
-                "webhook": {
-                    "clientConfig": webhooks.client_config("/convert"),
-                    "conversionReviewVersions": ["v1"],
-                },
-            }}});
-            crds.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-                .map_err(|e| {
-                    Error::kube(
-                        format!("pointing the conversion of CRD {name} at this process"),
-                        e,
-                    )
-                })?;
-        }
-        Ok(webhooks)
+    /// Has the API server convert the objects of the CRD `crd` (by name) between its
+    /// versions by calling `/convert` at this address.
+    pub async fn convert(&self, client: &Client, crd: &str) -> Result<(), Error> {
+        let patch = json!({"spec": {"conversion": {
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": self.client_config("/convert"),
+                "conversionReviewVersions": ["v1"],
+            },
+        }}});
+        Api::<CustomResourceDefinition>::all(client.clone())
+            .patch(crd, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| {
+                Error::kube(
+                    format!("pointing the conversion of CRD {crd} at this process"),
+                    e,
+                )
+            })?;
+        Ok(())
     }
 
     fn client_config(&self, path: &str) -> Value {

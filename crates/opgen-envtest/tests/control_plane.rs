@@ -381,9 +381,8 @@ webhooks:
     )
     .await
     .unwrap();
-    let webhooks = opgen_envtest::LocalWebhooks::install(&admin, &manifests, &[])
-        .await
-        .unwrap();
+    let webhooks = opgen_envtest::LocalWebhooks::new().unwrap();
+    webhooks.install(&admin, &manifests).await.unwrap();
     assert!(webhooks.cert_dir().join("tls.crt").is_file());
     assert!(webhooks.ca_pem().starts_with("-----BEGIN CERTIFICATE-----"));
 

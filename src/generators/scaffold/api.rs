@@ -42,6 +42,13 @@ pub struct ResourceContext {
     pub header: String,
     pub resource: bool,
     pub controller: bool,
+    /// The version module's path from outside the crate (tests), e.g. `demo::api::v1alpha1`.
+    pub crate_api_module: String,
+    /// `config/samples/` file of the kind, e.g. `cache_v1alpha1_memcached.yaml`.
+    pub sample_file: String,
+    /// Namespace of the envtest test: the manager's own in a namespaced project (its Roles
+    /// live there), else one named after the kind.
+    pub test_namespace: String,
 }
 
 impl ResourceContext {
@@ -77,7 +84,15 @@ impl ResourceContext {
             (format!("src/api/{version}"), kind.to_lowercase())
         };
         let controller_name = role_prefix.clone();
+        let crate_api_module = api_module.replacen("crate", &project.crate_name(), 1);
         ResourceContext {
+            crate_api_module,
+            sample_file: format!("{group}_{version}_{}.yaml", kind.to_lowercase()),
+            test_namespace: if project.namespaced {
+                format!("{}-system", project.project_name)
+            } else {
+                format!("{}-envtest", kind.to_lowercase())
+            },
             version_dir,
             role_prefix,
             project_name: project.project_name.clone(),
@@ -115,12 +130,12 @@ impl ResourceContext {
 
     /// The Rust module path of the types as recorded in PROJECT.
     pub fn recorded_path(&self) -> String {
-        self.api_module.replacen("crate", &self.crate_name, 1)
+        self.crate_api_module.clone()
     }
 
     /// Prefix for per-kind file names under config/: `memcached`, or `cache_memcached` in
     /// a multigroup project where two groups may share a kind name.
-    fn config_prefix(&self) -> String {
+    pub(crate) fn config_prefix(&self) -> String {
         if self.multigroup {
             format!("{}_{}", module_name(&self.group), self.kind_snake)
         } else {
@@ -182,7 +197,7 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         Policy::UserOwned,
     )?;
 
-    let sample = format!("{}_{}_{}.yaml", ctx.group, ctx.version, ctx.kind_lower);
+    let sample = &ctx.sample_file;
     plan.write(
         format!("config/samples/{sample}"),
         render("api/sample.yaml", ctx)?,
@@ -247,6 +262,11 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
         format!("src/controllers/{}.rs", ctx.kind_snake)
     };
     plan.write_rust(file, rust(ctx, "api/controller.rs")?, Policy::UserOwned)?;
+    plan.write_rust(
+        format!("tests/{}_controller.rs", ctx.config_prefix()),
+        rust(ctx, "api/envtest.rs")?,
+        Policy::UserOwned,
+    )?;
     plan.insert(
         "src/controllers/mod.rs",
         "controllers",

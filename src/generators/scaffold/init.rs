@@ -6,6 +6,7 @@ use crate::generators::templates::render;
 use crate::names::fnv32a;
 use crate::ops::init::{InitOptions, License};
 use crate::project::Project;
+use include_dir::{Dir, include_dir};
 use serde::Serialize;
 
 /// Where the license header lives; `create api` prepends it to the Rust files it writes.
@@ -27,6 +28,8 @@ pub struct ProjectContext {
     /// k8s-openapi feature, e.g. `v1_33`.
     pub k8s_feature: String,
     pub k8s_version: String,
+    /// The Kubernetes release `make setup-envtest` builds, e.g. `1.33.13`.
+    pub envtest_k8s_version: &'static str,
     pub license: bool,
     /// The license header with `YEAR` left in, as stored in hack/boilerplate.rs.txt.
     pub boilerplate: String,
@@ -56,6 +59,7 @@ impl ProjectContext {
             multigroup: project.multigroup,
             k8s_feature: opts.k8s_version.feature(),
             k8s_version: format!("1.{}", opts.k8s_version.minor()),
+            envtest_k8s_version: opts.k8s_version.envtest_release(),
             license: opts.license == License::Apache2,
             header: fill_year(&boilerplate),
             boilerplate,
@@ -284,7 +288,45 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     if ctx.license {
         plan.write(BOILERPLATE_PATH, ctx.boilerplate.clone(), Policy::UserOwned);
     }
+    plan.write(
+        SETUP_ENVTEST_PATH,
+        SETUP_ENVTEST.to_owned(),
+        Policy::ToolOwned,
+    );
+    for (path, content) in envtest_crate_files() {
+        plan.write(path, content.to_owned(), Policy::ToolOwned);
+    }
     Ok(plan)
+}
+
+/// Where a project keeps its copy of `tools/envtest/setup.sh`, so that `make setup-envtest`
+/// needs neither opgen nor a network beyond the Go module proxy.
+pub const SETUP_ENVTEST_PATH: &str = "hack/setup-envtest.sh";
+const SETUP_ENVTEST: &str = include_str!("../../../tools/envtest/setup.sh");
+
+/// Where a project gets the opgen-envtest crate until it is on crates.io: a copy opgen
+/// writes (and owns), so a project builds offline from its own tree.
+pub const ENVTEST_CRATE_PATH: &str = "vendor/opgen-envtest";
+static ENVTEST_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-envtest");
+
+/// The crate's manifest and sources (not its own tests), as (project path, content).
+fn envtest_crate_files() -> Vec<(String, &'static str)> {
+    let mut files = Vec::new();
+    let mut pending = vec![&ENVTEST_CRATE];
+    while let Some(dir) = pending.pop() {
+        pending.extend(dir.dirs());
+        for file in dir.files() {
+            let path = file.path().to_string_lossy();
+            if path == "Cargo.toml" || path.starts_with("src/") {
+                let content = file
+                    .contents_utf8()
+                    .expect("opgen-envtest's sources are UTF-8");
+                files.push((format!("{ENVTEST_CRATE_PATH}/{path}"), content));
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 #[cfg(test)]

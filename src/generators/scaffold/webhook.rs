@@ -88,6 +88,11 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
         )
     };
     plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned)?;
+    plan.write_rust(
+        format!("tests/{}_webhooks.rs", r.config_prefix()),
+        header_and("api/webhook_envtest.rs")?,
+        Policy::UserOwned,
+    )?;
     plan.insert("src/webhooks/mod.rs", "webhooks", entry);
     for path in CONFIG_FILES {
         plan.write(
@@ -327,6 +332,11 @@ pub fn conversion_plan(ctx: &ConversionContext) -> Result<ScaffoldPlan> {
     plan.write_rust(
         file,
         format!("{}{}", r.header, render("api/conversion.rs", ctx)?),
+        Policy::UserOwned,
+    )?;
+    plan.write_rust(
+        format!("tests/{}_conversion.rs", r.config_prefix()),
+        format!("{}{}", r.header, render("api/conversion_envtest.rs", ctx)?),
         Policy::UserOwned,
     )?;
     for path in CONFIG_FILES {
