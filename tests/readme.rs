@@ -1,0 +1,193 @@
+//! README.md's tutorial, followed as a new user would: its shell blocks run as they are (with
+//! this build's opgen first on PATH), its Rust and YAML blocks pasted where the text says,
+//! its error example checked against opgen's output. The project it makes must then pass its
+//! own `cargo test` (envtest included) and clippy. If the README changes shape, this test
+//! fails instead of letting it rot.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const README: &str = include_str!("../README.md");
+
+/// The fenced blocks of the tutorial section: (info string, body).
+fn tutorial_blocks() -> Vec<(String, String)> {
+    let start = README
+        .find("## Tutorial")
+        .expect("README has a Tutorial section");
+    let section = &README[start..];
+    let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
+    let mut blocks = Vec::new();
+    let mut lines = section[..end].lines();
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            blocks.push((info.to_owned(), body.join("\n") + "\n"));
+        }
+    }
+    blocks
+}
+
+fn block<'b>(blocks: &'b [(String, String)], info: &str, containing: &str) -> &'b str {
+    blocks
+        .iter()
+        .find(|(i, body)| i == info && body.contains(containing))
+        .map(|(_, body)| body.as_str())
+        .unwrap_or_else(|| panic!("the tutorial has no ```{info} block with {containing:?}"))
+}
+
+fn opgen_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_opgen"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// Runs a shell block with bash, this opgen first on PATH; returns (success, stdout+stderr).
+fn sh(dir: &Path, script: &str) -> (bool, String) {
+    let path = format!(
+        "{}:{}",
+        opgen_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-ec", script])
+        .current_dir(dir)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+fn sh_ok(dir: &Path, script: &str) -> String {
+    let (ok, text) = sh(dir, script);
+    assert!(ok, "`{}` failed:\n{text}", script.trim());
+    text
+}
+
+/// Replaces `pub struct <name> { ... }` in `file` with `new`.
+fn replace_struct(file: &Path, name: &str, new: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let start = text
+        .find(&format!("pub struct {name} {{"))
+        .unwrap_or_else(|| panic!("{} has no struct {name}", file.display()));
+    let end = start + text[start..].find("\n}\n").unwrap() + 3;
+    std::fs::write(file, format!("{}{}{}", &text[..start], new, &text[end..])).unwrap();
+}
+
+fn insert_before(file: &Path, anchor: &str, lines: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let at = text
+        .find(anchor)
+        .unwrap_or_else(|| panic!("{} has no {anchor:?}", file.display()));
+    let at = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    std::fs::write(file, format!("{}{}{}", &text[..at], lines, &text[at..])).unwrap();
+}
+
+#[test]
+fn the_tutorial_works_as_written() {
+    let blocks = tutorial_blocks();
+    let parent = tempfile::tempdir().unwrap();
+
+    sh_ok(parent.path(), block(&blocks, "sh", "opgen init --domain"));
+    let project = parent.path().join("memcached-operator");
+
+    let types = project.join("src/api/v1alpha1/memcached_types.rs");
+    replace_struct(
+        &types,
+        "MemcachedSpec",
+        block(&blocks, "rust", "pub struct MemcachedSpec"),
+    );
+    let sample = project.join("config/samples/cache_v1alpha1_memcached.yaml");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let spec_at = text.find("spec:\n").expect("the sample has a spec");
+    std::fs::write(
+        &sample,
+        format!("{}{}", &text[..spec_at], block(&blocks, "yaml", "spec:")),
+    )
+    .unwrap();
+    sh_ok(&project, block(&blocks, "sh", "opgen manifests"));
+
+    let crd =
+        std::fs::read_to_string(project.join("config/crd/bases/cache.example.com_memcacheds.yaml"))
+            .unwrap();
+    for want in [
+        "              containerPort:\n                default: 11211\n                description: containerPort is the port memcached listens on.\n                format: int32\n                maximum: 65535\n                minimum: 1\n                type: integer\n",
+        "              size:\n                default: 1\n                description: size is the number of memcached pods.\n                format: int32\n                maximum: 5\n                minimum: 1\n                type: integer\n",
+    ] {
+        assert!(crd.contains(want), "the CRD lacks\n{want}\nin\n{crd}");
+    }
+
+    // The typo example: the same error, at the line the marker is on.
+    let error_block = block(&blocks, "", "unknown marker");
+    let typo = error_block
+        .lines()
+        .find_map(|l| l.split_once(" |     ").map(|(_, marker)| marker))
+        .expect("the error example shows the marker line");
+    let before = std::fs::read_to_string(&types).unwrap();
+    insert_before(
+        &types,
+        "    pub size: Option<i32>,",
+        &format!("    {typo}\n"),
+    );
+    let (ok, output) = sh(&project, "opgen manifests");
+    assert!(!ok, "a misspelt marker is refused");
+    let line = std::fs::read_to_string(&types)
+        .unwrap()
+        .lines()
+        .position(|l| l.trim() == typo)
+        .unwrap()
+        + 1;
+    let expected = error_block
+        .replace(":22:9", &format!(":{line}:9"))
+        .replace("\n22 |", &format!("\n{line} |"));
+    assert!(
+        output.contains(expected.trim_end()),
+        "README's error example:\n{expected}\nopgen's output:\n{output}"
+    );
+    std::fs::write(&types, before).unwrap();
+
+    // The RBAC marker above reconcile, then the webhook, then the project's own checks.
+    let controller = project.join("src/controllers/memcached.rs");
+    let marker = block(&blocks, "rust", "+kubebuilder:rbac");
+    insert_before(&controller, "pub async fn reconcile(", marker);
+    sh_ok(&project, block(&blocks, "sh", "opgen create webhook"));
+    sh_ok(&project, "opgen manifests");
+    let role = std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap();
+    assert!(
+        role.contains(
+            "  - deployments\n  verbs:\n  - create\n  - get\n  - list\n  - patch\n  - watch\n"
+        ),
+        "{role}"
+    );
+
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock");
+    std::fs::copy(lock, project.join("Cargo.lock")).unwrap();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("scaffolded-project");
+    for args in [
+        &["test"][..],
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    ] {
+        let status = Command::new("cargo")
+            .args(args)
+            .current_dir(&project)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "cargo {} failed in the tutorial's project",
+            args.join(" ")
+        );
+    }
+}
