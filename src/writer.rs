@@ -105,17 +105,58 @@ impl Workspace {
         let mut found = BTreeSet::new();
         let dir = self.root.join(rel_dir);
         if dir.is_dir() {
-            for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-                let entry = entry.map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?;
-                if entry.file_type().is_file()
-                    && entry.file_name().to_string_lossy().ends_with(suffix)
-                {
-                    let rel = entry
-                        .path()
-                        .strip_prefix(&self.root)
-                        .expect("walked path is under the root");
-                    found.insert(rel.to_path_buf());
+            // Symbolic links are followed (walkdir reports loops); anything with the suffix
+            // that cannot be read as a file is an error, never a file to skip: a skipped
+            // source would make `manifests` delete the CRDs it defines.
+            let unreadable = |path: &Path, what: String| {
+                Error::with_help(
+                    format!("{}: {what}", path.display()),
+                    format!(
+                        "opgen reads every `*{suffix}` file under {}: make it a readable file, or remove it",
+                        rel_dir.display()
+                    ),
+                )
+            };
+            for entry in walkdir::WalkDir::new(&dir)
+                .follow_links(true)
+                .sort_by_file_name()
+            {
+                let entry = entry.map_err(|e| {
+                    let path = e.path().unwrap_or(&dir).to_owned();
+                    let what = match (e.loop_ancestor(), e.io_error()) {
+                        (Some(ancestor), _) => format!(
+                            "a symbolic link loop (it leads back to {})",
+                            ancestor.display()
+                        ),
+                        (None, Some(io)) if io.kind() == std::io::ErrorKind::NotFound => {
+                            "a symbolic link to nothing (dangling)".to_owned()
+                        }
+                        (None, Some(io)) => io.to_string(),
+                        (None, None) => e.to_string(),
+                    };
+                    unreadable(&path, what)
+                })?;
+                if !entry.file_name().to_string_lossy().ends_with(suffix) {
+                    continue;
                 }
+                let file_type = entry.file_type();
+                if file_type.is_dir() {
+                    return Err(unreadable(
+                        entry.path(),
+                        format!("a directory, not a `*{suffix}` file"),
+                    ));
+                }
+                if !file_type.is_file() {
+                    return Err(unreadable(
+                        entry.path(),
+                        "not a regular file (a FIFO, socket or device)".to_owned(),
+                    ));
+                }
+                let rel = entry
+                    .path()
+                    .strip_prefix(&self.root)
+                    .expect("walked path is under the root");
+                found.insert(rel.to_path_buf());
             }
         }
         for (path, staged) in &self.staged {
@@ -202,11 +243,28 @@ fn temp_path(target: &Path) -> PathBuf {
 }
 
 fn read_disk(path: &Path) -> Result<Option<String>> {
-    match fs::read_to_string(path) {
-        Ok(s) => Ok(Some(s)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, e)),
-    }
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&valid[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Error::with_help(
+            format!(
+                "{}:{line}:{column}: not UTF-8 text (invalid byte at offset {})",
+                path.display(),
+                valid.len()
+            ),
+            "opgen reads text files only: save the file as UTF-8",
+        )
+    })
 }
 
 /// What a commit did so far, so that a failure can undo it.

@@ -3,7 +3,7 @@
 //! load → markers → model → generators; everything is staged, so any error leaves the
 //! tree untouched.
 
-use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
+use crate::diag::{Diagnostic, Diagnostics, Error, Result, Severity};
 use crate::generators::crd::Crd;
 use crate::generators::crd::{CrdGenerator, CrdOptions, VERSION_ANNOTATION, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
@@ -50,7 +50,12 @@ struct Generated {
 
 /// Stages every manifest generated from the sources under `src/`.
 pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestReport> {
-    let project = Project::load(ws).ok();
+    // Conformance fixtures and plain crates have no PROJECT; one that exists must parse.
+    let project = if ws.exists(Path::new(crate::project::FILE_NAME)) {
+        Some(Project::load(ws)?)
+    } else {
+        None
+    };
     let (k8s, version_warning) = k8s_types(ws)?;
     let src = Path::new("src");
     let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
@@ -205,18 +210,46 @@ fn sync_helper_roles(
 }
 
 /// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
-/// k8s-openapi dependency.
+/// k8s-openapi dependency. A Cargo.toml that exists must be a valid manifest.
 fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
-    let Some(manifest) = ws.read(Path::new("Cargo.toml"))? else {
+    let Some(text) = ws.read(Path::new("Cargo.toml"))? else {
         return Ok(None);
     };
-    Ok(manifest
-        .lines()
-        .filter(|l| l.trim_start().starts_with("k8s-openapi"))
-        .find_map(|l| {
-            let rest = &l[l.find("\"v1_")? + 4..];
-            rest[..rest.find('"')?].parse().ok()
-        }))
+    let path = ws.root().join("Cargo.toml");
+    let manifest: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let at = e.span().map_or(String::new(), |span| {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!(":{line}:{column}")
+        });
+        Error::with_help(
+            format!(
+                "{}{at}: not a valid Cargo manifest: {}",
+                path.display(),
+                e.message()
+            ),
+            "fix it by hand: cargo cannot read it either",
+        )
+    })?;
+    if !manifest.contains_key("package") {
+        return Err(Error::with_help(
+            format!(
+                "{}: not a crate's manifest (no [package] table)",
+                path.display()
+            ),
+            "opgen reads the k8s-openapi feature of the operator crate's Cargo.toml; restore its [package] table",
+        ));
+    }
+    let features = manifest
+        .get("dependencies")
+        .and_then(|d| d.get("k8s-openapi"))
+        .and_then(|k| k.get("features"))
+        .and_then(|f| f.as_array());
+    Ok(features
+        .into_iter()
+        .flatten()
+        .find_map(|feature| feature.as_str()?.strip_prefix("v1_")?.parse().ok()))
 }
 
 /// Uncomments `#- ../crd` in config/default once there is a CRD to include: kustomize

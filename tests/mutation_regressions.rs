@@ -1,0 +1,152 @@
+//! Reproducers found by mutation testing (issue 10): each was accepted, crashed or lost data
+//! before; now each is refused with the file and what is wrong, and the tree is unchanged.
+
+mod support;
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::Command;
+use support::{opgen_err, opgen_ok, tree};
+
+const TYPES: &str = "src/api/v1alpha1/memcached_types.rs";
+const CRD: &str = "config/crd/bases/cache.example.com_memcacheds.yaml";
+
+fn project() -> tempfile::TempDir {
+    let parent = tempfile::tempdir().unwrap();
+    opgen_ok(
+        parent.path(),
+        &[
+            "new",
+            "p",
+            "--domain",
+            "example.com",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    parent
+}
+
+/// Runs `opgen manifests`, expects a refusal containing each of `wants`, and checks that
+/// nothing changed on disk.
+fn refused(dir: &Path, wants: &[&str]) {
+    let before = tree(dir);
+    let stderr = opgen_err(dir, &["manifests"]);
+    for want in wants {
+        assert!(stderr.contains(want), "expected {want:?} in:\n{stderr}");
+    }
+    assert_eq!(tree(dir), before, "opgen changed the tree while refusing");
+    assert!(dir.join(CRD).is_file(), "the CRD is still there");
+}
+
+#[test]
+fn a_types_file_behind_a_symbolic_link_is_read() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    std::fs::rename(dir.join(TYPES), dir.join("memcached_types.rs")).unwrap();
+    symlink(dir.join("memcached_types.rs"), dir.join(TYPES)).unwrap();
+    opgen_ok(&dir, &["manifests", "--check"]);
+    assert!(dir.join(CRD).is_file());
+}
+
+#[test]
+fn a_dangling_symbolic_link_is_an_error_not_a_deleted_crd() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    std::fs::remove_file(dir.join(TYPES)).unwrap();
+    symlink(dir.join("nowhere.rs"), dir.join(TYPES)).unwrap();
+    refused(
+        &dir,
+        &[
+            "memcached_types.rs: a symbolic link to nothing (dangling)",
+            "opgen reads every `*.rs` file under src",
+        ],
+    );
+}
+
+#[test]
+fn a_symbolic_link_loop_is_an_error() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    symlink(dir.join("src"), dir.join("src/api/again")).unwrap();
+    refused(&dir, &["a symbolic link loop (it leads back to"]);
+}
+
+#[test]
+fn a_fifo_or_a_directory_with_a_rust_name_is_an_error() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let fifo = dir.join("src/api/v1alpha1/pipe.rs");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    refused(
+        &dir,
+        &["pipe.rs: not a regular file (a FIFO, socket or device)"],
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    std::fs::create_dir(dir.join("src/api/v1alpha1/folder.rs")).unwrap();
+    refused(&dir, &["folder.rs: a directory, not a `*.rs` file"]);
+}
+
+#[test]
+fn a_broken_project_file_is_refused() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    for (content, want) in [
+        (
+            &b""[..],
+            "PROJECT:1:1: not a valid PROJECT file: missing field `domain`",
+        ),
+        (&b"domain: [\n"[..], "PROJECT:"),
+        (
+            &b"domain: a\xff\n"[..],
+            "PROJECT:1:10: not UTF-8 text (invalid byte at offset 9)",
+        ),
+    ] {
+        std::fs::write(dir.join("PROJECT"), content).unwrap();
+        refused(&dir, &[want]);
+    }
+}
+
+#[test]
+fn a_source_that_is_not_utf8_is_refused_with_its_position() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let mut text = std::fs::read(dir.join(TYPES)).unwrap();
+    let at = text.windows(3).position(|w| w == b"pub").unwrap();
+    text.insert(at, 0xC3);
+    std::fs::write(dir.join(TYPES), &text).unwrap();
+    let line = text[..at].iter().filter(|b| **b == b'\n').count() + 1;
+    refused(
+        &dir,
+        &[&format!(
+            "memcached_types.rs:{line}:1: not UTF-8 text (invalid byte at offset {at})"
+        )],
+    );
+}
+
+#[test]
+fn a_broken_cargo_manifest_is_refused() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    std::fs::write(dir.join("Cargo.toml"), "").unwrap();
+    refused(
+        &dir,
+        &["Cargo.toml: not a crate's manifest (no [package] table)"],
+    );
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \n",
+    )
+    .unwrap();
+    refused(&dir, &["Cargo.toml:3:11: not a valid Cargo manifest"]);
+}
