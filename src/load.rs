@@ -84,6 +84,10 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
             skipped = true;
             continue;
         }
+        if let Some(too_deep) = nesting_too_deep(&path, &text) {
+            errors.push(too_deep);
+            continue;
+        }
         match syn::parse_file(&text) {
             Ok(ast) => files.push(SourceFile {
                 module: module_path(dir, &path),
@@ -99,6 +103,53 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
     } else {
         Err(Error::many(errors))
     }
+}
+
+/// Brackets and generics nest at most this deep in a source file. syn parses recursively,
+/// so a file nested thousands deep would overflow the stack; no real code comes close.
+pub const MAX_NESTING: usize = 256;
+
+/// An error at the first token nested deeper than [`MAX_NESTING`] brackets (`()`, `[]`, `{}`)
+/// plus generic angle brackets. Walks the tokens without recursion. A file that does not
+/// tokenize is left to syn, which reports the syntax error.
+fn nesting_too_deep(path: &Path, text: &str) -> Option<Diagnostic> {
+    use proc_macro2::{TokenStream, TokenTree};
+    let tokens: TokenStream = text.parse().ok()?;
+    // (tokens of one group, its bracket depth, the `<` still open in it)
+    let mut stack = vec![(tokens.into_iter(), 0usize, 0usize)];
+    while let Some((iter, depth, angles)) = stack.last_mut() {
+        let Some(token) = iter.next() else {
+            stack.pop();
+            continue;
+        };
+        let (depth, open) = (*depth, *angles);
+        let span = match &token {
+            TokenTree::Punct(p) if p.as_char() == '<' => {
+                *angles += 1;
+                p.span()
+            }
+            TokenTree::Punct(p) if p.as_char() == '>' => {
+                *angles = angles.saturating_sub(1);
+                continue;
+            }
+            TokenTree::Group(g) => {
+                stack.push((g.stream().into_iter(), depth + 1, 0));
+                g.span_open()
+            }
+            _ => continue,
+        };
+        if depth + open + 1 > MAX_NESTING {
+            let start = span.start();
+            return Some(
+                Diagnostic::error(format!(
+                    "brackets and generics nest more than {MAX_NESTING} levels deep here"
+                ))
+                .at(Location::new(path, start.line, start.column + 1).with_source(text, 1))
+                .help("opgen parses the sources without compiling them, one level at a time; split the expression or name the inner type"),
+            );
+        }
+    }
+    None
 }
 
 fn syntax_error(path: &Path, text: &str, e: &syn::Error) -> Diagnostic {

@@ -118,6 +118,15 @@ impl Project {
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        if let Some((line, column)) = flow_nesting_beyond(text, MAX_FLOW_DEPTH) {
+            return Err(Error::with_help(
+                format!(
+                    "{}:{line}:{column}: not a valid PROJECT file: `[` and `{{` nest more than {MAX_FLOW_DEPTH} levels deep",
+                    path.display()
+                ),
+                "fix the file by hand, or restore it from version control",
+            ));
+        }
         serde_yaml::from_str(text).map_err(|e| {
             let at = e
                 .location()
@@ -140,6 +149,36 @@ impl Project {
         })?;
         Project::parse(&text, &ws.root().join(FILE_NAME))
     }
+}
+
+/// PROJECT files nest flow collections at most this deep. The YAML parser takes quadratic
+/// time on deeper ones (25 s for 100,000 levels), and no PROJECT needs more than a few.
+const MAX_FLOW_DEPTH: usize = 64;
+
+/// The line and column of the first `[` or `{` nested deeper than `max`, outside quoted
+/// strings and comments.
+fn flow_nesting_beyond(text: &str, max: usize) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    for (index, line) in text.lines().enumerate() {
+        let mut quote = None;
+        for (column, c) in line.chars().enumerate() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '#') => break,
+                (None, '[' | '{') => {
+                    depth += 1;
+                    if depth > max {
+                        return Some((index + 1, column + 1));
+                    }
+                }
+                (None, ']' | '}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// Walks up from `start` to the nearest directory holding a PROJECT file.

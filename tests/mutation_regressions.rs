@@ -150,3 +150,100 @@ fn a_broken_cargo_manifest_is_refused() {
     .unwrap();
     refused(&dir, &["Cargo.toml:3:11: not a valid Cargo manifest"]);
 }
+
+/// Replaces the types file with `edit` of its text.
+fn with_types(dir: &Path, edit: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(dir.join(TYPES)).unwrap();
+    std::fs::write(dir.join(TYPES), edit(text)).unwrap();
+}
+
+#[test]
+fn deep_input_is_an_error_with_a_location_not_a_stack_overflow() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let original = std::fs::read_to_string(dir.join(TYPES)).unwrap();
+    let field = "pub foo: Option<String>,";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            original.replace(
+                field,
+                &format!(
+                    "pub foo: {}String{},",
+                    "Vec<".repeat(1100),
+                    ">".repeat(1100)
+                ),
+            ),
+            "brackets and generics nest more than 256 levels deep here",
+        ),
+        (
+            original.replace(
+                field,
+                &format!("pub foo: {}String{},", "Vec<".repeat(150), ">".repeat(150)),
+            ),
+            "this type nests more than 100 types deep",
+        ),
+        (
+            original.replace(field, "pub foo: Option<A0>,")
+                + &(0..3300)
+                    .map(|i| format!("pub type A{i} = A{};\n", i + 1))
+                    .collect::<String>()
+                + "pub type A3300 = String;\n",
+            "this type nests more than 100 types deep (generics inside generics, or aliases of aliases)",
+        ),
+        (
+            original.replace(field, "pub foo: Option<A0>,")
+                + &(0..5000)
+                    .map(|i| format!("pub type A{i} = A{};\n", (i + 1) % 5000))
+                    .collect::<String>(),
+            "this type nests more than 100 types deep",
+        ),
+        (
+            format!(
+                "{original}const X: i32 = {}1{};\n",
+                "(".repeat(3000),
+                ")".repeat(3000)
+            ),
+            "brackets and generics nest more than 256 levels deep here",
+        ),
+        (
+            format!(
+                "{original}fn f() {}{}\n",
+                "{".repeat(1600),
+                "}".repeat(1600)
+            ),
+            "brackets and generics nest more than 256 levels deep here",
+        ),
+        (
+            original.replace(
+                &format!("    {field}"),
+                &format!(
+                    "    // +kubebuilder:default={}\n    {field}",
+                    "{".repeat(12000)
+                ),
+            ),
+            "the value nests lists and maps more than 64 levels deep",
+        ),
+    ];
+    for (text, want) in cases {
+        with_types(&dir, |_| text);
+        refused(&dir, &[want, "memcached_types.rs:"]);
+    }
+    std::fs::write(dir.join(TYPES), original).unwrap();
+    let project_file = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    std::fs::write(
+        dir.join("PROJECT"),
+        format!(
+            "{project_file}extra: {}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+    )
+    .unwrap();
+    let line = project_file.lines().count() + 1;
+    refused(
+        &dir,
+        &[&format!(
+            "PROJECT:{line}:72: not a valid PROJECT file: `[` and `{{` nest more than 64 levels deep"
+        )],
+    );
+}

@@ -263,7 +263,12 @@ struct Cursor<'a> {
     pos: usize,
     base: usize,
     _text: &'a str,
+    /// How many `{...}` lists and maps deep the cursor is.
+    depth: usize,
 }
+
+/// Marker values nest at most this deep (`{{{...}}}`): the parser recurses once per level.
+const MAX_VALUE_DEPTH: usize = 64;
 
 impl<'a> Cursor<'a> {
     fn new(text: &'a str, base: usize) -> Self {
@@ -272,7 +277,26 @@ impl<'a> Cursor<'a> {
             pos: 0,
             base,
             _text: text,
+            depth: 0,
         }
+    }
+
+    /// Parses one nested list or map with `parse`, refusing values nested too deep.
+    fn nested(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<Value, SyntaxError>,
+    ) -> Result<Value, SyntaxError> {
+        if self.depth >= MAX_VALUE_DEPTH {
+            return Err(SyntaxError::new(
+                self.at(),
+                1,
+                format!("the value nests lists and maps more than {MAX_VALUE_DEPTH} levels deep"),
+            ));
+        }
+        self.depth += 1;
+        let value = parse(self);
+        self.depth -= 1;
+        value
     }
 
     fn peek(&self) -> Option<char> {
@@ -467,8 +491,8 @@ impl<'a> Cursor<'a> {
                     )),
                 }
             }
-            ArgType::List(item) => self.list(item, top),
-            ArgType::Map => self.map(),
+            ArgType::List(item) => self.nested(|c| c.list(item, top)),
+            ArgType::Map => self.nested(Self::map),
             ArgType::Json => self.json(),
             ArgType::Any => self.any(top),
         }
@@ -705,9 +729,9 @@ impl<'a> Cursor<'a> {
             Some('"') | Some('`') => self.string("").map(Value::String),
             Some('{') => {
                 if self.looks_like_map() {
-                    self.map()
+                    self.nested(Self::map)
                 } else {
-                    self.list(&ArgType::Any, false)
+                    self.nested(|c| c.list(&ArgType::Any, false))
                 }
             }
             _ => {

@@ -49,7 +49,13 @@ pub(super) struct Builder<'a> {
     memo: HashMap<(usize, (usize, usize)), TypeId>,
     /// `impl Serialize for <path>` blocks: the module they stand in and the type path.
     serialize_impls: Vec<(Vec<String>, Vec<String>)>,
+    /// How many types deep [`Builder::ty`] is: nested generics and alias chains.
+    depth: usize,
 }
+
+/// Deeper type nesting (generics inside generics, aliases of aliases) is refused: no real
+/// API nests this far, and the resolver and schema generator recurse once per level.
+pub const MAX_TYPE_DEPTH: usize = 100;
 
 fn ident_name(ident: &syn::Ident) -> String {
     let s = ident.to_string();
@@ -106,6 +112,7 @@ impl<'a> Builder<'a> {
             types: Vec::new(),
             memo: HashMap::new(),
             serialize_impls: Vec::new(),
+            depth: 0,
         };
         for (i, f) in files.iter().enumerate() {
             b.add_scope(i, f.module.clone(), &f.ast.items);
@@ -581,6 +588,28 @@ impl<'a> Builder<'a> {
 
     /// Resolves a type expression written in `module`.
     fn ty(
+        &mut self,
+        module: &[String],
+        file: usize,
+        t: &syn::Type,
+        loc: SrcLoc,
+        diags: &mut Diagnostics,
+    ) -> Option<Ty> {
+        if self.depth >= MAX_TYPE_DEPTH {
+            // Reported once, where the outermost type started (the unwinding callers see None).
+            diags.push(
+                self.error(loc, 1, format!("this type nests more than {MAX_TYPE_DEPTH} types deep (generics inside generics, or aliases of aliases)"))
+                    .help("name an inner type with a struct, or shorten the chain of type aliases (a cycle of aliases never ends)"),
+            );
+            return None;
+        }
+        self.depth += 1;
+        let ty = self.ty_at_depth(module, file, t, loc, diags);
+        self.depth -= 1;
+        ty
+    }
+
+    fn ty_at_depth(
         &mut self,
         module: &[String],
         file: usize,
