@@ -7,6 +7,12 @@
 //! fails, files already replaced are restored and new ones removed, so a failed command
 //! leaves the tree byte-identical. A file can also be staged for removal (a CRD whose kind
 //! is gone): it is removed in the same all-or-nothing commit.
+//!
+//! A commit that is killed half-way (kill -9, power loss) is finished by the next opgen
+//! command ([`Workspace::finish_interrupted_commit`]): new contents go to `.opgen/commit/`
+//! first, and a journal renamed into place there marks the point after which the commit
+//! is complete in intent. Without the journal nothing was changed and the directory is
+//! dropped. Temporary files never lie beside the user's files.
 
 use crate::diag::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -194,53 +200,134 @@ impl Workspace {
 
     /// Writes every staged file that differs from disk; all or nothing.
     pub fn commit(&self) -> Result<Vec<Change>> {
+        self.finish_interrupted_commit()?;
         let changes = self.changes()?;
         let pending: Vec<&Change> = changes
             .iter()
             .filter(|c| c.kind != ChangeKind::Unchanged)
             .collect();
+        if pending.is_empty() {
+            return Ok(changes);
+        }
         let mut tx = Transaction::default();
         if let Err(err) = self.write_all(&pending, &mut tx) {
+            let _ = self.remove_commit_dir();
             tx.roll_back();
             return Err(err);
         }
+        self.remove_commit_dir()?;
         Ok(changes)
     }
 
-    fn write_all(&self, pending: &[&Change], tx: &mut Transaction) -> Result<()> {
-        // Phase 1: every new content lands in a temporary file beside its target.
-        for change in pending {
-            let Some(content) = &self.staged[&change.path].content else {
-                continue;
-            };
-            let target = self.root.join(&change.path);
-            let parent = target.parent().expect("a file path has a parent");
-            tx.create_dirs(parent)?;
-            let tmp = temp_path(&target);
-            fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
-            tx.temps.push(tmp);
+    /// `.opgen/commit/`: new contents and the journal of a commit in progress.
+    fn commit_dir(&self) -> PathBuf {
+        self.root.join(COMMIT_DIR)
+    }
+
+    fn remove_commit_dir(&self) -> Result<()> {
+        let dir = self.commit_dir();
+        match fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&dir, e)),
         }
+        // `.opgen/` itself only if nothing else lives there (dev-webhooks keeps files in it).
+        let _ = fs::remove_dir(dir.parent().expect("commit dir has a parent"));
+        Ok(())
+    }
+
+    /// Completes a commit that an earlier opgen run started but did not finish (it was
+    /// killed): returns how many files it wrote or removed, `None` if there was nothing to do.
+    pub fn finish_interrupted_commit(&self) -> Result<Option<usize>> {
+        let dir = self.commit_dir();
+        let journal = dir.join(JOURNAL);
+        let text = match fs::read_to_string(&journal) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Killed before the journal: nothing was changed yet.
+                if dir.exists() {
+                    self.remove_commit_dir()?;
+                }
+                return Ok(None);
+            }
+            Err(e) => return Err(Error::io(&journal, e)),
+        };
+        let mut done = 0;
+        for line in text.lines() {
+            let Some((entry, rel)) = line.split_once('\t') else {
+                return Err(Error::msg(format!(
+                    "{}: a malformed line {line:?}",
+                    journal.display()
+                )));
+            };
+            let target = self.root.join(rel);
+            if entry == "-" {
+                match fs::remove_file(&target) {
+                    Ok(()) => done += 1,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(Error::io(&target, e)),
+                }
+            } else {
+                let content = dir.join(entry);
+                if content.exists() {
+                    if let Some(parent) = target.parent() {
+                        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+                    }
+                    fs::rename(&content, &target).map_err(|e| Error::io(&target, e))?;
+                    done += 1;
+                }
+            }
+        }
+        self.remove_commit_dir()?;
+        Ok(Some(done))
+    }
+
+    fn write_all(&self, pending: &[&Change], tx: &mut Transaction) -> Result<()> {
+        let dir = self.commit_dir();
+        tx.create_dirs(&dir)?;
+        // Phase 1: every new content lands in .opgen/commit/, and the journal says where each
+        // goes. Renaming the journal into place is the commit point.
+        let mut journal = String::new();
+        for (index, change) in pending.iter().enumerate() {
+            let rel = change.path.to_str().ok_or_else(|| {
+                Error::msg(format!(
+                    "{}: opgen writes UTF-8 paths only",
+                    change.path.display()
+                ))
+            })?;
+            match &self.staged[&change.path].content {
+                Some(content) => {
+                    let target = self.root.join(&change.path);
+                    tx.create_dirs(target.parent().expect("a file path has a parent"))?;
+                    let file = dir.join(index.to_string());
+                    fs::write(&file, content).map_err(|e| Error::io(&file, e))?;
+                    journal.push_str(&format!("{index}\t{rel}\n"));
+                }
+                None => journal.push_str(&format!("-\t{rel}\n")),
+            }
+        }
+        let journal_tmp = dir.join(format!("{JOURNAL}.tmp"));
+        fs::write(&journal_tmp, journal).map_err(|e| Error::io(&journal_tmp, e))?;
+        fs::rename(&journal_tmp, dir.join(JOURNAL)).map_err(|e| Error::io(&dir, e))?;
         // Phase 2: rename over the targets (or remove them), remembering what to restore.
-        for change in pending {
+        for (index, change) in pending.iter().enumerate() {
             let target = self.root.join(&change.path);
             let original = read_disk(&target)?;
             if change.kind == ChangeKind::Delete {
                 fs::remove_file(&target).map_err(|e| Error::io(&target, e))?;
             } else {
-                fs::rename(temp_path(&target), &target).map_err(|e| Error::io(&target, e))?;
+                fs::rename(dir.join(index.to_string()), &target)
+                    .map_err(|e| Error::io(&target, e))?;
             }
             tx.replaced.push((target, original));
         }
-        tx.temps.clear();
         Ok(())
     }
 }
 
-fn temp_path(target: &Path) -> PathBuf {
-    let mut name = target.file_name().unwrap_or_default().to_os_string();
-    name.push(".opgen-tmp");
-    target.with_file_name(name)
-}
+/// Where a commit stages its files, relative to the workspace root (git-ignored in projects).
+pub const COMMIT_DIR: &str = ".opgen/commit";
+const JOURNAL: &str = "journal";
 
 fn read_disk(path: &Path) -> Result<Option<String>> {
     let bytes = match fs::read(path) {
@@ -271,7 +358,6 @@ fn read_disk(path: &Path) -> Result<Option<String>> {
 #[derive(Default)]
 struct Transaction {
     created_dirs: Vec<PathBuf>,
-    temps: Vec<PathBuf>,
     replaced: Vec<(PathBuf, Option<String>)>,
 }
 
@@ -290,9 +376,6 @@ impl Transaction {
 
     /// Best effort: an error while undoing cannot be reported better than the original one.
     fn roll_back(self) {
-        for tmp in &self.temps {
-            let _ = fs::remove_file(tmp);
-        }
         for (path, original) in self.replaced.iter().rev() {
             let _ = match original {
                 Some(content) => fs::write(path, content),
@@ -427,5 +510,73 @@ mod tests {
                 PathBuf::from("src/api/v1/mod.rs")
             ]
         );
+    }
+
+    #[test]
+    fn an_interrupted_commit_is_finished_from_its_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let commit = dir.path().join(COMMIT_DIR);
+        fs::create_dir_all(&commit).unwrap();
+        fs::write(dir.path().join("old.yaml"), "old").unwrap();
+        fs::write(dir.path().join("kept.yaml"), "before").unwrap();
+        // Killed after the journal and the first rename: `0` is already in place.
+        fs::write(dir.path().join("new.yaml"), "new").unwrap();
+        fs::write(commit.join("1"), "after").unwrap();
+        fs::write(
+            commit.join(JOURNAL),
+            "0\tnew.yaml\n1\tsub/kept.yaml\n-\told.yaml\n",
+        )
+        .unwrap();
+        let ws = Workspace::new(dir.path());
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), Some(2));
+        assert_eq!(
+            fs::read_to_string(dir.path().join("new.yaml")).unwrap(),
+            "new"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("sub/kept.yaml")).unwrap(),
+            "after"
+        );
+        assert!(!dir.path().join("old.yaml").exists());
+        assert!(!dir.path().join(".opgen").exists());
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), None);
+    }
+
+    #[test]
+    fn a_commit_killed_before_its_journal_changed_nothing_and_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let commit = dir.path().join(COMMIT_DIR);
+        fs::create_dir_all(&commit).unwrap();
+        fs::write(commit.join("0"), "half").unwrap();
+        fs::write(commit.join("journal.tmp"), "0\ta.yaml\n").unwrap();
+        fs::write(dir.path().join("a.yaml"), "before").unwrap();
+        let ws = Workspace::new(dir.path());
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), None);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.yaml")).unwrap(),
+            "before"
+        );
+        assert!(!dir.path().join(".opgen").exists());
+    }
+
+    #[test]
+    fn a_commit_leaves_no_trace_but_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("config/a.yaml", "a");
+        ws.commit().unwrap();
+        let mut names: Vec<String> = walkdir::WalkDir::new(dir.path())
+            .into_iter()
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .strip_prefix(dir.path())
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        names.sort();
+        assert_eq!(names, ["", "config", "config/a.yaml"]);
     }
 }

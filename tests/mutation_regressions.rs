@@ -247,3 +247,120 @@ fn deep_input_is_an_error_with_a_location_not_a_stack_overflow() {
         )],
     );
 }
+
+/// Every file under `dir/config`, relative to `dir`.
+fn outputs(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    tree(dir)
+        .into_iter()
+        .filter(|(path, content)| path.starts_with("config") && content != "<dir>")
+        .collect()
+}
+
+fn set_max_length(dir: &Path, from: &str, to: &str) {
+    for entry in std::fs::read_dir(dir.join("src/api/v1")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    }
+}
+
+/// kill -9 at random moments of `opgen manifests` (100 kinds): no temporary file is ever left
+/// beside the outputs, every output is whole (its old or its new version), and the next run
+/// finishes the interrupted one and says so.
+#[test]
+fn a_killed_run_leaves_whole_files_and_the_next_run_finishes_it() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("hundred");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/gen_project.py");
+    let status = Command::new("python3")
+        .arg(script)
+        .arg(&dir)
+        .args(["100", "50"])
+        .status()
+        .expect("python3 runs bench/gen_project.py");
+    assert!(status.success());
+    // The two states the trials switch between.
+    opgen_ok(&dir, &["manifests"]);
+    let old = outputs(&dir);
+    set_max_length(&dir, "MaxLength=63", "MaxLength=64");
+    let started = std::time::Instant::now();
+    opgen_ok(&dir, &["manifests"]);
+    let run_time = started.elapsed();
+    let new = outputs(&dir);
+    assert_ne!(old, new);
+
+    let mut seed = 0x9E37_79B9_u64;
+    let (mut interrupted, mut staging, mut finished) = (0, 0, 0);
+    for trial in 0..24 {
+        let (from, to, want) = if trial % 2 == 0 {
+            ("MaxLength=64", "MaxLength=63", &old)
+        } else {
+            ("MaxLength=63", "MaxLength=64", &new)
+        };
+        let before = outputs(&dir);
+        set_max_length(&dir, from, to);
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        // Most of a run is parsing and generating: aim at its last quarter, where it writes.
+        let delay = run_time.mul_f64(0.75 + (seed % 1000) as f64 / 4000.0);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_opgen"))
+            .arg("manifests")
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill();
+        child.wait().unwrap();
+
+        for entry in walkdir::WalkDir::new(&dir) {
+            let path = entry.unwrap().into_path();
+            assert!(
+                !path.to_string_lossy().ends_with(".opgen-tmp"),
+                "trial {trial}: {} left behind",
+                path.display()
+            );
+        }
+        for (path, content) in outputs(&dir) {
+            assert!(
+                before.get(&path) == Some(&content) || want.get(&path) == Some(&content),
+                "trial {trial}: {} is neither its old nor its new version",
+                path.display()
+            );
+        }
+        if dir.join(".opgen/commit/journal").exists() {
+            interrupted += 1;
+        } else if dir.join(".opgen/commit").exists() {
+            staging += 1;
+        } else if outputs(&dir) == *want {
+            finished += 1;
+        }
+        let out = support::opgen(&dir, &["manifests"]);
+        assert!(
+            out.status.success(),
+            "trial {trial}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("note: finished writing the") {
+            assert!(
+                stderr.contains("files of an earlier opgen run that was interrupted"),
+                "{stderr}"
+            );
+        }
+        assert_eq!(
+            &outputs(&dir),
+            want,
+            "trial {trial}: the outputs after the next run"
+        );
+        assert!(
+            !dir.join(".opgen").exists(),
+            "trial {trial}: .opgen/ left behind"
+        );
+    }
+    eprintln!(
+        "of 24 kills: {interrupted} between the journal and the last rename, {staging} while staging, {finished} after the commit, the rest before it"
+    );
+}

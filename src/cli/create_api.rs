@@ -5,7 +5,6 @@ use crate::diag::{Error, Result};
 use crate::ops::create_api::{ApiOptions, create_api};
 use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::project::{self, Project};
-use crate::writer::Workspace;
 
 /// Scaffold new resources in an existing project
 #[derive(Debug, clap::Args)]
@@ -85,7 +84,7 @@ pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let root = project::find_root(&cwd)?;
-    let mut ws = Workspace::new(root);
+    let mut ws = super::open_workspace(root, global)?;
     let mut project = Project::load(&ws)?;
     let warnings = create_api(&mut ws, &mut project, &args.api.options(args.force))?;
     print_warnings(&warnings, global);

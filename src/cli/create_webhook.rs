@@ -5,7 +5,6 @@ use crate::diag::{Error, Result};
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::project::{self, Project};
-use crate::writer::Workspace;
 
 /// Scaffold admission webhooks for a kind: a defaulting and/or a validating webhook
 #[derive(Debug, clap::Args)]
@@ -46,7 +45,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let root = project::find_root(&cwd)?;
-    let mut ws = Workspace::new(root);
+    let mut ws = super::open_workspace(root, global)?;
     let mut project = Project::load(&ws)?;
     let opts = WebhookOptions {
         group: args.group,

@@ -4,7 +4,6 @@ use super::{GlobalArgs, finish};
 use crate::diag::{Error, Result};
 use crate::ops::init::{InitOptions, K8sVersion, License, init};
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::writer::Workspace;
 
 /// Scaffold a new operator project in the current directory
 #[derive(Debug, clap::Args)]
@@ -63,7 +62,7 @@ impl ProjectArgs {
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let mut ws = Workspace::new(cwd);
+    let mut ws = super::open_workspace(cwd, global)?;
     let (project, warnings) = init(&mut ws, &args.project.options())?;
     super::print_warnings(&warnings, global);
     let report = manifests(&mut ws, &ManifestOptions::default())?;

@@ -4,7 +4,7 @@ use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::{Error, Result};
 use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::project;
-use crate::writer::{ChangeKind, Workspace};
+use crate::writer::ChangeKind;
 
 /// Generate CRDs, RBAC roles and webhook configurations from the marker-annotated Rust sources under src/
 #[derive(Debug, clap::Args)]
@@ -27,7 +27,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let root = project::find_root(&cwd)?;
-    let mut ws = Workspace::new(root);
+    let mut ws = super::open_workspace(root, global)?;
     let report = manifests(
         &mut ws,
         &ManifestOptions {

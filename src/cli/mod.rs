@@ -14,6 +14,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::writer::{ChangeKind, Workspace};
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -98,6 +99,31 @@ pub(crate) fn print_warnings(warnings: &[Diagnostic], global: &GlobalArgs) {
     for w in warnings {
         eprint!("{w}");
     }
+}
+
+/// The workspace at `root`, after finishing a commit that an earlier opgen run was killed
+/// in the middle of (said on stderr). With --dry-run nothing is finished, only reported.
+pub(crate) fn open_workspace(root: PathBuf, global: &GlobalArgs) -> Result<Workspace> {
+    let ws = Workspace::new(root);
+    if global.dry_run {
+        if ws
+            .root()
+            .join(crate::writer::COMMIT_DIR)
+            .join("journal")
+            .exists()
+        {
+            eprintln!(
+                "note: an earlier opgen run was interrupted while writing; the next run without --dry-run finishes it"
+            );
+        }
+        return Ok(ws);
+    }
+    if let Some(files) = ws.finish_interrupted_commit()? {
+        eprintln!(
+            "note: finished writing the {files} files of an earlier opgen run that was interrupted"
+        );
+    }
+    Ok(ws)
 }
 
 /// Commits the workspace (or, with --dry-run, lists what would change) and reports it.

@@ -7,7 +7,6 @@ use crate::diag::{Error, Result};
 use crate::ops::create_api::create_api;
 use crate::ops::init::init;
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::writer::Workspace;
 use std::path::PathBuf;
 
 /// Create a new operator project in <DIR>, optionally with its first API
@@ -55,7 +54,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned());
     }
-    let mut ws = Workspace::new(args.dir.clone());
+    let mut ws = super::open_workspace(args.dir.clone(), global)?;
     let (mut project, warnings) = init(&mut ws, &project_args.options())?;
     print_warnings(&warnings, global);
     if let (Some(group), Some(version), Some(kind)) = (args.group, args.version, args.kind) {
