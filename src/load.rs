@@ -114,7 +114,10 @@ pub const MAX_NESTING: usize = 256;
 /// tokenize is left to syn, which reports the syntax error.
 fn nesting_too_deep(path: &Path, text: &str) -> Option<Diagnostic> {
     use proc_macro2::{TokenStream, TokenTree};
-    let tokens: TokenStream = text.parse().ok()?;
+    let tokens: TokenStream = match text.parse() {
+        Ok(tokens) => tokens,
+        Err(_) => return Some(token_error(path, text)),
+    };
     // (tokens of one group, its bracket depth, the `<` still open in it)
     let mut stack = vec![(tokens.into_iter(), 0usize, 0usize)];
     while let Some((iter, depth, angles)) = stack.last_mut() {
@@ -150,6 +153,129 @@ fn nesting_too_deep(path: &Path, text: &str) -> Option<Diagnostic> {
         }
     }
     None
+}
+
+/// Why a file does not split into tokens (syn only says "cannot parse string into token
+/// stream"): the unclosed or mismatched bracket, or the unterminated string, with its place.
+fn token_error(path: &Path, text: &str) -> Diagnostic {
+    let (line, column, message) =
+        unbalanced(text).unwrap_or((1, 1, "the file does not split into Rust tokens".to_owned()));
+    Diagnostic::error(format!("Rust syntax error: {message}"))
+        .at(Location::new(path, line, column).with_source(text, 1))
+        .help("opgen parses the sources without compiling them; fix the syntax (cargo check shows the same error)")
+}
+
+/// The first bracket that is closed by the wrong one, the last one never closed, or an
+/// unterminated string or block comment: (line, column, message).
+fn unbalanced(text: &str) -> Option<(usize, usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut open: Vec<(char, usize, usize)> = Vec::new();
+    let (mut line, mut column) = (1, 1);
+    let mut i = 0;
+    let advance = |i: &mut usize, line: &mut usize, column: &mut usize| {
+        if chars[*i] == '\n' {
+            *line += 1;
+            *column = 1;
+        } else {
+            *column += 1;
+        }
+        *i += 1;
+    };
+    while i < chars.len() {
+        let (c, here) = (chars[i], (line, column));
+        let next = chars.get(i + 1).copied();
+        match c {
+            '/' if next == Some('/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    advance(&mut i, &mut line, &mut column);
+                }
+                continue;
+            }
+            '/' if next == Some('*') => {
+                let mut depth = 0;
+                loop {
+                    if i + 1 >= chars.len() {
+                        return Some((
+                            here.0,
+                            here.1,
+                            "a block comment `/*` is never closed".into(),
+                        ));
+                    }
+                    if chars[i] == '/' && chars[i + 1] == '*' {
+                        depth += 1;
+                        advance(&mut i, &mut line, &mut column);
+                    } else if chars[i] == '*' && chars[i + 1] == '/' {
+                        depth -= 1;
+                        advance(&mut i, &mut line, &mut column);
+                        if depth == 0 {
+                            advance(&mut i, &mut line, &mut column);
+                            break;
+                        }
+                    }
+                    advance(&mut i, &mut line, &mut column);
+                }
+                continue;
+            }
+            '"' => {
+                let raw_hashes = (i > 0 && matches!(chars[i - 1], 'r' | '#'))
+                    .then(|| chars[..i].iter().rev().take_while(|c| **c == '#').count());
+                advance(&mut i, &mut line, &mut column);
+                loop {
+                    let Some(&c) = chars.get(i) else {
+                        return Some((here.0, here.1, "a string is never closed".into()));
+                    };
+                    if c == '\\' && raw_hashes.is_none() {
+                        advance(&mut i, &mut line, &mut column);
+                    } else if c == '"'
+                        && chars[i + 1..]
+                            .iter()
+                            .take(raw_hashes.unwrap_or(0))
+                            .all(|c| *c == '#')
+                    {
+                        break;
+                    }
+                    if i < chars.len() {
+                        advance(&mut i, &mut line, &mut column);
+                    }
+                }
+            }
+            // A char literal ('x', '\n'); a lifetime ('a) has no closing quote right after.
+            '\'' if next == Some('\\') || chars.get(i + 2) == Some(&'\'') => {
+                advance(&mut i, &mut line, &mut column);
+                while i < chars.len() && chars[i] != '\'' {
+                    if chars[i] == '\\' {
+                        advance(&mut i, &mut line, &mut column);
+                    }
+                    advance(&mut i, &mut line, &mut column);
+                }
+            }
+            '(' | '[' | '{' => open.push((c, here.0, here.1)),
+            ')' | ']' | '}' => {
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                match open.pop() {
+                    Some((o, _, _)) if o == want => {}
+                    Some((o, l, col)) => {
+                        return Some((
+                            here.0,
+                            here.1,
+                            format!("`{c}` closes the `{o}` opened at {l}:{col}"),
+                        ));
+                    }
+                    None => return Some((here.0, here.1, format!("`{c}` closes nothing"))),
+                }
+            }
+            _ => {}
+        }
+        if i < chars.len() {
+            advance(&mut i, &mut line, &mut column);
+        }
+    }
+    open.pop()
+        .map(|(o, l, col)| (l, col, format!("the file ends before this `{o}` is closed")))
 }
 
 fn syntax_error(path: &Path, text: &str, e: &syn::Error) -> Diagnostic {

@@ -43,7 +43,81 @@ const RESERVED_KINDS: &[&str] = &[
     "String",
     "Vec",
     "Time",
+    // The prelude's variants and traits: a struct of that name shadows them.
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Box",
+    "Default",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Drop",
+    "From",
+    "Into",
+    "Iterator",
+    "ToString",
+    "ToOwned",
 ];
+
+/// Kinds of the built-in Kubernetes APIs. A CRD may reuse one (its group differs), but
+/// `kubectl get <plural>` then finds the built-in first, which surprises users.
+const BUILTIN_KINDS: &[&str] = &[
+    "Binding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "ControllerRevision",
+    "CronJob",
+    "CustomResourceDefinition",
+    "DaemonSet",
+    "Deployment",
+    "Endpoints",
+    "EndpointSlice",
+    "Event",
+    "HorizontalPodAutoscaler",
+    "Ingress",
+    "IngressClass",
+    "Job",
+    "Lease",
+    "LimitRange",
+    "MutatingWebhookConfiguration",
+    "Namespace",
+    "NetworkPolicy",
+    "Node",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Pod",
+    "PodDisruptionBudget",
+    "PodTemplate",
+    "PriorityClass",
+    "ReplicaSet",
+    "ReplicationController",
+    "ResourceQuota",
+    "Role",
+    "RoleBinding",
+    "RuntimeClass",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
+    "StorageClass",
+    "ValidatingWebhookConfiguration",
+    "VolumeAttachment",
+];
+
+/// A warning when `kind` is also the kind of a built-in Kubernetes API.
+pub fn builtin_kind_warning(kind: &str) -> Option<crate::diag::Diagnostic> {
+    BUILTIN_KINDS.contains(&kind).then(|| {
+        crate::diag::Diagnostic::warning(format!(
+            "`{kind}` is also a built-in Kubernetes kind: `kubectl get {}` will list the built-in one",
+            crate::pluralize::flect_plural(&kind.to_lowercase())
+        ))
+        .help("that works (the API groups differ), but users must then write the full resource name, e.g. `kubectl get <plural>.<group>`; consider a more specific kind")
+    })
+}
 
 /// Crate names cargo refuses for packages.
 const CARGO_RESERVED: &[&str] = &["alloc", "core", "proc_macro", "proc-macro", "std", "test"];
@@ -125,6 +199,10 @@ pub fn validate_version(version: &str) -> Result<()> {
         if digits == 0 || rest.starts_with('0') {
             return None;
         }
+        // The API server orders versions by these numbers (parsed as integers).
+        if digits > 9 {
+            return None;
+        }
         let tail = &rest[digits..];
         if tail.is_empty() {
             return Some(());
@@ -132,8 +210,11 @@ pub fn validate_version(version: &str) -> Result<()> {
         let n = tail
             .strip_prefix("alpha")
             .or_else(|| tail.strip_prefix("beta"))?;
-        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
-            .then_some(())
+        (!n.is_empty()
+            && n.len() <= 9
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && !n.starts_with('0'))
+        .then_some(())
     })()
     .is_some();
     if ok {
@@ -142,7 +223,7 @@ pub fn validate_version(version: &str) -> Result<()> {
         Err(invalid(
             "--version",
             version,
-            "must be a Kubernetes API version matching ^v\\d+((alpha|beta)\\d+)?$ (e.g. v1, v1alpha1, v2beta3)",
+            "must be a Kubernetes API version matching ^v\\d+((alpha|beta)\\d+)?$ with numbers of at most 9 digits (e.g. v1, v1alpha1, v2beta3)",
         ))
     }
 }

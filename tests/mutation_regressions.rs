@@ -364,3 +364,160 @@ fn a_killed_run_leaves_whole_files_and_the_next_run_finishes_it() {
         "of 24 kills: {interrupted} between the journal and the last rename, {staging} while staging, {finished} after the commit, the rest before it"
     );
 }
+
+/// Puts `markers` (lines) above the sample field `foo` and gives it type `ty`.
+fn marked_foo(original: &str, markers: &str, ty: &str) -> String {
+    let field = "    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub foo: Option<String>,";
+    assert!(
+        original.contains(field),
+        "the scaffolded field changed shape"
+    );
+    original.replace(
+        field,
+        &format!("{markers}\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub foo: Option<{ty}>,"),
+    )
+}
+
+#[test]
+fn values_that_cannot_be_right_are_refused_at_their_marker() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let original = std::fs::read_to_string(dir.join(TYPES)).unwrap();
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "    // +kubebuilder:validation:Minimum=+5\n    // +kubebuilder:validation:Maximum=3",
+            "i32",
+            "Maximum=3",
+            "no value satisfies minimum 5 and maximum 3",
+        ),
+        (
+            "    // +kubebuilder:validation:MinLength=5\n    // +kubebuilder:validation:MaxLength=3",
+            "String",
+            "MaxLength=3",
+            "no value satisfies minLength 5 and maxLength 3",
+        ),
+        (
+            "    // +kubebuilder:validation:Maximum=9223372036854775808",
+            "i64",
+            "Maximum=",
+            "`9223372036854775808` does not fit in a 64-bit integer",
+        ),
+        (
+            "    // +kubebuilder:validation:Minimum=1e-400",
+            "f64",
+            "Minimum=",
+            "`1e-400` cannot be represented as a 64-bit float (it would become 0)",
+        ),
+        (
+            "    // +kubebuilder:validation:Minimum=%x",
+            "i32",
+            "Minimum=",
+            "expected a number, found `%`",
+        ),
+        (
+            "    // +kubebuilder:validation:Type=foo",
+            "String",
+            "Type=foo",
+            "`foo` is not allowed here: expected one of string, integer, number, boolean, object, array",
+        ),
+    ];
+    for (markers, ty, at, want) in cases {
+        let text = marked_foo(&original, markers, ty);
+        let line = line_of(&text, at);
+        std::fs::write(dir.join(TYPES), &text).unwrap();
+        refused(&dir, &[want, &format!("memcached_types.rs:{line}:")]);
+    }
+    let text = original.replace("plural = \"memcacheds\",", "plural = \"\",");
+    std::fs::write(dir.join(TYPES), &text).unwrap();
+    refused(
+        &dir,
+        &["#[kube(plural = \"\")]: a plural must be a lowercase DNS label"],
+    );
+    let text = format!("{original}\n#[derive(");
+    std::fs::write(dir.join(TYPES), &text).unwrap();
+    refused(
+        &dir,
+        &[&format!(
+            "Rust syntax error: the file ends before this `(` is closed\n  --> src/api/v1alpha1/memcached_types.rs:{}:9",
+            text.lines().count()
+        )],
+    );
+    std::fs::write(dir.join(TYPES), &original).unwrap();
+
+    let controller = dir.join("src/controllers/memcached.rs");
+    let text = std::fs::read_to_string(&controller).unwrap();
+    std::fs::write(
+        &controller,
+        text.replacen("rbac:groups=cache.example.com,", "rbac:groups=,", 1),
+    )
+    .unwrap();
+    refused(&dir, &["empty value for `groups`"]);
+}
+
+#[test]
+fn flags_that_cannot_be_right_are_refused_or_warned() {
+    let parent = tempfile::tempdir().unwrap();
+    let new = |extra: &[&str]| {
+        let mut args = vec!["new", "x", "--domain", "example.com"];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    for (extra, want) in [
+        (
+            &[
+                "--group",
+                "g",
+                "--version",
+                "v99999999999999999999999999",
+                "--kind",
+                "Foo",
+            ][..],
+            "with numbers of at most 9 digits",
+        ),
+        (&["--repo", "../x"], "invalid value \"../x\" for --repo"),
+        (
+            &["--owner", "a\nb"],
+            "invalid value \"a\\nb\" for --owner: must be a name on one line",
+        ),
+        (
+            &["--group", "g", "--version", "v1", "--kind", "Some"],
+            "invalid value \"Some\" for --kind",
+        ),
+        (
+            &["--group", "g", "--version", "v1", "--kind", "None"],
+            "invalid value \"None\" for --kind",
+        ),
+    ] {
+        let args = new(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let stderr = opgen_err(parent.path(), &args);
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert!(
+            !parent.path().join("x").exists(),
+            "{args:?} wrote a project"
+        );
+    }
+    let out = support::opgen(
+        parent.path(),
+        &[
+            "new",
+            "x",
+            "--domain",
+            "example.com",
+            "--group",
+            "g",
+            "--version",
+            "v1",
+            "--kind",
+            "Pod",
+        ],
+    );
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("warning: `Pod` is also a built-in Kubernetes kind: `kubectl get pods` will list the built-in one"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -491,7 +491,7 @@ impl<'a> Cursor<'a> {
                     )),
                 }
             }
-            ArgType::List(item) => self.nested(|c| c.list(item, top)),
+            ArgType::List(item) => self.nested(|c| c.list(item, top, ctx)),
             ArgType::Map => self.nested(Self::map),
             ArgType::Json => self.json(),
             ArgType::Any => self.any(top),
@@ -594,13 +594,50 @@ impl<'a> Cursor<'a> {
         let start = self.at();
         let text =
             self.take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.' | '_'));
+        if text.is_empty() {
+            let found = self
+                .peek()
+                .map_or("the end of the marker".to_owned(), |c| format!("`{c}`"));
+            return Err(SyntaxError::new(
+                start,
+                1,
+                format!(
+                    "expected {}, found {found}",
+                    if integer { "an integer" } else { "a number" }
+                ),
+            ));
+        }
         if let Ok(i) = text.parse::<i64>() {
             return Ok(Value::Int(i));
         }
-        if !integer
-            && let Ok(f) = text.parse::<f64>()
-            && f.is_finite()
-        {
+        let digits = text.trim_start_matches(['+', '-']);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(SyntaxError::new(
+                start,
+                text.chars().count(),
+                format!("`{text}` does not fit in a 64-bit integer"),
+            )
+            .help("the API server stores integers as int64: use a value between -9223372036854775808 and 9223372036854775807"));
+        }
+        if !integer && let Ok(f) = text.parse::<f64>() {
+            let mantissa_nonzero = text
+                .split(['e', 'E'])
+                .next()
+                .is_some_and(|m| m.bytes().any(|b| (b'1'..=b'9').contains(&b)));
+            if !f.is_finite() || (f == 0.0 && mantissa_nonzero) {
+                return Err(SyntaxError::new(
+                    start,
+                    text.chars().count(),
+                    format!(
+                        "`{text}` cannot be represented as a 64-bit float ({})",
+                        if f == 0.0 {
+                            "it would become 0"
+                        } else {
+                            "it is out of range"
+                        }
+                    ),
+                ));
+            }
             return Ok(Value::Float(f));
         }
         Err(SyntaxError::new(
@@ -613,7 +650,7 @@ impl<'a> Cursor<'a> {
         ))
     }
 
-    fn list(&mut self, item: &ArgType, top: bool) -> Result<Value, SyntaxError> {
+    fn list(&mut self, item: &ArgType, top: bool, ctx: &str) -> Result<Value, SyntaxError> {
         self.skip_ws();
         let mut items = Vec::new();
         if self.eat('{') {
@@ -623,7 +660,7 @@ impl<'a> Cursor<'a> {
             // Guessed item types are uniform: the first item decides.
             let mut ty = item.clone();
             loop {
-                let v = self.value(&ty, "", false)?;
+                let v = self.value(&ty, ctx, false)?;
                 if *item == ArgType::Any && items.is_empty() {
                     ty = type_of(&v);
                 }
@@ -646,7 +683,7 @@ impl<'a> Cursor<'a> {
             let v = if *item == ArgType::Any {
                 self.any(false)?
             } else {
-                self.value(item, "", false)?
+                self.value(item, ctx, false)?
             };
             items.push(v);
             self.skip_ws();
@@ -731,7 +768,7 @@ impl<'a> Cursor<'a> {
                 if self.looks_like_map() {
                     self.nested(Self::map)
                 } else {
-                    self.nested(|c| c.list(&ArgType::Any, false))
+                    self.nested(|c| c.list(&ArgType::Any, false, ""))
                 }
             }
             _ => {

@@ -122,6 +122,28 @@ pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
     Ok(Some(k))
 }
 
+/// A CRD's plural, singular and short names are lowercase DNS-1035 labels: the API server
+/// refuses anything else, and an empty plural would name the CRD file `<group>_.yaml`.
+fn resource_name(nv: &syn::MetaNameValue, key: &str, name: String) -> Result<String, AttrError> {
+    let valid = !name.is_empty()
+        && name.len() <= 63
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && !name.ends_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if valid {
+        Ok(name)
+    } else {
+        Err(err(
+            nv.value.span(),
+            format!(
+                "#[kube({key} = {name:?})]: a {key} must be a lowercase DNS label (a-z, 0-9 and '-', starting with a letter, at most 63 characters), as the API server requires"
+            ),
+        ))
+    }
+}
+
 fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
     let key = meta
         .path()
@@ -159,9 +181,9 @@ fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
                 "version" => k.version = Some(string()?),
                 "kind" => k.kind = Some(string()?),
                 "status" => k.status = Some(string()?),
-                "plural" => k.plural = Some(string()?),
-                "singular" => k.singular = Some(string()?),
-                "shortname" => k.short_names.push(string()?),
+                "plural" => k.plural = Some(resource_name(nv, &key, string()?)?),
+                "singular" => k.singular = Some(resource_name(nv, &key, string()?)?),
+                "shortname" => k.short_names.push(resource_name(nv, &key, string()?)?),
                 "category" => k.categories.push(string()?),
                 "selectable" => k.selectable.push(string()?),
                 "doc" => k.doc = Some(string()?),

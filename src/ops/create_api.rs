@@ -101,7 +101,10 @@ pub fn create_api(
         opts.controller,
         file_header(ws)?,
     );
-    let warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
+    let mut warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
+    if existing.is_none() {
+        warnings.extend(names::builtin_kind_warning(&opts.kind));
+    }
 
     record(project, &ctx, opts, existing.is_some());
     ws.stage(project::FILE_NAME, project.to_yaml());

@@ -88,6 +88,13 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
         }
     }
     names::validate_domain(&opts.domain)?;
+    if let Some(owner) = &opts.owner
+        && (owner.trim().is_empty() || owner.chars().any(char::is_control))
+    {
+        return Err(Error::msg(format!(
+            "invalid value {owner:?} for --owner: must be a name on one line (it goes into the license header of every file), without control characters"
+        )));
+    }
     let project_name = match &opts.project_name {
         Some(name) => name.clone(),
         None => default_project_name(ws.root())?,
@@ -166,18 +173,20 @@ fn default_project_name(root: &Path) -> Result<String> {
 }
 
 fn validate_repo(repo: &str) -> Result<()> {
+    // Go's module path rules (golang.org/x/mod/module.CheckPath), which kubebuilder's --repo follows.
     let ok = !repo.is_empty()
-        && !repo.starts_with('/')
-        && !repo.ends_with('/')
         && !repo.contains("://")
         && repo
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c));
+            .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c))
+        && repo.split('/').all(|element| {
+            !element.is_empty() && !element.starts_with('.') && !element.ends_with('.')
+        });
     if ok {
         Ok(())
     } else {
         Err(Error::msg(format!(
-            "invalid value {repo:?} for --repo: must be a module path such as github.com/example/memcached-operator (no scheme, no spaces)"
+            "invalid value {repo:?} for --repo: must be a module path such as github.com/example/memcached-operator (no scheme, no spaces, no empty, `.` or `..` elements)"
         )))
     }
 }

@@ -380,6 +380,64 @@ fn count_expr(fields: &[String]) -> String {
         .join("+")
 }
 
+/// Pairs of bounds on `node` that no value satisfies: (lower marker suffix, upper marker
+/// suffix, message), e.g. Minimum=5 with Maximum=3.
+pub fn unsatisfiable_bounds(
+    node: &Map<String, Value>,
+) -> Vec<(&'static str, &'static str, String)> {
+    let mut found = Vec::new();
+    let number = |key: &str| node.get(key).and_then(Value::as_f64);
+    if let (Some(min), Some(max)) = (number("minimum"), number("maximum")) {
+        let exclusive = |key: &str| node.get(key).and_then(Value::as_bool) == Some(true);
+        let empty = min > max
+            || (min == max && (exclusive("exclusiveMinimum") || exclusive("exclusiveMaximum")));
+        if empty {
+            let show = |key: &str| node.get(key).map_or(String::new(), Value::to_string);
+            found.push((
+                "Minimum",
+                "Maximum",
+                format!(
+                    "no value satisfies minimum {}{} and maximum {}{}",
+                    show("minimum"),
+                    if exclusive("exclusiveMinimum") {
+                        " (exclusive)"
+                    } else {
+                        ""
+                    },
+                    show("maximum"),
+                    if exclusive("exclusiveMaximum") {
+                        " (exclusive)"
+                    } else {
+                        ""
+                    },
+                ),
+            ));
+        }
+    }
+    for (lower, upper, min_key, max_key) in [
+        ("MinLength", "MaxLength", "minLength", "maxLength"),
+        ("MinItems", "MaxItems", "minItems", "maxItems"),
+        (
+            "MinProperties",
+            "MaxProperties",
+            "minProperties",
+            "maxProperties",
+        ),
+    ] {
+        let count = |key: &str| node.get(key).and_then(Value::as_u64);
+        if let (Some(min), Some(max)) = (count(min_key), count(max_key))
+            && min > max
+        {
+            found.push((
+                lower,
+                upper,
+                format!("no value satisfies {min_key} {min} and {max_key} {max}"),
+            ));
+        }
+    }
+    found
+}
+
 pub fn push_rule(schema: &mut Map<String, Value>, rule: Value) {
     match schema
         .entry("x-kubernetes-validations")

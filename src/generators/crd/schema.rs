@@ -265,6 +265,25 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 diags.push(self.marker_error(file, m, msg));
             }
         }
+        // Bounds that no value can satisfy: the API server accepts such a CRD, then refuses
+        // every object.
+        let nodes = [
+            Some(&*schema),
+            schema.get("items").and_then(Value::as_object),
+        ];
+        for (node, items) in nodes.into_iter().zip([false, true]) {
+            let Some(node) = node else { continue };
+            for (lower, upper, message) in markers::unsatisfiable_bounds(node) {
+                let marker = ms
+                    .iter()
+                    .filter(|m| m.def.items == items)
+                    .find(|m| m.name().ends_with(upper))
+                    .or_else(|| ms.iter().find(|m| m.name().ends_with(lower)));
+                if let Some(marker) = marker {
+                    diags.push(self.marker_error(file, marker, message));
+                }
+            }
+        }
     }
 
     fn object(&mut self, fields: &[Field], package: &[String], diags: &mut Diagnostics) -> Schema {
