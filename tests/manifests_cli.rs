@@ -66,6 +66,39 @@ fn check_mode_lists_stale_files_and_writes_nothing() {
     assert!(opgen_ok(dir.path(), &["manifests"]).ends_with("0 created, 0 updated\n"));
 }
 
+/// A renamed plural needs the controller's RBAC markers renamed too: opgen refuses markers
+/// for resources none of the project's kinds define.
+fn rename_in_rbac_markers(dir: &std::path::Path, from: &str, to: &str) {
+    let controller = dir.join("src/controllers/memcached.rs");
+    let text = fs::read_to_string(&controller).unwrap();
+    let renamed = text.replace(&format!("resources={from}"), &format!("resources={to}"));
+    assert_ne!(renamed, text);
+    fs::write(&controller, renamed).unwrap();
+}
+
+#[test]
+fn a_marker_for_a_plural_no_kind_has_is_refused() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    fs::write(
+        &types,
+        text.replace("plural = \"memcacheds\"", "plural = \"caches\""),
+    )
+    .unwrap();
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests"]);
+    assert!(
+        stderr.contains("error: `cache.example.com` has no resource `memcacheds`\n  --> src/controllers/memcached.rs:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no kind of this project has that plural; its resources are caches"),
+        "{stderr}"
+    );
+    assert_eq!(tree(dir.path()), before);
+}
+
 #[test]
 fn helper_roles_and_kustomization_follow_the_kind() {
     let dir = project_with_memcached();
@@ -76,6 +109,7 @@ fn helper_roles_and_kustomization_follow_the_kind() {
         text.replace("plural = \"memcacheds\"", "plural = \"caches\""),
     )
     .unwrap();
+    rename_in_rbac_markers(dir.path(), "memcacheds", "caches");
     let rbac_kustomization = dir.path().join("config/rbac/kustomization.yaml");
     let k = fs::read_to_string(&rbac_kustomization).unwrap();
     fs::write(
@@ -251,6 +285,7 @@ fn a_renamed_plural_replaces_its_crd_file_and_leaves_foreign_crds_alone() {
     let edited = text.replace("plural = \"memcacheds\"", "plural = \"memcachedinstances\"");
     assert_ne!(edited, text);
     fs::write(&types, edited).unwrap();
+    rename_in_rbac_markers(dir.path(), "memcacheds", "memcachedinstances");
 
     let before = tree(dir.path());
     let stderr = opgen_err(dir.path(), &["manifests", "--check"]);

@@ -521,3 +521,67 @@ fn flags_that_cannot_be_right_are_refused_or_warned() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn rbac_markers_that_grant_nothing_are_refused() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let controller = dir.join("src/controllers/memcached.rs");
+    let original = std::fs::read_to_string(&controller).unwrap();
+    let events = "// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch";
+    assert!(original.contains(events));
+    for (marker, want) in [
+        (
+            "groups=apps,resources=deployments,verbs=gett",
+            "error: `gett` is not a Kubernetes verb",
+        ),
+        (
+            "groups=apps,resources=deployments,verbs=gett",
+            "did you mean `get`?",
+        ),
+        (
+            "groups=\"\",resources=deploymnets,verbs=get",
+            "did you mean `deployments` in the `apps` group?",
+        ),
+        (
+            "groups=core,resources=deployments,verbs=get",
+            "`deployments` is in the `apps` group",
+        ),
+        (
+            "groups=apps,resources=deployments/scal,verbs=get",
+            "did you mean `deployments/scale`?",
+        ),
+        (
+            "groups=cache.example.com,resources=memcached,verbs=get",
+            "did you mean `memcacheds`?",
+        ),
+        (
+            "urls=/metrics,verbs=list",
+            "`list` is not a Kubernetes verb for urls",
+        ),
+    ] {
+        std::fs::write(
+            &controller,
+            original.replace(events, &format!("// +kubebuilder:rbac:{marker}")),
+        )
+        .unwrap();
+        refused(&dir, &[want, "src/controllers/memcached.rs:"]);
+    }
+    // Another operator's API group is not checked; a feature-gated built-in one is a warning.
+    std::fs::write(
+        &controller,
+        original.replace(
+            events,
+            "// +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get\n// +kubebuilder:rbac:groups=resource.k8s.io,resources=frobnicators,verbs=get",
+        ),
+    )
+    .unwrap();
+    let out = support::opgen(&dir, &["manifests"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: `resource.k8s.io` has no resource `frobnicators`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("servicemonitors"), "{stderr}");
+}

@@ -4,7 +4,8 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::Model;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 /// The ClusterRole (or Role) name the manager binds, as kubebuilder names it.
 pub const DEFAULT_ROLE: &str = "manager-role";
@@ -180,6 +181,18 @@ pub fn generate(
             );
             continue;
         }
+        for (error, message, help) in check_rule(&rule, &project_resources(model)) {
+            let d = if error {
+                Diagnostic::error(message)
+            } else {
+                Diagnostic::warning(message)
+            };
+            let d = d.at(model.marker_location(im.file, &im.marker));
+            diags.push(match help {
+                Some(help) => d.help(help),
+                None => d,
+            });
+        }
         let namespace = a.str_field("namespace").unwrap_or("").to_owned();
         let role = a.str_field("roleName").unwrap_or(DEFAULT_ROLE).to_owned();
         buckets.entry((namespace, role)).or_default().push(rule);
@@ -208,6 +221,206 @@ pub fn generate(
             })
         })
         .collect()
+}
+
+/// Verbs the API server knows for resources: the standard ones and the special verbs
+/// RBAC checks on some resources (use, bind, escalate, impersonate, approve, sign).
+const RESOURCE_VERBS: &[&str] = &[
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "use",
+    "bind",
+    "escalate",
+    "impersonate",
+    "approve",
+    "sign",
+    "*",
+];
+/// Verbs of non-resource URLs: HTTP methods, lowercase.
+const URL_VERBS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "options", "*",
+];
+
+/// group → resource → subresources served by Kubernetes 1.33 or 1.37 (discovery of the
+/// envtest API servers, kept true by tests/k8s_resources.rs).
+type Served = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+
+fn builtin_resources() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| {
+        let mut all = Served::new();
+        for data in [
+            include_str!("../../data/k8s-resources/1.33.json"),
+            include_str!("../../data/k8s-resources/1.37.json"),
+        ] {
+            let one: Served = serde_json::from_str(data).expect("embedded discovery data parses");
+            for (group, resources) in one {
+                let group = all.entry(group).or_default();
+                for (resource, subs) in resources {
+                    group.entry(resource).or_default().extend(subs);
+                }
+            }
+        }
+        all
+    })
+}
+
+/// The project's own groups: group → its kinds' resources (status, scale and finalizers
+/// as subresources).
+fn project_resources(model: &Model<'_>) -> Served {
+    let mut out = Served::new();
+    for kind in &model.kinds {
+        for version in &kind.versions {
+            let plural = version
+                .attrs
+                .plural
+                .clone()
+                .unwrap_or_else(|| crate::pluralize::kube_derive_plural(&kind.kind));
+            out.entry(kind.group.clone()).or_default().insert(
+                plural,
+                ["status", "scale", "finalizers"].map(str::to_owned).into(),
+            );
+        }
+    }
+    out
+}
+
+fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (crate::markers::catalog::edit_distance(word, c), c))
+        .filter(|(d, c)| *d <= (c.len() / 4).max(2))
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Problems with one rule: (is an error, message, help). Unknown verbs are errors; so are
+/// resources of built-in or project groups that look like a typo of a known one; other
+/// unknown resources of those groups are warnings (an API the cluster may enable by a
+/// feature gate). Groups that are neither are another operator's: not checked.
+fn check_rule(rule: &Rule, project: &Served) -> Vec<(bool, String, Option<String>)> {
+    let mut found = Vec::new();
+    let verbs = if rule.resources.is_empty() {
+        URL_VERBS
+    } else {
+        RESOURCE_VERBS
+    };
+    for verb in &rule.verbs {
+        if !verbs.contains(&verb.as_str()) {
+            let suggestion = closest(verb, verbs.iter().copied());
+            found.push((
+                true,
+                format!(
+                    "`{verb}` is not a Kubernetes verb{}",
+                    if rule.resources.is_empty() {
+                        " for urls"
+                    } else {
+                        ""
+                    }
+                ),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`? (verbs: {})", verbs.join(", ")),
+                    None => format!("the verbs are {}", verbs.join(", ")),
+                }),
+            ));
+        }
+    }
+    let builtin = builtin_resources();
+    for group in &rule.groups {
+        let group_key = if group == "core" { "" } else { group.as_str() };
+        let (served, is_builtin) = match (builtin.get(group_key), project.get(group_key)) {
+            (Some(served), _) => (served, true),
+            (None, Some(served)) => (served, false),
+            (None, None) => continue,
+        };
+        let shown_group = if group_key.is_empty() {
+            "core".to_owned()
+        } else {
+            format!("`{group}`")
+        };
+        for resource in &rule.resources {
+            if resource == "*" {
+                continue;
+            }
+            let (name, sub) = match resource.split_once('/') {
+                Some((name, sub)) => (name, Some(sub)),
+                None => (resource.as_str(), None),
+            };
+            match (served.get(name), sub) {
+                (Some(_), None) => {}
+                (Some(subs), Some(sub)) if sub == "*" || subs.contains(sub) => {}
+                (Some(subs), Some(sub)) => {
+                    let suggestion = closest(sub, subs.iter().map(String::as_str));
+                    found.push((
+                        suggestion.is_some(),
+                        format!("{shown_group} resource `{name}` has no subresource `{sub}`"),
+                        Some(match suggestion {
+                            Some(s) => format!("did you mean `{name}/{s}`?"),
+                            None if subs.is_empty() => format!("`{name}` has no subresources"),
+                            None => format!(
+                                "its subresources are {}",
+                                subs.iter().cloned().collect::<Vec<_>>().join(", ")
+                            ),
+                        }),
+                    ));
+                }
+                (None, _) => {
+                    let suggestion = closest(name, served.keys().map(String::as_str));
+                    // A resource of another built-in group with this name: a wrong group.
+                    let elsewhere = builtin
+                        .iter()
+                        .find(|(g, resources)| *g != group_key && resources.contains_key(name))
+                        .map(|(g, _)| {
+                            if g.is_empty() {
+                                "core (\"\")".to_owned()
+                            } else {
+                                format!("`{g}`")
+                            }
+                        });
+                    // A typo of a resource of another built-in group.
+                    let elsewhere = elsewhere.or_else(|| {
+                        builtin
+                            .iter()
+                            .filter_map(|(g, resources)| {
+                                let close = closest(name, resources.keys().map(String::as_str))?;
+                                Some(format!(
+                                    "`{close}` in the {} group",
+                                    if g.is_empty() {
+                                        "core (\"\")".to_owned()
+                                    } else {
+                                        format!("`{g}`")
+                                    }
+                                ))
+                            })
+                            .next()
+                            .map(|guess| format!("did you mean {guess}"))
+                    });
+                    let help = match (suggestion, &elsewhere) {
+                        (Some(s), _) => format!("did you mean `{s}`?"),
+                        (None, Some(g)) if g.starts_with("did you mean") => format!("{g}?"),
+                        (None, Some(g)) => format!("`{name}` is in the {g} group"),
+                        (None, None) if is_builtin => "Kubernetes 1.33–1.37 do not serve it, so the rule grants nothing; if a feature gate serves it in your cluster, ignore this warning".to_owned(),
+                        (None, None) => format!(
+                            "no kind of this project has that plural; its resources are {}",
+                            served.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    };
+                    found.push((
+                        suggestion.is_some() || elsewhere.is_some() || !is_builtin,
+                        format!("{shown_group} has no resource `{name}`"),
+                        Some(help),
+                    ));
+                }
+            }
+        }
+    }
+    found
 }
 
 const WRITE_VERBS: &[&str] = &[
