@@ -13,12 +13,12 @@ cd "$(dirname "$0")/.."
 OLDEST_K8S=1.33.13 # the scaffold's default k8s-openapi feature, v1_33
 NEWEST_K8S=1.37.2  # k8s-openapi 0.29's `latest`, v1_37
 
+start=$SECONDS
 oldest="$(bash tools/envtest/setup.sh "$OLDEST_K8S" | tail -n 1)"
 newest="$(bash tools/envtest/setup.sh "$NEWEST_K8S" | tail -n 1)"
-if [[ -f tools/controller-gen/setup.sh ]]; then
-  CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
-  export CONTROLLER_GEN
-fi
+CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
+export CONTROLLER_GEN
+echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen) took $((SECONDS - start)) s"
 
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked "$@"
