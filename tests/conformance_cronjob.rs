@@ -94,5 +94,10 @@ fn cronjobs() {
     }
 
     assert_same("cronjobs", &ours, theirs);
-    assert_same_bytes("cronjobs", &[ours], &golden_text(GOLDEN));
+    assert_same_bytes(
+        "cronjobs",
+        &files["testdata.kubebuilder.io_cronjobs.yaml"],
+        &[ours],
+        &golden_text(GOLDEN),
+    );
 }
