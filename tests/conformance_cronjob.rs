@@ -44,7 +44,7 @@ fn v1(path: &str) -> String {
 fn cronjobs() {
     let files = generate("testdata", None);
     let mut ours = crd(&files, "testdata.kubebuilder.io_cronjobs.yaml");
-    let theirs = &golden(GOLDEN)[0];
+    let theirs = &reference(GOLDEN)[0];
 
     version_annotation(&mut ours);
     for v in ["v1", "v1beta1"] {
@@ -93,11 +93,20 @@ fn cronjobs() {
         }
     }
 
+    // `+k8s:required` makes a string non-empty (`minLength: 1`) in controller-tools v0.23.0,
+    // the pinned referee; the checked-in golden file predates that.
+    if matches!(referee(), Referee::Goldens) {
+        assert_eq!(
+            remove_pointer(&mut ours, &spec("explicitlyRequiredK8s/minLength")),
+            json!(1)
+        );
+    }
+
     assert_same("cronjobs", &ours, theirs);
     assert_same_bytes(
         "cronjobs",
         &files["testdata.kubebuilder.io_cronjobs.yaml"],
         &[ours],
-        &golden_text(GOLDEN),
+        &reference_text(GOLDEN),
     );
 }

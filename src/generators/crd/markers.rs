@@ -366,6 +366,19 @@ pub fn apply(
                 );
             }
         },
+        // controller-tools v0.23.0 (K8sRequired.ApplyToSchema): a required string, list, map or
+        // struct must also be non-empty, unless its minimum is set explicitly.
+        "k8s:required" => {
+            let key = match node_type {
+                Some("string") => Some("minLength"),
+                Some("array") => Some("minItems"),
+                Some("object") => Some("minProperties"),
+                _ => None,
+            };
+            if let Some(key) = key {
+                schema.entry(key).or_insert(json!(1));
+            }
+        }
         other if is_structural(other) => {}
         other => return Err(format!("`{other}` has no schema effect here")),
     }
