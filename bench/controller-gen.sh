@@ -52,9 +52,10 @@ pair() { # label, go dir, controller-gen args, rust dir
   # Warm both (Go's build cache for the type-checked packages; the page cache for opgen).
   (cd "$godir" && rm -rf "$work/cgout" && "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
   (cd "$rsdir" && "$opgen" manifests -q)
+  local qargs; qargs="$(printf '%q ' $args)" # `;` in paths= must reach controller-gen
   if command -v hyperfine >/dev/null; then
     hyperfine --warmup 3 --runs "$runs" --style basic --export-json "$json/$label.json" \
-      -n "controller-gen, $label" "cd $godir && rm -rf $work/cgout && $cg $args output:crd:dir=$work/cgout" \
+      -n "controller-gen, $label" "cd $godir && rm -rf $work/cgout && $cg $qargs output:crd:dir=$work/cgout" \
       -n "opgen, $label" "cd $rsdir && rm -rf config/crd && $opgen manifests -q"
   else
     for who in cg opgen; do

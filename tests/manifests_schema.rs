@@ -531,3 +531,20 @@ fn kinds_in_test_modules_are_fixtures_not_api() {
     ));
     assert_eq!(c["spec"]["names"]["kind"], json!("Demo"));
 }
+
+/// Go's `int` and `uint` (as wide as a pointer) are Rust's `isize` and `usize`, written as
+/// controller-gen writes them: no `format`. `i64`/`u64` (Go's `int64`/`uint64`) keep `int64`.
+#[test]
+fn isize_and_usize_are_go_int_without_format() {
+    let s = spec_schema(&kind(
+        "    pub go_int: isize,
+    pub go_uint: usize,
+    pub ints: Vec<isize>,
+    pub go_int64: i64,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["goInt"], json!({"type": "integer"}));
+    assert_eq!(p["goUint"], json!({"type": "integer", "minimum": 0}));
+    assert_eq!(p["ints"]["items"], json!({"type": "integer"}));
+    assert_eq!(p["goInt64"], json!({"type": "integer", "format": "int64"}));
+}

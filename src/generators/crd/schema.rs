@@ -59,9 +59,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                     32 => {
                         s.insert("format".into(), json!("int32"));
                     }
-                    0 | 64 => {
+                    64 => {
                         s.insert("format".into(), json!("int64"));
                     }
+                    // `isize`/`usize` (bits 0) are Go's `int`/`uint`, as wide as a pointer in
+                    // both languages, which controller-gen writes without a format.
                     _ => {}
                 }
                 if !signed {
