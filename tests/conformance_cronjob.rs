@@ -24,8 +24,6 @@ fn v1(path: &str) -> String {
 /// Deliberate differences, each applied below with its reason:
 /// * the version annotation ([`version_annotation`]);
 /// * `required: [spec]` at the root of v1 and v1beta1 ([`root_requires_spec`]);
-/// * Go `float64` fields are `f64`, which opgen writes with `format: double` ([`f64_is_double`]):
-///   floatWithValidations, float64WithValidations;
 /// * descriptions inside k8s-openapi types have their line breaks joined
 ///   ([`k8s_descriptions_reflowed`]): jobTemplate and status.active;
 /// * two facts of the upstream Go sources that k8s-openapi's schemas (which opgen embeds) do not
@@ -33,7 +31,8 @@ fn v1(path: &str) -> String {
 ///   `Capability` (k8s-openapi has `Vec<String>`), listed where they are added back.
 ///
 /// Not differences, but worth knowing: Go's `int` is Rust's `isize` (both as wide as a pointer),
-/// written without a format as controller-gen does;  the Go input also has three misspelt markers
+/// written without a format as controller-gen does, and Go's `float64` is `f64` with
+/// `+kubebuilder:validation:Format=""` (no format, as controller-gen writes);  the Go input also has three misspelt markers
 /// (`+kubebuilder:validation:nullable`, `+kubebuilder:validation:optional`) that controller-gen
 /// ignores and opgen refuses (see conformance_errors.rs), so the port leaves them out. The
 /// singular `mycronjob` comes from `+kubebuilder:resource:singular` only: kube-derive's plural
@@ -49,10 +48,6 @@ fn cronjobs() {
         root_requires_spec(&mut ours, v);
     }
     let spec = |p: &str| v1(&format!("/spec/properties/{p}"));
-    f64_is_double(
-        &mut ours,
-        &[spec("floatWithValidations"), spec("float64WithValidations")],
-    );
     for subtree in ["/spec/properties/jobTemplate", "/status/properties/active"] {
         k8s_descriptions_reflowed(&mut ours, theirs, &v1(subtree));
     }

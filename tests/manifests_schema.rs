@@ -548,3 +548,25 @@ fn isize_and_usize_are_go_int_without_format() {
     assert_eq!(p["ints"]["items"], json!({"type": "integer"}));
     assert_eq!(p["goInt64"], json!({"type": "integer", "format": "int64"}));
 }
+
+/// Go's `float64` and `float32` are `type: number` without a format in controller-gen's CRDs;
+/// the Rust spelling is `f64`/`f32` with controller-gen's empty format marker. Without it,
+/// opgen writes the Rust type's format.
+#[test]
+fn empty_format_marker_is_a_go_float() {
+    let s = spec_schema(&kind(
+        "    // +kubebuilder:validation:Format=\"\"
+    // +kubebuilder:validation:Minimum=0.5
+    pub go_float64: f64,
+    // +kubebuilder:validation:Format=\"\"
+    pub go_float32: f32,
+    pub rust_f64: f64,
+    // +kubebuilder:validation:items:Format=\"\"
+    pub go_floats: Vec<f64>,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["goFloat64"], json!({"type": "number", "minimum": 0.5}));
+    assert_eq!(p["goFloat32"], json!({"type": "number"}));
+    assert_eq!(p["rustF64"], json!({"type": "number", "format": "double"}));
+    assert_eq!(p["goFloats"]["items"], json!({"type": "number"}));
+}

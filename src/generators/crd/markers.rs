@@ -189,10 +189,14 @@ pub fn apply(
             schema.insert("enum".into(), Value::Array(list));
         }
         "kubebuilder:validation:Format" => {
-            schema.insert(
-                "format".into(),
-                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
-            );
+            let format = value.and_then(|v| v.as_str()).ok_or("expected a string")?;
+            // controller-gen's `Format=""` leaves the format empty, which its JSON omits: the
+            // spelling of a number without a format (Go's float64) on an `f64`.
+            if format.is_empty() {
+                schema.remove("format");
+            } else {
+                schema.insert("format".into(), json!(format));
+            }
         }
         "kubebuilder:validation:Type" => {
             schema.insert(
