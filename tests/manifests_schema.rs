@@ -570,3 +570,21 @@ fn empty_format_marker_is_a_go_float() {
     assert_eq!(p["rustF64"], json!({"type": "number", "format": "double"}));
     assert_eq!(p["goFloats"]["items"], json!({"type": "number"}));
 }
+
+/// `+opgen:metadata:required` on a kind writes controller-gen's root `required: [metadata]` (a
+/// Go kind whose `ObjectMeta` has no `omitempty`), before `spec`; without it only `spec`.
+#[test]
+fn metadata_required_at_the_root() {
+    let with = crd(&format!(
+        "// +opgen:metadata:required\n{}",
+        kind("    pub size: i32,")
+    ));
+    let root = &with["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(root["required"], json!(["metadata", "spec"]));
+    assert_eq!(root["properties"]["metadata"], json!({"type": "object"}));
+    let without = crd(&kind("    pub size: i32,"));
+    assert_eq!(
+        without["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"],
+        json!(["spec"])
+    );
+}

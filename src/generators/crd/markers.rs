@@ -45,6 +45,7 @@ pub fn is_structural(name: &str) -> bool {
                 | "kubebuilder:deprecatedversion"
                 | "kubebuilder:metadata"
                 | "kubebuilder:selectablefield"
+                | "opgen:metadata:required"
         )
 }
 
