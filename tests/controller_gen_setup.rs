@@ -115,3 +115,30 @@ fn missing_go_is_a_clear_error() {
     assert!(stderr.contains("`go` is not on PATH"), "{stderr}");
     assert!(stderr.contains("CONTROLLER_GEN"), "{stderr}");
 }
+
+#[test]
+fn failed_build_shows_the_tail_of_the_log() {
+    let cache = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let go = bin.path().join("go");
+    std::fs::write(
+        &go,
+        "#!/bin/sh\nif [ \"$1\" = version ]; then echo 'go version go0.0 test'; exit 0; fi\necho 'cmd/controller-gen: compile error' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&go, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = setup(
+        &[("OPGEN_CACHE_DIR", cache.path().to_str().unwrap())],
+        &format!("{}:/usr/bin:/bin", bin.path().display()),
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed; last lines of"), "{stderr}");
+    assert!(
+        stderr.contains("cmd/controller-gen: compile error"),
+        "{stderr}"
+    );
+    let dir = cache.path().join("controller-gen").join(version());
+    assert!(!dir.join("controller-gen").exists());
+}
