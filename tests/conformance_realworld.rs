@@ -54,7 +54,10 @@ fn prometheus_operator_prometheusrules() {
 fn gateway_api_gatewayclasses() {
     const FILE: &str = "gateway.networking.k8s.io_gatewayclasses.yaml";
     let files = generate("realworld-gateway-api", None);
-    assert_eq!(files.keys().collect::<Vec<_>>(), [FILE]);
+    assert_eq!(
+        files.keys().collect::<Vec<_>>(),
+        [FILE, "gateway.networking.k8s.io_referencegrants.yaml"]
+    );
     let Some(theirs) =
         live_from_module("sigs.k8s.io/gateway-api", "v1.6.3", "apis/v1", "crd", FILE)
     else {
@@ -82,4 +85,24 @@ fn gateway_api_gatewayclasses() {
     );
     assert_same("gatewayclasses", &ours, theirs_doc);
     assert_same_bytes("gatewayclasses", &files[FILE], &[ours], &theirs);
+}
+
+/// gateway-api v1.6.3, `apis/v1` ReferenceGrant (same package and run as GatewayClass): no
+/// status, atomic lists with bounds of structs made of the shared named string types, an
+/// optional named type.
+///
+/// Deliberate differences: the version annotation only.
+#[test]
+fn gateway_api_referencegrants() {
+    const FILE: &str = "gateway.networking.k8s.io_referencegrants.yaml";
+    let files = generate("realworld-gateway-api", None);
+    let Some(theirs) =
+        live_from_module("sigs.k8s.io/gateway-api", "v1.6.3", "apis/v1", "crd", FILE)
+    else {
+        return;
+    };
+    let mut ours = crd(&files, FILE);
+    version_annotation_as(&mut ours, &pinned_version());
+    assert_same("referencegrants", &ours, &documents(&theirs)[0]);
+    assert_same_bytes("referencegrants", &files[FILE], &[ours], &theirs);
 }
