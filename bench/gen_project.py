@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Writes a synthetic opgen project: N kinds with about F fields each, for benchmarks.
 
-usage: gen_project.py <dir> <kinds> <fields>
+usage: gen_project.py <dir> <kinds> <fields>         # the Rust (opgen) project
+       gen_project.py --go <dir> <kinds> <fields>    # the same types in Go, for controller-gen
+
+The Go package is the Rust one field for field (same JSON names, markers, docs, optionality):
+String/i32/Option<i64>/bool/Vec<String>/BTreeMap/Option<Policy>/Vec<Item>/Option<Quantity>/f64
+are string/int32/*int64/bool/[]string/map[string]string/*Policy/[]Item/*resource.Quantity/float64.
 """
 import os
 import sys
@@ -83,5 +88,94 @@ def main() -> None:
         f.write("domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: bench\nversion: '3'\n")
 
 
+GO_TYPES = [
+    ("string", ""),
+    ("int32", ""),
+    ("*int64", ",omitempty"),
+    ("bool", ""),
+    ("[]string", ""),
+    ("map[string]string", ""),
+    ("*Policy", ",omitempty"),
+    ("[]Item", ""),
+    ("*resource.Quantity", ",omitempty"),
+    ("float64", ""),
+]
+
+
+def go_kind_file(n: int, fields: int) -> str:
+    out = [
+        "package v1",
+        "",
+        "import (",
+        '\t"k8s.io/apimachinery/pkg/api/resource"',
+        '\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"',
+        ")",
+        "",
+        "var _ resource.Quantity",
+        "",
+        f"// Kind{n}Spec is the spec of kind {n}.",
+        f"type Kind{n}Spec struct {{",
+    ]
+    for i in range(fields):
+        ty, tag = GO_TYPES[i % len(GO_TYPES)]
+        _, marker = FIELD_KINDS[i % len(FIELD_KINDS)]
+        out.append(f"\t// field {i} of kind {n}.")
+        for line in marker.split("\n"):
+            if line.strip():
+                out.append("\t" + line.strip())
+        out.append(f'\tField{i} {ty} `json:"field{i}{tag}"`')
+    out += [
+        "}",
+        "",
+        f"// Kind{n}Status is the status of kind {n}.",
+        f"type Kind{n}Status struct {{",
+        "\t// +listType=map",
+        "\t// +listMapKey=type",
+        '\tConditions []metav1.Condition `json:"conditions,omitempty"`',
+        "}",
+        "",
+        "// +kubebuilder:object:root=true",
+        "// +kubebuilder:subresource:status",
+        f"type Kind{n} struct {{",
+        '\tmetav1.TypeMeta   `json:",inline"`',
+        '\tmetav1.ObjectMeta `json:"metadata,omitempty"`',
+        "",
+        f'\tSpec   Kind{n}Spec   `json:"spec"`',
+        f'\tStatus Kind{n}Status `json:"status,omitempty"`',
+        "}",
+        "",
+    ]
+    return "\n".join(out)
+
+
+GO_COMMON = """// +groupName=bench.example.com
+package v1
+
+// Policy is shared by the kinds.
+// +kubebuilder:validation:Enum=Allow;Forbid;Replace
+type Policy string
+
+// Item is a keyed list entry.
+type Item struct {
+\tName  string `json:"name"`
+\tValue string `json:"value,omitempty"`
+}
+"""
+
+
+def main_go() -> None:
+    root, kinds, fields = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    api = os.path.join(root, "api", "v1")
+    os.makedirs(api, exist_ok=True)
+    with open(os.path.join(api, "common.go"), "w") as f:
+        f.write(GO_COMMON)
+    for n in range(kinds):
+        with open(os.path.join(api, f"kind{n}_types.go"), "w") as f:
+            f.write(go_kind_file(n, fields))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--go":
+        main_go()
+    else:
+        main()

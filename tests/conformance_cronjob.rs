@@ -24,18 +24,15 @@ fn v1(path: &str) -> String {
 /// Deliberate differences, each applied below with its reason:
 /// * the version annotation ([`version_annotation`]);
 /// * `required: [spec]` at the root of v1 and v1beta1 ([`root_requires_spec`]);
-/// * Go `int` fields are `i64` in Rust, which opgen writes with `format: int64`
-///   ([`go_int_is_i64`]): forbiddenInt, intWithValidations, the items of `array` and
-///   `enumSlice`, and `secondary` of AssociativeType in the four associative lists;
-/// * Go `float64` fields are `f64`, which opgen writes with `format: double` ([`f64_is_double`]):
-///   floatWithValidations, float64WithValidations;
 /// * descriptions inside k8s-openapi types have their line breaks joined
 ///   ([`k8s_descriptions_reflowed`]): jobTemplate and status.active;
 /// * two facts of the upstream Go sources that k8s-openapi's schemas (which opgen embeds) do not
 ///   carry: ObjectReference's `+structType=atomic` and the doc of core/v1's named string type
 ///   `Capability` (k8s-openapi has `Vec<String>`), listed where they are added back.
 ///
-/// Not differences, but worth knowing: the Go input also has three misspelt markers
+/// Not differences, but worth knowing: Go's `int` is Rust's `isize` (both as wide as a pointer),
+/// written without a format as controller-gen does, and Go's `float64` is `f64` with
+/// `+kubebuilder:validation:Format=""` (no format, as controller-gen writes);  the Go input also has three misspelt markers
 /// (`+kubebuilder:validation:nullable`, `+kubebuilder:validation:optional`) that controller-gen
 /// ignores and opgen refuses (see conformance_errors.rs), so the port leaves them out. The
 /// singular `mycronjob` comes from `+kubebuilder:resource:singular` only: kube-derive's plural
@@ -44,30 +41,13 @@ fn v1(path: &str) -> String {
 fn cronjobs() {
     let files = generate("testdata", None);
     let mut ours = crd(&files, "testdata.kubebuilder.io_cronjobs.yaml");
-    let theirs = &golden(GOLDEN)[0];
+    let theirs = &reference(GOLDEN)[0];
 
     version_annotation(&mut ours);
     for v in ["v1", "v1beta1"] {
         root_requires_spec(&mut ours, v);
     }
     let spec = |p: &str| v1(&format!("/spec/properties/{p}"));
-    go_int_is_i64(
-        &mut ours,
-        &[
-            spec("forbiddenInt"),
-            spec("intWithValidations"),
-            spec("array/items"),
-            spec("enumSlice/items"),
-            spec("associativeList/items/properties/secondary"),
-            spec("k8sAssociativeList/items/properties/secondary"),
-            spec("nestedassociativeList/items/properties/secondary"),
-            spec("k8sNestedAssociativeList/items/properties/secondary"),
-        ],
-    );
-    f64_is_double(
-        &mut ours,
-        &[spec("floatWithValidations"), spec("float64WithValidations")],
-    );
     for subtree in ["/spec/properties/jobTemplate", "/status/properties/active"] {
         k8s_descriptions_reflowed(&mut ours, theirs, &v1(subtree));
     }
@@ -93,6 +73,20 @@ fn cronjobs() {
         }
     }
 
+    // `+k8s:required` makes a string non-empty (`minLength: 1`) in controller-tools v0.23.0,
+    // the pinned referee; the checked-in golden file predates that.
+    if matches!(referee(), Referee::Goldens) {
+        assert_eq!(
+            remove_pointer(&mut ours, &spec("explicitlyRequiredK8s/minLength")),
+            json!(1)
+        );
+    }
+
     assert_same("cronjobs", &ours, theirs);
-    assert_same_bytes("cronjobs", &[ours], &golden_text(GOLDEN));
+    assert_same_bytes(
+        "cronjobs",
+        &files["testdata.kubebuilder.io_cronjobs.yaml"],
+        &[ours],
+        &reference_text(GOLDEN),
+    );
 }

@@ -531,3 +531,60 @@ fn kinds_in_test_modules_are_fixtures_not_api() {
     ));
     assert_eq!(c["spec"]["names"]["kind"], json!("Demo"));
 }
+
+/// Go's `int` and `uint` (as wide as a pointer) are Rust's `isize` and `usize`, written as
+/// controller-gen writes them: no `format`. `i64`/`u64` (Go's `int64`/`uint64`) keep `int64`.
+#[test]
+fn isize_and_usize_are_go_int_without_format() {
+    let s = spec_schema(&kind(
+        "    pub go_int: isize,
+    pub go_uint: usize,
+    pub ints: Vec<isize>,
+    pub go_int64: i64,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["goInt"], json!({"type": "integer"}));
+    assert_eq!(p["goUint"], json!({"type": "integer", "minimum": 0}));
+    assert_eq!(p["ints"]["items"], json!({"type": "integer"}));
+    assert_eq!(p["goInt64"], json!({"type": "integer", "format": "int64"}));
+}
+
+/// Go's `float64` and `float32` are `type: number` without a format in controller-gen's CRDs;
+/// the Rust spelling is `f64`/`f32` with controller-gen's empty format marker. Without it,
+/// opgen writes the Rust type's format.
+#[test]
+fn empty_format_marker_is_a_go_float() {
+    let s = spec_schema(&kind(
+        "    // +kubebuilder:validation:Format=\"\"
+    // +kubebuilder:validation:Minimum=0.5
+    pub go_float64: f64,
+    // +kubebuilder:validation:Format=\"\"
+    pub go_float32: f32,
+    pub rust_f64: f64,
+    // +kubebuilder:validation:items:Format=\"\"
+    pub go_floats: Vec<f64>,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["goFloat64"], json!({"type": "number", "minimum": 0.5}));
+    assert_eq!(p["goFloat32"], json!({"type": "number"}));
+    assert_eq!(p["rustF64"], json!({"type": "number", "format": "double"}));
+    assert_eq!(p["goFloats"]["items"], json!({"type": "number"}));
+}
+
+/// `+opgen:metadata:required` on a kind writes controller-gen's root `required: [metadata]` (a
+/// Go kind whose `ObjectMeta` has no `omitempty`), before `spec`; without it only `spec`.
+#[test]
+fn metadata_required_at_the_root() {
+    let with = crd(&format!(
+        "// +opgen:metadata:required\n{}",
+        kind("    pub size: i32,")
+    ));
+    let root = &with["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(root["required"], json!(["metadata", "spec"]));
+    assert_eq!(root["properties"]["metadata"], json!({"type": "object"}));
+    let without = crd(&kind("    pub size: i32,"));
+    assert_eq!(
+        without["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"],
+        json!(["spec"])
+    );
+}

@@ -1002,6 +1002,42 @@ mod tests {
         assert!(ok("+kubebuilder:object:root=true").1.value.is_none());
     }
 
+    /// Go marker families controller-gen ignores are accepted (and ignored); misspellings of
+    /// known markers, also in those namespaces, are still refused with a suggestion.
+    #[test]
+    fn go_generator_markers_are_accepted_typos_are_not() {
+        for text in [
+            "+k8s:openapi-gen=true",
+            "+k8s:openapi-gen=false",
+            "+k8s:conversion-gen=false",
+            "+k8s:defaulter-gen=TypeMeta",
+            "+k8s:prerelease-lifecycle-gen:introduced=1.30",
+            "+k8s:protobuf=true",
+            "+k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object",
+            "+genclient",
+            "+genclient:nonNamespaced",
+            "+kubebuilder:object:generate=true",
+            "+kubebuilder:object:root=true",
+        ] {
+            let (name, args) = ok(text);
+            assert!(
+                MarkerCatalog::get().lookup(&name).unwrap().ignored,
+                "{text}"
+            );
+            assert!(args.value.is_none(), "{text}");
+        }
+        for (typo, suggestion) in [
+            ("+k8s:listtype=map", "k8s:listType"),
+            ("+k8s:requried", "k8s:required"),
+            ("+optinal", "optional"),
+        ] {
+            let e = err(typo);
+            assert!(e.message.starts_with("unknown marker"), "{typo}: {e:?}");
+            let help = e.help.unwrap_or_default();
+            assert!(help.contains(&format!("`{suggestion}`")), "{typo}: {help}");
+        }
+    }
+
     #[test]
     fn leftover_text_is_reported() {
         let e = err("+kubebuilder:validation:Pattern=^a,b$");

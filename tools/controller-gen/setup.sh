@@ -1,69 +1,60 @@
 #!/usr/bin/env bash
-# Installs a pinned controller-gen (controller-tools) from the Go module proxy and caches it;
-# prints the directory that holds `controller-gen` as the last line of stdout.
+# Installs controller-gen (the referee of opgen's conformance tests and the other side of the
+# benchmark) into a cache directory and prints that directory as the last line of stdout.
 #
-#   tools/controller-gen/setup.sh [VERSION]      (default below; env: OPGEN_CONTROLLER_GEN_VERSION)
+#   bash tools/controller-gen/setup.sh            # -> .../opgen/controller-gen/v0.23.0
+#   CONTROLLER_GEN=/path/to/controller-gen bash tools/controller-gen/setup.sh
+#                                                  # -> /path/to (an existing binary is used as is)
 #
-# Interface, like tools/envtest/setup.sh: the last stdout line is the directory; a second run
-# with the cache warm returns at once; CONTROLLER_GEN, when it names an executable, is used
-# as it is. Environment: OPGEN_CACHE_DIR (default ${XDG_CACHE_HOME:-~/.cache}/opgen).
+# Cache: ${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}/controller-gen/<version>/
+# A warm run (binary present) returns at once and needs neither network nor `go`.
+#
+# Version: v0.23.0 is the newest controller-tools release on the Go module proxy
+# (`go list -m -versions sigs.k8s.io/controller-tools`: ... v0.21.0 v0.22.0 v0.23.0). Its go.mod
+# says `go 1.26.0`, so it builds with the Go 1.26.8 toolchain of this machine and CI
+# (GOTOOLCHAIN=local, no toolchain download); v0.21.0 and v0.22.0 also say `go 1.26.0`, so
+# nothing older is needed. The conformance tests also take controller-tools' own testdata from
+# the Go module cache at this version: bump both together (tests read this file's VERSION line).
 set -euo pipefail
 
-# v0.23.0 is the newest controller-tools release (2026-10): its go.mod asks for Go 1.26.0 and
-# has no replace or toolchain lines, so `go install ...@v0.23.0` builds with the machine's
-# Go 1.26 and GOTOOLCHAIN=local. It generates with k8s.io v0.37, the newest Kubernetes the
-# scaffold's k8s-openapi supports.
-DEFAULT_VERSION=v0.23.0
-
-version="${1:-${OPGEN_CONTROLLER_GEN_VERSION:-$DEFAULT_VERSION}}"
-[[ "$version" == v* ]] || version="v$version"
-if ! [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
-  echo "setup-controller-gen: '$version' is not a controller-tools release like $DEFAULT_VERSION" >&2
-  exit 2
-fi
+VERSION=v0.23.0
+MODULE=sigs.k8s.io/controller-tools
 
 if [[ -n "${CONTROLLER_GEN:-}" ]]; then
-  if [[ -x "$CONTROLLER_GEN" && ! -d "$CONTROLLER_GEN" ]]; then
-    echo "setup-controller-gen: using CONTROLLER_GEN" >&2
-    dirname "$CONTROLLER_GEN"
-    exit 0
-  fi
-  echo "setup-controller-gen: CONTROLLER_GEN=$CONTROLLER_GEN is not an executable; installing $version" >&2
+    if [[ -x "$CONTROLLER_GEN" && ! -d "$CONTROLLER_GEN" ]]; then
+        dirname -- "$(cd -- "$(dirname -- "$CONTROLLER_GEN")" && pwd)/$(basename -- "$CONTROLLER_GEN")"
+        exit 0
+    fi
+    echo "error: CONTROLLER_GEN=$CONTROLLER_GEN is not an executable file" >&2
+    exit 1
 fi
 
-cache="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}/controller-gen"
-dir="$cache/$version"
-if [[ -x "$dir/controller-gen" && -f "$dir/.complete" ]]; then
-  echo "$dir"
-  exit 0
+cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
+dir="$cache_root/controller-gen/$VERSION"
+bin="$dir/controller-gen"
+
+if [[ -x "$bin" ]]; then
+    echo "$dir"
+    exit 0
 fi
 
 if ! command -v go >/dev/null 2>&1; then
-  cat >&2 <<MSG
-setup-controller-gen: Go is needed to install controller-gen $version, and 'go' is not on PATH.
-  Install Go 1.26 or newer (https://go.dev/doc/install), or set CONTROLLER_GEN to a
-  controller-gen binary you already have.
-MSG
-  exit 1
+    echo "error: \`go\` is not on PATH; controller-gen $VERSION is built with \`go install\`." >&2
+    echo "Install Go >= 1.26 (https://go.dev/dl/), or set CONTROLLER_GEN to an existing controller-gen binary." >&2
+    exit 1
 fi
 
-rm -rf "$dir.tmp"
-mkdir -p "$dir.tmp"
-log="$cache/install-$version.log"
-echo "setup-controller-gen: installing controller-gen $version (a minute or two the first time; log: $log)" >&2
-if ! GOBIN="$dir.tmp" GOFLAGS="${GOFLAGS:-}" CGO_ENABLED=0 \
-  go install "sigs.k8s.io/controller-tools/cmd/controller-gen@$version" >"$log" 2>&1; then
-  echo "setup-controller-gen: go install failed; the last lines of $log:" >&2
-  tail -n 40 "$log" >&2
-  rm -rf "$dir.tmp"
-  exit 1
+mkdir -p "$dir"
+log="$dir/install.log"
+tmp="$(mktemp -d "$dir/.gobin.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "building controller-gen $VERSION with $(go version) (log: $log)" >&2
+if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$MODULE/cmd/controller-gen@$VERSION" >"$log" 2>&1; then
+    echo "error: go install $MODULE/cmd/controller-gen@$VERSION failed; last lines of $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
 fi
-"$dir.tmp/controller-gen" --version >>"$log" 2>&1 || {
-  echo "setup-controller-gen: the installed controller-gen does not run; see $log" >&2
-  exit 1
-}
-echo "controller-tools $version" >"$dir.tmp/.complete"
-rm -rf "$dir"
-mv "$dir.tmp" "$dir"
-echo "setup-controller-gen: controller-gen $version in $dir" >&2
+# Rename into place, so that a concurrent or interrupted run never leaves a half-written binary.
+mv -f "$tmp/controller-gen" "$bin"
 echo "$dir"

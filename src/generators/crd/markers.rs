@@ -45,6 +45,7 @@ pub fn is_structural(name: &str) -> bool {
                 | "kubebuilder:deprecatedversion"
                 | "kubebuilder:metadata"
                 | "kubebuilder:selectablefield"
+                | "opgen:metadata:required"
         )
 }
 
@@ -189,10 +190,14 @@ pub fn apply(
             schema.insert("enum".into(), Value::Array(list));
         }
         "kubebuilder:validation:Format" => {
-            schema.insert(
-                "format".into(),
-                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
-            );
+            let format = value.and_then(|v| v.as_str()).ok_or("expected a string")?;
+            // controller-gen's `Format=""` leaves the format empty, which its JSON omits: the
+            // spelling of a number without a format (Go's float64) on an `f64`.
+            if format.is_empty() {
+                schema.remove("format");
+            } else {
+                schema.insert("format".into(), json!(format));
+            }
         }
         "kubebuilder:validation:Type" => {
             schema.insert(
@@ -366,6 +371,19 @@ pub fn apply(
                 );
             }
         },
+        // controller-tools v0.23.0 (K8sRequired.ApplyToSchema): a required string, list, map or
+        // struct must also be non-empty, unless its minimum is set explicitly.
+        "k8s:required" => {
+            let key = match node_type {
+                Some("string") => Some("minLength"),
+                Some("array") => Some("minItems"),
+                Some("object") => Some("minProperties"),
+                _ => None,
+            };
+            if let Some(key) = key {
+                schema.entry(key).or_insert(json!(1));
+            }
+        }
         other if is_structural(other) => {}
         other => return Err(format!("`{other}` has no schema effect here")),
     }

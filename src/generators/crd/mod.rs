@@ -489,6 +489,11 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         );
         props.insert("metadata".into(), json!({"type": "object"}));
         let mut required = Vec::new();
+        // controller-gen requires `metadata` when Go's `ObjectMeta` field lacks `omitempty`;
+        // kube-derive's root type is not written by hand, so a marker says so.
+        if marker(&v.markers, "opgen:metadata:required").is_some() {
+            required.push(json!("metadata"));
+        }
         let spec_schema = builder.named(v.spec, diags);
         if v.attrs.no_spec {
             if let Some(Value::Object(p)) = spec_schema.get("properties") {

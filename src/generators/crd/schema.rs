@@ -59,9 +59,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                     32 => {
                         s.insert("format".into(), json!("int32"));
                     }
-                    0 | 64 => {
+                    64 => {
                         s.insert("format".into(), json!("int64"));
                     }
+                    // `isize`/`usize` (bits 0) are Go's `int`/`uint`, as wide as a pointer in
+                    // both languages, which controller-gen writes without a format.
                     _ => {}
                 }
                 if !signed {
@@ -395,11 +397,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             )).help("add +kubebuilder:validation:Type=<type> (and other markers) or +kubebuilder:validation:Schemaless to describe it"));
         }
         let is_option = self.model.is_option(&f.ty);
-        let type_schema = if schemaless {
+        let mut type_schema = if schemaless {
             Schema::new()
         } else {
             self.ty(&f.ty, f.loc, diags)
         };
+        empty_format_on_number(f, &mut type_schema);
 
         // The field's own contribution: its doc and markers, checked against its type.
         let mut own = Schema::new();
@@ -820,6 +823,41 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
         base.insert("allOf".into(), Value::Array(all_of));
     }
     Ok(base)
+}
+
+/// controller-gen's `+kubebuilder:validation:Format=""` on a Go number (inline, not a reference)
+/// empties its format, which its JSON then omits: the spelling of Go's `float64`/`float32` on
+/// Rust's `f64`/`f32`. The format comes from the field's type here, so it is removed there (the
+/// marker itself removes it from the field's own contribution); `items:Format=""` does the same
+/// for the numbers of a list.
+fn empty_format_on_number(f: &Field, type_schema: &mut Schema) {
+    fn number(ty: &Ty) -> Option<&Ty> {
+        match ty {
+            Ty::Option(inner) => number(inner),
+            Ty::Float { .. } | Ty::Integer { .. } => Some(ty),
+            _ => None,
+        }
+    }
+    let empty = |name: &str| {
+        f.markers.iter().any(|m| {
+            m.name() == name
+                && matches!(&m.args.value, Some(crate::markers::Value::String(v)) if v.is_empty())
+        })
+    };
+    if empty("kubebuilder:validation:Format") && number(&f.ty).is_some() {
+        type_schema.remove("format");
+    }
+    let mut list = &f.ty;
+    while let Ty::Option(inner) = list {
+        list = inner;
+    }
+    if let Ty::List { item, .. } = list
+        && number(item).is_some()
+        && empty("kubebuilder:validation:items:Format")
+        && let Some(Value::Object(items)) = type_schema.get_mut("items")
+    {
+        items.remove("format");
+    }
 }
 
 #[cfg(test)]

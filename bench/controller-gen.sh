@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# controller-gen (Go types) against opgen (their Rust translations), side by side, same work:
+#
+#   1. one kind × 50 fields      bench/gen_project.py 1 50   (Rust) / --go 1 50   (Go)
+#   2. controller-tools' cronjob testdata: Go `pkg/crd/testdata` (cronjob, deprecated,
+#      unserved, job, immutable: upstream's `//go:generate` run) / its Rust port,
+#      tests/fixtures/controller-gen/testdata (4 CRDs); needs OPGEN_CONTROLLER_TOOLS_SRC, a
+#      controller-tools checkout (the module proxy's zip leaves the testdata module out)
+#   3. 100 kinds × 50 fields     bench/gen_project.py 100 50 (Rust) / --go 100 50 (Go)
+#
+#   bench/controller-gen.sh
+#   RUNS=20 bench/controller-gen.sh
+#
+# controller-gen comes from tools/controller-gen/setup.sh (or $CONTROLLER_GEN); both tools write
+# into a fresh directory each run; hyperfine reports min and median (falls back to a loop).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+runs="${RUNS:-20}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+cg_dir="$(bash "$repo/tools/controller-gen/setup.sh" | tail -n 1)"
+cg="$cg_dir/controller-gen"
+[ -n "${CONTROLLER_GEN:-}" ] && cg="$CONTROLLER_GEN"
+cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
+opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
+
+echo "== versions"
+echo "controller-gen: $("$cg" --version) ($(go version | cut -d' ' -f3-))"
+echo "opgen: $("$opgen" --version) ($(rustc --version))"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+export GOFLAGS="${GOFLAGS:-} -mod=mod"
+go_module() { # dir: a Go module for the generated package, dependencies resolved once
+  cat >"$1/go.mod" <<GOMOD
+module bench.example.com/project
+
+go 1.26.0
+
+require k8s.io/apimachinery v0.36.1
+GOMOD
+  (cd "$1" && go mod tidy >/dev/null 2>&1)
+}
+rust_project() { # dir: PROJECT file so that `opgen manifests` runs there
+  printf 'domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: bench\nversion: "3"\n' >"$1/PROJECT"
+}
+
+json="$work/json"; mkdir -p "$json"
+pair() { # label, go dir, controller-gen args, rust dir
+  local label="$1" godir="$2" args="$3" rsdir="$4"
+  # Warm both (Go's build cache for the type-checked packages; the page cache for opgen).
+  (cd "$godir" && rm -rf "$work/cgout" && "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
+  (cd "$rsdir" && "$opgen" manifests -q)
+  local qargs; qargs="$(printf '%q ' $args)" # `;` in paths= must reach controller-gen
+  if command -v hyperfine >/dev/null; then
+    hyperfine --warmup 3 --runs "$runs" --style basic --export-json "$json/$label.json" \
+      -n "controller-gen, $label" "cd $godir && rm -rf $work/cgout && $cg $qargs output:crd:dir=$work/cgout" \
+      -n "opgen, $label" "cd $rsdir && rm -rf config/crd && $opgen manifests -q"
+  else
+    for who in cg opgen; do
+      : >"$json/$label.$who"
+      for _ in $(seq "$runs"); do
+        s=$(date +%s%N)
+        if [ $who = cg ]; then (cd "$godir" && rm -rf "$work/cgout" && "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
+        else (cd "$rsdir" && rm -rf config/crd && "$opgen" manifests -q); fi
+        echo $(( $(date +%s%N) - s )) >>"$json/$label.$who"
+      done
+    done
+  fi
+}
+
+# 1 and 3: the synthetic project in both languages.
+for n in 1 100; do
+  python3 "$repo/bench/gen_project.py" "$work/rs$n" "$n" 50
+  rust_project "$work/rs$n"
+  python3 "$repo/bench/gen_project.py" --go "$work/go$n" "$n" 50
+  go_module "$work/go$n"
+  pair "$n kinds x 50 fields" "$work/go$n" "crd:allowDangerousTypes=true paths=./..." "$work/rs$n"
+done
+
+# 2: controller-tools' cronjob testdata.
+src="${OPGEN_CONTROLLER_TOOLS_SRC:-}"
+if [ -n "$src" ] && [ -f "$src/pkg/crd/testdata/go.mod" ]; then
+  cp -r "$src/pkg/crd/testdata" "$work/cronjob-go"; chmod -R u+w "$work/cronjob-go"
+  cp -r "$repo/tests/fixtures/controller-gen/testdata" "$work/cronjob-rs"
+  rust_project "$work/cronjob-rs"
+  pair "cronjob testdata" "$work/cronjob-go" \
+    "crd:ignoreUnexportedFields=true,allowDangerousTypes=true paths=./;./deprecated;./unserved;./job/...;./immutable" \
+    "$work/cronjob-rs"
+else
+  echo "(cronjob testdata skipped: set OPGEN_CONTROLLER_TOOLS_SRC to a controller-tools checkout)"
+fi
+
+echo "== summary (ms)"
+python3 - "$json" <<'PY'
+import json, os, statistics, sys
+d = sys.argv[1]
+print("| work | controller-gen min | median | opgen min | median | ratio (median) |")
+print("| --- | --- | --- | --- | --- | --- |")
+labels = sorted({f.rsplit(".", 1)[0] for f in os.listdir(d)}, key=lambda l: (l != "1 kinds x 50 fields", l))
+for label in labels:
+    p = os.path.join(d, label + ".json")
+    if os.path.exists(p):
+        res = json.load(open(p))["results"]
+        cg, og = [r["times"] for r in res]
+    else:
+        cg, og = ([int(x) / 1e9 for x in open(os.path.join(d, f"{label}.{w}"))] for w in ("cg", "opgen"))
+    ms = lambda t: t * 1000
+    print(f"| {label} | {ms(min(cg)):.1f} | {ms(statistics.median(cg)):.1f} | "
+          f"{ms(min(og)):.1f} | {ms(statistics.median(og)):.1f} | "
+          f"{statistics.median(cg) / statistics.median(og):.0f}x |")
+PY
