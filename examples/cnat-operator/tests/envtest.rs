@@ -12,17 +12,20 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The At controller against a real API server (envtest: etcd and kube-apiserver from
-//! `tools/envtest/setup.sh`, started by opgen-envtest; no kubelet, no controller-manager).
+//! The At controller against a real API server (envtest: etcd and kube-apiserver, no kubelet,
+//! no controller-manager), running as the manager's ServiceAccount under the role that
+//! `opgen manifests` generates from its `+kubebuilder:rbac` markers: a missing marker fails
+//! this test.
 //!
-//! It installs the CRD from `config/crd/bases/`, runs the At controller for a fresh namespace
-//! as the manager's ServiceAccount under the ClusterRole that `opgen manifests` generated from
-//! the `+kubebuilder:rbac` markers, applies the sample and a few more Ats, and checks their
-//! pods and phases. There is no kubelet: the test plays its part, reporting each pod the
-//! controller creates as finished (exit code 3 for a command that says `exit 3`, else 0).
-//! Without the control plane binaries it prints how to get them and passes, except under CI.
+//! It installs the CRD from `config/crd/bases/`, applies the sample from `config/samples/`
+//! (a past schedule) and more Ats, and checks what the controller writes: the pod it controls,
+//! the phases and conditions. No kubelet runs the pods, so the test writes the pod status a
+//! kubelet would (succeeded, or failed with exit code 3). An At scheduled two to three seconds ahead
+//! stays PENDING without a pod, then gets its pod. Without the envtest binaries
+//! (`tools/envtest/setup.sh` of opgen) it prints how to get them and passes, except under
+//! `CI=true`.
 
-use std::{sync::Arc, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use cnat_operator::{
     api::v1alpha1::{At, AtSpec},
@@ -30,21 +33,19 @@ use cnat_operator::{
     metrics::Metrics,
 };
 use k8s_openapi::{
-    api::core::v1::{Namespace, Pod},
-    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    api::core::v1::Pod,
     jiff::{SignedDuration, Timestamp},
 };
 use kube::{
-    Api, Client, ResourceExt,
-    api::{DeleteParams, Patch, PatchParams},
-    runtime::wait::{await_condition, conditions},
+    Api, ResourceExt,
+    api::{Patch, PatchParams, PostParams},
 };
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// Field manager of everything this test applies (the controller uses its own).
-const TEST_MANAGER: &str = "cnat-operator-test";
-/// How long an At may take to reach a phase.
-const TIMEOUT: Duration = Duration::from_secs(60);
+const SAMPLE: &str = "config/samples/cnat_v1alpha1_at.yaml";
+const NAMESPACE: &str = "cnat-envtest";
+const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn ats_run_their_command_under_the_generated_role() {
@@ -55,124 +56,83 @@ async fn ats_run_their_command_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let client = control_plane.client().expect("admin client");
-
-    let crds_created = install_crds(&client).await;
-    let namespace = "cnat-operator-test".to_owned();
-    // What the controller runs as: the manager's ServiceAccount (in the test namespace, which
-    // this creates) bound to the generated role.
+    let admin = control_plane.client().expect("admin client");
+    opgen_envtest::install_crds(&admin, "config/crd/bases")
+        .await
+        .expect("install the CRDs");
     let manager = control_plane
-        .client_with_roles(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/config/rbac/role.yaml"),
-            &namespace,
-            "controller-manager",
-        )
+        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
         .await
         .expect("bind the generated role to the manager's ServiceAccount");
-    let kubelet = tokio::spawn(play_kubelet(Api::namespaced(client.clone(), &namespace)));
+
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
         Arc::new(Metrics::default()),
-        vec![namespace.clone()],
+        vec![NAMESPACE.into()],
         shutdown.clone(),
     ));
     let controller = tokio::spawn(at::run(ctx));
 
-    let result = tokio::spawn(scenarios(client.clone(), namespace.clone())).await;
-
-    shutdown.cancel();
-    kubelet.abort();
-    let _ = tokio::time::timeout(Duration::from_secs(30), controller).await;
-    cleanup(&client, &namespace, &crds_created).await;
-    if let Err(error) = result {
-        std::panic::resume_unwind(error.into_panic());
-    }
-}
-
-/// The files the envtest test applies parse, with or without a control plane.
-#[test]
-fn crd_and_sample_files_parse() {
-    let crds = load_crds();
-    assert_eq!(crds.len(), 1);
-    assert_eq!(crds[0].name_any(), "ats.cnat.programming-kubernetes.info");
-    assert_eq!(crds[0].spec.versions[0].name, "v1alpha1");
-
-    let sample = load_sample();
-    assert_eq!(sample.name_any(), "example-at");
-    assert_eq!(sample.spec.schedule, "2019-04-12T10:12:00Z");
-    assert_eq!(sample.spec.command, "echo YAY");
-}
-
-/// The assertions, run while the controller runs.
-async fn scenarios(client: Client, namespace: String) {
-    let ats: Api<At> = Api::namespaced(client.clone(), &namespace);
-    let pods: Api<Pod> = Api::namespaced(client.clone(), &namespace);
+    let ats: Api<At> = Api::namespaced(admin.clone(), NAMESPACE);
+    let pods: Api<Pod> = Api::namespaced(admin.clone(), NAMESPACE);
 
     // The sample: a schedule in the past, so the command runs right away.
-    let sample = load_sample();
-    let sample_name = sample.name_any();
-    let sample_command = sample.spec.command.clone();
-    apply(&ats, sample).await;
-
+    let applied = opgen_envtest::apply_file(&admin, SAMPLE, NAMESPACE)
+        .await
+        .expect("the API server accepts the sample");
+    let sample_name = applied[0].name_any();
+    let sample_uid = applied[0].uid().expect("uid");
     // A failing command must reach DONE too (upstream stayed RUNNING forever).
-    apply(
+    create(
         &ats,
-        new_at("failing", "2019-04-12T10:12:00Z", "echo failing; exit 3"),
+        "failing",
+        "2019-04-12T10:12:00Z",
+        "echo failing; exit 3",
     )
     .await;
-
-    // A schedule 8 s ahead: PENDING, without a pod, until then.
-    let soon = (Timestamp::now() + SignedDuration::from_secs(8))
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string();
-    apply(&ats, new_at("soon", &soon, "echo later")).await;
-    let pending = wait_for(&ats, "soon", |at| phase(at) == "PENDING").await;
-    if Timestamp::now() < soon.parse::<Timestamp>().expect("valid schedule") {
-        assert!(
-            pods.get_opt("soon-pod")
-                .await
-                .expect("pods readable")
-                .is_none(),
-            "no pod before the schedule"
-        );
-    }
-    assert_eq!(
-        condition(&pending, "ScheduleValid"),
-        Some(("True", "ValidSchedule"))
-    );
-
     // An invalid schedule: reported, never run.
-    apply(&ats, new_at("invalid", "tomorrow", "echo never")).await;
+    create(&ats, "invalid", "tomorrow", "echo never").await;
 
-    let done = wait_for(&ats, &sample_name, |at| phase(at) == "DONE").await;
-    assert_eq!(
-        condition(&done, "Succeeded"),
-        Some(("True", "PodSucceeded"))
-    );
-    assert_eq!(
-        condition(&done, "ScheduleValid"),
-        Some(("True", "ValidSchedule"))
-    );
-    let pod = pods
-        .get(&format!("{sample_name}-pod"))
-        .await
-        .expect("the sample's pod exists");
+    // RUNNING: the sample's pod, controlled by it, runs the command once.
+    let pod_name = format!("{sample_name}-pod");
+    let pod = eventually(&format!("pod {pod_name}"), || async {
+        pods.get_opt(&pod_name).await.ok().flatten()
+    })
+    .await;
     let owner = &pod.owner_references()[0];
     assert_eq!((owner.kind.as_str(), owner.controller), ("At", Some(true)));
-    assert_eq!(Some(&owner.uid), done.metadata.uid.as_ref());
+    assert_eq!(owner.uid, sample_uid);
     let spec = pod.spec.as_ref().expect("pod spec");
     assert_eq!(spec.restart_policy.as_deref(), Some("Never"));
     assert_eq!(
         spec.containers[0].command,
-        Some(vec!["/bin/sh".into(), "-c".into(), sample_command])
+        Some(vec!["/bin/sh".into(), "-c".into(), "echo YAY".into()])
     );
+    let running = wait_for(&ats, &sample_name, "phase RUNNING", |at| {
+        phase(at) == "RUNNING"
+    })
+    .await;
     assert_eq!(
-        pod.status.as_ref().and_then(|s| s.phase.as_deref()),
-        Some("Succeeded")
+        condition(&running, "ScheduleValid"),
+        Some(("True", "ValidSchedule"))
     );
 
-    let failed = wait_for(&ats, "failing", |at| phase(at) == "DONE").await;
+    // DONE once the pod has succeeded (the status a kubelet would write).
+    finish_pod(&pods, &pod_name, 0).await;
+    let done = wait_for(&ats, &sample_name, "phase DONE", |at| phase(at) == "DONE").await;
+    assert_eq!(
+        condition(&done, "Succeeded"),
+        Some(("True", "PodSucceeded"))
+    );
+
+    // A failed pod: DONE, with the exit code in the condition.
+    eventually("pod failing-pod", || async {
+        pods.get_opt("failing-pod").await.ok().flatten()
+    })
+    .await;
+    finish_pod(&pods, "failing-pod", 3).await;
+    let failed = wait_for(&ats, "failing", "phase DONE", |at| phase(at) == "DONE").await;
     assert_eq!(
         condition(&failed, "Succeeded"),
         Some(("False", "PodFailed"))
@@ -180,7 +140,7 @@ async fn scenarios(client: Client, namespace: String) {
     let message = condition_message(&failed, "Succeeded");
     assert!(message.contains("exited with code 3"), "{message}");
 
-    let invalid = wait_for(&ats, "invalid", |at| {
+    let invalid = wait_for(&ats, "invalid", "a ScheduleValid condition", |at| {
         condition(at, "ScheduleValid").is_some()
     })
     .await;
@@ -189,179 +149,106 @@ async fn scenarios(client: Client, namespace: String) {
         condition(&invalid, "ScheduleValid"),
         Some(("False", "InvalidSchedule"))
     );
-    assert!(
-        pods.get_opt("invalid-pod")
-            .await
-            .expect("pods readable")
-            .is_none()
-    );
+    assert!(pods.get_opt("invalid-pod").await.expect("get").is_none());
 
-    let later = wait_for(&ats, "soon", |at| phase(at) == "DONE").await;
+    // A schedule three seconds ahead: PENDING without a pod until then, then its pod.
+    let schedule = (Timestamp::now() + SignedDuration::from_secs(3))
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let due: Timestamp = schedule.parse().expect("a valid schedule");
+    create(&ats, "soon", &schedule, "echo later").await;
+    let pending = wait_for(&ats, "soon", "phase PENDING", |at| phase(at) == "PENDING").await;
     assert_eq!(
-        condition(&later, "Succeeded"),
-        Some(("True", "PodSucceeded"))
+        condition(&pending, "ScheduleValid"),
+        Some(("True", "ValidSchedule"))
     );
-}
-
-/// The kubelet's part, which envtest does not run: every pod the controller creates runs at
-/// once and ends, with exit code 3 when its command says `exit 3`, else 0.
-async fn play_kubelet(pods: Api<Pod>) {
-    loop {
-        for pod in pods
-            .list(&Default::default())
-            .await
-            .map(|l| l.items)
-            .unwrap_or_default()
-        {
-            let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-            if matches!(phase, Some("Succeeded" | "Failed")) {
-                continue;
-            }
-            let Some(container) = pod.spec.as_ref().map(|spec| &spec.containers[0]) else {
-                continue;
-            };
-            let command = container.command.clone().unwrap_or_default().join(" ");
-            let exit_code = if command.contains("exit 3") { 3 } else { 0 };
-            let status = serde_json::json!({"status": {
-                "phase": if exit_code == 0 { "Succeeded" } else { "Failed" },
-                "containerStatuses": [{
-                    "name": container.name,
-                    "image": container.image,
-                    "imageID": "",
-                    "ready": false,
-                    "restartCount": 0,
-                    "state": {"terminated": {
-                        "exitCode": exit_code,
-                        "reason": if exit_code == 0 { "Completed" } else { "Error" },
-                    }},
-                }],
-            }});
-            if let Err(error) = pods
-                .patch_status(
-                    &pod.name_any(),
-                    &PatchParams::default(),
-                    &Patch::Merge(&status),
-                )
-                .await
-            {
-                panic!("report pod {} finished: {error}", pod.name_any());
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// Server-side applies every CRD of `config/crd/bases/` and waits until they
-/// are established. Returns the names of those that did not exist before.
-async fn install_crds(client: &Client) -> Vec<String> {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let mut created = Vec::new();
-    for crd in load_crds() {
-        let name = crd.name_any();
-        if crds.get_opt(&name).await.expect("CRDs readable").is_none() {
-            created.push(name.clone());
-        }
-        crds.patch(
-            &name,
-            &PatchParams::apply(TEST_MANAGER).force(),
-            &Patch::Apply(&crd),
-        )
-        .await
-        .expect("CRD applies");
-        let established = await_condition(crds.clone(), &name, conditions::is_crd_established());
-        tokio::time::timeout(Duration::from_secs(30), established)
-            .await
-            .expect("CRD established in time")
-            .expect("CRD watch works");
-    }
-    created
-}
-
-/// Every CRD of `config/crd/bases/`.
-fn load_crds() -> Vec<CustomResourceDefinition> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases");
-    let mut crds = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("config/crd/bases is readable") {
-        let path = entry.expect("directory entry").path();
-        if path.extension().is_none_or(|ext| ext != "yaml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("CRD file is readable");
-        let documents: Vec<serde_json::Value> =
-            serde_saphyr::from_multiple(&text).expect("CRD file is YAML");
-        crds.extend(
-            documents
-                .into_iter()
-                .filter(|document| !document.is_null())
-                .map(|document| serde_json::from_value(document).expect("a CRD")),
+    if Timestamp::now() < due - SignedDuration::from_millis(500) {
+        assert!(
+            pods.get_opt("soon-pod").await.expect("get").is_none(),
+            "a pod before the schedule"
         );
     }
-    crds
+    eventually("pod soon-pod after its schedule", || async {
+        pods.get_opt("soon-pod").await.ok().flatten()
+    })
+    .await;
+    assert!(Timestamp::now() >= due, "the pod came before the schedule");
+    finish_pod(&pods, "soon-pod", 0).await;
+    wait_for(&ats, "soon", "phase DONE", |at| phase(at) == "DONE").await;
+
+    // The pod is created once: a DONE At never recreates a deleted pod.
+    pods.delete(&pod_name, &Default::default())
+        .await
+        .expect("delete the sample's pod");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(pods.get_opt(&pod_name).await.expect("get").is_none());
+
+    shutdown.cancel();
+    tokio::time::timeout(TIMEOUT, controller)
+        .await
+        .expect("the controller stops within the timeout")
+        .expect("the controller task")
+        .expect("the controller stops cleanly");
 }
 
-/// The At of `config/samples/`.
-fn load_sample() -> At {
-    serde_saphyr::from_str(include_str!("../config/samples/cnat_v1alpha1_at.yaml"))
-        .expect("the sample parses")
-}
-
-/// Deletes the namespace (and so the Ats and their pods), and the CRDs this
-/// run installed.
-async fn cleanup(client: &Client, namespace: &str, crds_created: &[String]) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    if let Err(error) = namespaces.delete(namespace, &DeleteParams::default()).await {
-        eprintln!("warning: cannot delete namespace {namespace}: {error}");
-    }
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for name in crds_created {
-        if let Err(error) = crds.delete(name, &DeleteParams::default()).await {
-            eprintln!("warning: cannot delete CRD {name}: {error}");
-        }
-    }
-}
-
-fn new_at(name: &str, schedule: &str, command: &str) -> At {
-    At::new(
+async fn create(ats: &Api<At>, name: &str, schedule: &str, command: &str) {
+    let mut at = At::new(
         name,
         AtSpec {
             schedule: schedule.into(),
             command: command.into(),
         },
-    )
+    );
+    at.metadata.namespace = Some(NAMESPACE.into());
+    ats.create(&PostParams::default(), &at)
+        .await
+        .unwrap_or_else(|error| panic!("create At {name}: {error}"));
 }
 
-async fn apply(ats: &Api<At>, at: At) {
-    let name = at.name_any();
-    // Only the fields this test sets: no status, no server-set metadata.
-    let patch = serde_json::json!({
-        "apiVersion": "cnat.programming-kubernetes.info/v1alpha1",
-        "kind": "At",
-        "metadata": {"name": name, "labels": at.labels()},
-        "spec": at.spec,
-    });
-    ats.patch(
-        &name,
-        &PatchParams::apply(TEST_MANAGER),
-        &Patch::Apply(&patch),
-    )
+/// Writes the status a kubelet writes when the pod's only container exits with `exit_code`.
+async fn finish_pod(pods: &Api<Pod>, name: &str, exit_code: i32) {
+    let pod = pods.get(name).await.expect("get the pod");
+    let container = &pod.spec.as_ref().expect("pod spec").containers[0];
+    let status = json!({"status": {
+        "phase": if exit_code == 0 { "Succeeded" } else { "Failed" },
+        "containerStatuses": [{
+            "name": container.name,
+            "image": container.image,
+            "imageID": "",
+            "ready": false,
+            "restartCount": 0,
+            "state": {"terminated": {"exitCode": exit_code}},
+        }],
+    }});
+    pods.patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap_or_else(|error| panic!("write the status of pod {name}: {error}"));
+}
+
+/// Polls the At until `done` holds, failing after [`TIMEOUT`] naming `what`.
+async fn wait_for(ats: &Api<At>, name: &str, what: &str, done: impl Fn(&At) -> bool) -> At {
+    eventually(&format!("{what} on At {name}"), || async {
+        ats.get(name).await.ok().filter(|at| done(at))
+    })
     .await
-    .unwrap_or_else(|error| panic!("At {name} applies: {error}"));
 }
 
-/// Polls the At until `done` holds, failing after [`TIMEOUT`].
-async fn wait_for(ats: &Api<At>, name: &str, done: impl Fn(&At) -> bool) -> At {
+/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
     let deadline = tokio::time::Instant::now() + TIMEOUT;
     loop {
-        let at = ats.get(name).await.expect("At readable");
-        if done(&at) {
-            return at;
+        if let Some(value) = check().await {
+            return value;
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "At {name} did not reach the expected state in time: {:?}",
-            at.status
+            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

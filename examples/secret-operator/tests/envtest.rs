@@ -12,56 +12,50 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The MultiSecret controllers against a real API server (envtest: etcd and kube-apiserver
-//! from `tools/envtest/setup.sh`, started by opgen-envtest; no kubelet, no controller-manager).
+//! The MultiSecret controller against a real API server (envtest: etcd and kube-apiserver, no
+//! kubelet, no controller-manager), running as the manager's ServiceAccount under the role
+//! that `opgen manifests` generates from its `+kubebuilder:rbac` markers: a missing marker
+//! fails this test.
 //!
-//! It installs the CRD, runs the controllers of this crate in-process as the manager's
-//! ServiceAccount under the ClusterRole that `opgen manifests` generated from the
-//! `+kubebuilder:rbac` markers, applies the sample MultiSecret into a fresh namespace, and
-//! checks the copies, the status, the namespace and drift handling and the finalizer.
-//! Without the control plane binaries it prints how to get them and passes, except under CI.
-//!
-//! ```sh
-//! cargo test --test envtest -- --nocapture
-//! ```
+//! It installs the CRD from `config/crd/bases/`, applies the sample from `config/samples/`
+//! and checks what the controller writes: a copy of the Secret in every namespace but the
+//! excluded ones, annotated with its MultiSecret (children of a namespaced owner in other
+//! namespaces cannot carry owner references); the counts in the status; a copy in a new
+//! namespace; a deleted copy recreated, a changed one restored; a terminating namespace no
+//! longer counted (without a namespace controller it never goes); and every copy deleted by
+//! the finalizer when the MultiSecret is. Without the envtest binaries
+//! (`tools/envtest/setup.sh` of opgen) it prints how to get them and passes, except under
+//! `CI=true`.
 
-use std::{
-    collections::BTreeMap,
-    future::Future,
-    panic::AssertUnwindSafe,
-    sync::Arc,
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
-};
+use std::{collections::BTreeMap, future::Future, sync::Arc, time::Duration};
 
-use futures::FutureExt;
 use k8s_openapi::{
     ByteString,
     api::core::v1::{Namespace, Secret},
-    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
     Api, Client, ResourceExt,
     api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
-    runtime::wait::{await_condition, conditions},
 };
 use secret_operator::{
     api::v1alpha1::MultiSecret,
     controllers::{
-        CONTROLLERS, Context,
-        multi_secret::{EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION},
+        Context,
+        multi_secret::{self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION},
     },
     metrics::Metrics,
 };
 use tokio_util::sync::CancellationToken;
 
-const CRD_FILE: &str = "config/crd/bases/multi.ddnw.ml_multisecrets.yaml";
-const SAMPLE_FILE: &str = "config/samples/multi_v1alpha1_multisecret.yaml";
-const CRD_NAME: &str = "multisecrets.multi.ddnw.ml";
-const FIELD_MANAGER: &str = "secret-operator-test";
-const TIMEOUT: Duration = Duration::from_secs(60);
+const SAMPLE: &str = "config/samples/multi_v1alpha1_multisecret.yaml";
+/// Where the MultiSecret lives (the manager watches MultiSecrets only there).
+const SOURCE: &str = "secret-envtest";
+/// A namespace created while the controller runs.
+const ADDED: &str = "secret-envtest-added";
+const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
-async fn sample_is_copied_into_every_namespace_and_cleaned_up() {
+async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
         .with_ansi(false)
@@ -69,95 +63,52 @@ async fn sample_is_copied_into_every_namespace_and_cleaned_up() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let client = control_plane.client().expect("admin client");
-    let suffix = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock after 1970")
-        .as_millis();
-    let source = format!("multisecret-e2e-{suffix}");
-    let added = format!("multisecret-e2e-added-{suffix}");
-
-    let crd_was_installed = install_crd(&client).await;
-    // What the controllers run as: the manager's ServiceAccount (in `source`, which this
-    // creates) bound to the generated role.
+    let admin = control_plane.client().expect("admin client");
+    opgen_envtest::install_crds(&admin, "config/crd/bases")
+        .await
+        .expect("install the CRDs");
     let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", &source, "controller-manager")
+        .client_with_roles("config/rbac/role.yaml", SOURCE, "controller-manager")
         .await
         .expect("bind the generated role to the manager's ServiceAccount");
+
     let shutdown = CancellationToken::new();
-    let result = AssertUnwindSafe(scenario(
-        &client,
-        manager,
-        &source,
-        &added,
-        shutdown.clone(),
-    ))
-    .catch_unwind()
-    .await;
-
-    cleanup(&client, &source, &[&source, &added], !crd_was_installed).await;
-    shutdown.cancel();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
-}
-
-async fn scenario(
-    client: &Client,
-    manager: Client,
-    source: &str,
-    added: &str,
-    shutdown: CancellationToken,
-) {
-    create_namespace(client, source).await;
-
-    // The controllers of the manager, watching MultiSecrets only in `source`.
     let ctx = Arc::new(Context::new(
         manager,
         Arc::new(Metrics::default()),
-        vec![source.to_owned()],
-        shutdown,
+        vec![SOURCE.into()],
+        shutdown.clone(),
     ));
-    for entry in CONTROLLERS {
-        let ctx = ctx.clone();
-        tokio::spawn(async move { (entry.run)(ctx).await.expect("controller runs") });
-    }
+    let controller = tokio::spawn(multi_secret::run(ctx));
 
-    let sample: MultiSecret = serde_saphyr::from_str(
-        &std::fs::read_to_string(SAMPLE_FILE).expect("sample file is readable"),
-    )
-    .expect("sample parses");
-    let name = sample.name_any();
-    let child = format!("{name}.{source}.multisec");
-    let multi_secrets: Api<MultiSecret> = Api::namespaced(client.clone(), source);
-    multi_secrets
-        .create(&PostParams::default(), &sample)
+    let multi_secrets: Api<MultiSecret> = Api::namespaced(admin.clone(), SOURCE);
+    let applied = opgen_envtest::apply_file(&admin, SAMPLE, SOURCE)
         .await
-        .expect("sample is created");
+        .expect("the API server accepts the sample");
+    let name = applied[0].name_any();
+    let child = format!("{name}.{SOURCE}.multisec");
 
     // A copy in every wanted namespace, counted in the status.
-    let status = wait_for("the status to count every copy", || async {
+    let wanted = wanted_namespaces(&admin).await;
+    assert!(wanted.len() >= 2, "{wanted:?}");
+    let status = eventually("the status to count a copy per namespace", || async {
         let status = multi_secrets.get(&name).await.ok()?.status?;
-        let expected = wanted_namespaces(client).await.len() as i64;
+        let expected = wanted.len() as i64;
         (status.wanted == expected && status.created == expected).then_some(status)
     })
     .await;
     assert!(status.change_time.is_some());
-    for namespace in wanted_namespaces(client).await {
-        let copy = get_secret(client, &namespace, &child)
+    for namespace in &wanted {
+        let copy = get_secret(&admin, namespace, &child)
             .await
             .unwrap_or_else(|| panic!("no copy in {namespace}"));
         assert_eq!(secret_value(&copy), Some(b"topSecret\n".to_vec()));
-        assert_eq!(
-            copy.annotations().get(OWNER_ANNOTATION),
-            Some(&name),
-            "{namespace}"
-        );
+        assert_eq!(copy.annotations().get(OWNER_ANNOTATION), Some(&name));
         assert_eq!(
             copy.annotations()
                 .get(NAMESPACE_ANNOTATION)
                 .map(String::as_str),
-            Some(source)
+            Some(SOURCE)
         );
         assert_eq!(
             copy.labels()
@@ -167,25 +118,49 @@ async fn scenario(
         );
     }
     for excluded in EXCLUDED_NAMESPACES {
-        assert!(get_secret(client, excluded, &child).await.is_none());
+        assert!(get_secret(&admin, excluded, &child).await.is_none());
     }
+    let sample = multi_secrets.get(&name).await.expect("get the sample");
+    assert!(
+        sample
+            .finalizers()
+            .iter()
+            .any(|f| f == multi_secret::FINALIZER)
+    );
 
     // A new namespace gets a copy.
-    create_namespace(client, added).await;
-    let copy = wait_for("a copy in the new namespace", || {
-        get_secret(client, added, &child)
+    let namespaces: Api<Namespace> = Api::all(admin.clone());
+    let added = Namespace {
+        metadata: ObjectMeta {
+            name: Some(ADDED.into()),
+            ..ObjectMeta::default()
+        },
+        ..Namespace::default()
+    };
+    namespaces
+        .create(&PostParams::default(), &added)
+        .await
+        .expect("create a namespace");
+    let copy = eventually("a copy in the new namespace", || {
+        get_secret(&admin, ADDED, &child)
+    })
+    .await;
+    eventually("the status to count the new namespace", || async {
+        let status = multi_secrets.get(&name).await.ok()?.status?;
+        let expected = wanted.len() as i64 + 1;
+        (status.wanted == expected && status.created == expected).then_some(())
     })
     .await;
 
     // A deleted copy is created again.
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), added);
+    let secrets: Api<Secret> = Api::namespaced(admin.clone(), ADDED);
     secrets
         .delete(&child, &DeleteParams::default())
         .await
-        .expect("copy is deleted");
+        .expect("delete a copy");
     let old_uid = copy.uid();
-    wait_for("the deleted copy to come back", || async {
-        get_secret(client, added, &child)
+    eventually("the deleted copy to come back", || async {
+        get_secret(&admin, ADDED, &child)
             .await
             .filter(|copy| copy.uid() != old_uid)
     })
@@ -196,92 +171,57 @@ async fn scenario(
     secrets
         .patch(&child, &PatchParams::default(), &Patch::Merge(&edit))
         .await
-        .expect("copy is edited");
-    wait_for("the changed copy to be restored", || async {
-        get_secret(client, added, &child)
+        .expect("edit a copy");
+    eventually("the changed copy to be restored", || async {
+        get_secret(&admin, ADDED, &child)
             .await
             .filter(|copy| secret_value(copy) == Some(b"topSecret\n".to_vec()))
     })
     .await;
 
-    // Deleting the MultiSecret deletes every copy, then the finalizer lets go.
-    let uid = multi_secrets
-        .get(&name)
+    // A terminating namespace is no longer wanted (it stays Terminating here: no namespace
+    // controller runs; its copy would go with it).
+    namespaces
+        .delete(ADDED, &DeleteParams::default())
         .await
-        .expect("sample exists")
-        .uid()
-        .expect("uid");
+        .expect("delete the added namespace");
+    eventually("the status to drop the terminating namespace", || async {
+        let status = multi_secrets.get(&name).await.ok()?.status?;
+        (status.wanted == wanted.len() as i64).then_some(())
+    })
+    .await;
+
+    // Deleting the MultiSecret deletes every copy, then the finalizer lets go.
     multi_secrets
         .delete(&name, &DeleteParams::default())
         .await
-        .expect("sample is deleted");
-    tokio::time::timeout(
-        TIMEOUT,
-        await_condition(multi_secrets.clone(), &name, conditions::is_deleted(&uid)),
-    )
-    .await
-    .expect("the MultiSecret is gone in time")
-    .expect("watch works");
-    let left = Api::<Secret>::all(client.clone())
+        .expect("delete the sample");
+    eventually("the MultiSecret to be deleted", || async {
+        multi_secrets
+            .get_opt(&name)
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    let left: Vec<String> = Api::<Secret>::all(admin.clone())
         .list(&ListParams::default().fields(&format!("metadata.name={child}")))
         .await
-        .expect("secrets are listed")
+        .expect("list the copies")
         .items
         .into_iter()
-        .filter(|copy| copy.annotations().get(OWNER_ANNOTATION) == Some(&name))
-        .filter(|copy| {
-            // Copies in terminating namespaces go with their namespace.
-            copy.metadata.deletion_timestamp.is_none()
-        })
-        .count();
-    assert_eq!(left, 0, "every copy is deleted");
-}
+        .filter(|copy| copy.namespace().as_deref() != Some(ADDED))
+        .map(|copy| copy.namespace().unwrap_or_default())
+        .collect();
+    assert!(left.is_empty(), "copies left in {left:?}");
 
-/// Server-side applies the generated CRD and waits until it is established.
-/// Returns whether it was installed before.
-async fn install_crd(client: &Client) -> bool {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let existed = crds
-        .get_opt(CRD_NAME)
+    shutdown.cancel();
+    tokio::time::timeout(TIMEOUT, controller)
         .await
-        .expect("CRDs are readable")
-        .is_some();
-    let crd: CustomResourceDefinition =
-        serde_saphyr::from_str(&std::fs::read_to_string(CRD_FILE).expect("CRD file is readable"))
-            .expect("CRD parses");
-    crds.patch(
-        CRD_NAME,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&crd),
-    )
-    .await
-    .expect("CRD is applied");
-    tokio::time::timeout(
-        TIMEOUT,
-        await_condition(crds, CRD_NAME, conditions::is_crd_established()),
-    )
-    .await
-    .expect("CRD is established in time")
-    .expect("watch works");
-    existed
-}
-
-async fn create_namespace(client: &Client, name: &str) {
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    Api::<Namespace>::all(client.clone())
-        .patch(
-            name,
-            &PatchParams::apply(FIELD_MANAGER),
-            &Patch::Apply(&namespace),
-        )
-        .await
-        .expect("namespace is created");
+        .expect("the controller stops within the timeout")
+        .expect("the controller task")
+        .expect("the controller stops cleanly");
 }
 
 /// Namespaces that should hold a copy: active and not excluded.
@@ -289,7 +229,7 @@ async fn wanted_namespaces(client: &Client) -> Vec<String> {
     Api::<Namespace>::all(client.clone())
         .list(&ListParams::default())
         .await
-        .expect("namespaces are listed")
+        .expect("list the namespaces")
         .items
         .into_iter()
         .filter(|namespace| namespace.metadata.deletion_timestamp.is_none())
@@ -302,7 +242,7 @@ async fn get_secret(client: &Client, namespace: &str, name: &str) -> Option<Secr
     Api::<Secret>::namespaced(client.clone(), namespace)
         .get_opt(name)
         .await
-        .expect("secrets are readable")
+        .expect("get a Secret")
 }
 
 fn secret_value(secret: &Secret) -> Option<Vec<u8>> {
@@ -310,67 +250,21 @@ fn secret_value(secret: &Secret) -> Option<Vec<u8>> {
     data.get("secret").map(|value| value.0.clone())
 }
 
-/// Polls `check` until it is true; false after [`TIMEOUT`].
-async fn wait_until<F, Fut>(mut check: F) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let deadline = Instant::now() + TIMEOUT;
-    while Instant::now() < deadline {
-        if check().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    false
-}
-
-/// Polls `check` until it returns a value; panics after [`TIMEOUT`].
-async fn wait_for<T, F, Fut>(what: &str, mut check: F) -> T
+/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + TIMEOUT;
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
     loop {
         if let Some(value) = check().await {
             return value;
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-/// Deletes what the test created, also after a failure (errors are ignored).
-///
-/// Runs while the controllers still run, so that a MultiSecret left behind by a
-/// failure has its copies deleted by the finalizer; one still there after the
-/// timeout loses its finalizer so that its namespace can go. Then deletes the
-/// test namespaces and the CRD if this test installed it.
-async fn cleanup(client: &Client, source: &str, namespaces: &[&str], delete_crd: bool) {
-    let multi_secrets: Api<MultiSecret> = Api::namespaced(client.clone(), source);
-    if let Ok(left) = multi_secrets.list(&ListParams::default()).await {
-        for obj in left.items {
-            let name = obj.name_any();
-            let _ = multi_secrets.delete(&name, &DeleteParams::default()).await;
-            let gone =
-                wait_until(|| async { matches!(multi_secrets.get_opt(&name).await, Ok(None)) })
-                    .await;
-            if !gone {
-                let release = serde_json::json!({"metadata": {"finalizers": null}});
-                let _ = multi_secrets
-                    .patch(&name, &PatchParams::default(), &Patch::Merge(&release))
-                    .await;
-            }
-        }
-    }
-    let api: Api<Namespace> = Api::all(client.clone());
-    for namespace in namespaces {
-        let _ = api.delete(namespace, &DeleteParams::default()).await;
-    }
-    if delete_crd {
-        let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-        let _ = crds.delete(CRD_NAME, &DeleteParams::default()).await;
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -12,32 +12,30 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The TDSet controller against a real API server (envtest: etcd and kube-apiserver from
-//! `tools/envtest/setup.sh`, started by opgen-envtest; no kubelet, no controller-manager).
+//! The TDSet controller against a real API server (envtest: etcd and kube-apiserver, no
+//! kubelet, no controller-manager), running as the manager's ServiceAccount under the role
+//! that `opgen manifests` generates from its `+kubebuilder:rbac` markers: a missing marker
+//! fails this test.
 //!
-//! It installs the CRD, runs the controller in-process for a fresh namespace as the manager's
-//! ServiceAccount under the ClusterRole that `opgen manifests` generated from the
-//! `+kubebuilder:rbac` markers, creates both samples, and checks the Deployments (replicas as
-//! scheduled for the current UTC hour, owner reference), the Service of `tdset-night`
-//! (created, then deleted once `spec.service` is removed), the status conditions, and that
-//! deleting a TDSet completes. Without the control plane binaries it prints how to get them
-//! and passes, except under CI.
+//! It installs the CRD from `config/crd/bases/`, applies both samples from `config/samples/`
+//! and checks what the controller writes: the Deployments it controls with the replicas the
+//! schedule gives for this hour, the Service of the sample that asks for one, the conditions
+//! (pending, then available and settled once the test writes the Deployment status the
+//! absent deployment controller would), a schedule change followed, a replica count another
+//! manager changed restored, and the Service deleted once `spec.service` is unset. Without
+//! the envtest binaries (`tools/envtest/setup.sh` of opgen) it prints how to get them and
+//! passes, except under `CI=true`.
 
-use std::{future::Future, panic::AssertUnwindSafe, sync::Arc, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
-use futures::FutureExt;
 use k8s_openapi::{
-    api::{
-        apps::v1::Deployment,
-        core::v1::{Namespace, Service},
-    },
-    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    api::{apps::v1::Deployment, core::v1::Service},
+    apimachinery::pkg::apis::meta::v1::Condition,
     jiff::Timestamp,
 };
 use kube::{
-    Api, Client, Resource, ResourceExt,
-    api::{DeleteParams, Patch, PatchParams, PostParams},
-    runtime::{conditions, wait::await_condition},
+    Api, Resource, ResourceExt,
+    api::{Patch, PatchParams},
 };
 use serde_json::json;
 use tdset_operator::{
@@ -47,40 +45,15 @@ use tdset_operator::{
 };
 use tokio_util::sync::CancellationToken;
 
-const CRD_PATH: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/config/crd/bases/schedule.rs_tdsets.yaml"
-);
 const SAMPLES: [&str; 2] = [
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/samples/schedule_v1_tdset.yaml"
-    ),
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/samples/schedule_v1_tdset_night.yaml"
-    ),
+    "config/samples/schedule_v1_tdset.yaml",
+    "config/samples/schedule_v1_tdset_night.yaml",
 ];
-const FIELD_MANAGER: &str = "tdset-operator-cluster-test";
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Runs everywhere: the files the envtest test applies parse as their types.
-#[test]
-fn crd_and_samples_parse() {
-    let crd: CustomResourceDefinition =
-        serde_saphyr::from_str(&std::fs::read_to_string(CRD_PATH).expect("CRD file is readable"))
-            .expect("CRD parses");
-    assert_eq!(crd.name_any(), "tdsets.schedule.rs");
-    for path in SAMPLES {
-        let sample: TDSet =
-            serde_saphyr::from_str(&std::fs::read_to_string(path).expect("sample is readable"))
-                .expect("sample parses");
-        assert!(!sample.spec.container.image.is_empty(), "{path}");
-    }
-}
+const NAMESPACE: &str = "tdset-envtest";
+const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
-async fn tdset_controller_manages_the_deployment_the_service_and_the_status() {
+async fn tdsets_are_reconciled_under_the_generated_role() {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
         .with_ansi(false)
@@ -88,105 +61,41 @@ async fn tdset_controller_manages_the_deployment_the_service_and_the_status() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let client = control_plane.client().expect("admin client");
-
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let crd: CustomResourceDefinition =
-        serde_saphyr::from_str(&std::fs::read_to_string(CRD_PATH).expect("CRD file is readable"))
-            .expect("CRD parses");
-    let crd_name = crd.name_any();
-    let crd_was_installed = crds.get_opt(&crd_name).await.expect("CRD lookup").is_some();
-    crds.patch(
-        &crd_name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&crd),
-    )
-    .await
-    .expect("CRD applies");
-    tokio::time::timeout(
-        TIMEOUT,
-        await_condition(crds.clone(), &crd_name, conditions::is_crd_established()),
-    )
-    .await
-    .expect("CRD is established in time")
-    .expect("CRD watch works");
-
-    let namespace = "tdset-it".to_owned();
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    // What the controller runs as: the manager's ServiceAccount (in the test namespace, which
-    // this creates) bound to the generated role.
+    let admin = control_plane.client().expect("admin client");
+    opgen_envtest::install_crds(&admin, "config/crd/bases")
+        .await
+        .expect("install the CRDs");
     let manager = control_plane
-        .client_with_roles(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/config/rbac/role.yaml"),
-            &namespace,
-            "controller-manager",
-        )
+        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
         .await
         .expect("bind the generated role to the manager's ServiceAccount");
-    println!("testing in namespace {namespace}");
 
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
         Arc::new(Metrics::default()),
-        vec![namespace.clone()],
+        vec![NAMESPACE.into()],
         shutdown.clone(),
     ));
-    let controller = tokio::spawn((td_set::CONTROLLER.run)(ctx));
+    let controller = tokio::spawn(td_set::run(ctx));
 
-    let outcome = AssertUnwindSafe(scenario(client.clone(), &namespace))
-        .catch_unwind()
-        .await;
-
-    shutdown.cancel();
-    let stopped = tokio::time::timeout(Duration::from_secs(30), controller).await;
-    let _ = namespaces
-        .delete(&namespace, &DeleteParams::default())
-        .await;
-    if !crd_was_installed {
-        let _ = crds.delete(&crd_name, &DeleteParams::default()).await;
-    }
-
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-    stopped
-        .expect("controller stops on shutdown")
-        .expect("controller task does not panic")
-        .expect("controller returns Ok");
-}
-
-async fn scenario(client: Client, namespace: &str) {
-    let tdsets: Api<TDSet> = Api::namespaced(client.clone(), namespace);
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
-    let services: Api<Service> = Api::namespaced(client.clone(), namespace);
-
-    for path in SAMPLES {
-        let mut sample: TDSet =
-            serde_saphyr::from_str(&std::fs::read_to_string(path).expect("sample is readable"))
-                .expect("sample parses");
-        sample.metadata.namespace = Some(namespace.to_owned());
-        tdsets
-            .create(&PostParams::default(), &sample)
+    let tdsets: Api<TDSet> = Api::namespaced(admin.clone(), NAMESPACE);
+    let deployments: Api<Deployment> = Api::namespaced(admin.clone(), NAMESPACE);
+    let services: Api<Service> = Api::namespaced(admin.clone(), NAMESPACE);
+    for sample in SAMPLES {
+        opgen_envtest::apply_file(&admin, sample, NAMESPACE)
             .await
-            .expect("sample is created");
+            .unwrap_or_else(|error| panic!("the API server accepts {sample}: {error}"));
     }
 
+    // Each TDSet controls a Deployment with the replicas of this hour's schedule.
     for name in ["tdset-sample", "tdset-night"] {
-        let tdset = tdsets.get(name).await.expect("TDSet exists");
-        let uid = tdset.uid().expect("uid");
-        let deployment = eventually(&format!("Deployment {name} as scheduled"), || async {
-            let deployment = deployments.get_opt(name).await.expect("get Deployment")?;
-            let hour = td_set::utc_hour(Timestamp::now());
-            let expected = td_set::scheduled_replicas(&tdset.spec, hour).expect("valid spec");
-            let replicas = deployment.spec.as_ref()?.replicas?;
-            (replicas == expected).then_some(deployment)
-        })
-        .await;
+        let tdset = tdsets.get(name).await.expect("get the TDSet");
+        let deployment = scheduled(&deployments, &tdset).await;
         let owner = &deployment.owner_references()[0];
         assert_eq!(
-            (owner.kind.as_str(), owner.uid.as_str()),
-            ("TDSet", uid.as_str())
+            (owner.kind.as_str(), Some(&owner.uid)),
+            ("TDSet", tdset.meta().uid.as_ref())
         );
         assert_eq!(owner.controller, Some(true));
         let pod = deployment
@@ -200,39 +109,115 @@ async fn scenario(client: Client, namespace: &str) {
             pod.containers[0].image.as_deref(),
             Some("crccheck/hello-world")
         );
+        let ports = pod.containers[0].ports.as_ref().expect("ports");
+        assert_eq!(ports[0].container_port, 8000);
 
-        let generation = tdset.meta().generation;
-        eventually(&format!("status of TDSet {name}"), || async {
-            let status = tdsets.get(name).await.expect("get TDSet").status?;
-            let find = |type_: &str| status.conditions.iter().find(|c| c.type_ == type_);
-            let degraded = find(td_set::CONDITION_DEGRADED)?;
-            let available = find(td_set::CONDITION_AVAILABLE)?;
-            let progressing = find(td_set::CONDITION_PROGRESSING)?;
-            (degraded.status == "False"
-                && degraded.observed_generation == generation
-                && available.observed_generation == generation
-                && ["True", "False"].contains(&progressing.status.as_str()))
-            .then_some(())
-        })
-        .await;
-        println!("TDSet {name}: Deployment and status are as expected");
+        // No deployment controller reports on it: available is unknown, rolling out.
+        let pending = condition(&tdsets, name, td_set::CONDITION_AVAILABLE, "Unknown").await;
+        assert_eq!(pending.reason, "DeploymentPending");
+        assert_eq!(pending.observed_generation, tdset.meta().generation);
+        let rolling = condition(&tdsets, name, td_set::CONDITION_PROGRESSING, "True").await;
+        assert_eq!(rolling.reason, "RollingOut");
+        condition(&tdsets, name, td_set::CONDITION_DEGRADED, "False").await;
     }
 
+    // The Service of the sample that asks for one, controlled by it; none for the other.
+    let night = tdsets.get("tdset-night").await.expect("get tdset-night");
+    let service = eventually("Service tdset-night", || async {
+        services.get_opt("tdset-night").await.ok().flatten()
+    })
+    .await;
+    let ports = service.spec.as_ref().expect("spec").ports.as_ref();
+    assert_eq!(ports.expect("ports")[0].port, 8080);
+    let owner = &service.owner_references()[0];
+    assert_eq!(Some(&owner.uid), night.meta().uid.as_ref());
+    assert_eq!(owner.controller, Some(true));
     assert!(
         services
             .get_opt("tdset-sample")
             .await
-            .expect("get Service")
-            .is_none(),
-        "no Service without spec.service"
+            .expect("get")
+            .is_none()
     );
-    let service = eventually("Service tdset-night", || async {
-        services.get_opt("tdset-night").await.expect("get Service")
+
+    // What the deployment controller writes once the pods run: Available, settled.
+    let deployment = deployments.get("tdset-sample").await.expect("get");
+    let replicas = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.replicas)
+        .unwrap_or(1);
+    let status = json!({"status": {
+        "observedGeneration": deployment.metadata.generation,
+        "replicas": replicas,
+        "updatedReplicas": replicas,
+        "readyReplicas": replicas,
+        "availableReplicas": replicas,
+        "conditions": [{
+            "type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+            "message": "Deployment has minimum availability.",
+        }],
+    }});
+    deployments
+        .patch_status(
+            "tdset-sample",
+            &PatchParams::default(),
+            &Patch::Merge(&status),
+        )
+        .await
+        .expect("write the Deployment's status");
+    let available = condition(&tdsets, "tdset-sample", td_set::CONDITION_AVAILABLE, "True").await;
+    assert_eq!(available.reason, "DeploymentAvailable");
+    let settled = condition(
+        &tdsets,
+        "tdset-sample",
+        td_set::CONDITION_PROGRESSING,
+        "False",
+    )
+    .await;
+    assert_eq!(settled.reason, "RolloutComplete");
+
+    // A schedule change: a window around this hour with 4 replicas.
+    let hour = td_set::utc_hour(Timestamp::now());
+    let window = json!({"spec": {"schedulingConfig": [
+        {"startTime": (hour + 23) % 24, "endTime": (hour + 2) % 24, "replica": 4},
+    ]}});
+    tdsets
+        .patch(
+            "tdset-sample",
+            &PatchParams::default(),
+            &Patch::Merge(&window),
+        )
+        .await
+        .expect("change the schedule");
+    eventually("tdset-sample's Deployment at 4 replicas", || async {
+        let deployment = deployments.get("tdset-sample").await.ok()?;
+        (deployment.spec?.replicas == Some(4)).then_some(())
     })
     .await;
-    let ports = service.spec.expect("spec").ports.expect("ports");
-    assert_eq!(ports[0].port, 8080);
 
+    // Another manager scales the Deployment: the schedule owns the replica count.
+    let scale = json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "tdset-sample", "namespace": NAMESPACE},
+        "spec": {"replicas": 7},
+    });
+    deployments
+        .patch(
+            "tdset-sample",
+            &PatchParams::apply("someone-else").force(),
+            &Patch::Apply(&scale),
+        )
+        .await
+        .expect("scale behind the operator's back");
+    eventually("the 4 replicas restored", || async {
+        let deployment = deployments.get("tdset-sample").await.ok()?;
+        (deployment.spec?.replicas == Some(4)).then_some(())
+    })
+    .await;
+
+    // Unsetting spec.service deletes the Service.
     tdsets
         .patch(
             "tdset-night",
@@ -240,39 +225,53 @@ async fn scenario(client: Client, namespace: &str) {
             &Patch::Merge(json!({"spec": {"service": null}})),
         )
         .await
-        .expect("spec.service is removed");
+        .expect("unset spec.service");
     eventually("Service tdset-night deleted", || async {
         services
             .get_opt("tdset-night")
             .await
-            .expect("get Service")
+            .ok()?
             .is_none()
             .then_some(())
     })
     .await;
-    println!("Service tdset-night: created, then deleted once unset");
 
-    // Deletion completes: the controller's finalizer is released. (The Deployments follow in a
-    // cluster through garbage collection, by their owner references checked above; envtest
-    // runs no garbage collector.)
-    for name in ["tdset-sample", "tdset-night"] {
-        tdsets
-            .delete(name, &DeleteParams::default())
-            .await
-            .expect("TDSet is deleted");
-        eventually(&format!("TDSet {name} gone"), || async {
-            tdsets
-                .get_opt(name)
-                .await
-                .expect("get TDSet")
-                .is_none()
-                .then_some(())
-        })
-        .await;
-    }
+    shutdown.cancel();
+    tokio::time::timeout(TIMEOUT, controller)
+        .await
+        .expect("the controller stops within the timeout")
+        .expect("the controller task")
+        .expect("the controller stops cleanly");
 }
 
-/// Polls `check` until it returns `Some`, or panics after [`TIMEOUT`].
+/// Waits for the Deployment of `tdset` with the replicas its schedule gives now.
+async fn scheduled(deployments: &Api<Deployment>, tdset: &TDSet) -> Deployment {
+    let name = tdset.name_any();
+    eventually(&format!("Deployment {name} as scheduled"), || async {
+        let deployment = deployments.get_opt(&name).await.ok()??;
+        let hour = td_set::utc_hour(Timestamp::now());
+        let expected = td_set::scheduled_replicas(&tdset.spec, hour).expect("valid spec");
+        (deployment.spec.as_ref()?.replicas? == expected).then_some(deployment)
+    })
+    .await
+}
+
+/// Waits until a condition of `name` has `status`, and returns it.
+async fn condition(tdsets: &Api<TDSet>, name: &str, type_: &str, status: &str) -> Condition {
+    eventually(&format!("{type_}={status} on TDSet {name}"), || async {
+        tdsets
+            .get(name)
+            .await
+            .ok()?
+            .status?
+            .conditions
+            .into_iter()
+            .find(|condition| condition.type_ == type_ && condition.status == status)
+    })
+    .await
+}
+
+/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
 async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
     F: FnMut() -> Fut,
@@ -285,8 +284,8 @@ where
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
+            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
         );
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
