@@ -49,8 +49,36 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The help up to the first full stop that ends a sentence: not the one of an abbreviation
+/// such as "e.g." or "i.e.".
 fn first_sentence(help: &str) -> &str {
-    help.split_once(". ").map_or(help, |(first, _)| first)
+    let mut from = 0;
+    while let Some(at) = help[from..].find(". ").map(|i| from + i) {
+        let word = help[..at].rsplit(' ').next().unwrap_or_default();
+        if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "cf") {
+            return &help[..at];
+        }
+        from = at + 2;
+    }
+    help
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_sentence;
+
+    #[test]
+    fn summaries_do_not_stop_at_abbreviations() {
+        assert_eq!(
+            first_sentence("Sets a default, e.g. 3 or \"TCP\". More text."),
+            "Sets a default, e.g. 3 or \"TCP\""
+        );
+        assert_eq!(
+            first_sentence("One sentence, i.e. all of it."),
+            "One sentence, i.e. all of it."
+        );
+        assert_eq!(first_sentence("First. Second."), "First");
+    }
 }
 
 fn usage(d: &MarkerDef) -> String {
