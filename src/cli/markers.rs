@@ -63,24 +63,6 @@ fn first_sentence(help: &str) -> &str {
     help
 }
 
-#[cfg(test)]
-mod tests {
-    use super::first_sentence;
-
-    #[test]
-    fn summaries_do_not_stop_at_abbreviations() {
-        assert_eq!(
-            first_sentence("Sets a default, e.g. 3 or \"TCP\". More text."),
-            "Sets a default, e.g. 3 or \"TCP\""
-        );
-        assert_eq!(
-            first_sentence("One sentence, i.e. all of it."),
-            "One sentence, i.e. all of it."
-        );
-        assert_eq!(first_sentence("First. Second."), "First");
-    }
-}
-
 fn usage(d: &MarkerDef) -> String {
     match &d.args {
         MarkerArgs::None => d.name.clone(),
@@ -119,4 +101,22 @@ fn describe(d: &MarkerDef) -> String {
         let _ = writeln!(out, "  accepted and ignored by opgen");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_sentence;
+
+    #[test]
+    fn summaries_do_not_stop_at_abbreviations() {
+        assert_eq!(
+            first_sentence("Sets a default, e.g. 3 or \"TCP\". More text."),
+            "Sets a default, e.g. 3 or \"TCP\""
+        );
+        assert_eq!(
+            first_sentence("One sentence, i.e. all of it."),
+            "One sentence, i.e. all of it."
+        );
+        assert_eq!(first_sentence("First. Second."), "First");
+    }
 }
