@@ -524,3 +524,54 @@ current-context: envtest
         key = STANDARD.encode(&pki.admin_key_pem),
     )
 }
+
+/// The two clients of an operator's integration test: `admin` for the test's own setup and
+/// assertions, `manager` for the controller, with exactly the permissions of its role.
+pub struct OperatorClients {
+    pub admin: Client,
+    pub manager: Client,
+}
+
+/// The ServiceAccount an operator's manager runs as (kubebuilder's and opgen's name).
+pub const MANAGER_SERVICE_ACCOUNT: &str = "controller-manager";
+
+impl ControlPlane {
+    /// What an operator's test starts with: installs the CRDs in `crds` (see
+    /// [`install_crds`](crate::install_crds)) and binds the roles in `roles` to the
+    /// ServiceAccount [`MANAGER_SERVICE_ACCOUNT`] in `namespace` (see
+    /// [`client_with_roles`](ControlPlane::client_with_roles)).
+    pub async fn install_operator(
+        &self,
+        crds: impl AsRef<Path>,
+        roles: impl AsRef<Path>,
+        namespace: &str,
+    ) -> Result<OperatorClients, Error> {
+        let admin = self.client()?;
+        apply::install_crds(&admin, crds).await?;
+        let manager = self
+            .client_with_roles(roles, namespace, MANAGER_SERVICE_ACCOUNT)
+            .await?;
+        Ok(OperatorClients { admin, manager })
+    }
+}
+
+/// Polls `check` every 100 ms until it returns `Some`, and returns that; panics after
+/// `timeout` naming `what`. A controller that lacks a permission logs a Forbidden error and
+/// never gets there, so the message points at the role.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and regenerate the role (`make manifests`)"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

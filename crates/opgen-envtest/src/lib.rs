@@ -34,6 +34,8 @@ mod webhooks;
 
 pub use apply::{apply_documents, apply_file, install_crds, parse_documents};
 pub use assets::{Assets, DEFAULT_K8S_VERSION};
-pub use control_plane::{ControlPlane, shared, shared_or_skip};
+pub use control_plane::{
+    ControlPlane, MANAGER_SERVICE_ACCOUNT, OperatorClients, eventually, shared, shared_or_skip,
+};
 pub use error::Error;
 pub use webhooks::LocalWebhooks;

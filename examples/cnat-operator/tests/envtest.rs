@@ -25,7 +25,8 @@
 //! (`tools/envtest/setup.sh` of opgen) it prints how to get them and passes, except under
 //! `CI=true`.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use opgen_envtest::OperatorClients;
+use std::{sync::Arc, time::Duration};
 
 use cnat_operator::{
     api::v1alpha1::{At, AtSpec},
@@ -56,14 +57,10 @@ async fn ats_run_their_command_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("admin client");
-    opgen_envtest::install_crds(&admin, "config/crd/bases")
+    let OperatorClients { admin, manager } = control_plane
+        .install_operator("config/crd/bases", "config/rbac/role.yaml", NAMESPACE)
         .await
-        .expect("install the CRDs");
-    let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
-        .await
-        .expect("bind the generated role to the manager's ServiceAccount");
+        .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
@@ -96,7 +93,7 @@ async fn ats_run_their_command_under_the_generated_role() {
 
     // RUNNING: the sample's pod, controlled by it, runs the command once.
     let pod_name = format!("{sample_name}-pod");
-    let pod = eventually(&format!("pod {pod_name}"), || async {
+    let pod = opgen_envtest::eventually(&format!("pod {pod_name}"), TIMEOUT, || async {
         pods.get_opt(&pod_name).await.ok().flatten()
     })
     .await;
@@ -127,7 +124,7 @@ async fn ats_run_their_command_under_the_generated_role() {
     );
 
     // A failed pod: DONE, with the exit code in the condition.
-    eventually("pod failing-pod", || async {
+    opgen_envtest::eventually("pod failing-pod", TIMEOUT, || async {
         pods.get_opt("failing-pod").await.ok().flatten()
     })
     .await;
@@ -168,7 +165,7 @@ async fn ats_run_their_command_under_the_generated_role() {
             "a pod before the schedule"
         );
     }
-    eventually("pod soon-pod after its schedule", || async {
+    opgen_envtest::eventually("pod soon-pod after its schedule", TIMEOUT, || async {
         pods.get_opt("soon-pod").await.ok().flatten()
     })
     .await;
@@ -227,29 +224,10 @@ async fn finish_pod(pods: &Api<Pod>, name: &str, exit_code: i32) {
 
 /// Polls the At until `done` holds, failing after [`TIMEOUT`] naming `what`.
 async fn wait_for(ats: &Api<At>, name: &str, what: &str, done: impl Fn(&At) -> bool) -> At {
-    eventually(&format!("{what} on At {name}"), || async {
+    opgen_envtest::eventually(&format!("{what} on At {name}"), TIMEOUT, || async {
         ats.get(name).await.ok().filter(|at| done(at))
     })
     .await
-}
-
-/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 fn phase(at: &At) -> &str {

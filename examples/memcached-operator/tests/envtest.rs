@@ -24,7 +24,8 @@
 //! through the finalizer. Without the envtest binaries (`tools/envtest/setup.sh` of opgen) it
 //! prints how to get them and passes, except under `CI=true`.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use opgen_envtest::OperatorClients;
+use std::{sync::Arc, time::Duration};
 
 use k8s_openapi::{api::apps::v1::Deployment, apimachinery::pkg::apis::meta::v1::Condition};
 use kube::{
@@ -57,14 +58,10 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("admin client");
-    opgen_envtest::install_crds(&admin, "config/crd/bases")
+    let OperatorClients { admin, manager } = control_plane
+        .install_operator("config/crd/bases", "config/rbac/role.yaml", NAMESPACE)
         .await
-        .expect("install the CRDs");
-    let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
-        .await
-        .expect("bind the generated role to the manager's ServiceAccount");
+        .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     // The controller, as the manager runs it, limited to the test namespace.
     let shutdown = CancellationToken::new();
@@ -85,7 +82,7 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
     let uid = applied[0].uid().expect("uid");
 
     // Creation: a Deployment controlled by the sample, shaped by its spec.
-    let deployment = eventually("the Deployment of the sample", || async {
+    let deployment = opgen_envtest::eventually("the Deployment of the sample", TIMEOUT, || async {
         deployments.get_opt(&name).await.ok().flatten()
     })
     .await;
@@ -131,7 +128,7 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         )
         .await
         .expect("resize the sample");
-    eventually("the Deployment resized to 2 replicas", || async {
+    opgen_envtest::eventually("the Deployment resized to 2 replicas", TIMEOUT, || async {
         let deployment = deployments.get(&name).await.ok()?;
         (replicas(&deployment) == 2).then_some(())
     })
@@ -156,7 +153,7 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         )
         .await
         .expect("change the image behind the operator's back");
-    eventually("the operator's image restored", || async {
+    opgen_envtest::eventually("the operator's image restored", TIMEOUT, || async {
         let deployment = deployments.get(&name).await.ok()?;
         (container_image(&deployment) == IMAGE).then_some(())
     })
@@ -202,7 +199,7 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
             .delete(name, &DeleteParams::default())
             .await
             .expect("delete a Memcached");
-        eventually(&format!("Memcached {name} deleted"), || async {
+        opgen_envtest::eventually(&format!("Memcached {name} deleted"), TIMEOUT, || async {
             memcacheds.get_opt(name).await.ok()?.is_none().then_some(())
         })
         .await;
@@ -236,33 +233,18 @@ async fn condition(
     type_: &str,
     status: &str,
 ) -> Condition {
-    eventually(&format!("{type_}={status} on Memcached {name}"), || async {
-        let obj = memcacheds.get(name).await.ok()?;
-        obj.status?
-            .conditions
-            .into_iter()
-            .find(|condition| condition.type_ == type_ && condition.status == status)
-    })
+    opgen_envtest::eventually(
+        &format!("{type_}={status} on Memcached {name}"),
+        TIMEOUT,
+        || async {
+            let obj = memcacheds.get(name).await.ok()?;
+            obj.status?
+                .conditions
+                .into_iter()
+                .find(|condition| condition.type_ == type_ && condition.status == status)
+        },
+    )
     .await
-}
-
-/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 fn replicas(deployment: &Deployment) -> i32 {

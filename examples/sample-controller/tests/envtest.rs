@@ -25,7 +25,8 @@
 //! Warning event and left alone. Without the envtest binaries (`tools/envtest/setup.sh` of
 //! opgen) it prints how to get them and passes, except under `CI=true`.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use opgen_envtest::OperatorClients;
+use std::{sync::Arc, time::Duration};
 
 use k8s_openapi::api::{apps::v1::Deployment, events::v1::Event};
 use kube::{
@@ -54,14 +55,10 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("admin client");
-    opgen_envtest::install_crds(&admin, "config/crd/bases")
+    let OperatorClients { admin, manager } = control_plane
+        .install_operator("config/crd/bases", "config/rbac/role.yaml", NAMESPACE)
         .await
-        .expect("install the CRDs");
-    let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
-        .await
-        .expect("bind the generated role to the manager's ServiceAccount");
+        .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
@@ -82,7 +79,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     let deployment_name = "example-foo";
 
     // The controlled Deployment, with the upstream shape.
-    let deployment = eventually("the Deployment of the sample", || async {
+    let deployment = opgen_envtest::eventually("the Deployment of the sample", TIMEOUT, || async {
         deployments.get_opt(deployment_name).await.ok().flatten()
     })
     .await;
@@ -97,7 +94,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     assert_eq!(pod.containers[0].name, "nginx");
     assert_eq!(pod.containers[0].image.as_deref(), Some(foo::NGINX_IMAGE));
     // No pod runs: nothing available yet.
-    eventually("status.availableReplicas 0", || async {
+    opgen_envtest::eventually("status.availableReplicas 0", TIMEOUT, || async {
         (foos.get(&name).await.ok()?.status?.available_replicas == 0).then_some(())
     })
     .await;
@@ -112,7 +109,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
         )
         .await
         .expect("write the Deployment's status");
-    eventually("status.availableReplicas 1", || async {
+    opgen_envtest::eventually("status.availableReplicas 1", TIMEOUT, || async {
         (foos.get(&name).await.ok()?.status?.available_replicas == 1).then_some(())
     })
     .await;
@@ -125,7 +122,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     )
     .await
     .expect("resize the Foo");
-    eventually("the Deployment resized to 2", || async {
+    opgen_envtest::eventually("the Deployment resized to 2", TIMEOUT, || async {
         let deployment = deployments.get(deployment_name).await.ok()?;
         (deployment.spec?.replicas == Some(2)).then_some(())
     })
@@ -146,7 +143,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
         )
         .await
         .expect("scale behind the operator's back");
-    eventually("the 2 replicas restored", || async {
+    opgen_envtest::eventually("the 2 replicas restored", TIMEOUT, || async {
         let deployment = deployments.get(deployment_name).await.ok()?;
         (deployment.spec?.replicas == Some(2)).then_some(())
     })
@@ -160,18 +157,22 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     )
     .await
     .expect("rename the Deployment");
-    eventually("Deployment renamed-foo", || async {
+    opgen_envtest::eventually("Deployment renamed-foo", TIMEOUT, || async {
         deployments.get_opt("renamed-foo").await.ok().flatten()
     })
     .await;
-    eventually("the old Deployment example-foo deleted", || async {
-        deployments
-            .get_opt(deployment_name)
-            .await
-            .ok()?
-            .is_none()
-            .then_some(())
-    })
+    opgen_envtest::eventually(
+        "the old Deployment example-foo deleted",
+        TIMEOUT,
+        || async {
+            deployments
+                .get_opt(deployment_name)
+                .await
+                .ok()?
+                .is_none()
+                .then_some(())
+        },
+    )
     .await;
 
     // A Deployment the Foo does not control is reported and left alone.
@@ -203,7 +204,7 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
         .await
         .expect("apply the claimant Foo");
     let events: Api<Event> = Api::namespaced(admin.clone(), NAMESPACE);
-    let warning = eventually("the ErrResourceExists event", || async {
+    let warning = opgen_envtest::eventually("the ErrResourceExists event", TIMEOUT, || async {
         let list = events.list(&ListParams::default()).await.ok()?;
         list.items.into_iter().find(|event| {
             event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("claimant")
@@ -228,23 +229,4 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
         .expect("the controller stops within the timeout")
         .expect("the controller task")
         .expect("the controller stops cleanly");
-}
-
-/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }

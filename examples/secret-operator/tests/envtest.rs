@@ -27,7 +27,8 @@
 //! (`tools/envtest/setup.sh` of opgen) it prints how to get them and passes, except under
 //! `CI=true`.
 
-use std::{collections::BTreeMap, future::Future, sync::Arc, time::Duration};
+use opgen_envtest::OperatorClients;
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
 use k8s_openapi::{
     ByteString,
@@ -63,14 +64,10 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("admin client");
-    opgen_envtest::install_crds(&admin, "config/crd/bases")
+    let OperatorClients { admin, manager } = control_plane
+        .install_operator("config/crd/bases", "config/rbac/role.yaml", SOURCE)
         .await
-        .expect("install the CRDs");
-    let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", SOURCE, "controller-manager")
-        .await
-        .expect("bind the generated role to the manager's ServiceAccount");
+        .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
@@ -91,11 +88,15 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
     // A copy in every wanted namespace, counted in the status.
     let wanted = wanted_namespaces(&admin).await;
     assert!(wanted.len() >= 2, "{wanted:?}");
-    let status = eventually("the status to count a copy per namespace", || async {
-        let status = multi_secrets.get(&name).await.ok()?.status?;
-        let expected = wanted.len() as i64;
-        (status.wanted == expected && status.created == expected).then_some(status)
-    })
+    let status = opgen_envtest::eventually(
+        "the status to count a copy per namespace",
+        TIMEOUT,
+        || async {
+            let status = multi_secrets.get(&name).await.ok()?.status?;
+            let expected = wanted.len() as i64;
+            (status.wanted == expected && status.created == expected).then_some(status)
+        },
+    )
     .await;
     assert!(status.change_time.is_some());
     for namespace in &wanted {
@@ -141,11 +142,11 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .create(&PostParams::default(), &added)
         .await
         .expect("create a namespace");
-    let copy = eventually("a copy in the new namespace", || {
+    let copy = opgen_envtest::eventually("a copy in the new namespace", TIMEOUT, || {
         get_secret(&admin, ADDED, &child)
     })
     .await;
-    eventually("the status to count the new namespace", || async {
+    opgen_envtest::eventually("the status to count the new namespace", TIMEOUT, || async {
         let status = multi_secrets.get(&name).await.ok()?.status?;
         let expected = wanted.len() as i64 + 1;
         (status.wanted == expected && status.created == expected).then_some(())
@@ -159,7 +160,7 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .await
         .expect("delete a copy");
     let old_uid = copy.uid();
-    eventually("the deleted copy to come back", || async {
+    opgen_envtest::eventually("the deleted copy to come back", TIMEOUT, || async {
         get_secret(&admin, ADDED, &child)
             .await
             .filter(|copy| copy.uid() != old_uid)
@@ -172,7 +173,7 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .patch(&child, &PatchParams::default(), &Patch::Merge(&edit))
         .await
         .expect("edit a copy");
-    eventually("the changed copy to be restored", || async {
+    opgen_envtest::eventually("the changed copy to be restored", TIMEOUT, || async {
         get_secret(&admin, ADDED, &child)
             .await
             .filter(|copy| secret_value(copy) == Some(b"topSecret\n".to_vec()))
@@ -185,10 +186,14 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .delete(ADDED, &DeleteParams::default())
         .await
         .expect("delete the added namespace");
-    eventually("the status to drop the terminating namespace", || async {
-        let status = multi_secrets.get(&name).await.ok()?.status?;
-        (status.wanted == wanted.len() as i64).then_some(())
-    })
+    opgen_envtest::eventually(
+        "the status to drop the terminating namespace",
+        TIMEOUT,
+        || async {
+            let status = multi_secrets.get(&name).await.ok()?.status?;
+            (status.wanted == wanted.len() as i64).then_some(())
+        },
+    )
     .await;
 
     // Deleting the MultiSecret deletes every copy, then the finalizer lets go.
@@ -196,7 +201,7 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .delete(&name, &DeleteParams::default())
         .await
         .expect("delete the sample");
-    eventually("the MultiSecret to be deleted", || async {
+    opgen_envtest::eventually("the MultiSecret to be deleted", TIMEOUT, || async {
         multi_secrets
             .get_opt(&name)
             .await
@@ -248,23 +253,4 @@ async fn get_secret(client: &Client, namespace: &str, name: &str) -> Option<Secr
 fn secret_value(secret: &Secret) -> Option<Vec<u8>> {
     let data: &BTreeMap<String, ByteString> = secret.data.as_ref()?;
     data.get("secret").map(|value| value.0.clone())
-}
-
-/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }

@@ -26,7 +26,8 @@
 //! the envtest binaries (`tools/envtest/setup.sh` of opgen) it prints how to get them and
 //! passes, except under `CI=true`.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use opgen_envtest::OperatorClients;
+use std::{sync::Arc, time::Duration};
 
 use k8s_openapi::{
     api::{apps::v1::Deployment, core::v1::Service},
@@ -61,14 +62,10 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("admin client");
-    opgen_envtest::install_crds(&admin, "config/crd/bases")
+    let OperatorClients { admin, manager } = control_plane
+        .install_operator("config/crd/bases", "config/rbac/role.yaml", NAMESPACE)
         .await
-        .expect("install the CRDs");
-    let manager = control_plane
-        .client_with_roles("config/rbac/role.yaml", NAMESPACE, "controller-manager")
-        .await
-        .expect("bind the generated role to the manager's ServiceAccount");
+        .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
@@ -123,7 +120,7 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
 
     // The Service of the sample that asks for one, controlled by it; none for the other.
     let night = tdsets.get("tdset-night").await.expect("get tdset-night");
-    let service = eventually("Service tdset-night", || async {
+    let service = opgen_envtest::eventually("Service tdset-night", TIMEOUT, || async {
         services.get_opt("tdset-night").await.ok().flatten()
     })
     .await;
@@ -190,10 +187,14 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
         )
         .await
         .expect("change the schedule");
-    eventually("tdset-sample's Deployment at 4 replicas", || async {
-        let deployment = deployments.get("tdset-sample").await.ok()?;
-        (deployment.spec?.replicas == Some(4)).then_some(())
-    })
+    opgen_envtest::eventually(
+        "tdset-sample's Deployment at 4 replicas",
+        TIMEOUT,
+        || async {
+            let deployment = deployments.get("tdset-sample").await.ok()?;
+            (deployment.spec?.replicas == Some(4)).then_some(())
+        },
+    )
     .await;
 
     // Another manager scales the Deployment: the schedule owns the replica count.
@@ -211,7 +212,7 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
         )
         .await
         .expect("scale behind the operator's back");
-    eventually("the 4 replicas restored", || async {
+    opgen_envtest::eventually("the 4 replicas restored", TIMEOUT, || async {
         let deployment = deployments.get("tdset-sample").await.ok()?;
         (deployment.spec?.replicas == Some(4)).then_some(())
     })
@@ -226,7 +227,7 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
         )
         .await
         .expect("unset spec.service");
-    eventually("Service tdset-night deleted", || async {
+    opgen_envtest::eventually("Service tdset-night deleted", TIMEOUT, || async {
         services
             .get_opt("tdset-night")
             .await
@@ -247,45 +248,34 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
 /// Waits for the Deployment of `tdset` with the replicas its schedule gives now.
 async fn scheduled(deployments: &Api<Deployment>, tdset: &TDSet) -> Deployment {
     let name = tdset.name_any();
-    eventually(&format!("Deployment {name} as scheduled"), || async {
-        let deployment = deployments.get_opt(&name).await.ok()??;
-        let hour = td_set::utc_hour(Timestamp::now());
-        let expected = td_set::scheduled_replicas(&tdset.spec, hour).expect("valid spec");
-        (deployment.spec.as_ref()?.replicas? == expected).then_some(deployment)
-    })
+    opgen_envtest::eventually(
+        &format!("Deployment {name} as scheduled"),
+        TIMEOUT,
+        || async {
+            let deployment = deployments.get_opt(&name).await.ok()??;
+            let hour = td_set::utc_hour(Timestamp::now());
+            let expected = td_set::scheduled_replicas(&tdset.spec, hour).expect("valid spec");
+            (deployment.spec.as_ref()?.replicas? == expected).then_some(deployment)
+        },
+    )
     .await
 }
 
 /// Waits until a condition of `name` has `status`, and returns it.
 async fn condition(tdsets: &Api<TDSet>, name: &str, type_: &str, status: &str) -> Condition {
-    eventually(&format!("{type_}={status} on TDSet {name}"), || async {
-        tdsets
-            .get(name)
-            .await
-            .ok()?
-            .status?
-            .conditions
-            .into_iter()
-            .find(|condition| condition.type_ == type_ && condition.status == status)
-    })
+    opgen_envtest::eventually(
+        &format!("{type_}={status} on TDSet {name}"),
+        TIMEOUT,
+        || async {
+            tdsets
+                .get(name)
+                .await
+                .ok()?
+                .status?
+                .conditions
+                .into_iter()
+                .find(|condition| condition.type_ == type_ && condition.status == status)
+        },
+    )
     .await
-}
-
-/// Polls `check` until it returns `Some`, or fails after [`TIMEOUT`] naming `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {TIMEOUT:?} waiting for {what}; a Forbidden error in the log above means the role lacks a permission: add the +kubebuilder:rbac marker and run `opgen manifests`"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
