@@ -84,11 +84,23 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
             skipped = true;
             continue;
         }
-        if let Some(too_deep) = nesting_too_deep(&path, &text) {
-            errors.push(too_deep);
-            continue;
-        }
-        match syn::parse_file(&text) {
+        let tokens = match checked_tokens(&path, &text) {
+            Ok(tokens) => tokens,
+            Err(diagnostic) => {
+                errors.push(*diagnostic);
+                continue;
+            }
+        };
+        // The tokens are parsed once; syn::parse_file would split the text again. It stays for
+        // the rare file with a byte-order mark or a shebang line, which it strips.
+        let parsed = if text.starts_with('\u{feff}')
+            || (text.starts_with("#!") && !text.starts_with("#!["))
+        {
+            syn::parse_file(&text)
+        } else {
+            syn::parse2::<syn::File>(tokens)
+        };
+        match parsed {
             Ok(ast) => files.push(SourceFile {
                 module: module_path(dir, &path),
                 path,
@@ -109,17 +121,16 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
 /// so a file nested thousands deep would overflow the stack; no real code comes close.
 pub const MAX_NESTING: usize = 256;
 
-/// An error at the first token nested deeper than [`MAX_NESTING`] brackets (`()`, `[]`, `{}`)
-/// plus generic angle brackets. Walks the tokens without recursion. A file that does not
-/// tokenize is left to syn, which reports the syntax error.
-fn nesting_too_deep(path: &Path, text: &str) -> Option<Diagnostic> {
+/// The tokens of a source file, or an error: at the first token nested deeper than
+/// [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
+/// recursion), or where the file does not split into tokens.
+fn checked_tokens(path: &Path, text: &str) -> Result<proc_macro2::TokenStream, Box<Diagnostic>> {
     use proc_macro2::{TokenStream, TokenTree};
-    let tokens: TokenStream = match text.parse() {
-        Ok(tokens) => tokens,
-        Err(_) => return Some(token_error(path, text)),
-    };
+    let tokens: TokenStream = text
+        .parse()
+        .map_err(|_| Box::new(token_error(path, text)))?;
     // (tokens of one group, its bracket depth, the `<` still open in it)
-    let mut stack = vec![(tokens.into_iter(), 0usize, 0usize)];
+    let mut stack = vec![(tokens.clone().into_iter(), 0usize, 0usize)];
     while let Some((iter, depth, angles)) = stack.last_mut() {
         let Some(token) = iter.next() else {
             stack.pop();
@@ -143,16 +154,16 @@ fn nesting_too_deep(path: &Path, text: &str) -> Option<Diagnostic> {
         };
         if depth + open + 1 > MAX_NESTING {
             let start = span.start();
-            return Some(
+            return Err(Box::new(
                 Diagnostic::error(format!(
                     "brackets and generics nest more than {MAX_NESTING} levels deep here"
                 ))
                 .at(Location::new(path, start.line, start.column + 1).with_source(text, 1))
                 .help("opgen parses the sources without compiling them, one level at a time; split the expression or name the inner type"),
-            );
+            ));
         }
     }
-    None
+    Ok(tokens)
 }
 
 /// Why a file does not split into tokens (syn only says "cannot parse string into token
