@@ -5,6 +5,7 @@ pub mod k8s;
 mod markers;
 pub mod schema;
 pub mod structural;
+pub mod values;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
