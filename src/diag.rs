@@ -180,6 +180,13 @@ impl Diagnostics {
         self.items.push(d);
     }
 
+    /// Pushes `d` unless the same diagnostic is already there (a type used twice is checked twice).
+    pub fn push_once(&mut self, d: Diagnostic) {
+        if !self.items.contains(&d) {
+            self.items.push(d);
+        }
+    }
+
     pub fn extend(&mut self, err: Error) {
         self.items.extend(err.diagnostics);
     }

@@ -138,10 +138,14 @@ pub fn apply(
         }
         "kubebuilder:validation:Pattern" => {
             need(stringy, "strings")?;
-            schema.insert(
-                "pattern".into(),
-                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
-            );
+            let pattern = value.and_then(|v| v.as_str()).ok_or("expected a string")?;
+            // The API server compiles it with Go's regexp and refuses the CRD if that fails.
+            if let Err(e) = super::values::go_regex(pattern) {
+                return Err(format!(
+                    "the pattern `{pattern}` is not a valid Go (RE2) regular expression: {e}"
+                ));
+            }
+            schema.insert("pattern".into(), json!(pattern));
         }
         "kubebuilder:validation:MaxItems" | "kubebuilder:validation:MinItems" => {
             need(node_type == Some("array"), "lists")?;

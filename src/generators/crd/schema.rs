@@ -6,6 +6,7 @@
 
 use super::k8s::K8sTypes;
 use super::markers::{self, priority, push_rule};
+use super::values;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
 use crate::model::{EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent};
@@ -18,6 +19,15 @@ pub struct SchemaBuilder<'m, 'a> {
     pub k8s: &'m K8sTypes,
     /// Types being expanded, to refuse recursion.
     stack: Vec<TypeId>,
+}
+
+/// A value as messages show it, cut when long.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s,
+    }
 }
 
 fn obj(v: Value) -> Schema {
@@ -161,7 +171,55 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             schema.insert("description".into(), json!(def.doc));
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
+        self.check_values(&schema, &def.markers, def.loc.file, diags);
         schema
+    }
+
+    /// Each `default` and `example` set by one of `ms` (on the node or, for `items:` markers,
+    /// its items) checked against the node it sits in, as the API server checks defaults.
+    /// A default that breaks its schema is an error (the API server refuses the CRD); an
+    /// example only a warning: the server stores examples unchecked, but one that breaks
+    /// its own schema misleads whoever reads it.
+    fn check_values(&self, schema: &Schema, ms: &[Marker], file: usize, diags: &mut Diagnostics) {
+        for m in ms {
+            let is_default = matches!(m.name(), "default" | "kubebuilder:default");
+            if !is_default && m.name() != "kubebuilder:example" {
+                continue;
+            }
+            let node = if m.def.items {
+                schema.get("items").and_then(Value::as_object)
+            } else {
+                Some(schema)
+            };
+            let key = if is_default { "default" } else { "example" };
+            let Some((node, v)) = node.and_then(|n| Some((n, n.get(key)?))) else {
+                continue;
+            };
+            let errors = values::check(v, node);
+            if errors.is_empty() {
+                continue;
+            }
+            let shown = short(v);
+            let d = if is_default {
+                self.marker_error(
+                    file,
+                    m,
+                    format!(
+                        "the default {shown} does not fit its own schema, so the API server would refuse the CRD: {}",
+                        errors.join("; ")
+                    ),
+                )
+                .help("change the default, or the type or markers it must satisfy")
+            } else {
+                Diagnostic::warning(format!(
+                    "the example {shown} does not fit its own schema: {}",
+                    errors.join("; ")
+                ))
+                .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                .help("the API server stores examples unchecked, but readers take them as valid values")
+            };
+            diags.push_once(d);
+        }
     }
 
     /// The fields named by `AtMostOneOf`/`ExactlyOneOf`/`AtLeastOneOf` on a struct must exist and
@@ -438,6 +496,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 Schema::new()
             }
         };
+        self.check_values(&merged, &f.markers, file, diags);
 
         // Required: markers first, then the package default, then what serde needs.
         let optional_marker = has(&[

@@ -4,7 +4,7 @@
 //! opgen refuses to write it and names the property instead. The rules are those of
 //! apiextensions-apiserver's structural schema and validation checks.
 
-use super::cel;
+use super::{cel, values};
 use serde_json::{Map, Value};
 
 /// One violation: the JSON path of the offending node and what is wrong.
@@ -134,14 +134,20 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
             _ => {}
         }
     }
-    if let Some(default) = m.get("default")
-        && let Err(why) = value_fits(default, m)
-    {
-        violation(
-            out,
-            path,
-            format!("the default {default} does not fit the schema: {why}"),
-        );
+    // Markers' defaults are checked where they are written, with their location; this is
+    // the net for a default that the merge of a type and its field put under new rules.
+    if let Some(default) = m.get("default") {
+        let errors = values::check(default, m);
+        if !errors.is_empty() {
+            violation(
+                out,
+                path,
+                format!(
+                    "the default {default} does not fit the schema: {}",
+                    errors.join("; ")
+                ),
+            );
+        }
     }
     if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
         for r in rules {
@@ -242,60 +248,6 @@ fn list_checks(
     }
 }
 
-/// Whether `v` fits the schema node: type, enum and nested properties.
-pub fn value_fits(v: &Value, m: &Map<String, Value>) -> Result<(), String> {
-    if v.is_null() {
-        return if is_true(m, "nullable") {
-            Ok(())
-        } else {
-            Err("null is not allowed (not nullable)".into())
-        };
-    }
-    if is_true(m, "x-kubernetes-int-or-string") {
-        return if v.is_i64() || v.is_u64() || v.is_string() {
-            Ok(())
-        } else {
-            Err("expected an integer or a string".into())
-        };
-    }
-    if let Some(Value::Array(allowed)) = m.get("enum")
-        && !allowed.contains(v)
-    {
-        return Err(format!("{v} is not one of the enum values"));
-    }
-    match (m.get("type").and_then(Value::as_str), v) {
-        (None, _) => Ok(()),
-        (Some("string"), Value::String(_)) | (Some("boolean"), Value::Bool(_)) => Ok(()),
-        (Some("integer"), Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(()),
-        (Some("number"), Value::Number(_)) => Ok(()),
-        (Some("array"), Value::Array(items)) => {
-            if let Some(Value::Object(item_schema)) = m.get("items") {
-                for i in items {
-                    value_fits(i, item_schema)?;
-                }
-            }
-            Ok(())
-        }
-        (Some("object"), Value::Object(o)) => {
-            let props = m.get("properties").and_then(Value::as_object);
-            for (k, val) in o {
-                match props.and_then(|p| p.get(k)).and_then(Value::as_object) {
-                    Some(ps) => value_fits(val, ps).map_err(|e| format!("{k}: {e}"))?,
-                    None => {
-                        if let Some(Value::Object(ap)) = m.get("additionalProperties") {
-                            value_fits(val, ap).map_err(|e| format!("{k}: {e}"))?;
-                        } else if !is_true(m, "x-kubernetes-preserve-unknown-fields") {
-                            return Err(format!("unknown field `{k}` (it would be pruned)"));
-                        }
-                    }
-                }
-            }
-            Ok(())
-        }
-        (Some(t), other) => Err(format!("expected {t}, found {other}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,7 +285,7 @@ mod tests {
         }});
         let got = messages(s);
         let want = [
-            "spec.badDefault: the default \"three\" does not fit the schema: expected integer, found \"three\"",
+            "spec.badDefault: the default \"three\" does not fit the schema: expected integer, found string \"three\"",
             "spec.both: properties and additionalProperties are mutually exclusive",
             "spec.cel: CEL rule \"self.startsWith('a'\" does not parse: at column 20: expected `,` or `)`, found end of rule",
             "spec.junk.allOf[1]: `default` is not allowed inside allOf, anyOf, oneOf or not",
