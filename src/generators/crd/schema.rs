@@ -197,6 +197,18 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             };
             let errors = values::check(v, node);
             if errors.is_empty() {
+                let overflows = values::format_overflows(v, node);
+                if is_default && !overflows.is_empty() {
+                    diags.push_once(
+                        Diagnostic::warning(format!(
+                            "the default {} does not fit the field's Rust type: {}; the API server accepts it, but the operator cannot deserialize an object defaulted with it",
+                            short(v),
+                            overflows.join("; ")
+                        ))
+                        .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                        .help("change the default, or widen the field's type"),
+                    );
+                }
                 continue;
             }
             let shown = short(v);
