@@ -198,6 +198,9 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 "versions": version_objects,
             }
         });
+        if !diags.has_errors() {
+            check_size(kind, first, &object, self.model, diags);
+        }
         if diags.has_errors() && !errors_before {
             // Keep going for more diagnostics, but never write a CRD built from errors.
             return None;
@@ -565,6 +568,95 @@ fn column(
     }
     c.insert("type".into(), json!(ty));
     Value::Object(c)
+}
+
+/// Annotations of an object may total 256 KiB (apimachinery's TotalAnnotationSizeLimitB);
+/// client-side `kubectl apply` stores the whole object as JSON in one of them.
+pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+/// etcd's default `--max-request-bytes` (1.5 MiB), which the stored CRD must fit: measured on
+/// envtest, CRDs of 1,567,089 and 1,568,367 bytes of JSON are stored, 1,576,367 bytes are
+/// refused with `etcdserver: request is too large`.
+pub const STORED_LIMIT: usize = 1536 * 1024;
+/// kube-apiserver's default `--max-request-bytes` (3 MiB): a larger body is refused with
+/// `413 Request entity too large` before it is decoded.
+pub const REQUEST_LIMIT: usize = 3 * 1024 * 1024;
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The size of `v` as Go's encoding/json writes it: compact, with `<`, `>`, `&`, U+2028 and
+/// U+2029 escaped as `\u003c` and so on.
+pub fn go_json_len(v: &Value) -> usize {
+    let text = v.to_string();
+    let escaped: usize = text
+        .chars()
+        .map(|c| match c {
+            '<' | '>' | '&' => 5,
+            '\u{2028}' | '\u{2029}' => 3,
+            _ => 0,
+        })
+        .sum();
+    text.len() + escaped
+}
+
+/// What kubectl and the API server can take of a CRD this size: client-side apply's
+/// last-applied annotation (a warning: server-side apply works), etcd's object limit and the
+/// API server's request limit (errors: no way to install it).
+fn check_size(
+    kind: &Kind,
+    v: &KindVersion,
+    object: &Value,
+    model: &Model,
+    diags: &mut Diagnostics,
+) {
+    let size = go_json_len(object);
+    let kib = |n: usize| format!("{:.1} KiB", n as f64 / 1024.0);
+    let name = format!("{}.{}", kind.kind, kind.group);
+    let help = "shorten descriptions with `opgen manifests --max-desc-len=N` (controller-gen's crd:maxDescLen; 0 drops them), or split large types";
+    if size > STORED_LIMIT {
+        let why = if size > REQUEST_LIMIT {
+            format!(
+                "the API server refuses request bodies over {} (`--max-request-bytes`)",
+                kib(REQUEST_LIMIT)
+            )
+        } else {
+            format!(
+                "etcd stores objects of at most {} (`--max-request-bytes`; the API server answers `etcdserver: request is too large`)",
+                kib(STORED_LIMIT)
+            )
+        };
+        diags.push(
+            model
+                .diag_at(
+                    v.loc,
+                    format!(
+                        "the CRD of {name} is {} as JSON and cannot be installed: {why}",
+                        kib(size)
+                    ),
+                )
+                .help(help),
+        );
+        return;
+    }
+    let annotations = object["metadata"]["annotations"]
+        .as_object()
+        .map(|a| {
+            a.iter()
+                .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+                .sum::<usize>()
+        })
+        .unwrap_or(0);
+    let last_applied = LAST_APPLIED.len() + size + annotations;
+    if last_applied > ANNOTATIONS_LIMIT {
+        diags.push(
+            Diagnostic::warning(format!(
+                "the CRD of {name} is {} as JSON: client-side `kubectl apply` would fail, as its {LAST_APPLIED} annotation would make the annotations {} (at most {})",
+                kib(size),
+                kib(last_applied),
+                kib(ANNOTATIONS_LIMIT)
+            ))
+            .at(model.location(v.loc, 1))
+            .help(format!("use `kubectl apply --server-side` (the Makefile's install and deploy do), `kubectl create` or `kubectl replace`; or {help}")),
+        );
+    }
 }
 
 /// controller-gen's maxDescLen (spec §5): every `description` of a schema and of its nested

@@ -1,6 +1,8 @@
-//! Defaults checked like the API server checks them (issue #10, item 2), with the API server
-//! as referee: for every case of the table, opgen's verdict on `+kubebuilder:default` must
-//! equal a real kube-apiserver's verdict on the same CRD.
+//! What the API server refuses in a CRD, refused by opgen first, with a real kube-apiserver
+//! as referee.
+//!
+//! Defaults (issue #10, item 2): for every case of the table, opgen's verdict on
+//! `+kubebuilder:default` must equal the API server's verdict on the same CRD.
 //!
 //! A refused case: `opgen manifests` fails naming the marker's file:line:col and the rule,
 //! and writes nothing. The CRD the server judges is built by hand: opgen's CRD for the same
@@ -9,6 +11,7 @@
 
 mod support;
 
+use opgen::generators::crd::{STORED_LIMIT, go_json_len};
 use opgen_envtest::apply_documents;
 use serde_json::{Value, json};
 use std::fs;
@@ -495,4 +498,153 @@ async fn the_api_server_agrees_with_opgen_on_every_default() {
         }
     }
     assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+/// A spec with one field whose doc comment is `bytes` long: the CRD grows by about that much.
+fn write_doc_field(dir: &Path, original: &str, bytes: usize) {
+    let doc = "word ".repeat(bytes / 5);
+    write_field(
+        dir,
+        original,
+        &format!("/// {doc}\n#[serde(default)]\npub f: String,"),
+        true,
+    );
+}
+
+/// Size limits (issue #10, item 6): over 256 KiB of JSON, client-side `kubectl apply` fails
+/// (its last-applied annotation would be too long), so opgen warns and writes the CRD; over
+/// etcd's 1.5 MiB no apply works, so opgen refuses; `--max-desc-len` makes it fit.
+#[test]
+fn crd_size_limits_warn_then_refuse_and_max_desc_len_fixes_them() {
+    let dir = project();
+    let original = fs::read_to_string(dir.path().join(TYPES)).unwrap();
+    let line = original
+        .lines()
+        .position(|l| l.starts_with("pub struct MemcachedSpec"))
+        .unwrap()
+        + 1;
+
+    write_doc_field(dir.path(), &original, 300 * 1024);
+    let run = opgen(dir.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: the CRD of Memcached.cache.example.com is 30")
+            && stderr.contains("client-side `kubectl apply` would fail, as its kubectl.kubernetes.io/last-applied-configuration annotation would make the annotations 30")
+            && stderr.contains("use `kubectl apply --server-side`")
+            && stderr.contains(&format!("--> {TYPES}:{line}:")),
+        "{stderr}"
+    );
+    let written = fs::read_to_string(dir.path().join(CRD)).unwrap();
+    assert!(written.len() > 300 * 1024);
+
+    // Just under the limit: no warning.
+    write_doc_field(dir.path(), &original, 250 * 1024);
+    let run = opgen(dir.path(), &["manifests"]);
+    assert!(run.status.success());
+    assert!(!String::from_utf8_lossy(&run.stderr).contains("kubectl apply"));
+
+    write_doc_field(dir.path(), &original, 1600 * 1024);
+    let before = tree(dir.path());
+    let run = opgen(dir.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: the CRD of Memcached.cache.example.com is 160")
+            && stderr.contains(
+                "as JSON and cannot be installed: etcd stores objects of at most 1536.0 KiB"
+            )
+            && stderr.contains("--max-desc-len")
+            && stderr.contains(&format!("--> {TYPES}:{line}:")),
+        "{stderr}"
+    );
+    assert_eq!(tree(dir.path()), before);
+
+    write_doc_field(dir.path(), &original, 3200 * 1024);
+    let stderr = String::from_utf8_lossy(&opgen(dir.path(), &["manifests"]).stderr).into_owned();
+    assert!(
+        stderr
+            .contains("cannot be installed: the API server refuses request bodies over 3072.0 KiB"),
+        "{stderr}"
+    );
+
+    // controller-gen's crd:maxDescLen: the same CRD fits once descriptions are cut.
+    let out = opgen_ok(dir.path(), &["manifests", "--max-desc-len=80"]);
+    assert!(
+        out.contains("config/crd/bases/cache.example.com_memcacheds.yaml")
+            || out.contains("updated"),
+        "{out}"
+    );
+    let f = &crd(dir.path())["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["properties"]["f"];
+    let d = f["description"].as_str().unwrap();
+    // Cut at the last word boundary within 80 bytes, then "..." (controller-gen's truncation).
+    assert_eq!(d, format!("{}...", ["word"; 16].join(" ")));
+}
+
+/// The limits opgen applies are the API server's: the CRDs it refuses or warns about are
+/// refused by a real one (built by hand: opgen's CRD with the description made as long).
+#[tokio::test]
+async fn the_api_server_enforces_the_size_limits_opgen_checks() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let client = control_plane.client().unwrap();
+    let dir = project();
+    let original = fs::read_to_string(dir.path().join(TYPES)).unwrap();
+    write_doc_field(dir.path(), &original, 300 * 1024);
+    opgen_ok(dir.path(), &["manifests"]);
+
+    // 300 KiB: client-side apply fails on the annotation, server-side apply works.
+    let client_side = control_plane
+        .kubectl()
+        .args(["apply", "-f"])
+        .arg(dir.path().join(CRD))
+        .output()
+        .unwrap();
+    assert!(!client_side.status.success());
+    let stderr = String::from_utf8_lossy(&client_side.stderr);
+    assert!(
+        stderr.contains("metadata.annotations: Too long") && stderr.contains("262144 bytes"),
+        "{stderr}"
+    );
+    let server_side = control_plane
+        .kubectl()
+        .args(["apply", "--server-side", "--dry-run=server", "-f"])
+        .arg(dir.path().join(CRD))
+        .output()
+        .unwrap();
+    assert!(
+        server_side.status.success(),
+        "{}",
+        String::from_utf8_lossy(&server_side.stderr)
+    );
+
+    // Around etcd's 1.5 MiB: 8 KiB under it (opgen writes it) is stored, 8 KiB over it (opgen
+    // refuses it) is refused, even with server-side apply.
+    let params = kube::api::PatchParams::apply("opgen-test").force();
+    for (i, size) in [STORED_LIMIT - 8 * 1024, STORED_LIMIT + 8 * 1024]
+        .into_iter()
+        .enumerate()
+    {
+        let mut big = crd(dir.path());
+        big["metadata"]["name"] = json!(format!("big{i}s.cache.example.com"));
+        big["spec"]["names"] = json!({"kind": format!("Big{i}"), "listKind": format!("Big{i}List"), "plural": format!("big{i}s"), "singular": format!("big{i}")});
+        let grow = size - go_json_len(&big);
+        let d = field_schema(&mut big)["description"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        field_schema(&mut big)["description"] = json!(format!("{d}{}", "x".repeat(grow)));
+        assert_eq!(go_json_len(&big), size);
+        let result = apply_documents(&client, vec![big], "default", &params, Path::new(CRD)).await;
+        match (size > STORED_LIMIT, result) {
+            (false, Ok(_)) => {}
+            (true, Err(e)) => assert!(
+                e.to_string().contains("etcdserver: request is too large"),
+                "{e}"
+            ),
+            (over, r) => panic!("{size} bytes (over the limit: {over}): {:?}", r.map(|_| ())),
+        }
+    }
 }
