@@ -648,3 +648,32 @@ async fn the_api_server_enforces_the_size_limits_opgen_checks() {
         }
     }
 }
+
+/// A scaffolded project's Makefile passes MANIFESTS_OPTS to `opgen manifests`.
+#[test]
+fn the_makefile_passes_max_desc_len_to_opgen() {
+    let dir = project();
+    let original = fs::read_to_string(dir.path().join(TYPES)).unwrap();
+    write_doc_field(dir.path(), &original, 1600 * 1024);
+    let make = |opts: &str| {
+        std::process::Command::new("make")
+            .arg("manifests")
+            .arg(format!("OPGEN={}", env!("CARGO_BIN_EXE_opgen")))
+            .arg(format!("MANIFESTS_OPTS={opts}"))
+            .current_dir(dir.path())
+            .output()
+            .expect("make runs")
+    };
+    let too_big = make("");
+    assert!(!too_big.status.success());
+    assert!(String::from_utf8_lossy(&too_big.stderr).contains("cannot be installed"));
+    let fits = make("--max-desc-len=0");
+    assert!(
+        fits.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fits.stderr)
+    );
+    assert!(String::from_utf8_lossy(&fits.stdout).contains("manifests --max-desc-len=0"));
+    let crd = crd(dir.path());
+    assert!(!crd.to_string().contains("\"description\""), "{crd}");
+}
