@@ -171,12 +171,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             schema.insert("description".into(), json!(def.doc));
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
-        self.check_values(&schema, &def.markers, def.loc.file, diags);
         schema
     }
 
-    /// Each `default` and `example` set by one of `ms` (on the node or, for `items:` markers,
-    /// its items) checked against the node it sits in, as the API server checks defaults.
+    /// Each `default` and `example` set by one of a field's markers `ms` (on the node or, for
+    /// `items:` markers, its items) checked against the node it sits in, as the API server
+    /// checks defaults. (Both markers apply to fields only.)
     /// A default that breaks its schema is an error (the API server refuses the CRD); an
     /// example only a warning: the server stores examples unchecked, but one that breaks
     /// its own schema misleads whoever reads it.

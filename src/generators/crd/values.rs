@@ -465,6 +465,9 @@ fn object(o: &Map<String, Value>, m: &Map<String, Value>, path: &str, out: &mut 
             node(val, ap, &child(k), out);
         } else if m.get("additionalProperties") != Some(&Value::Bool(true))
             && !is_true(m, "x-kubernetes-preserve-unknown-fields")
+            // Pruning keeps the type and object metadata of an embedded resource.
+            && !(is_true(m, "x-kubernetes-embedded-resource")
+                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
         {
             push(
                 out,
@@ -913,6 +916,18 @@ mod tests {
             errs(json!({"name": "a", "colour": "red"}), s),
             ["unknown field `colour`: the API server prunes it, so a default must not have it"]
         );
+        let embedded = json!({"type": "object", "x-kubernetes-embedded-resource": true, "properties": {"spec": {"type": "object"}}});
+        assert!(
+            errs(
+                json!({"apiVersion": "v1", "kind": "Pod", "spec": {}}),
+                embedded.clone()
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            errs(json!({"status": {}}), embedded),
+            ["unknown field `status`: the API server prunes it, so a default must not have it"]
+        );
         let map =
             json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}});
         assert_eq!(
@@ -987,6 +1002,8 @@ mod tests {
         assert!(m(r"^[[:alpha:]]+$", "abc") && !m(r"^[[:alpha:]]+$", "a1"));
         assert!(m(r"^[]a]+$", "]a"));
         assert!(m(r"^\Qa.b\E$", "a.b") && !m(r"^\Qa.b\E$", "axb"));
+        // \b is an ASCII word boundary in Go: é is not a word character there.
+        assert!(m(r"\bfoo\b", "x foo y") && m(r"\bfoo\b", "éfooé") && !m(r"\bfoo\b", "xfoo"));
         assert!(
             go_regex("a{1001}")
                 .unwrap_err()
