@@ -266,6 +266,28 @@ fn cases() -> Vec<Case> {
             json!("half"),
             "\"half\" does not match the pattern `^[0-9]+%$`",
         ),
+        ok(
+            "null on a nullable field",
+            "// +default=null\n#[serde(default)]\npub f: Option<String>,",
+            json!(null),
+        ),
+        // The API server skips a null default (never checked, never applied): opgen warns.
+        ok(
+            "null on a field that is not nullable",
+            "// +default=null\n#[serde(default)]\npub f: String,",
+            json!(null),
+        ),
+        ok(
+            "null inside an object, on a nullable field",
+            "// +default={\"nullable\": null}\n#[serde(default)]\npub f: Nulls,",
+            json!({"nullable": null}),
+        ),
+        no(
+            "null inside an object, on a field that is not nullable",
+            "// +default={\"omitted\": null}\n#[serde(default)]\npub f: Nulls,",
+            json!({"omitted": null}),
+            "at omitted: null is not allowed",
+        ),
     ]
 }
 
@@ -283,6 +305,14 @@ pub struct Defaulted {
     // +kubebuilder:validation:Required
     pub replicas: i32,
     pub image: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct Nulls {
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub omitted: Option<String>,
+    #[serde(default)]
+    pub nullable: Option<String>,
 }
 ";
 
@@ -396,7 +426,7 @@ fn opgen_refuses_each_bad_default_at_its_marker_and_writes_nothing() {
     let verdicts = opgen_verdicts();
     let refused = verdicts.iter().filter(|(c, _)| c.refused.is_some()).count();
     // The table keeps both sides: a check that refused everything would fail here.
-    assert_eq!((refused, verdicts.len() - refused), (23, 15));
+    assert_eq!((refused, verdicts.len() - refused), (24, 18));
 }
 
 #[test]
@@ -442,6 +472,32 @@ fn a_default_beyond_its_rust_type_is_a_warning_as_the_api_server_accepts_it() {
         field_schema(&mut crd(dir.path()))["default"],
         json!(3000000000i64)
     );
+}
+
+#[test]
+fn a_null_default_is_a_warning_as_the_api_server_ignores_it() {
+    let dir = project();
+    let original = fs::read_to_string(dir.path().join(TYPES)).unwrap();
+    let text = write_field(
+        dir.path(),
+        &original,
+        "// +default=null\n#[serde(default)]\npub f: String,",
+        true,
+    );
+    let run = opgen(dir.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let line = text
+        .lines()
+        .position(|l| l.contains("+default=null"))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains("warning: a null default has no effect: the API server never applies it")
+            && stderr.contains(&format!("--> {TYPES}:{line}:8")),
+        "{stderr}"
+    );
+    assert_eq!(field_schema(&mut crd(dir.path()))["default"], Value::Null);
 }
 
 #[test]

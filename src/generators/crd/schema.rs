@@ -195,6 +195,18 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             let Some((node, v)) = node.and_then(|n| Some((n, n.get(key)?))) else {
                 continue;
             };
+            // The API server neither checks nor applies a null default (its `Default.Object`
+            // is nil): accepted, and without effect.
+            if is_default && v.is_null() {
+                diags.push_once(
+                    Diagnostic::warning(
+                        "a null default has no effect: the API server never applies it (nor checks it)",
+                    )
+                    .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                    .help("remove the marker; an absent Option field already deserializes as None"),
+                );
+                continue;
+            }
             let errors = values::check(v, node);
             if errors.is_empty() {
                 let overflows = values::format_overflows(v, node);

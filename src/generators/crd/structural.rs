@@ -136,7 +136,8 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
     }
     // Markers' defaults are checked where they are written, with their location; this is
     // the net for a default that the merge of a type and its field put under new rules.
-    if let Some(default) = m.get("default") {
+    // A null default is skipped by the API server (never checked, never applied).
+    if let Some(default) = m.get("default").filter(|d| !d.is_null()) {
         let errors = values::check(default, m);
         if !errors.is_empty() {
             violation(
@@ -267,7 +268,8 @@ mod tests {
             "any": {"x-kubernetes-preserve-unknown-fields": true},
             "conds": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
                 "items": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}},
-            "n": {"type": "integer", "default": 3, "x-kubernetes-validations": [{"rule": "self >= 0 && size(string(self)) < 10"}]}
+            "n": {"type": "integer", "default": 3, "x-kubernetes-validations": [{"rule": "self >= 0 && size(string(self)) < 10"}]},
+            "ignoredNull": {"type": "string", "default": null}
         }});
         assert_eq!(messages(s), Vec::<String>::new());
     }
