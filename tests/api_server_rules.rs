@@ -267,6 +267,11 @@ fn cases() -> Vec<Case> {
             "\"half\" does not match the pattern `^[0-9]+%$`",
         ),
         ok(
+            "duplicates in a set list",
+            "// +kubebuilder:default={a,a}\n#[serde(default)]\npub f: std::collections::BTreeSet<String>,",
+            json!(["a", "a"]),
+        ),
+        ok(
             "null on a nullable field",
             "// +default=null\n#[serde(default)]\npub f: Option<String>,",
             json!(null),
@@ -426,7 +431,7 @@ fn opgen_refuses_each_bad_default_at_its_marker_and_writes_nothing() {
     let verdicts = opgen_verdicts();
     let refused = verdicts.iter().filter(|(c, _)| c.refused.is_some()).count();
     // The table keeps both sides: a check that refused everything would fail here.
-    assert_eq!((refused, verdicts.len() - refused), (24, 18));
+    assert_eq!((refused, verdicts.len() - refused), (24, 19));
 }
 
 #[test]
@@ -732,4 +737,51 @@ fn the_makefile_passes_max_desc_len_to_opgen() {
     assert!(String::from_utf8_lossy(&fits.stdout).contains("manifests --max-desc-len=0"));
     let crd = crd(dir.path());
     assert!(!crd.to_string().contains("\"description\""), "{crd}");
+}
+
+/// A default that repeats an item of a `set` list: the API server accepts the CRD (it does
+/// not check list types on defaults), then refuses every object the default is applied to.
+/// opgen writes the CRD, as the server takes it, with a warning at the marker.
+#[tokio::test]
+async fn a_default_repeating_a_set_item_is_a_warning_and_breaks_every_object() {
+    let dir = project();
+    let original = fs::read_to_string(dir.path().join(TYPES)).unwrap();
+    write_field(
+        dir.path(),
+        &original,
+        "// +kubebuilder:default={a,a}\n#[serde(default)]\npub f: std::collections::BTreeSet<String>,",
+        true,
+    );
+    let run = opgen(dir.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: the default [\"a\",\"a\"] repeats list items: item \"a\" repeats in a list of type set; the API server accepts the CRD, but refuses every object"),
+        "{stderr}"
+    );
+
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let client = control_plane.client().unwrap();
+    opgen_envtest::install_crds(&client, dir.path().join(CRD))
+        .await
+        .unwrap();
+    let params = kube::api::PatchParams::apply("opgen-test").force();
+    let object = json!({"apiVersion": "cache.example.com/v1alpha1", "kind": "Memcached",
+        "metadata": {"name": "defaulted"}, "spec": {}});
+    let err = apply_documents(
+        &client,
+        vec![object],
+        "default",
+        &params,
+        Path::new("memcached"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("spec.f[1]: Duplicate value: \"a\""),
+        "{err}"
+    );
 }

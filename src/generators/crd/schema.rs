@@ -221,6 +221,18 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                         .help("change the default, or widen the field's type"),
                     );
                 }
+                let duplicates = values::list_duplicates(v, node);
+                if is_default && !duplicates.is_empty() {
+                    diags.push_once(
+                        Diagnostic::warning(format!(
+                            "the default {} repeats list items: {}; the API server accepts the CRD, but refuses every object the default is applied to (`Duplicate value`)",
+                            short(v),
+                            duplicates.join("; ")
+                        ))
+                        .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
+                        .help("remove the repeated items from the default"),
+                    );
+                }
                 continue;
             }
             let shown = short(v);

@@ -234,35 +234,83 @@ fn show(n: GoNum) -> String {
 /// the API server lets through but the operator cannot deserialize.
 pub fn format_overflows(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
     let mut out = Vec::new();
-    overflows(v, schema, "", &mut out);
-    out
-}
-
-fn overflows(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
-    let child = |k: &str| {
-        if path.is_empty() {
-            k.to_owned()
-        } else {
-            format!("{path}.{k}")
-        }
-    };
-    match v {
-        Value::Number(n) => {
+    walk(v, schema, "", &mut |v, m, path| {
+        if let Value::Number(n) = v {
             let ty = m.get("type").and_then(Value::as_str);
             let format = m.get("format").and_then(Value::as_str).unwrap_or("");
             let n = go_num(n);
             if !fits_format(n, ty, format) {
                 push(
-                    out,
+                    &mut out,
                     path,
                     format!("{} does not fit format {format}", show(n)),
                 );
             }
         }
+    });
+    out
+}
+
+/// Repeated items of `set` lists and repeated keys of `map` lists in `v`. The API server does
+/// not check list types on a default, but does on every object, so each object the default
+/// is applied to is refused (`Duplicate value`).
+pub fn list_duplicates(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(v, schema, "", &mut |v, m, path| {
+        let Value::Array(items) = v else { return };
+        let keys: Vec<&str> = m
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Value::as_array)
+            .map(|k| k.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let identity = |item: &Value| -> Value {
+            match m.get("x-kubernetes-list-type").and_then(Value::as_str) {
+                Some("map") => Value::Array(
+                    keys.iter()
+                        .map(|k| item.get(*k).cloned().unwrap_or(Value::Null))
+                        .collect(),
+                ),
+                _ => item.clone(),
+            }
+        };
+        if !matches!(
+            m.get("x-kubernetes-list-type").and_then(Value::as_str),
+            Some("set" | "map")
+        ) {
+            return;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let id = identity(item);
+            if items[..i]
+                .iter()
+                .any(|earlier| json_equal(&identity(earlier), &id))
+            {
+                let what = if keys.is_empty() { "item" } else { "key" };
+                let list = m["x-kubernetes-list-type"].as_str().unwrap_or("");
+                push(
+                    &mut out,
+                    path,
+                    format!("{what} {id} repeats in a list of type {list}"),
+                );
+            }
+        }
+    });
+    out
+}
+
+/// Calls `f` on `v` and every value inside it, with the schema node that describes it.
+fn walk(
+    v: &Value,
+    m: &Map<String, Value>,
+    path: &str,
+    f: &mut dyn FnMut(&Value, &Map<String, Value>, &str),
+) {
+    f(v, m, path);
+    match v {
         Value::Array(items) => {
             if let Some(Value::Object(s)) = m.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    overflows(item, s, &format!("{path}[{i}]"), out);
+                    walk(item, s, &format!("{path}[{i}]"), f);
                 }
             }
         }
@@ -274,7 +322,12 @@ fn overflows(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String
                     .or_else(|| m.get("additionalProperties"))
                     .and_then(Value::as_object);
                 if let Some(s) = s {
-                    overflows(val, s, &child(k), out);
+                    let child = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(val, s, &child, f);
                 }
             }
         }
@@ -852,6 +905,28 @@ mod tests {
             ),
             ["1000000000000000000000000000000000000000 does not fit format float"]
         );
+    }
+
+    #[test]
+    fn repeated_items_of_set_and_map_lists() {
+        let set =
+            json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}});
+        assert!(list_duplicates(&json!(["a", "b"]), set.as_object().unwrap()).is_empty());
+        assert_eq!(
+            list_duplicates(&json!(["a", "b", "a"]), set.as_object().unwrap()),
+            ["item \"a\" repeats in a list of type set"]
+        );
+        let map = json!({"type": "object", "properties": {"ports": {"type": "array",
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
+            "items": {"type": "object", "properties": {"port": {"type": "integer"}, "protocol": {"type": "string"}}}}}});
+        let v = json!({"ports": [{"port": 80, "protocol": "TCP"}, {"port": 80, "protocol": "UDP"}, {"port": 80, "protocol": "TCP"}]});
+        assert_eq!(
+            list_duplicates(&v, map.as_object().unwrap()),
+            ["at ports: key [80,\"TCP\"] repeats in a list of type map"]
+        );
+        // An atomic list may repeat items.
+        let atomic = json!({"type": "array", "items": {"type": "string"}});
+        assert!(list_duplicates(&json!(["a", "a"]), atomic.as_object().unwrap()).is_empty());
     }
 
     #[test]
