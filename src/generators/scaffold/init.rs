@@ -296,7 +296,51 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     for (path, content) in envtest_crate_files() {
         plan.write(path, content.to_owned(), Policy::ToolOwned);
     }
+    plan.write(
+        "Cargo.lock",
+        cargo_lock(&ctx.project_name),
+        Policy::IfMissing,
+    );
     Ok(plan)
+}
+
+/// The package name the embedded lock file was resolved for (`tests/scaffold_lock.rs` makes it).
+pub const LOCK_PLACEHOLDER: &str = "opgen-scaffold-project";
+const SCAFFOLD_LOCK: &str = include_str!("../../../data/scaffold/Cargo.lock");
+
+/// The Cargo.lock of a new project: the versions opgen's own workspace builds and tests, so a
+/// fresh project builds with `--locked` (its Dockerfile does) and offline once they are cached.
+/// Cargo compares a lock file byte for byte, so the project's own entry moves to where its name
+/// sorts.
+pub fn cargo_lock(project_name: &str) -> String {
+    const SEPARATOR: &str = "\n[[package]]\n";
+    let (header, packages) = SCAFFOLD_LOCK
+        .split_once(SEPARATOR)
+        .expect("the embedded Cargo.lock lists packages");
+    let placeholder = format!("name = \"{LOCK_PLACEHOLDER}\"\n");
+    let own = format!("name = \"{project_name}\"\n");
+    let mut blocks: Vec<String> = packages
+        .split(SEPARATOR)
+        .map(|block| match block.strip_prefix(&placeholder) {
+            Some(rest) => format!("{own}{rest}"),
+            None => block.to_owned(),
+        })
+        .collect();
+    // Stable: the blocks of one name keep their (version) order.
+    blocks.sort_by(|a, b| lock_name(a).cmp(lock_name(b)));
+    let mut lock = header.to_owned();
+    for block in &blocks {
+        lock.push_str(SEPARATOR);
+        lock.push_str(block);
+    }
+    lock
+}
+
+fn lock_name(block: &str) -> &str {
+    block
+        .strip_prefix("name = \"")
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
 }
 
 /// Where a project keeps its copy of `tools/envtest/setup.sh`, so that `make setup-envtest`
@@ -332,6 +376,29 @@ fn envtest_crate_files() -> Vec<(String, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lock_file_lists_the_project_where_cargo_sorts_it() {
+        let lock = cargo_lock(LOCK_PLACEHOLDER);
+        assert_eq!(
+            lock, SCAFFOLD_LOCK,
+            "the placeholder's lock is the embedded one"
+        );
+        let names = |lock: &str| -> Vec<String> {
+            lock.lines()
+                .filter_map(|l| l.strip_prefix("name = \""))
+                .map(|n| n.trim_end_matches('"').to_owned())
+                .collect()
+        };
+        for project in ["aaa-operator", "memcached-operator", "zzz"] {
+            let names = names(&cargo_lock(project));
+            assert!(names.contains(&project.to_owned()));
+            assert!(!names.contains(&LOCK_PLACEHOLDER.to_owned()));
+            assert!(names.is_sorted(), "{project}: packages out of order");
+        }
+        assert_eq!(names(&cargo_lock("aaa-operator"))[0], "aaa-operator");
+        assert_eq!(names(&cargo_lock("zzz")).last().unwrap(), "zzz");
+    }
 
     #[test]
     fn civil_years() {
