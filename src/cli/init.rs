@@ -8,11 +8,14 @@ use crate::ops::manifests::{ManifestOptions, manifests};
 /// Scaffold a new operator project in the current directory
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  opgen init --domain example.com --repo github.com/example/memcached-operator"
+    after_help = "Examples:\n  opgen init --domain example.com --repo github.com/example/memcached-operator\n\nIn a crate made by `cargo new`, init keeps its name, dependencies and files and adds the rest."
 )]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
+    /// In an existing crate: replace its files and dependency requirements that conflict with the scaffold's (each is named)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Flags shared by `init` and `new`.
@@ -55,6 +58,7 @@ impl ProjectArgs {
             k8s_version: self.k8s_version,
             namespaced: self.namespaced,
             multigroup: self.multigroup,
+            force: false,
         }
     }
 }
@@ -63,7 +67,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let mut ws = super::open_workspace(cwd, global)?;
-    let (project, warnings) = init(&mut ws, &args.project.options())?;
+    let options = InitOptions {
+        force: args.force,
+        ..args.project.options()
+    };
+    let (project, warnings) = init(&mut ws, &options)?;
     super::print_warnings(&warnings, global);
     let report = manifests(&mut ws, &ManifestOptions::default())?;
     super::print_warnings(&report.warnings, global);
