@@ -1,6 +1,7 @@
 //! `init`: a new operator project in an existing directory.
 
 use crate::diag::{Diagnostic, Error, Result};
+pub use crate::generators::scaffold::init::{K8sVersion, License};
 use crate::generators::scaffold::{
     self, Action, Policy, ScaffoldPlan, init::ProjectContext, manifest,
 };
@@ -8,58 +9,6 @@ use crate::names;
 use crate::project::{self, Project};
 use crate::writer::Workspace;
 use std::path::Path;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum License {
-    /// Apache License 2.0 header in every generated Rust file
-    Apache2,
-    /// No license header
-    None,
-}
-
-/// Kubernetes versions k8s-openapi 0.29 supports; the project builds against exactly one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum K8sVersion {
-    #[value(name = "1.33")]
-    V1_33,
-    #[value(name = "1.34")]
-    V1_34,
-    #[value(name = "1.35")]
-    V1_35,
-    #[value(name = "1.36")]
-    V1_36,
-    #[value(name = "1.37")]
-    V1_37,
-}
-
-impl K8sVersion {
-    pub fn minor(self) -> u32 {
-        match self {
-            K8sVersion::V1_33 => 33,
-            K8sVersion::V1_34 => 34,
-            K8sVersion::V1_35 => 35,
-            K8sVersion::V1_36 => 36,
-            K8sVersion::V1_37 => 37,
-        }
-    }
-
-    /// The release whose API server the project's envtest tests run against: the newest
-    /// patch of the minor on the Go module proxy when this opgen was made.
-    pub fn envtest_release(self) -> &'static str {
-        match self {
-            K8sVersion::V1_33 => "1.33.13",
-            K8sVersion::V1_34 => "1.34.4",
-            K8sVersion::V1_35 => "1.35.4",
-            K8sVersion::V1_36 => "1.36.3",
-            K8sVersion::V1_37 => "1.37.2",
-        }
-    }
-
-    /// The k8s-openapi cargo feature, e.g. `v1_33`.
-    pub fn feature(self) -> String {
-        format!("v1_{}", self.minor())
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct InitOptions {
@@ -134,7 +83,12 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
     project.namespaced = opts.namespaced;
     project.multigroup = opts.multigroup;
 
-    let mut ctx = ProjectContext::new(&project, opts);
+    let mut ctx = ProjectContext::new(
+        &project,
+        opts.license,
+        opts.owner.as_deref(),
+        opts.k8s_version,
+    );
     ctx.enclosing_workspace = enclosing_workspace(ws.root());
     let mut plan = scaffold::init::plan(&ctx)?;
     let conflicts = match &existing_manifest {
