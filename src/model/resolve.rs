@@ -749,10 +749,15 @@ impl<'a> Builder<'a> {
                         "use a named struct or enum, a std or k8s-openapi type, or serde_json::Value"
                     }
                 };
+                let (at, width) = if self.site.spans {
+                    (self.loc_of(file, other), text.chars().count())
+                } else {
+                    (loc, 1)
+                };
                 diags.push(
                     self.error(
-                        loc,
-                        1,
+                        at,
+                        width,
                         format!(
                             "{}: the type `{text}` cannot be described by a CRD schema",
                             self.site.what
