@@ -92,6 +92,8 @@ fn replaces_schema(markers: &[Marker]) -> bool {
                 | "kubebuilder:validation:Type"
                 | "kubebuilder:validation:EmbeddedResource"
                 | "kubebuilder:validation:XEmbeddedResource"
+                | "kubebuilder:validation:items:Type"
+                | "kubebuilder:validation:items:XEmbeddedResource"
         )
     })
 }
