@@ -680,7 +680,7 @@ fn well_known_foreign_types_map_to_their_wire_form() {
 }
 
 /// `#[serde(with = ...)]` modules opgen knows state the wire form, also through `use` and as
-/// `serialize_with`; `::option` and `Option` fields stay optional.
+/// `serialize_with`; with `::option` modules and `Option` fields None is null.
 #[test]
 fn known_serde_with_modules_state_the_wire_form() {
     let s = spec_schema(&format!(
@@ -727,10 +727,12 @@ fn known_serde_with_modules_state_the_wire_form() {
         p["raw"],
         json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}})
     );
+    // serde needs a `deserialize_with` field even when it is an Option (`grace`), unless
+    // `#[serde(default)]` (`millis`, `maybe`).
     assert_eq!(
         s["required"],
         json!([
-            "iso8601", "raw", "rfc2822", "rfc3339", "seconds", "timeout", "unix"
+            "grace", "iso8601", "raw", "rfc2822", "rfc3339", "seconds", "timeout", "unix"
         ])
     );
 }

@@ -168,6 +168,9 @@ pub struct Field {
     pub skip_serializing_if: bool,
     /// A hand-written (de)serializer: the type says nothing about the wire format.
     pub custom_with: bool,
+    /// `with`/`deserialize_with`: a missing field is an error even for an `Option` (serde's
+    /// implicit None is only for fields it deserializes itself), unless `default`.
+    pub deserialize_with: bool,
     pub loc: SrcLoc,
 }
 

@@ -598,6 +598,7 @@ impl<'a> Builder<'a> {
                 has_default: a.default || container_default,
                 skip_serializing_if: a.skip_serializing_if,
                 custom_with: a.custom_with.is_some() && known_with.is_none(),
+                deserialize_with: a.deserialize_with,
                 loc,
             });
         }

@@ -529,7 +529,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             "required",
             "k8s:required",
         ]);
-        let serde_needs_it = !is_option && !f.has_default;
+        let serde_needs_it = (!is_option || f.deserialize_with) && !f.has_default;
         let required = if let Some(m) = optional_marker {
             if required_marker.is_some() {
                 diags.push(self.marker_error(
@@ -550,7 +550,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             }
             false
         } else if let Some(m) = required_marker {
-            if is_option {
+            if is_option && !f.deserialize_with {
                 diags.push(self.marker_error(file, m, format!(
                     "`{}` is marked required, but its type is an Option, which serde accepts missing",
                     f.rust_name
