@@ -92,7 +92,9 @@ fn trait_object_field() {
         ),
     )]);
     assert!(
-        text.contains("field `bar`: the type `dyn std::any::Any` cannot be described by a CRD schema"),
+        text.contains(
+            "field `bar`: the type `dyn std::any::Any` cannot be described by a CRD schema"
+        ),
         "{text}"
     );
     // At the trait object inside the field's type.
@@ -111,7 +113,10 @@ fn anonymous_type_field() {
         "{text}"
     );
     assert!(text.contains("use a named struct instead"), "{text}");
-    assert!(text.contains("field `bar`: the type `(String, i32)`"), "{text}");
+    assert!(
+        text.contains("field `bar`: the type `(String, i32)`"),
+        "{text}"
+    );
     // At the type, not at the field.
     assert_located(&text, 8, 14);
     snapshot("anonymous_type_field", &text);
