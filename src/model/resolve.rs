@@ -1390,3 +1390,170 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
         a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Model, Shape, Ty, WellKnown, build};
+    use crate::diag::Diagnostics;
+    use crate::load::SourceFile;
+    use crate::markers::{attach::attach, catalog::MarkerCatalog};
+
+    fn file(body: &str) -> Vec<SourceFile> {
+        let text = format!(
+            "#[derive(CustomResource, Serialize, Deserialize)]\n#[kube(group = \"g.example.com\", version = \"v1\", kind = \"K\")]\npub struct KSpec {{\n{body}\n}}\n"
+        );
+        vec![SourceFile {
+            path: "src/api/v1/types.rs".into(),
+            module: vec!["api".into(), "v1".into(), "types".into()],
+            ast: syn::parse_file(&text).unwrap(),
+            text,
+        }]
+    }
+
+    /// The spec's fields (rust name → Ty) and the rendered errors.
+    fn spec_fields(files: &[SourceFile]) -> (Vec<(String, Ty)>, String) {
+        let mut diags = Diagnostics::default();
+        let markers = files
+            .iter()
+            .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+            .collect();
+        let model: Model = build(files, markers, &mut diags);
+        let fields = match model
+            .kinds
+            .first()
+            .map(|k| &model.types[k.versions[0].spec].shape)
+        {
+            Some(Shape::Struct(fields)) => fields
+                .iter()
+                .map(|f| (f.rust_name.clone(), f.ty.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let errors = match diags.finish() {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        };
+        (fields, errors)
+    }
+
+    fn known(path: &str, known: WellKnown) -> Ty {
+        Ty::Foreign {
+            path: path.to_owned(),
+            known: Some(known),
+        }
+    }
+
+    #[test]
+    fn well_known_types_and_with_modules_are_what_serde_writes() {
+        let files = file(
+            "    pub a: chrono::DateTime<chrono::Utc>,
+    pub b: Option<uuid::Uuid>,
+    pub c: std::num::NonZeroI16,
+    pub d: std::num::NonZero<u64>,
+    #[serde(with = \"humantime_serde\")]
+    pub e: Option<std::time::Duration>,
+    #[serde(serialize_with = \"chrono::serde::ts_seconds::serialize\")]
+    pub f: chrono::DateTime<chrono::Utc>,
+    pub g: Box<std::net::Ipv6Addr>,",
+        );
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors, "");
+        let want = [
+            (
+                "a",
+                known("chrono::DateTime<chrono::Utc>", WellKnown::Timestamp),
+            ),
+            (
+                "b",
+                Ty::Option(Box::new(known("uuid::Uuid", WellKnown::Uuid))),
+            ),
+            (
+                "c",
+                known(
+                    "std::num::NonZeroI16",
+                    WellKnown::NonZero {
+                        bits: 16,
+                        signed: true,
+                    },
+                ),
+            ),
+            (
+                "d",
+                known(
+                    "NonZero<u64>",
+                    WellKnown::NonZero {
+                        bits: 64,
+                        signed: false,
+                    },
+                ),
+            ),
+            (
+                "e",
+                Ty::Option(Box::new(known(
+                    "std::time::Duration",
+                    WellKnown::DurationText,
+                ))),
+            ),
+            (
+                "f",
+                known("chrono::DateTime<chrono::Utc>", WellKnown::UnixTime),
+            ),
+            ("g", known("std::net::Ipv6Addr", WellKnown::Ipv6Addr)),
+        ];
+        let got: Vec<(&str, &Ty)> = fields.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let want: Vec<(&str, &Ty)> = want.iter().map(|(n, t)| (*n, t)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn schema_markers_leave_the_type_unresolved() {
+        let files = file(
+            "    // +kubebuilder:validation:Type=string
+    pub a: other::A<(u8, u8)>,
+    // +kubebuilder:validation:Schemaless
+    // +kubebuilder:pruning:PreserveUnknownFields
+    pub b: Option<Local>,
+    // +kubebuilder:validation:EmbeddedResource
+    pub c: Vec<other::C>,
+    // +kubebuilder:validation:Type=object
+    pub d: std::time::Duration,",
+        );
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors, "");
+        let unresolved = |path: &str| Ty::Foreign {
+            path: path.to_owned(),
+            known: None,
+        };
+        assert_eq!(fields[0].1, unresolved("other::A<(u8,u8)>"));
+        // Schemaless does not traverse this crate's types either (`Local` does not exist).
+        assert_eq!(fields[1].1, Ty::Option(Box::new(unresolved("Local"))));
+        assert_eq!(
+            fields[2].1,
+            Ty::List {
+                item: Box::new(unresolved("other::C")),
+                set: false
+            }
+        );
+        assert_eq!(fields[3].1, unresolved("std::time::Duration"));
+    }
+
+    #[test]
+    fn an_unresolvable_type_is_one_error_at_the_type() {
+        let files = file("    pub a: Vec<other::A>,\n    pub b: String,");
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors.matches("error:").count(), 1, "{errors}");
+        assert!(
+            errors.starts_with(
+                "error: field `a` has the type `other::A`, which opgen cannot resolve"
+            ),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("--> src/api/v1/types.rs:4:16\n"),
+            "{errors}"
+        );
+        // The other fields are still read.
+        assert_eq!(fields.len(), 1);
+        assert_eq!(fields[0].0, "b");
+    }
+}
