@@ -626,7 +626,8 @@ fn well_known_foreign_types_map_to_their_wire_form() {
     pub cow: std::borrow::Cow<'static, str>,
     pub started: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     pub maybe: Option<uuid::Uuid>,
-    pub list: Vec<std::net::Ipv6Addr>,"
+    pub list: Vec<std::net::Ipv6Addr>,
+    pub by_id: std::collections::BTreeMap<uuid::Uuid, url::Url>,"
         )
     ));
     let p = &s["properties"];
@@ -673,6 +674,11 @@ fn well_known_foreign_types_map_to_their_wire_form() {
         json!({"type": "string", "format": "uuid", "nullable": true})
     );
     assert_eq!(p["list"], json!({"type": "array", "items": string("ipv6")}));
+    // serde writes a Uuid map key as its string.
+    assert_eq!(
+        p["byId"],
+        json!({"type": "object", "additionalProperties": string("uri")})
+    );
     assert!(
         !s["required"].as_array().unwrap().contains(&json!("maybe")),
         "{s}"

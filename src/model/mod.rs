@@ -105,6 +105,16 @@ pub enum WellKnown {
     },
 }
 
+impl WellKnown {
+    /// serde writes it as a JSON string (so it can be a map key).
+    pub fn is_string(self) -> bool {
+        !matches!(
+            self,
+            WellKnown::UnixTime | WellKnown::ByteArray | WellKnown::NonZero { .. }
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TypeDef {
     pub name: String,

@@ -1290,7 +1290,12 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
             }
             let value = args.pop().expect("two args");
             let key = args.pop().expect("two args");
-            if !matches!(key, Ty::String | Ty::Named(_)) {
+            let string_key = match &key {
+                Ty::String | Ty::Named(_) => true,
+                Ty::Foreign { known: Some(k), .. } => k.is_string(),
+                _ => false,
+            };
+            if !string_key {
                 return Err(": map keys must be strings in JSON".to_owned());
             }
             Ty::Map(Box::new(value))
