@@ -113,7 +113,7 @@ impl Project {
     }
 
     pub fn to_yaml(&self) -> String {
-        let body = serde_yaml::to_string(self).expect("PROJECT serializes to YAML");
+        let body = serde_saphyr::to_string(self).expect("PROJECT serializes to YAML");
         format!("{HEADER}{body}")
     }
 
@@ -127,13 +127,39 @@ impl Project {
                 "fix the file by hand, or restore it from version control",
             ));
         }
-        serde_yaml::from_str(text).map_err(|e| {
+        if text
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            return Err(Error::with_help(
+                format!(
+                    "{}:1:1: not a valid PROJECT file: it is empty",
+                    path.display()
+                ),
+                "restore it from version control; opgen init writes it",
+            ));
+        }
+        serde_saphyr::from_str(text).map_err(|e| {
             let at = e
                 .location()
                 .map(|l| format!(":{}:{}", l.line(), l.column()))
                 .unwrap_or_default();
+            // The bare message: the location is given once, in opgen's own form.
+            let message = e.without_snippet().to_string();
+            let message = message.trim_start_matches("error: ");
+            let message = match message.split_once(": ") {
+                Some((place, rest)) if place.starts_with("line ") => rest,
+                _ => message,
+            };
+            let message = match message.rsplit_once(" at line ") {
+                Some((text, place)) if place.contains(", column ") => text,
+                _ => message,
+            };
             Error::with_help(
-                format!("{}{at}: not a valid PROJECT file: {e}", path.display()),
+                format!(
+                    "{}{at}: not a valid PROJECT file: {message}",
+                    path.display()
+                ),
                 "fix the file by hand, or restore it from version control",
             )
         })
@@ -233,7 +259,7 @@ mod tests {
             .join("\n");
         assert_eq!(
             body,
-            "domain: example.com
+            r#"domain: example.com
 layout:
 - rust.opgen.dev/v1
 projectName: memcached-operator
@@ -248,7 +274,7 @@ resources:
   kind: Memcached
   path: memcached_operator::api::v1alpha1
   version: v1alpha1
-version: '3'"
+version: "3""#
         );
         assert_eq!(Project::parse(&yaml, Path::new("PROJECT")).unwrap(), p);
     }

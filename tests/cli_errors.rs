@@ -83,15 +83,16 @@ fn init_refuses_an_existing_project_but_allows_git_and_readme() {
     refuses(
         dir.path(),
         &["init", "--domain", "example.com"],
-        "already holds a project: found PROJECT",
+        "already holds an opgen project: found PROJECT",
     );
 
+    // A crate is adopted (tests/init_adopt.rs), but a manifest without a package is not.
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("Cargo.toml"), "[package]\n").unwrap();
     refuses(
         other.path(),
         &["init", "--domain", "example.com", "--project-name", "x"],
-        "found Cargo.toml",
+        "Cargo.toml has no [package] name: opgen init adopts a package, not a workspace manifest",
     );
 
     let fresh = tempfile::tempdir().unwrap();

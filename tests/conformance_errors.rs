@@ -92,10 +92,13 @@ fn trait_object_field() {
         ),
     )]);
     assert!(
-        text.contains("the type `dyn std::any::Any` cannot be described by a CRD schema"),
+        text.contains(
+            "field `bar`: the type `dyn std::any::Any` cannot be described by a CRD schema"
+        ),
         "{text}"
     );
-    assert_located(&text, 9, 5);
+    // At the trait object inside the field's type.
+    assert_located(&text, 9, 25);
     snapshot("trait_object_field", &text);
 }
 
@@ -110,7 +113,12 @@ fn anonymous_type_field() {
         "{text}"
     );
     assert!(text.contains("use a named struct instead"), "{text}");
-    assert_located(&text, 8, 5);
+    assert!(
+        text.contains("field `bar`: the type `(String, i32)`"),
+        "{text}"
+    );
+    // At the type, not at the field.
+    assert_located(&text, 8, 14);
     snapshot("anonymous_type_field", &text);
 }
 
@@ -301,7 +309,7 @@ fn hand_written_serialize_needs_a_type_marker() {
     let text = refused(&[(
         FILE,
         &types(
-            "pub struct Link(pub url::Url);
+            "pub struct Link(pub other_crate::Url);
 
 impl Serialize for Link {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -356,3 +356,139 @@ async fn conformance_crds_are_accepted() {
         "{refused}"
     );
 }
+
+/// Foreign types (README: "Types of other crates"): the API server accepts the CRD opgen writes
+/// for `tests/fixtures/foreign/types.rs`, and stores `spec.json` (that spec as serde_json
+/// writes it with the real crates, made by `tests/fixtures/foreign/wire`) unchanged: every
+/// format accepts its crate's output and nothing is pruned. Values the schemas promise to refuse
+/// are refused.
+#[tokio::test]
+async fn foreign_types_accept_what_their_crates_write() {
+    let crds = tempfile::tempdir().unwrap();
+    {
+        let project = tempfile::tempdir().unwrap();
+        let mut ws = opgen::writer::Workspace::new(project.path());
+        ws.stage(
+            "src/api/v1/types.rs",
+            include_str!("fixtures/foreign/types.rs"),
+        );
+        opgen::ops::manifests::manifests(&mut ws, &Default::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for file in ws
+            .list_files(Path::new("config/crd/bases"), ".yaml")
+            .unwrap()
+        {
+            let text = ws.read(&file).unwrap().unwrap();
+            std::fs::write(crds.path().join(file.file_name().unwrap()), text).unwrap();
+        }
+    }
+    // Generated (and so checked) with or without a control plane.
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let client = control_plane.client().unwrap();
+    install_crds(&client, crds.path()).await.unwrap();
+    let gvk = GroupVersionKind::gvk("foreign.example.com", "v1", "Foreign");
+    let (resource, _) = discovery::pinned_kind(&client, &gvk).await.unwrap();
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &resource);
+    let apply = |name: &str, spec: Value| {
+        let api = api.clone();
+        let object = json!({
+            "apiVersion": "foreign.example.com/v1",
+            "kind": "Foreign",
+            "metadata": {"name": name},
+            "spec": spec,
+        });
+        let name = name.to_owned();
+        async move {
+            api.patch(
+                &name,
+                &PatchParams::apply("opgen-test").force(),
+                &Patch::Apply(&object),
+            )
+            .await
+        }
+    };
+
+    let spec: Value = serde_json::from_str(include_str!("fixtures/foreign/spec.json")).unwrap();
+    let stored = apply("wire", spec.clone())
+        .await
+        .unwrap_or_else(|e| panic!("the API server refused what the crates write: {e}"));
+    assert_eq!(stored.data["spec"], spec, "stored differently (pruned?)");
+
+    let with = |field: &str, value: Value| {
+        let mut spec = spec.clone();
+        spec[field] = value;
+        spec
+    };
+    let refused: &[(&str, Value, &str)] = &[
+        (
+            "no-offset",
+            with("chronoUtc", json!("2024-01-02T03:04:05")),
+            "spec.chronoUtc in body must be of type date-time",
+        ),
+        (
+            "bad-date",
+            with("jiffDate", json!("2024-02-30")),
+            "spec.jiffDate in body must be of type date",
+        ),
+        (
+            "bad-uuid",
+            with("uuid", json!("67e55044")),
+            "spec.uuid in body must be of type uuid",
+        ),
+        (
+            "relative-url",
+            with("url", json!("a/b")),
+            "spec.url in body must be of type uri",
+        ),
+        (
+            "v6-as-v4",
+            with("ipv4", json!("::1")),
+            "spec.ipv4 in body must be of type ipv4",
+        ),
+        (
+            "byte-256",
+            with("bytes", json!([256])),
+            "spec.bytes[0] in body should be less than or equal to 255",
+        ),
+        (
+            "not-base64",
+            with("base64", json!("hi!")),
+            "spec.base64 in body must be of type byte",
+        ),
+        (
+            "zero-replicas",
+            with("replicas", json!(0)),
+            "spec.replicas in body should be greater than or equal to 1",
+        ),
+        (
+            "zero-offset",
+            with("offset", json!(0)),
+            "spec.offset: Invalid value: {}: must not be 0",
+        ),
+        (
+            "secs-nanos",
+            with("timeout", json!({"secs": 90, "nanos": 0})),
+            // std's own serde form of a Duration, refused by server-side apply's typed patch.
+            ".spec.timeout: expected string, got",
+        ),
+        (
+            "kindless-template",
+            with(
+                "template",
+                json!({"apiVersion": "v1", "metadata": {"name": "x"}}),
+            ),
+            "spec.template.kind: Required value",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (name, spec, message) in refused {
+        match apply(name, spec.clone()).await {
+            Ok(_) => wrong.push(format!("{name}: accepted")),
+            Err(kube::Error::Api(status)) if contains_with_any_value(&status.message, message) => {}
+            Err(e) => wrong.push(format!("{name}: refused with `{e}`, not `{message}`")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

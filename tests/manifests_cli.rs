@@ -330,3 +330,59 @@ fn a_renamed_plural_replaces_its_crd_file_and_leaves_foreign_crds_alone() {
         "manifests are up to date\n"
     );
 }
+
+/// A field of a type opgen cannot read exits 1 with one error at the type, naming the field,
+/// the type and the markers that let it through, and leaves every file as it was; with the
+/// marker (or a well-known type) it is accepted.
+#[test]
+fn unresolvable_foreign_type_is_refused_and_a_marker_lets_it_through() {
+    let dir = project_with_memcached();
+    opgen_ok(dir.path(), &["manifests"]);
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let anchor = "    pub foo: Option<String>,\n";
+    assert!(text.contains(anchor), "{text}");
+    let with = |fields: &str| text.replace(anchor, &format!("{anchor}{fields}"));
+
+    let bad =
+        with("    pub version: semver::Version,\n    pub at: chrono::DateTime<chrono::Utc>,\n");
+    fs::write(&types, &bad).unwrap();
+    let line = bad.lines().position(|l| l.contains("pub version")).unwrap() + 1;
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests"]);
+    assert!(
+        stderr.starts_with("error: field `version` has the type `semver::Version`, which opgen cannot resolve: describe its JSON with `+kubebuilder:validation:Type=<type>` (and markers such as `Format`), or accept any JSON with `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "--> src/api/v1alpha1/memcached_types.rs:{line}:18\n"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    assert_eq!(tree(dir.path()), before, "a refused run changed files");
+
+    fs::write(
+        &types,
+        with("    // +kubebuilder:validation:Type=string\n    pub version: semver::Version,\n    pub at: chrono::DateTime<chrono::Utc>,\n"),
+    )
+    .unwrap();
+    opgen_ok(dir.path(), &["manifests"]);
+    let crd = fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+    )
+    .unwrap();
+    let crd: serde_json::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    assert_eq!(
+        spec["properties"]["version"],
+        serde_json::json!({"type": "string"})
+    );
+    assert_eq!(
+        spec["properties"]["at"],
+        serde_json::json!({"type": "string", "format": "date-time"})
+    );
+    assert_eq!(spec["required"], serde_json::json!(["at", "version"]));
+}

@@ -429,7 +429,10 @@ fn bad_input_is_refused_with_file_line_and_column() {
             "    // +kubebuilder:validation:Maximum=ten\n    pub a: i32,",
             "expected a number, found `ten`",
         ),
-        ("    pub a: Missing,", "cannot resolve the type `Missing`"),
+        (
+            "    pub a: Missing,",
+            "field `a` has the type `Missing`, which opgen cannot resolve",
+        ),
         (
             "    // +required\n    pub a: Option<String>,",
             "its type is an Option",
@@ -587,4 +590,330 @@ fn metadata_required_at_the_root() {
         without["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"],
         json!(["spec"])
     );
+}
+
+/// Types of other crates map to what serde_json writes for them (README: "Types of other
+/// crates"; each form printed by `tests/fixtures/foreign/wire`), through `use` and globs too.
+#[test]
+fn well_known_foreign_types_map_to_their_wire_form() {
+    let s = spec_schema(&format!(
+        "use chrono::prelude::*;\nuse std::net::{{IpAddr, Ipv4Addr}};\nuse std::num::NonZeroU32;\n{}",
+        kind(
+            "    pub utc: DateTime<Utc>,
+    pub fixed: chrono::DateTime<chrono::FixedOffset>,
+    pub date: NaiveDate,
+    pub local: chrono::NaiveDateTime,
+    pub clock: chrono::NaiveTime,
+    pub stamp: jiff::Timestamp,
+    pub civil: jiff::civil::Date,
+    pub span: jiff::Span,
+    pub id: uuid::Uuid,
+    pub url: url::Url,
+    pub ip: IpAddr,
+    pub v4: Ipv4Addr,
+    pub v6: std::net::Ipv6Addr,
+    pub socket: core::net::SocketAddr,
+    pub bytes: bytes::Bytes,
+    pub buf: serde_bytes::ByteBuf,
+    pub base64: k8s_openapi::ByteString,
+    pub replicas: NonZeroU32,
+    pub tiny: std::num::NonZeroU8,
+    pub offset: std::num::NonZeroI64,
+    pub generic: std::num::NonZero<usize>,
+    pub any: serde_json::Value,
+    pub boxed: Box<str>,
+    pub shared: std::sync::Arc<std::rc::Rc<bool>>,
+    pub cow: std::borrow::Cow<'static, str>,
+    pub started: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+    pub maybe: Option<uuid::Uuid>,
+    pub list: Vec<std::net::Ipv6Addr>,
+    pub by_id: std::collections::BTreeMap<uuid::Uuid, url::Url>,"
+        )
+    ));
+    let p = &s["properties"];
+    let string = |format: &str| json!({"type": "string", "format": format});
+    for name in ["utc", "fixed", "stamp", "started"] {
+        assert_eq!(p[name], string("date-time"), "{name}");
+    }
+    for name in ["date", "civil"] {
+        assert_eq!(p[name], string("date"), "{name}");
+    }
+    // No offset (NaiveDateTime), a time of day, an ISO 8601 span, either address family,
+    // host:port: strings no OpenAPI format describes exactly.
+    for name in ["local", "clock", "span", "ip", "socket", "boxed", "cow"] {
+        assert_eq!(p[name], json!({"type": "string"}), "{name}");
+    }
+    assert_eq!(p["id"], string("uuid"));
+    assert_eq!(p["url"], string("uri"));
+    assert_eq!(p["v4"], string("ipv4"));
+    assert_eq!(p["v6"], string("ipv6"));
+    // serde's bytes: serde_json writes an array of numbers, not base64.
+    let byte_array =
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}});
+    assert_eq!(p["bytes"], byte_array);
+    assert_eq!(p["buf"], byte_array);
+    // k8s-openapi's ByteString serializes itself as base64.
+    assert_eq!(p["base64"], string("byte"));
+    assert_eq!(
+        p["replicas"],
+        json!({"type": "integer", "format": "int32", "minimum": 1})
+    );
+    assert_eq!(p["tiny"], json!({"type": "integer", "minimum": 1}));
+    assert_eq!(
+        p["offset"],
+        json!({"type": "integer", "format": "int64", "x-kubernetes-validations": [{"message": "must not be 0", "rule": "self != 0"}]})
+    );
+    assert_eq!(p["generic"], json!({"type": "integer", "minimum": 1}));
+    assert_eq!(
+        p["any"],
+        json!({"x-kubernetes-preserve-unknown-fields": true})
+    );
+    assert_eq!(p["shared"], json!({"type": "boolean"}));
+    assert_eq!(
+        p["maybe"],
+        json!({"type": "string", "format": "uuid", "nullable": true})
+    );
+    assert_eq!(p["list"], json!({"type": "array", "items": string("ipv6")}));
+    // serde writes a Uuid map key as its string.
+    assert_eq!(
+        p["byId"],
+        json!({"type": "object", "additionalProperties": string("uri")})
+    );
+    assert!(
+        !s["required"].as_array().unwrap().contains(&json!("maybe")),
+        "{s}"
+    );
+}
+
+/// `#[serde(with = ...)]` modules opgen knows state the wire form, also through `use` and as
+/// `serialize_with`; with `::option` modules and `Option` fields None is null.
+#[test]
+fn known_serde_with_modules_state_the_wire_form() {
+    let s = spec_schema(&format!(
+        "use time::serde::rfc3339;\n{}",
+        kind("    #[serde(with = \"chrono::serde::ts_seconds\")]
+    pub seconds: chrono::DateTime<chrono::Utc>,
+    #[serde(default, with = \"chrono::serde::ts_milliseconds_option\")]
+    pub millis: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(with = \"rfc3339\")]
+    pub rfc3339: time::OffsetDateTime,
+    #[serde(default, skip_serializing_if = \"Option::is_none\", with = \"time::serde::rfc3339::option\")]
+    pub maybe: Option<time::OffsetDateTime>,
+    #[serde(with = \"time::serde::rfc2822\")]
+    pub rfc2822: time::OffsetDateTime,
+    #[serde(with = \"time::serde::iso8601\")]
+    pub iso8601: time::OffsetDateTime,
+    #[serde(with = \"time::serde::timestamp\")]
+    pub unix: time::OffsetDateTime,
+    #[serde(with = \"humantime_serde\")]
+    pub timeout: std::time::Duration,
+    #[serde(serialize_with = \"humantime_serde::serialize\", deserialize_with = \"humantime_serde::deserialize\")]
+    pub grace: Option<std::time::Duration>,
+    #[serde(with = \"serde_bytes\")]
+    pub raw: Vec<u8>,")
+    ));
+    let p = &s["properties"];
+    let int64 = json!({"type": "integer", "format": "int64"});
+    assert_eq!(p["seconds"], int64);
+    assert_eq!(p["unix"], int64);
+    let mut nullable_int64 = int64.clone();
+    nullable_int64["nullable"] = json!(true);
+    assert_eq!(p["millis"], nullable_int64);
+    assert_eq!(
+        p["rfc3339"],
+        json!({"type": "string", "format": "date-time"})
+    );
+    assert_eq!(p["maybe"], json!({"type": "string", "format": "date-time"}));
+    // RFC 2822, and time's ISO 8601 with its six-digit year `+002024-...`: not date-time.
+    assert_eq!(p["rfc2822"], json!({"type": "string"}));
+    assert_eq!(p["iso8601"], json!({"type": "string"}));
+    assert_eq!(p["timeout"], json!({"type": "string"}));
+    assert_eq!(p["grace"], json!({"type": "string", "nullable": true}));
+    assert_eq!(
+        p["raw"],
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}})
+    );
+    // serde needs a `deserialize_with` field even when it is an Option (`grace`), unless
+    // `#[serde(default)]` (`millis`, `maybe`).
+    assert_eq!(
+        s["required"],
+        json!([
+            "grace", "iso8601", "raw", "rfc2822", "rfc3339", "seconds", "timeout", "unix"
+        ])
+    );
+}
+
+/// `Type=`, `Schemaless` and `EmbeddedResource` replace the schema, so the type behind them is
+/// never resolved: on fields, inside containers, and on type aliases and newtypes.
+#[test]
+fn markers_that_replace_the_schema_let_any_type_through() {
+    let s = spec_schema(&format!(
+        "{}
+// +kubebuilder:validation:Type=string
+// +kubebuilder:validation:Format=date-time
+pub type Stamp = other::Timestamp<other::Utc>;
+
+/// A resource of any kind.
+// +kubebuilder:validation:XEmbeddedResource
+pub type Anything = other::Object;
+
+// +kubebuilder:validation:Type=integer
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Count(pub other::Counter);
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Local {{ pub inner: other::Inner }}
+",
+        kind(
+            "    // +kubebuilder:validation:Type=string
+    // +kubebuilder:validation:MaxLength=64
+    pub version: semver::Version,
+    // +kubebuilder:validation:Schemaless
+    // +kubebuilder:pruning:PreserveUnknownFields
+    pub pair: (String, other::Thing<u8>),
+    // +kubebuilder:validation:Schemaless
+    // +kubebuilder:pruning:PreserveUnknownFields
+    pub local: Option<Local>,
+    // +kubebuilder:validation:EmbeddedResource
+    pub template: kube::core::DynamicObject,
+    // +kubebuilder:validation:EmbeddedResource
+    // +kubebuilder:validation:Type=object
+    // +kubebuilder:pruning:PreserveUnknownFields
+    pub typed: other::Object,
+    // +kubebuilder:validation:items:Type=string
+    pub names: Vec<other::Name>,
+    // +kubebuilder:validation:Type=string
+    #[serde(with = \"other::serde\")]
+    pub custom: other::Custom,
+    pub stamp: Stamp,
+    pub anything: Anything,
+    pub count: Count,"
+        )
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["version"], json!({"type": "string", "maxLength": 64}));
+    assert_eq!(
+        p["pair"],
+        json!({"x-kubernetes-preserve-unknown-fields": true})
+    );
+    // Schemaless is not traversed: `Local`'s unresolvable field does not matter.
+    assert_eq!(
+        p["local"],
+        json!({"x-kubernetes-preserve-unknown-fields": true, "nullable": true})
+    );
+    let embedded = json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true});
+    assert_eq!(p["template"], embedded);
+    assert_eq!(p["typed"], embedded);
+    assert_eq!(
+        p["names"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    assert_eq!(p["custom"], json!({"type": "string"}));
+    assert_eq!(p["stamp"], json!({"type": "string", "format": "date-time"}));
+    let mut anything = embedded.clone();
+    anything["description"] = json!("A resource of any kind.");
+    assert_eq!(p["anything"], anything);
+    assert_eq!(p["count"], json!({"type": "integer"}));
+}
+
+/// A type opgen cannot read and no marker describes: one error per field, at the type (or the
+/// part of it at fault), naming the field, the type and the two markers that let it through;
+/// nothing is written.
+#[test]
+fn unresolvable_foreign_types_are_refused_with_the_markers_that_let_them_through() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "    pub thing: other::Thing,",
+            "types.rs:7:16",
+            "field `thing` has the type `other::Thing`, which opgen cannot resolve",
+        ),
+        (
+            "    pub things: Option<Vec<other::Thing<Inner>>>,",
+            "types.rs:7:28",
+            "field `things` has the type `other::Thing<Inner>`, which opgen cannot resolve",
+        ),
+        (
+            "    pub missing: Missing,",
+            "types.rs:7:18",
+            "field `missing` has the type `Missing`, which opgen cannot resolve",
+        ),
+        (
+            "    pub timeout: std::time::Duration,",
+            "types.rs:7:18",
+            "field `timeout` has the type `std::time::Duration`, which serde writes as `{\"secs\": <u64>, \"nanos\": <u32>}`",
+        ),
+        (
+            "    pub at: time::OffsetDateTime,",
+            "types.rs:7:13",
+            "field `at` has the type `time::OffsetDateTime`, whose serde form depends on time's `serde-human-readable` feature",
+        ),
+        (
+            "    pub zoned: jiff::Zoned,",
+            "types.rs:7:16",
+            "field `zoned` has the type `jiff::Zoned`, which opgen cannot resolve",
+        ),
+    ];
+    for (body, at, want) in cases {
+        let text = errors(&[("src/api/v1/types.rs", &format!("{HEADER}{}", kind(body)))]);
+        assert!(text.contains(want), "{body}\n---\n{text}");
+        assert!(
+            text.contains(&format!("--> src/api/v1/{at}\n")),
+            "{body}\n---\n{text}"
+        );
+        assert!(
+            text.contains("`+kubebuilder:validation:Type=<type>`")
+                && text.contains("`+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`"),
+            "{text}"
+        );
+        assert_eq!(text.matches("error:").count(), 1, "{text}");
+    }
+    // The remedies each name what opgen does know.
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!("{HEADER}{}", kind("    pub timeout: std::time::Duration,")),
+    )]);
+    assert!(
+        text.contains("#[serde(with = \"humantime_serde\")]"),
+        "{text}"
+    );
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!("{HEADER}{}", kind("    pub at: time::OffsetDateTime,")),
+    )]);
+    assert!(
+        text.contains("#[serde(with = \"time::serde::rfc3339\")]"),
+        "{text}"
+    );
+}
+
+/// On a type alias the error says the markers go on the type (where `Schemaless` cannot stand)
+/// or on the fields; an unknown `with` module still needs markers, reported once.
+#[test]
+fn unresolvable_types_of_aliases_and_custom_serializers() {
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}{}\npub type Stamp = other::Stamp;\n",
+            kind("    pub stamp: Stamp,")
+        ),
+    )]);
+    assert!(
+        text.contains("the type alias `Stamp` has the type `other::Stamp`, which opgen cannot resolve: describe its JSON with `+kubebuilder:validation:Type=<type>` (and markers such as `Format`) on this type, or accept any JSON with `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields` on the fields that use it"),
+        "{text}"
+    );
+    assert!(text.contains("--> src/api/v1/types.rs:10:18\n"), "{text}");
+    assert_eq!(text.matches("error:").count(), 1, "{text}");
+
+    let text = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}{}",
+            kind("    #[serde(with = \"other::serde\")]\n    pub custom: other::Custom,")
+        ),
+    )]);
+    assert!(
+        text.contains("`custom` has a hand-written serde (de)serializer"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error:").count(), 1, "{text}");
 }

@@ -104,7 +104,11 @@ fn a_broken_project_file_is_refused() {
     for (content, want) in [
         (
             &b""[..],
-            "PROJECT:1:1: not a valid PROJECT file: missing field `domain`",
+            "PROJECT:1:1: not a valid PROJECT file: it is empty",
+        ),
+        (
+            &b"layout: []\n"[..],
+            "PROJECT:1:1: not a valid PROJECT file: missing field `domain`\n",
         ),
         (&b"domain: [\n"[..], "PROJECT:"),
         (

@@ -4,15 +4,19 @@ use super::{GlobalArgs, finish};
 use crate::diag::{Error, Result};
 use crate::ops::init::{InitOptions, K8sVersion, License, init};
 use crate::ops::manifests::{ManifestOptions, manifests};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 /// Scaffold a new operator project in the current directory
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  opgen init --domain example.com --repo github.com/example/memcached-operator"
+    after_help = "Examples:\n  opgen init --domain example.com --repo github.com/example/memcached-operator\n\nIn a crate made by `cargo new`, init keeps its name, dependencies and files and adds the rest."
 )]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
+    /// In an existing crate: replace its files and dependency requirements that conflict with the scaffold's (each is named)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Flags shared by `init` and `new`.
@@ -31,10 +35,10 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub owner: Option<String>,
     /// License header for generated Rust files
-    #[arg(long, value_enum, default_value = "apache2")]
+    #[arg(long, default_value = "apache2", value_parser = license_parser())]
     pub license: License,
     /// Kubernetes version the operator is built against (the k8s-openapi feature)
-    #[arg(long, value_enum, default_value = "1.33")]
+    #[arg(long, default_value = "1.33", value_parser = k8s_version_parser())]
     pub k8s_version: K8sVersion,
     /// Scope the manager to namespaces (WATCH_NAMESPACE, Role instead of ClusterRole)
     #[arg(long)]
@@ -42,6 +46,26 @@ pub struct ProjectArgs {
     /// Lay out APIs as src/api/<group>/<version> so that the project can hold several groups
     #[arg(long)]
     pub multigroup: bool,
+}
+
+/// The ops layer's `License` as clap choices, each with its help.
+fn license_parser() -> impl clap::builder::TypedValueParser<Value = License> {
+    let choices = License::CHOICES.map(|(name, _, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(choices).map(|name| {
+        License::CHOICES
+            .into_iter()
+            .find_map(|(n, license, _)| (n == name).then_some(license))
+            .expect("clap accepts only the choices")
+    })
+}
+
+fn k8s_version_parser() -> impl clap::builder::TypedValueParser<Value = K8sVersion> {
+    PossibleValuesParser::new(K8sVersion::ALL.map(|v| PossibleValue::new(v.name()))).map(|name| {
+        K8sVersion::ALL
+            .into_iter()
+            .find(|v| v.name() == name)
+            .expect("clap accepts only the choices")
+    })
 }
 
 impl ProjectArgs {
@@ -55,6 +79,7 @@ impl ProjectArgs {
             k8s_version: self.k8s_version,
             namespaced: self.namespaced,
             multigroup: self.multigroup,
+            force: false,
         }
     }
 }
@@ -63,7 +88,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
     let mut ws = super::open_workspace(cwd, global)?;
-    let (project, warnings) = init(&mut ws, &args.project.options())?;
+    let options = InitOptions {
+        force: args.force,
+        ..args.project.options()
+    };
+    let (project, warnings) = init(&mut ws, &options)?;
     super::print_warnings(&warnings, global);
     let report = manifests(&mut ws, &ManifestOptions::default())?;
     super::print_warnings(&report.warnings, global);

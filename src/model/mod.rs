@@ -56,6 +56,63 @@ pub enum Ty {
     K8s(String),
     /// `()` or a unit struct.
     Unit,
+    /// A type of another crate (or std) that opgen does not read field by field: `known` is the
+    /// form serde writes it in, or None when markers on the field or type alias replace its
+    /// schema (`Schemaless`, `Type=`, `EmbeddedResource`) and the type is left unresolved.
+    Foreign {
+        /// As written, for messages.
+        path: String,
+        known: Option<WellKnown>,
+    },
+}
+
+/// What serde_json writes for a well-known foreign type (README: "Types of other crates").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WellKnown {
+    /// RFC 3339 with an offset: chrono `DateTime<Tz>`, jiff `Timestamp`, time's
+    /// `OffsetDateTime` through `time::serde::rfc3339`.
+    Timestamp,
+    /// `2024-01-02`: chrono `NaiveDate`, jiff `civil::Date`.
+    Date,
+    /// `2024-01-02T03:04:05`, no offset: chrono `NaiveDateTime`, jiff `civil::DateTime`.
+    LocalDateTime,
+    /// `03:04:05`: chrono `NaiveTime`, jiff `civil::Time`.
+    TimeOfDay,
+    /// A timestamp string in a format other than RFC 3339 (time's `rfc2822` and `iso8601`,
+    /// which writes a six-digit year).
+    TimestampText,
+    /// An integer count since the Unix epoch (chrono `ts_seconds`..., time's `timestamp`).
+    UnixTime,
+    /// A duration string: humantime (`1day 1h 30m`) or ISO 8601 (`PT1H30M`, jiff).
+    DurationText,
+    /// Hyphenated lower-case UUID.
+    Uuid,
+    /// An absolute URL (`url::Url`).
+    Url,
+    /// `std::net::IpAddr`: either address family.
+    IpAddr,
+    Ipv4Addr,
+    Ipv6Addr,
+    /// `host:port`, `[v6]:port`.
+    SocketAddr,
+    /// `bytes::Bytes`, `serde_bytes`: serde's bytes, which serde_json writes as an array of
+    /// numbers 0-255 (not base64).
+    ByteArray,
+    /// `std::num::NonZero*`: the integer, never 0.
+    NonZero {
+        bits: u8,
+        signed: bool,
+    },
+}
+
+impl WellKnown {
+    /// serde writes it as a JSON string (so it can be a map key).
+    pub fn is_string(self) -> bool {
+        !matches!(
+            self,
+            WellKnown::UnixTime | WellKnown::ByteArray | WellKnown::NonZero { .. }
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -121,6 +178,9 @@ pub struct Field {
     pub skip_serializing_if: bool,
     /// A hand-written (de)serializer: the type says nothing about the wire format.
     pub custom_with: bool,
+    /// `with`/`deserialize_with`: a missing field is an error even for an `Option` (serde's
+    /// implicit None is only for fields it deserializes itself), unless `default`.
+    pub deserialize_with: bool,
     pub loc: SrcLoc,
 }
 

@@ -5,7 +5,7 @@ use super::kube_attrs;
 use super::serde_attrs::{self, RenameRule};
 use super::{
     EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId,
-    Variant, VariantContent, doc_text,
+    Variant, VariantContent, WellKnown, doc_text,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
@@ -51,6 +51,51 @@ pub(super) struct Builder<'a> {
     serialize_impls: Vec<(Vec<String>, Vec<String>)>,
     /// How many types deep [`Builder::ty`] is: nested generics and alias chains.
     depth: usize,
+    /// Whose type expression [`Builder::ty`] is reading.
+    site: Site,
+}
+
+/// What a type expression being resolved belongs to: named in messages, and whether markers
+/// there replace its schema, so that a type opgen cannot read is let through unresolved.
+#[derive(Debug, Clone)]
+struct Site {
+    what: String,
+    lenient: bool,
+    /// `+kubebuilder:validation:Schemaless`: this crate's types are not read either, as
+    /// controller-gen does not traverse such a field.
+    schemaless: bool,
+    /// A field's type, where `Schemaless` can stand (it cannot on a type).
+    field: bool,
+    /// The syn spans point into the file (not into a string such as `#[kube(status = "..")]`).
+    spans: bool,
+}
+
+impl Site {
+    fn new(what: String, lenient: bool) -> Self {
+        Site {
+            what,
+            lenient,
+            schemaless: false,
+            field: false,
+            spans: true,
+        }
+    }
+}
+
+/// Markers that replace the schema a type would give, on a field or a type: with one of them
+/// the type need not be resolved (controller-gen does not look into such a field's type).
+fn replaces_schema(markers: &[Marker]) -> bool {
+    markers.iter().any(|m| {
+        matches!(
+            m.name(),
+            "kubebuilder:validation:Schemaless"
+                | "kubebuilder:validation:Type"
+                | "kubebuilder:validation:EmbeddedResource"
+                | "kubebuilder:validation:XEmbeddedResource"
+                | "kubebuilder:validation:items:Type"
+                | "kubebuilder:validation:items:XEmbeddedResource"
+        )
+    })
 }
 
 /// Deeper type nesting (generics inside generics, aliases of aliases) is refused: no real
@@ -113,6 +158,7 @@ impl<'a> Builder<'a> {
             memo: HashMap::new(),
             serialize_impls: Vec::new(),
             depth: 0,
+            site: Site::new("the type".to_owned(), false),
         };
         for (i, f) in files.iter().enumerate() {
             b.add_scope(i, f.module.clone(), &f.ast.items);
@@ -303,7 +349,13 @@ impl<'a> Builder<'a> {
         diags: &mut Diagnostics,
     ) -> Option<Ty> {
         match syn::parse_str::<syn::Type>(text) {
-            Ok(t) => self.ty(module, file, &t, loc, diags),
+            Ok(t) => {
+                let site = Site {
+                    spans: false,
+                    ..Site::new(format!("the type `{text}`"), false)
+                };
+                self.with_site(site, |b| b.ty(module, file, &t, loc, diags))
+            }
             Err(e) => {
                 diags.push(self.error(
                     loc,
@@ -417,10 +469,18 @@ impl<'a> Builder<'a> {
         loc: SrcLoc,
         diags: &mut Diagnostics,
     ) -> Shape {
+        let id = self.memo[&(file, stripped_id(item))];
+        let lenient = replaces_schema(&self.types[id].markers);
         match item {
-            syn::Item::Type(t) => self
-                .ty(module, file, &t.ty, loc, diags)
-                .map_or(Shape::Invalid, Shape::Wrapper),
+            syn::Item::Type(t) => {
+                let site = Site::new(
+                    format!("the type alias `{}`", ident_name(&t.ident)),
+                    lenient,
+                );
+                let ty_loc = self.loc_of(file, &t.ty);
+                self.with_site(site, |b| b.ty(module, file, &t.ty, ty_loc, diags))
+                    .map_or(Shape::Invalid, Shape::Wrapper)
+            }
             syn::Item::Struct(s) => {
                 let c = serde_attrs::container_attrs(&s.attrs);
                 if let Some(proxy) = &c.proxy {
@@ -432,7 +492,9 @@ impl<'a> Builder<'a> {
                     syn::Fields::Unit => Shape::Wrapper(Ty::Unit),
                     syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                         let f = &u.unnamed[0];
-                        self.ty(module, file, &f.ty, loc, diags)
+                        let site = Site::new(format!("`{}`", ident_name(&s.ident)), lenient);
+                        let ty_loc = self.loc_of(file, &f.ty);
+                        self.with_site(site, |b| b.ty(module, file, &f.ty, ty_loc, diags))
                             .map_or(Shape::Invalid, Shape::Wrapper)
                     }
                     syn::Fields::Unnamed(_) => {
@@ -492,19 +554,51 @@ impl<'a> Builder<'a> {
             let json_name = a.rename.clone().unwrap_or_else(|| {
                 rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_field(&rust_name))
             });
-            let Some(ty) = self.ty(module, file, &f.ty, loc, diags) else {
-                continue;
+            let markers = self.markers[file].for_node(id).to_vec();
+            let known_with = a
+                .custom_with
+                .as_deref()
+                .and_then(|with| self.with_module(module, with));
+            let ty = match known_with {
+                Some(known) => {
+                    let foreign = Ty::Foreign {
+                        path: type_text(option_inner(&f.ty).unwrap_or(&f.ty)),
+                        known: Some(known),
+                    };
+                    if option_inner(&f.ty).is_some() {
+                        Ty::Option(Box::new(foreign))
+                    } else {
+                        foreign
+                    }
+                }
+                None => {
+                    // A hand-written (de)serializer says nothing the type could tell, either.
+                    let lenient = replaces_schema(&markers) || a.custom_with.is_some();
+                    let site = Site {
+                        schemaless: markers
+                            .iter()
+                            .any(|m| m.name() == "kubebuilder:validation:Schemaless"),
+                        field: true,
+                        ..Site::new(format!("field `{rust_name}`"), lenient)
+                    };
+                    let ty_loc = self.loc_of(file, &f.ty);
+                    match self.with_site(site, |b| b.ty(module, file, &f.ty, ty_loc, diags)) {
+                        Some(ty) => ty,
+                        None => continue,
+                    }
+                }
             };
             out.push(Field {
                 rust_name,
                 json_name,
                 ty,
                 doc: doc_text(&f.attrs),
-                markers: self.markers[file].for_node(id).to_vec(),
+                markers,
                 flatten: a.flatten,
                 has_default: a.default || container_default,
                 skip_serializing_if: a.skip_serializing_if,
-                custom_with: a.custom_with.is_some(),
+                custom_with: a.custom_with.is_some() && known_with.is_none(),
+                deserialize_with: a.deserialize_with,
                 loc,
             });
         }
@@ -548,7 +642,13 @@ impl<'a> Builder<'a> {
             let content = match &v.fields {
                 syn::Fields::Unit => VariantContent::Unit,
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    match self.ty(module, file, &u.unnamed[0].ty, loc, diags) {
+                    let ty = &u.unnamed[0].ty;
+                    let site = Site::new(
+                        format!("variant `{rust_name}` of `{}`", ident_name(&e.ident)),
+                        false,
+                    );
+                    let ty_loc = self.loc_of(file, ty);
+                    match self.with_site(site, |b| b.ty(module, file, ty, ty_loc, diags)) {
                         Some(t) => VariantContent::Newtype(t),
                         None => continue,
                     }
@@ -633,6 +733,10 @@ impl<'a> Builder<'a> {
             syn::Type::Path(p) if p.qself.is_none() => {
                 self.path_ty(module, file, &p.path, loc, diags)
             }
+            other if self.site.lenient => Some(Ty::Foreign {
+                path: type_text(other),
+                known: None,
+            }),
             other => {
                 let text = type_text(other);
                 let help = match other {
@@ -648,11 +752,19 @@ impl<'a> Builder<'a> {
                         "use a named struct or enum, a std or k8s-openapi type, or serde_json::Value"
                     }
                 };
+                let (at, width) = if self.site.spans {
+                    (self.loc_of(file, other), text.chars().count())
+                } else {
+                    (loc, 1)
+                };
                 diags.push(
                     self.error(
-                        loc,
-                        1,
-                        format!("the type `{text}` cannot be described by a CRD schema"),
+                        at,
+                        width,
+                        format!(
+                            "{}: the type `{text}` cannot be described by a CRD schema",
+                            self.site.what
+                        ),
                     )
                     .help(help),
                 );
@@ -694,24 +806,48 @@ impl<'a> Builder<'a> {
         let display = quote::ToTokens::to_token_stream(path)
             .to_string()
             .replace(' ', "");
+        // The path itself, inside the field's type (`Vec<other::Thing>`), where spans allow.
+        let (at, width) = if self.site.spans {
+            (self.loc_of(file, path), display.chars().count())
+        } else {
+            (loc, 1)
+        };
         match self.resolve(module, &segs, &mut HashSet::new()) {
             Some(Resolved::Local {
                 item,
                 module: m,
                 file: f,
             }) => {
+                if self.site.schemaless {
+                    return Some(Ty::Foreign {
+                        path: display,
+                        known: None,
+                    });
+                }
                 if !matches!(last.arguments, syn::PathArguments::None) {
+                    if self.site.lenient {
+                        return Some(Ty::Foreign {
+                            path: display,
+                            known: None,
+                        });
+                    }
                     diags.push(
                         self.error(
-                            loc,
-                            1,
-                            format!("generic type `{display}` is not supported in a CRD schema"),
+                            at,
+                            width,
+                            format!(
+                                "{}: generic type `{display}` is not supported in a CRD schema",
+                                self.site.what
+                            ),
                         )
                         .help("use a concrete type"),
                     );
                     return None;
                 }
-                let id = self.type_def_of(&m, f, item, diags)?;
+                // The type's own markers and fields decide; the field's leniency does not reach
+                // into it.
+                let site = Site::new("the type".to_owned(), false);
+                let id = self.with_site(site, |b| b.type_def_of(&m, f, item, diags))?;
                 Some(Ty::Named(id))
             }
             resolved => {
@@ -719,19 +855,112 @@ impl<'a> Builder<'a> {
                     Some(Resolved::External(p)) => p,
                     _ => segs.clone(),
                 };
+                match well_known(&full) {
+                    Some(Ok(known)) => {
+                        return Some(Ty::Foreign {
+                            path: display,
+                            known: Some(known),
+                        });
+                    }
+                    Some(Err(unstated)) => {
+                        return self.unresolved(at, width, &display, Some(unstated), diags);
+                    }
+                    None => {}
+                }
+                if !external_known(&full) {
+                    return self.unresolved(at, width, &display, None, diags);
+                }
                 let args = self.generic_args(module, file, last, loc, diags)?;
                 match external_ty(&full, args) {
                     Ok(t) => Some(t),
                     Err(why) => {
-                        let width = display.chars().count();
-                        diags.push(self.error(loc, width, format!("cannot resolve the type `{display}`{why}")).help(
-                            "opgen follows `use` declarations and module paths to structs, enums and type aliases of this crate, and knows std, serde_json and k8s-openapi types",
+                        diags.push(self.error(
+                            at,
+                            width,
+                            format!("{}: `{display}`{why}", self.site.what),
                         ));
                         None
                     }
                 }
             }
         }
+    }
+
+    /// A type opgen cannot read (`unstated`: one whose serde form it cannot see): let through
+    /// where markers replace its schema, else one error naming the markers that would.
+    fn unresolved(
+        &self,
+        at: SrcLoc,
+        width: usize,
+        display: &str,
+        unstated: Option<Unstated>,
+        diags: &mut Diagnostics,
+    ) -> Option<Ty> {
+        if self.site.lenient {
+            return Some(Ty::Foreign {
+                path: display.to_owned(),
+                known: None,
+            });
+        }
+        let what = &self.site.what;
+        let markers = if self.site.field {
+            "describe its JSON with `+kubebuilder:validation:Type=<type>` (and markers such as `Format`), or accept any JSON with `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`"
+        } else {
+            "describe its JSON with `+kubebuilder:validation:Type=<type>` (and markers such as `Format`) on this type, or accept any JSON with `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields` on the fields that use it"
+        };
+        let d = match unstated {
+            Some(u) => self
+                .error(
+                    at,
+                    width,
+                    format!("{what} has the type `{display}`, {}: {markers}", u.why),
+                )
+                .help(u.help),
+            None => self
+                .error(
+                    at,
+                    width,
+                    format!("{what} has the type `{display}`, which opgen cannot resolve: {markers}"),
+                )
+                .help("opgen follows `use` declarations and module paths to this crate's structs, enums and type aliases, and knows std, serde_json, k8s-openapi and the well-known types of chrono, jiff, uuid, url, bytes and serde_bytes (README: \"Types of other crates\")"),
+        };
+        diags.push(d);
+        None
+    }
+
+    /// The form a recognised `#[serde(with = "...")]` module writes (its path resolved through
+    /// `use`); None for any other, which the field's markers must then describe.
+    fn with_module(&self, module: &[String], with: &str) -> Option<WellKnown> {
+        let mut segs: Vec<String> = with.split("::").map(str::to_owned).collect();
+        // `serialize_with = "m::serialize"`: the module is what counts.
+        if segs.len() > 1 && matches!(segs.last()?.as_str(), "serialize" | "deserialize") {
+            segs.pop();
+        }
+        let full = match self.resolve(module, &segs, &mut HashSet::new()) {
+            Some(Resolved::External(p)) => p,
+            _ => segs,
+        };
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        let full = match full.as_slice() {
+            [rest @ .., "option"] => rest,
+            all => all,
+        };
+        Some(match full {
+            ["chrono", "serde", m] if m.starts_with("ts_") => WellKnown::UnixTime,
+            ["time", "serde", "rfc3339"] => WellKnown::Timestamp,
+            ["time", "serde", "rfc2822" | "iso8601"] => WellKnown::TimestampText,
+            ["time", "serde", "timestamp"] => WellKnown::UnixTime,
+            ["humantime_serde"] => WellKnown::DurationText,
+            ["serde_bytes"] => WellKnown::ByteArray,
+            _ => return None,
+        })
+    }
+
+    fn with_site<T>(&mut self, site: Site, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.site, site);
+        let out = f(self);
+        self.site = saved;
+        out
     }
 
     fn resolve(
@@ -818,12 +1047,16 @@ impl<'a> Builder<'a> {
                             return Some(r);
                         }
                     }
-                    None if external.is_none()
-                        && path.first().is_some_and(|p| p == "k8s_openapi") =>
-                    {
+                    None if external.is_none() => {
                         let mut full = path.clone();
                         full.push(name.to_owned());
-                        external = Some(Resolved::External(full));
+                        // Any name of k8s-openapi's modules; well-known types of other crates
+                        // (`use chrono::prelude::*`).
+                        if path.first().is_some_and(|p| p == "k8s_openapi")
+                            || matches!(well_known(&full), Some(Ok(_)))
+                        {
+                            external = Some(Resolved::External(full));
+                        }
                     }
                     None => {}
                 }
@@ -849,6 +1082,93 @@ impl<'a> Builder<'a> {
             }
         }
         self.scopes.contains_key(&cur).then_some(cur)
+    }
+}
+
+/// A well-known type whose serde form opgen cannot see, and what would state it.
+struct Unstated {
+    why: &'static str,
+    help: &'static str,
+}
+
+/// Types of other crates (and std) that serde writes in one known form, by path: `Some(Err)`
+/// for those whose form depends on what opgen cannot see (Cargo features, or a form no API
+/// would choose by accident).
+fn well_known(path: &[String]) -> Option<Result<WellKnown, Unstated>> {
+    let krate = path.first()?.as_str();
+    let name = path.last()?.as_str();
+    let std = matches!(krate, "std" | "core" | "alloc") && path.len() > 1;
+    Some(Ok(match (krate, name) {
+        ("chrono", "DateTime") | ("jiff", "Timestamp") => WellKnown::Timestamp,
+        ("chrono", "NaiveDate") | ("jiff", "Date") => WellKnown::Date,
+        ("chrono", "NaiveDateTime") | ("jiff", "DateTime") => WellKnown::LocalDateTime,
+        ("chrono", "NaiveTime") | ("jiff", "Time") => WellKnown::TimeOfDay,
+        ("jiff", "Span" | "SignedDuration") => WellKnown::DurationText,
+        ("uuid", "Uuid") => WellKnown::Uuid,
+        ("url", "Url") => WellKnown::Url,
+        ("bytes", "Bytes" | "BytesMut") | ("serde_bytes", "ByteBuf" | "Bytes") => {
+            WellKnown::ByteArray
+        }
+        (_, "IpAddr") if std => WellKnown::IpAddr,
+        (_, "Ipv4Addr") if std => WellKnown::Ipv4Addr,
+        (_, "Ipv6Addr") if std => WellKnown::Ipv6Addr,
+        (_, "SocketAddr" | "SocketAddrV4" | "SocketAddrV6") if std => WellKnown::SocketAddr,
+        (_, n) if std && n.starts_with("NonZero") && n.len() > "NonZero".len() => {
+            let (signed, bits) = match &n["NonZero".len()..] {
+                "I8" => (true, 8),
+                "I16" => (true, 16),
+                "I32" => (true, 32),
+                "I64" => (true, 64),
+                "I128" => (true, 128),
+                "Isize" => (true, 0),
+                "U8" => (false, 8),
+                "U16" => (false, 16),
+                "U32" => (false, 32),
+                "U64" => (false, 64),
+                "U128" => (false, 128),
+                "Usize" => (false, 0),
+                _ => return None,
+            };
+            WellKnown::NonZero { bits, signed }
+        }
+        (_, "Duration") if std => {
+            return Some(Err(Unstated {
+                why: "which serde writes as `{\"secs\": <u64>, \"nanos\": <u32>}`, so opgen asks for the wire form to be stated",
+                help: "for a string such as \"1h 30m\", use #[serde(with = \"humantime_serde\")] (opgen knows it); for the secs/nanos object, a struct of your own",
+            }));
+        }
+        (
+            "time",
+            "OffsetDateTime" | "UtcDateTime" | "PrimitiveDateTime" | "Date" | "Time" | "Duration"
+            | "UtcOffset",
+        ) => {
+            return Some(Err(Unstated {
+                why: "whose serde form depends on time's `serde-human-readable` feature (an array of numbers without it, a string that is not RFC 3339 with it), which opgen cannot see",
+                help: "for an OffsetDateTime, #[serde(with = \"time::serde::rfc3339\")] writes RFC 3339 (opgen knows it, and `rfc2822`, `iso8601`, `timestamp` and their `::option`)",
+            }));
+        }
+        _ => return None,
+    }))
+}
+
+/// Whether [`external_ty`] knows the path (whatever its type arguments).
+fn external_known(path: &[String]) -> bool {
+    !matches!(external_ty(path, Vec::new()), Err(why) if why.is_empty())
+}
+
+/// `T` of a field type written `Option<T>`.
+fn option_inner(t: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = t else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(inner) => Some(inner),
+        _ => None,
     }
 }
 
@@ -935,6 +1255,21 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
         "f64" => Ty::Float { bits: 64 },
         "Option" => Ty::Option(Box::new(one(&mut args)?)),
         "Box" | "Arc" | "Rc" | "Cow" => one(&mut args)?,
+        // `NonZero<u32>` (Rust 1.79); `NonZeroU32` and the like are in [`well_known`].
+        "NonZero" => match one(&mut args)? {
+            Ty::Integer { bits, signed } => Ty::Foreign {
+                path: format!(
+                    "NonZero<{}{}>",
+                    if signed { 'i' } else { 'u' },
+                    match bits {
+                        0 => "size".to_owned(),
+                        b => b.to_string(),
+                    }
+                ),
+                known: Some(WellKnown::NonZero { bits, signed }),
+            },
+            _ => return Err(": NonZero takes a primitive integer".to_owned()),
+        },
         "Vec" | "VecDeque" | "LinkedList" => match one(&mut args)? {
             Ty::Integer {
                 bits: 8,
@@ -955,7 +1290,12 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
             }
             let value = args.pop().expect("two args");
             let key = args.pop().expect("two args");
-            if !matches!(key, Ty::String | Ty::Named(_)) {
+            let string_key = match &key {
+                Ty::String | Ty::Named(_) => true,
+                Ty::Foreign { known: Some(k), .. } => k.is_string(),
+                _ => false,
+            };
+            if !string_key {
                 return Err(": map keys must be strings in JSON".to_owned());
             }
             Ty::Map(Box::new(value))
@@ -1054,4 +1394,171 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Model, Shape, Ty, WellKnown, build};
+    use crate::diag::Diagnostics;
+    use crate::load::SourceFile;
+    use crate::markers::{attach::attach, catalog::MarkerCatalog};
+
+    fn file(body: &str) -> Vec<SourceFile> {
+        let text = format!(
+            "#[derive(CustomResource, Serialize, Deserialize)]\n#[kube(group = \"g.example.com\", version = \"v1\", kind = \"K\")]\npub struct KSpec {{\n{body}\n}}\n"
+        );
+        vec![SourceFile {
+            path: "src/api/v1/types.rs".into(),
+            module: vec!["api".into(), "v1".into(), "types".into()],
+            ast: syn::parse_file(&text).unwrap(),
+            text,
+        }]
+    }
+
+    /// The spec's fields (rust name → Ty) and the rendered errors.
+    fn spec_fields(files: &[SourceFile]) -> (Vec<(String, Ty)>, String) {
+        let mut diags = Diagnostics::default();
+        let markers = files
+            .iter()
+            .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+            .collect();
+        let model: Model = build(files, markers, &mut diags);
+        let fields = match model
+            .kinds
+            .first()
+            .map(|k| &model.types[k.versions[0].spec].shape)
+        {
+            Some(Shape::Struct(fields)) => fields
+                .iter()
+                .map(|f| (f.rust_name.clone(), f.ty.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let errors = match diags.finish() {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        };
+        (fields, errors)
+    }
+
+    fn known(path: &str, known: WellKnown) -> Ty {
+        Ty::Foreign {
+            path: path.to_owned(),
+            known: Some(known),
+        }
+    }
+
+    #[test]
+    fn well_known_types_and_with_modules_are_what_serde_writes() {
+        let files = file(
+            "    pub a: chrono::DateTime<chrono::Utc>,
+    pub b: Option<uuid::Uuid>,
+    pub c: std::num::NonZeroI16,
+    pub d: std::num::NonZero<u64>,
+    #[serde(with = \"humantime_serde\")]
+    pub e: Option<std::time::Duration>,
+    #[serde(serialize_with = \"chrono::serde::ts_seconds::serialize\")]
+    pub f: chrono::DateTime<chrono::Utc>,
+    pub g: Box<std::net::Ipv6Addr>,",
+        );
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors, "");
+        let want = [
+            (
+                "a",
+                known("chrono::DateTime<chrono::Utc>", WellKnown::Timestamp),
+            ),
+            (
+                "b",
+                Ty::Option(Box::new(known("uuid::Uuid", WellKnown::Uuid))),
+            ),
+            (
+                "c",
+                known(
+                    "std::num::NonZeroI16",
+                    WellKnown::NonZero {
+                        bits: 16,
+                        signed: true,
+                    },
+                ),
+            ),
+            (
+                "d",
+                known(
+                    "NonZero<u64>",
+                    WellKnown::NonZero {
+                        bits: 64,
+                        signed: false,
+                    },
+                ),
+            ),
+            (
+                "e",
+                Ty::Option(Box::new(known(
+                    "std::time::Duration",
+                    WellKnown::DurationText,
+                ))),
+            ),
+            (
+                "f",
+                known("chrono::DateTime<chrono::Utc>", WellKnown::UnixTime),
+            ),
+            ("g", known("std::net::Ipv6Addr", WellKnown::Ipv6Addr)),
+        ];
+        let got: Vec<(&str, &Ty)> = fields.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let want: Vec<(&str, &Ty)> = want.iter().map(|(n, t)| (*n, t)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn schema_markers_leave_the_type_unresolved() {
+        let files = file(
+            "    // +kubebuilder:validation:Type=string
+    pub a: other::A<(u8, u8)>,
+    // +kubebuilder:validation:Schemaless
+    // +kubebuilder:pruning:PreserveUnknownFields
+    pub b: Option<Local>,
+    // +kubebuilder:validation:EmbeddedResource
+    pub c: Vec<other::C>,
+    // +kubebuilder:validation:Type=object
+    pub d: std::time::Duration,",
+        );
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors, "");
+        let unresolved = |path: &str| Ty::Foreign {
+            path: path.to_owned(),
+            known: None,
+        };
+        assert_eq!(fields[0].1, unresolved("other::A<(u8,u8)>"));
+        // Schemaless does not traverse this crate's types either (`Local` does not exist).
+        assert_eq!(fields[1].1, Ty::Option(Box::new(unresolved("Local"))));
+        assert_eq!(
+            fields[2].1,
+            Ty::List {
+                item: Box::new(unresolved("other::C")),
+                set: false
+            }
+        );
+        assert_eq!(fields[3].1, unresolved("std::time::Duration"));
+    }
+
+    #[test]
+    fn an_unresolvable_type_is_one_error_at_the_type() {
+        let files = file("    pub a: Vec<other::A>,\n    pub b: String,");
+        let (fields, errors) = spec_fields(&files);
+        assert_eq!(errors.matches("error:").count(), 1, "{errors}");
+        assert!(
+            errors.starts_with(
+                "error: field `a` has the type `other::A`, which opgen cannot resolve"
+            ),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("--> src/api/v1/types.rs:4:16\n"),
+            "{errors}"
+        );
+        // The other fields are still read.
+        assert_eq!(fields.len(), 1);
+        assert_eq!(fields[0].0, "b");
+    }
 }

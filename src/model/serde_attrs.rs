@@ -128,6 +128,8 @@ pub struct FieldAttrs {
     pub rename_all: Option<RenameRule>,
     /// `with`, `serialize_with` or `deserialize_with`: a hand-written (de)serializer.
     pub custom_with: Option<String>,
+    /// `with` or `deserialize_with`: serde then needs the field even when it is an `Option`.
+    pub deserialize_with: bool,
     pub alias: Vec<String>,
 }
 
@@ -224,6 +226,7 @@ pub fn field_attrs(attrs: &[Attribute]) -> FieldAttrs {
             "untagged" => f.untagged = true,
             "rename_all" => f.rename_all = value.as_deref().and_then(RenameRule::parse),
             "with" | "serialize_with" | "deserialize_with" => {
+                f.deserialize_with |= key != "serialize_with";
                 f.custom_with = Some(value.unwrap_or_default());
             }
             "alias" => f.alias.extend(value),

@@ -1,63 +1,14 @@
 //! `init`: a new operator project in an existing directory.
 
 use crate::diag::{Diagnostic, Error, Result};
-use crate::generators::scaffold::{self, init::ProjectContext};
+pub use crate::generators::scaffold::init::{K8sVersion, License};
+use crate::generators::scaffold::{
+    self, Action, Policy, ScaffoldPlan, init::ProjectContext, manifest,
+};
 use crate::names;
 use crate::project::{self, Project};
 use crate::writer::Workspace;
 use std::path::Path;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum License {
-    /// Apache License 2.0 header in every generated Rust file
-    Apache2,
-    /// No license header
-    None,
-}
-
-/// Kubernetes versions k8s-openapi 0.29 supports; the project builds against exactly one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum K8sVersion {
-    #[value(name = "1.33")]
-    V1_33,
-    #[value(name = "1.34")]
-    V1_34,
-    #[value(name = "1.35")]
-    V1_35,
-    #[value(name = "1.36")]
-    V1_36,
-    #[value(name = "1.37")]
-    V1_37,
-}
-
-impl K8sVersion {
-    pub fn minor(self) -> u32 {
-        match self {
-            K8sVersion::V1_33 => 33,
-            K8sVersion::V1_34 => 34,
-            K8sVersion::V1_35 => 35,
-            K8sVersion::V1_36 => 36,
-            K8sVersion::V1_37 => 37,
-        }
-    }
-
-    /// The release whose API server the project's envtest tests run against: the newest
-    /// patch of the minor on the Go module proxy when this opgen was made.
-    pub fn envtest_release(self) -> &'static str {
-        match self {
-            K8sVersion::V1_33 => "1.33.13",
-            K8sVersion::V1_34 => "1.34.4",
-            K8sVersion::V1_35 => "1.35.4",
-            K8sVersion::V1_36 => "1.36.3",
-            K8sVersion::V1_37 => "1.37.2",
-        }
-    }
-
-    /// The k8s-openapi cargo feature, e.g. `v1_33`.
-    pub fn feature(self) -> String {
-        format!("v1_{}", self.minor())
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct InitOptions {
@@ -69,24 +20,36 @@ pub struct InitOptions {
     pub k8s_version: K8sVersion,
     pub namespaced: bool,
     pub multigroup: bool,
+    /// Replace the adopted crate's conflicting files and requirements with the scaffold's.
+    pub force: bool,
 }
 
-/// Files whose presence means the directory already holds a project (Rust or opgen).
-const PROJECT_MARKERS: &[&str] = &[project::FILE_NAME, "Cargo.toml"];
+/// `cargo new`'s own source files: a crate with nothing else in them can take the scaffold's.
+const CARGO_NEW_MAIN: &str = "fn main() {\n    println!(\"Hello, world!\");\n}\n";
+const CARGO_NEW_LIB: &str = "pub fn add(left: u64, right: u64) -> u64 {\n    left + right\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn it_works() {\n        let result = add(2, 2);\n        assert_eq!(result, 4);\n    }\n}\n";
 
 /// Stages a new project at the workspace root; returns its PROJECT record and any warnings.
+/// An existing crate there (e.g. from `cargo new`) is adopted: it keeps its name, its
+/// dependencies and its files; the scaffold adds what is missing, and only real conflicts
+/// (files of its own the scaffold would replace, incompatible dependency requirements) are
+/// refused, unless `force`.
 pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diagnostic>)> {
-    for marker in PROJECT_MARKERS {
-        if ws.exists(Path::new(marker)) {
-            return Err(Error::with_help(
-                format!(
-                    "{} already holds a project: found {marker}",
-                    ws.root().display()
-                ),
-                "run `opgen init` in a new or empty directory (.git, README.md, LICENSE and dotfiles may be there), or use `opgen new <dir>`",
-            ));
-        }
+    if ws.exists(Path::new(project::FILE_NAME)) {
+        return Err(Error::with_help(
+            format!(
+                "{} already holds an opgen project: found {}",
+                ws.root().display(),
+                project::FILE_NAME
+            ),
+            "add kinds with `opgen create api`; run `opgen init` in a new or empty directory (or a crate made by `cargo new`) for another project",
+        ));
     }
+    let manifest_path = ws.root().join("Cargo.toml");
+    let existing_manifest = ws.read(Path::new("Cargo.toml"))?;
+    let existing = match &existing_manifest {
+        Some(text) => Some(manifest::existing_crate(&manifest_path, text)?),
+        None => None,
+    };
     names::validate_domain(&opts.domain)?;
     if let Some(owner) = &opts.owner
         && (owner.trim().is_empty() || owner.chars().any(char::is_control))
@@ -95,11 +58,24 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
             "invalid value {owner:?} for --owner: must be a name on one line (it goes into the license header of every file), without control characters"
         )));
     }
-    let project_name = match &opts.project_name {
-        Some(name) => name.clone(),
-        None => default_project_name(ws.root())?,
+    let project_name = match (&opts.project_name, &existing) {
+        (Some(name), _) => name.clone(),
+        (None, Some(existing)) => existing.package_name.replace('_', "-"),
+        (None, None) => default_project_name(ws.root())?,
     };
     names::validate_project_name(&project_name)?;
+    if let Some(existing) = &existing
+        && existing.package_name.replace('-', "_") != project_name.replace('-', "_")
+    {
+        return Err(Error::with_help(
+            format!(
+                "the crate in {} is named {:?}, but the project would be {project_name:?}",
+                ws.root().display(),
+                existing.package_name
+            ),
+            "opgen init keeps an existing crate's name: leave out --project-name, or rename the package in Cargo.toml first",
+        ));
+    }
     if let Some(repo) = &opts.repo {
         validate_repo(repo)?;
     }
@@ -107,11 +83,97 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
     project.namespaced = opts.namespaced;
     project.multigroup = opts.multigroup;
 
-    let mut ctx = ProjectContext::new(&project, opts);
+    let mut ctx = ProjectContext::new(
+        &project,
+        opts.license,
+        opts.owner.as_deref(),
+        opts.k8s_version,
+    );
     ctx.enclosing_workspace = enclosing_workspace(ws.root());
-    let warnings = scaffold::init::plan(&ctx)?.apply(ws, false)?;
+    let mut plan = scaffold::init::plan(&ctx)?;
+    let conflicts = match &existing_manifest {
+        Some(text) => adopt(ws, &mut plan, &manifest_path, text, opts.force)?,
+        None => Vec::new(),
+    };
+    // The manifest's conflicts and the files' are reported together.
+    let warnings = match plan.apply(ws, opts.force) {
+        Ok(_) if !conflicts.is_empty() => return Err(Error::many(conflicts)),
+        Err(e) if !conflicts.is_empty() => {
+            return Err(Error::many(
+                conflicts.into_iter().chain(e.diagnostics).collect(),
+            ));
+        }
+        applied => applied?,
+    };
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok((project, warnings))
+}
+
+/// Turns the plan for a new project into one for the crate already there: its Cargo.toml
+/// merged with the scaffold's (whose conflicts are returned), `cargo new`'s placeholder
+/// sources replaced, the scaffold's ignore patterns added to its .gitignore. Every other file
+/// of the crate that the plan would write stays a conflict for `apply` to report.
+fn adopt(
+    ws: &Workspace,
+    plan: &mut ScaffoldPlan,
+    manifest_path: &Path,
+    existing: &str,
+    force: bool,
+) -> Result<Vec<Diagnostic>> {
+    let mut conflicts = Vec::new();
+    for action in &mut plan.actions {
+        let Action::Write {
+            path,
+            content,
+            policy,
+        } = action
+        else {
+            continue;
+        };
+        let placeholder = match path.to_str() {
+            Some("src/main.rs") => Some(CARGO_NEW_MAIN),
+            Some("src/lib.rs") => Some(CARGO_NEW_LIB),
+            _ => None,
+        };
+        if path == Path::new("Cargo.toml") {
+            match manifest::adopt(manifest_path, existing, content, force) {
+                Ok(merged) => *content = merged,
+                Err(found) => conflicts.extend(found),
+            }
+            *policy = Policy::ToolOwned;
+        } else if path == Path::new(".gitignore")
+            && let Some(theirs) = ws.read(path)?
+        {
+            *content = merge_ignore_patterns(&theirs, content);
+            *policy = Policy::ToolOwned;
+        } else if placeholder.is_some() && ws.read(path)?.as_deref() == placeholder {
+            *policy = Policy::ToolOwned;
+        }
+    }
+    Ok(conflicts)
+}
+
+/// `theirs` with the patterns of `ours` it lacks (`/target` and `/target/` count as one).
+fn merge_ignore_patterns(theirs: &str, ours: &str) -> String {
+    let key = |line: &str| line.trim().trim_end_matches('/').to_owned();
+    let have: std::collections::HashSet<String> = theirs.lines().map(key).collect();
+    let missing: Vec<&str> = ours
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !have.contains(&key(l)))
+        .collect();
+    if missing.is_empty() {
+        return theirs.to_owned();
+    }
+    let mut merged = theirs.to_owned();
+    if !merged.is_empty() && !merged.ends_with('\n') {
+        merged.push('\n');
+    }
+    merged.push_str("\n# Added by opgen init\n");
+    for line in missing {
+        merged.push_str(line);
+        merged.push('\n');
+    }
+    merged
 }
 
 /// The manifest, relative to `root`, of the Cargo workspace `root` lies in without being one

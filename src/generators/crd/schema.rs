@@ -9,7 +9,9 @@ use super::markers::{self, priority, push_rule};
 use super::values;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
-use crate::model::{EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent};
+use crate::model::{
+    EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent, WellKnown,
+};
 use serde_json::{Map, Value, json};
 
 pub type Schema = Map<String, Value>;
@@ -127,6 +129,78 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 }
             },
             Ty::Named(id) => self.named(*id, diags),
+            // The markers that let it through unresolved describe it (`unresolved_base`).
+            Ty::Foreign { known: None, .. } => Schema::new(),
+            Ty::Foreign {
+                known: Some(known), ..
+            } => self.well_known(*known, loc, diags),
+        }
+    }
+
+    /// The schema of what serde_json writes for a well-known foreign type (README: "Types of
+    /// other crates", where each form was checked against the real crate).
+    fn well_known(&mut self, known: WellKnown, loc: SrcLoc, diags: &mut Diagnostics) -> Schema {
+        let string = |format: Option<&str>| {
+            let mut s = obj(json!({"type": "string"}));
+            if let Some(f) = format {
+                s.insert("format".into(), json!(f));
+            }
+            s
+        };
+        match known {
+            WellKnown::Timestamp => string(Some("date-time")),
+            WellKnown::Date => string(Some("date")),
+            // No offset, so not RFC 3339's date-time; no OpenAPI format fits the others.
+            WellKnown::LocalDateTime
+            | WellKnown::TimeOfDay
+            | WellKnown::TimestampText
+            | WellKnown::DurationText
+            | WellKnown::IpAddr
+            | WellKnown::SocketAddr => string(None),
+            WellKnown::Uuid => string(Some("uuid")),
+            WellKnown::Url => string(Some("uri")),
+            WellKnown::Ipv4Addr => string(Some("ipv4")),
+            WellKnown::Ipv6Addr => string(Some("ipv6")),
+            WellKnown::UnixTime => obj(json!({"type": "integer", "format": "int64"})),
+            WellKnown::ByteArray => obj(json!({
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0, "maximum": 255},
+            })),
+            WellKnown::NonZero { bits, signed } => {
+                let mut s = self.ty(&Ty::Integer { bits, signed }, loc, diags);
+                if signed {
+                    push_rule(
+                        &mut s,
+                        json!({"message": "must not be 0", "rule": "self != 0"}),
+                    );
+                } else {
+                    s.insert("minimum".into(), json!(1));
+                }
+                s
+            }
+        }
+    }
+
+    /// The base schema of a type left unresolved because markers replace its schema: none,
+    /// except for an embedded resource, which is an object of any kind whose fields the API
+    /// server must keep (what controller-gen writes for a `runtime.RawExtension`).
+    fn unresolved_base(ty: &Ty, markers: &[Marker]) -> Option<Schema> {
+        let mut ty = ty;
+        while let Ty::Option(inner) = ty {
+            ty = inner;
+        }
+        if !matches!(ty, Ty::Foreign { known: None, .. }) {
+            return None;
+        }
+        let has = |n: &str| markers.iter().any(|m| m.name() == n);
+        let embedded = has("kubebuilder:validation:EmbeddedResource")
+            || has("kubebuilder:validation:XEmbeddedResource");
+        if embedded && !has("kubebuilder:validation:Type") {
+            Some(obj(
+                json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+            ))
+        } else {
+            Some(Schema::new())
         }
     }
 
@@ -148,7 +222,10 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 self.check_one_of(&def.markers, def.loc.file, fields, &s, diags);
                 s
             }
-            Shape::Wrapper(inner) => self.ty(inner, def.loc, diags),
+            Shape::Wrapper(inner) => match Self::unresolved_base(inner, &def.markers) {
+                Some(base) => base,
+                None => self.ty(inner, def.loc, diags),
+            },
             Shape::UnitEnum(variants) => {
                 let mut s = obj(json!({"type": "string"}));
                 s.insert(
@@ -493,6 +570,8 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         let is_option = self.model.is_option(&f.ty);
         let mut type_schema = if schemaless {
             Schema::new()
+        } else if let Some(base) = Self::unresolved_base(&f.ty, &f.markers) {
+            base
         } else {
             self.ty(&f.ty, f.loc, diags)
         };
@@ -545,7 +624,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             "required",
             "k8s:required",
         ]);
-        let serde_needs_it = !is_option && !f.has_default;
+        let serde_needs_it = (!is_option || f.deserialize_with) && !f.has_default;
         let required = if let Some(m) = optional_marker {
             if required_marker.is_some() {
                 diags.push(self.marker_error(
@@ -566,7 +645,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             }
             false
         } else if let Some(m) = required_marker {
-            if is_option {
+            if is_option && !f.deserialize_with {
                 diags.push(self.marker_error(file, m, format!(
                     "`{}` is marked required, but its type is an Option, which serde accepts missing",
                     f.rust_name

@@ -4,10 +4,86 @@ use super::{Policy, ScaffoldPlan};
 use crate::diag::Result;
 use crate::generators::templates::render;
 use crate::names::fnv32a;
-use crate::ops::init::{InitOptions, License};
 use crate::project::Project;
 use include_dir::{Dir, include_dir};
 use serde::Serialize;
+
+/// The license header of the Rust files a project's scaffold writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum License {
+    Apache2,
+    None,
+}
+
+impl License {
+    /// (command-line name, what it means), in the order `--help` lists them.
+    pub const CHOICES: [(&'static str, License, &'static str); 2] = [
+        (
+            "apache2",
+            License::Apache2,
+            "Apache License 2.0 header in every generated Rust file",
+        ),
+        ("none", License::None, "No license header"),
+    ];
+}
+
+/// Kubernetes versions k8s-openapi 0.29 supports; the project builds against exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum K8sVersion {
+    V1_33,
+    V1_34,
+    V1_35,
+    V1_36,
+    V1_37,
+}
+
+impl K8sVersion {
+    pub const ALL: [K8sVersion; 5] = [
+        K8sVersion::V1_33,
+        K8sVersion::V1_34,
+        K8sVersion::V1_35,
+        K8sVersion::V1_36,
+        K8sVersion::V1_37,
+    ];
+
+    /// `1.33`: how users write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            K8sVersion::V1_33 => "1.33",
+            K8sVersion::V1_34 => "1.34",
+            K8sVersion::V1_35 => "1.35",
+            K8sVersion::V1_36 => "1.36",
+            K8sVersion::V1_37 => "1.37",
+        }
+    }
+
+    pub fn minor(self) -> u32 {
+        match self {
+            K8sVersion::V1_33 => 33,
+            K8sVersion::V1_34 => 34,
+            K8sVersion::V1_35 => 35,
+            K8sVersion::V1_36 => 36,
+            K8sVersion::V1_37 => 37,
+        }
+    }
+
+    /// The release whose API server the project's envtest tests run against: the newest
+    /// patch of the minor on the Go module proxy when this opgen was made.
+    pub fn envtest_release(self) -> &'static str {
+        match self {
+            K8sVersion::V1_33 => "1.33.13",
+            K8sVersion::V1_34 => "1.34.4",
+            K8sVersion::V1_35 => "1.35.4",
+            K8sVersion::V1_36 => "1.36.3",
+            K8sVersion::V1_37 => "1.37.2",
+        }
+    }
+
+    /// The k8s-openapi cargo feature, e.g. `v1_33`.
+    pub fn feature(self) -> String {
+        format!("v1_{}", self.minor())
+    }
+}
 
 /// Where the license header lives; `create api` prepends it to the Rust files it writes.
 pub const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
@@ -42,10 +118,15 @@ pub struct ProjectContext {
 }
 
 impl ProjectContext {
-    pub fn new(project: &Project, opts: &InitOptions) -> Self {
+    pub fn new(
+        project: &Project,
+        license: License,
+        owner: Option<&str>,
+        k8s_version: K8sVersion,
+    ) -> Self {
         let identity = project.repo.as_deref().unwrap_or(&project.project_name);
-        let boilerplate = match opts.license {
-            License::Apache2 => apache2_boilerplate(opts.owner.as_deref(), &project.project_name),
+        let boilerplate = match license {
+            License::Apache2 => apache2_boilerplate(owner, &project.project_name),
             License::None => String::new(),
         };
         ProjectContext {
@@ -57,10 +138,10 @@ impl ProjectContext {
             system_namespace: format!("{}-system", project.project_name),
             namespaced: project.namespaced,
             multigroup: project.multigroup,
-            k8s_feature: opts.k8s_version.feature(),
-            k8s_version: format!("1.{}", opts.k8s_version.minor()),
-            envtest_k8s_version: opts.k8s_version.envtest_release(),
-            license: opts.license == License::Apache2,
+            k8s_feature: k8s_version.feature(),
+            k8s_version: k8s_version.name().to_owned(),
+            envtest_k8s_version: k8s_version.envtest_release(),
+            license: license == License::Apache2,
             header: fill_year(&boilerplate),
             boilerplate,
             opgen_version: env!("CARGO_PKG_VERSION"),
@@ -296,7 +377,51 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     for (path, content) in envtest_crate_files() {
         plan.write(path, content.to_owned(), Policy::ToolOwned);
     }
+    plan.write(
+        "Cargo.lock",
+        cargo_lock(&ctx.project_name),
+        Policy::IfMissing,
+    );
     Ok(plan)
+}
+
+/// The package name the embedded lock file was resolved for (`tests/scaffold_lock.rs` makes it).
+pub const LOCK_PLACEHOLDER: &str = "opgen-scaffold-project";
+const SCAFFOLD_LOCK: &str = include_str!("../../../data/scaffold/Cargo.lock");
+
+/// The Cargo.lock of a new project: the versions opgen's own workspace builds and tests, so a
+/// fresh project builds with `--locked` (its Dockerfile does) and offline once they are cached.
+/// Cargo compares a lock file byte for byte, so the project's own entry moves to where its name
+/// sorts.
+pub fn cargo_lock(project_name: &str) -> String {
+    const SEPARATOR: &str = "\n[[package]]\n";
+    let (header, packages) = SCAFFOLD_LOCK
+        .split_once(SEPARATOR)
+        .expect("the embedded Cargo.lock lists packages");
+    let placeholder = format!("name = \"{LOCK_PLACEHOLDER}\"\n");
+    let own = format!("name = \"{project_name}\"\n");
+    let mut blocks: Vec<String> = packages
+        .split(SEPARATOR)
+        .map(|block| match block.strip_prefix(&placeholder) {
+            Some(rest) => format!("{own}{rest}"),
+            None => block.to_owned(),
+        })
+        .collect();
+    // Stable: the blocks of one name keep their (version) order.
+    blocks.sort_by(|a, b| lock_name(a).cmp(lock_name(b)));
+    let mut lock = header.to_owned();
+    for block in &blocks {
+        lock.push_str(SEPARATOR);
+        lock.push_str(block);
+    }
+    lock
+}
+
+fn lock_name(block: &str) -> &str {
+    block
+        .strip_prefix("name = \"")
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
 }
 
 /// Where a project keeps its copy of `tools/envtest/setup.sh`, so that `make setup-envtest`
@@ -332,6 +457,29 @@ fn envtest_crate_files() -> Vec<(String, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lock_file_lists_the_project_where_cargo_sorts_it() {
+        let lock = cargo_lock(LOCK_PLACEHOLDER);
+        assert_eq!(
+            lock, SCAFFOLD_LOCK,
+            "the placeholder's lock is the embedded one"
+        );
+        let names = |lock: &str| -> Vec<String> {
+            lock.lines()
+                .filter_map(|l| l.strip_prefix("name = \""))
+                .map(|n| n.trim_end_matches('"').to_owned())
+                .collect()
+        };
+        for project in ["aaa-operator", "memcached-operator", "zzz"] {
+            let names = names(&cargo_lock(project));
+            assert!(names.contains(&project.to_owned()));
+            assert!(!names.contains(&LOCK_PLACEHOLDER.to_owned()));
+            assert!(names.is_sorted(), "{project}: packages out of order");
+        }
+        assert_eq!(names(&cargo_lock("aaa-operator"))[0], "aaa-operator");
+        assert_eq!(names(&cargo_lock("zzz")).last().unwrap(), "zzz");
+    }
 
     #[test]
     fn civil_years() {

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod init;
+pub mod manifest;
 pub mod webhook;
 
 use crate::diag::{Diagnostic, Error, Result};

@@ -1,0 +1,199 @@
+//! `opgen init` in a crate made by `cargo new` adopts it, as kubebuilder adopts a go.mod: the
+//! crate keeps its name, dependencies and files; only real conflicts are refused (with their
+//! line in Cargo.toml, nothing written), and `--force` takes the scaffold's side.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::{opgen, opgen_err, opgen_ok, tree};
+
+fn cargo(dir: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `cargo new <name> [extra]` in a fresh temporary directory.
+fn cargo_new(parent: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let mut args = vec!["new", "--vcs", "none", name];
+    args.extend_from_slice(extra);
+    cargo(parent, &args);
+    parent.join(name)
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn init_adopts_a_cargo_new_crate_and_it_builds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cargo_new(tmp.path(), "my_operator", &[]);
+    cargo(&dir, &["add", "--quiet", "serde@1", "--features", "rc"]);
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        read(&dir, "Cargo.toml").replace("[dependencies]", "# my own comment\n[dependencies]"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/notes.rs"), "// mine\n").unwrap();
+    std::fs::write(dir.join(".gitignore"), "/target\n*.local\n").unwrap();
+
+    let out = opgen_ok(&dir, &["init", "--domain", "example.com"]);
+    assert!(out.contains("initialized project my-operator"), "{out}");
+
+    let manifest = read(&dir, "Cargo.toml");
+    // The crate's name, its comment and its dependency with its own requirement and
+    // features, plus the scaffold's features for it.
+    assert!(manifest.contains("name = \"my_operator\""), "{manifest}");
+    assert!(
+        manifest.contains("# my own comment\n[dependencies]"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("serde = { version = \"1\", features = [\"rc\", \"derive\"] }"),
+        "{manifest}"
+    );
+    // The scaffold's dependencies with their comments, and its binary named after the project.
+    assert!(
+        manifest.contains("# One explicit Kubernetes version feature: the oldest cluster version this operator supports.\nk8s-openapi = "),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("[[bin]]\nname = \"my-operator\"\npath = \"src/main.rs\""),
+        "{manifest}"
+    );
+    assert_eq!(
+        read(&dir, "src/notes.rs"),
+        "// mine\n",
+        "a file of the crate changed"
+    );
+    assert!(
+        read(&dir, "src/main.rs").contains("my_operator::"),
+        "cargo new's main.rs is replaced by the manager's"
+    );
+    let ignore = read(&dir, ".gitignore");
+    assert!(
+        ignore.starts_with("/target\n*.local\n\n# Added by opgen init\n"),
+        "{ignore}"
+    );
+    assert!(
+        ignore.contains("\n/bin/\n") && !ignore.contains("/target/"),
+        "{ignore}"
+    );
+
+    // The adopted crate builds, and its manifests are up to date. It shares the scaffolded
+    // project test's target directory: the same dependencies, built once.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("scaffolded-project");
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--bin", "my-operator"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    opgen_ok(&dir, &["manifests", "--check"]);
+}
+
+#[test]
+fn init_refuses_real_conflicts_with_their_lines_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cargo_new(tmp.path(), "legacy", &["--edition", "2021"]);
+    cargo(
+        &dir,
+        &["add", "--quiet", "kube@0.99", "--no-default-features"],
+    );
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "fn main() { println!(\"mine\"); }\n",
+    )
+    .unwrap();
+    let before = tree(&dir);
+
+    let err = opgen_err(&dir, &["init", "--domain", "example.com"]);
+    for want in [
+        "error: edition 2021, but the code opgen generates needs edition 2024",
+        "legacy/Cargo.toml:4:1",
+        "help: migrate with `cargo fix --edition`",
+        "error: dependencies.kube = \"0.99\" does not accept kube 5.0.0",
+        "legacy/Cargo.toml:7:1",
+        "error: src/main.rs already exists",
+        "pass --force",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    assert_eq!(tree(&dir), before, "a refused init changed the directory");
+
+    let out = opgen_ok(&dir, &["init", "--domain", "example.com", "--force"]);
+    assert!(out.contains("src/main.rs (replaced (--force))"), "{out}");
+    let manifest = read(&dir, "Cargo.toml");
+    assert!(manifest.contains("edition = \"2024\""), "{manifest}");
+    assert!(
+        manifest.contains("kube = { version = \"5.0.0\""),
+        "{manifest}"
+    );
+}
+
+#[test]
+fn init_refuses_what_it_cannot_adopt() {
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A virtual workspace manifest has no package to adopt.
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    let err = opgen_err(&ws, &["init", "--domain", "example.com"]);
+    assert!(err.contains("has no [package] name"), "{err}");
+
+    // The crate keeps its name.
+    let dir = cargo_new(tmp.path(), "named", &[]);
+    let err = opgen_err(
+        &dir,
+        &["init", "--domain", "example.com", "--project-name", "other"],
+    );
+    assert!(
+        err.contains("the crate in")
+            && err.contains("is named \"named\", but the project would be \"other\""),
+        "{err}"
+    );
+
+    // Invalid TOML is reported where it is.
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"named\"\nversion = \n",
+    )
+    .unwrap();
+    let out = opgen(&dir, &["init", "--domain", "example.com"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("Cargo.toml is not valid TOML") && err.contains("Cargo.toml:3:"),
+        "{err}"
+    );
+
+    // An opgen project is not initialized twice.
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    opgen_ok(&project, &["init", "--domain", "example.com"]);
+    let err = opgen_err(&project, &["init", "--domain", "example.com"]);
+    assert!(
+        err.contains("already holds an opgen project: found PROJECT"),
+        "{err}"
+    );
+}
