@@ -671,7 +671,14 @@ async fn the_api_server_enforces_the_size_limits_opgen_checks() {
     );
     let server_side = control_plane
         .kubectl()
-        .args(["apply", "--server-side", "--dry-run=server", "-f"])
+        // --force-conflicts as the Makefile: another test of this binary installs the same CRD.
+        .args([
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "--dry-run=server",
+            "-f",
+        ])
         .arg(dir.path().join(CRD))
         .output()
         .unwrap();
