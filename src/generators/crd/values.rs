@@ -298,13 +298,11 @@ pub fn list_duplicates(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
     out
 }
 
+/// A visitor of `walk`: a value, its schema node, its path.
+type Visit<'f> = dyn FnMut(&Value, &Map<String, Value>, &str) + 'f;
+
 /// Calls `f` on `v` and every value inside it, with the schema node that describes it.
-fn walk(
-    v: &Value,
-    m: &Map<String, Value>,
-    path: &str,
-    f: &mut dyn FnMut(&Value, &Map<String, Value>, &str),
-) {
+fn walk(v: &Value, m: &Map<String, Value>, path: &str, f: &mut Visit<'_>) {
     f(v, m, path);
     match v {
         Value::Array(items) => {
