@@ -1018,6 +1018,8 @@ mod tests {
             "+genclient:nonNamespaced",
             "+kubebuilder:object:generate=true",
             "+kubebuilder:object:root=true",
+            "+patchStrategy=merge",
+            "+patchMergeKey=type",
         ] {
             let (name, args) = ok(text);
             assert!(
@@ -1030,6 +1032,7 @@ mod tests {
             ("+k8s:listtype=map", "k8s:listType"),
             ("+k8s:requried", "k8s:required"),
             ("+optinal", "optional"),
+            ("+patchStrategi=merge", "patchStrategy"),
         ] {
             let e = err(typo);
             assert!(e.message.starts_with("unknown marker"), "{typo}: {e:?}");
