@@ -1020,6 +1020,7 @@ mod tests {
             "+kubebuilder:object:root=true",
             "+patchStrategy=merge",
             "+patchMergeKey=type",
+            "+metrics:conditions:path=.status.conditions,resourceType=alertmanager",
         ] {
             let (name, args) = ok(text);
             assert!(
