@@ -1040,7 +1040,11 @@ mod tests {
             assert!(help.contains(&format!("`{suggestion}`")), "{typo}: {help}");
         }
         // Ignored names are never suggested, but their misspellings are still refused.
-        assert!(err("+patchStrategi=merge").message.starts_with("unknown marker"));
+        assert!(
+            err("+patchStrategi=merge")
+                .message
+                .starts_with("unknown marker")
+        );
     }
 
     #[test]
