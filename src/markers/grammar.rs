@@ -1021,6 +1021,7 @@ mod tests {
             "+patchStrategy=merge",
             "+patchMergeKey=type",
             "+metrics:conditions:path=.status.conditions,resourceType=alertmanager",
+            "+gencrdrefdocs:force",
         ] {
             let (name, args) = ok(text);
             assert!(
@@ -1039,6 +1040,9 @@ mod tests {
             let help = e.help.unwrap_or_default();
             assert!(help.contains(&format!("`{suggestion}`")), "{typo}: {help}");
         }
+        // client-gen's group name takes a value, which is parsed and ignored.
+        let (name, _) = ok("+groupGoName=Certmanager");
+        assert!(MarkerCatalog::get().lookup(&name).unwrap().ignored);
         // Ignored names are never suggested, but their misspellings are still refused.
         assert!(
             err("+patchStrategi=merge")
