@@ -81,6 +81,40 @@ fn required_and_nullable_follow_serde() {
     );
 }
 
+/// An unsigned integer's own `minimum: 0` gives way to a field marker's minimum of 0 or more
+/// (one `minimum`, as controller-gen writes Go's `uint32` with `Minimum=0`: prometheus-operator's
+/// Alertmanager `web.getConcurrency`); a negative marker minimum keeps both (an `allOf`).
+#[test]
+fn unsigned_minimum_gives_way_to_a_marker_minimum() {
+    let s = spec_schema(&kind(
+        "    // +kubebuilder:validation:Minimum:=0
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub zero: Option<u32>,
+    // +kubebuilder:validation:Minimum=5
+    pub five: u64,
+    // +kubebuilder:validation:Minimum=-1
+    pub below: u32,
+    pub bare: u32,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(
+        p["zero"],
+        json!({"type": "integer", "format": "int32", "minimum": 0})
+    );
+    assert_eq!(
+        p["five"],
+        json!({"type": "integer", "format": "int64", "minimum": 5})
+    );
+    assert_eq!(
+        p["below"],
+        json!({"type": "integer", "format": "int32", "allOf": [{"minimum": 0}, {"minimum": -1}]})
+    );
+    assert_eq!(
+        p["bare"],
+        json!({"type": "integer", "format": "int32", "minimum": 0})
+    );
+}
+
 #[test]
 fn rust_types_map_to_openapi_types() {
     let s = spec_schema(&kind(

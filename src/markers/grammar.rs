@@ -1018,6 +1018,10 @@ mod tests {
             "+genclient:nonNamespaced",
             "+kubebuilder:object:generate=true",
             "+kubebuilder:object:root=true",
+            "+patchStrategy=merge",
+            "+patchMergeKey=type",
+            "+metrics:conditions:path=.status.conditions,resourceType=alertmanager",
+            "+gencrdrefdocs:force",
         ] {
             let (name, args) = ok(text);
             assert!(
@@ -1036,6 +1040,15 @@ mod tests {
             let help = e.help.unwrap_or_default();
             assert!(help.contains(&format!("`{suggestion}`")), "{typo}: {help}");
         }
+        // client-gen's group name takes a value, which is parsed and ignored.
+        let (name, _) = ok("+groupGoName=Certmanager");
+        assert!(MarkerCatalog::get().lookup(&name).unwrap().ignored);
+        // Ignored names are never suggested, but their misspellings are still refused.
+        assert!(
+            err("+patchStrategi=merge")
+                .message
+                .starts_with("unknown marker")
+        );
     }
 
     #[test]

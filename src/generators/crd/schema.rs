@@ -604,6 +604,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         if !f.doc.is_empty() {
             own.insert("description".into(), json!(f.doc));
         }
+        unsigned_minimum_from_marker(f, &mut type_schema, &own);
         let merged = match merge(type_schema, own) {
             Ok(m) => m,
             Err(msg) => {
@@ -1004,6 +1005,25 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
 /// Rust's `f64`/`f32`. The format comes from the field's type here, so it is removed there (the
 /// marker itself removes it from the field's own contribution); `items:Format=""` does the same
 /// for the numbers of a list.
+/// An unsigned Rust integer gets `minimum: 0` from its type (serde refuses negatives), which
+/// Go's unsigned types do not write. A field marker's minimum of 0 or more implies it, so the
+/// marker's stands alone, as controller-gen writes it on Go's `uint32` (not an `allOf` of two).
+fn unsigned_minimum_from_marker(f: &Field, type_schema: &mut Schema, own: &Schema) {
+    let mut ty = &f.ty;
+    while let Ty::Option(inner) = ty {
+        ty = inner;
+    }
+    if matches!(ty, Ty::Integer { signed: false, .. })
+        && type_schema.get("minimum") == Some(&json!(0))
+        && own
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .is_some_and(|m| m >= 0.0)
+    {
+        type_schema.remove("minimum");
+    }
+}
+
 fn empty_format_on_number(f: &Field, type_schema: &mut Schema) {
     fn number(ty: &Ty) -> Option<&Ty> {
         match ty {
