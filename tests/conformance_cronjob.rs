@@ -5,7 +5,7 @@
 //! `cronjob`, `unserved` and `deprecated` (`tests/fixtures/controller-gen/testdata/src/api/`).
 //!
 //! The whole document is compared, the 9000-line `jobTemplate` (batch/v1 JobTemplateSpec with
-//! the full PodTemplateSpec, from opgen's embedded k8s-openapi schemas) included.
+//! the full PodTemplateSpec, from opgen's embedded controller-gen schemas of k8s types) included.
 
 #[path = "fixtures/controller-gen/harness.rs"]
 mod harness;
