@@ -420,7 +420,11 @@ async fn embedded_k8s_type_schemas_are_accepted() {
         },
     });
     let created = embedders
-        .patch("all-types", &PatchParams::apply("opgen-test"), &Patch::Apply(&object))
+        .patch(
+            "all-types",
+            &PatchParams::apply("opgen-test"),
+            &Patch::Apply(&object),
+        )
         .await
         .unwrap();
     // the default of ContainerPort.protocol (`+default="TCP"`) is applied by the API server
@@ -435,7 +439,11 @@ async fn embedded_k8s_type_schemas_are_accepted() {
         "spec": {"template": {}, "memory": "lots"},
     });
     let refused = embedders
-        .patch("bad-quantity", &PatchParams::apply("opgen-test"), &Patch::Apply(&bad))
+        .patch(
+            "bad-quantity",
+            &PatchParams::apply("opgen-test"),
+            &Patch::Apply(&bad),
+        )
         .await
         .expect_err("a Quantity that does not match controller-gen's pattern");
     assert!(refused.to_string().contains("spec.memory"), "{refused}");

@@ -15,7 +15,10 @@ fn embedded_k8s_schemas_are_what_controller_tools_writes_now() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_go {
-        assert!(!ci, "CI=true requires `go` to regenerate data/k8s-schemas.jsonl");
+        assert!(
+            !ci,
+            "CI=true requires `go` to regenerate data/k8s-schemas.jsonl"
+        );
         eprintln!("k8s-schemas drift: `go` not found, data/k8s-schemas.jsonl not regenerated");
         return;
     }
@@ -29,14 +32,25 @@ fn embedded_k8s_schemas_are_what_controller_tools_writes_now() {
         .output()
         .expect("run tools/k8s-schemas/regen.sh");
     let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "tools/k8s-schemas/regen.sh failed:\n{log}");
-    eprintln!("{log}k8s-schemas drift: regenerated in {:.1?}", start.elapsed());
+    assert!(
+        out.status.success(),
+        "tools/k8s-schemas/regen.sh failed:\n{log}"
+    );
+    eprintln!(
+        "{log}k8s-schemas drift: regenerated in {:.1?}",
+        start.elapsed()
+    );
     let fresh = std::fs::read_to_string(&scratch).unwrap();
     let embedded = std::fs::read_to_string(root.join("data/k8s-schemas.jsonl")).unwrap();
     if fresh != embedded {
         let (f, e): (Vec<_>, Vec<_>) = (fresh.lines().collect(), embedded.lines().collect());
-        let first = f.iter().zip(&e).position(|(a, b)| a != b).unwrap_or(f.len().min(e.len()));
-        let show = |l: Option<&&str>| l.map_or("(none)".to_owned(), |l| l.chars().take(300).collect());
+        let first = f
+            .iter()
+            .zip(&e)
+            .position(|(a, b)| a != b)
+            .unwrap_or(f.len().min(e.len()));
+        let show =
+            |l: Option<&&str>| l.map_or("(none)".to_owned(), |l| l.chars().take(300).collect());
         panic!(
             "data/k8s-schemas.jsonl differs from what tools/k8s-schemas writes now ({} vs {} lines); \
              first difference at line {}:\n  embedded: {}\n  now:      {}\n\

@@ -139,7 +139,9 @@ fn job_template_spec_1_36_matches_controller_gen_cronjob() {
             );
             assert_eq!(
                 ours.pointer(&at),
-                Some(&json!({"description": "Capability represent POSIX capabilities type", "type": "string"})),
+                Some(
+                    &json!({"description": "Capability represent POSIX capabilities type", "type": "string"})
+                ),
                 "{at}"
             );
         }
@@ -406,7 +408,12 @@ fn every_type_is_a_structural_schema_but_for_controller_gens_known_violations() 
     )
     .unwrap()
     .lines()
-    .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].as_str().unwrap().to_owned())
+    .map(|l| {
+        serde_json::from_str::<Value>(l).unwrap()["type"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    })
     .collect();
     let mut violations = std::collections::BTreeSet::new();
     let mut checked = 0;

@@ -211,9 +211,11 @@ impl K8sTypes {
                 for (k, v) in obj.iter().filter(|(k, _)| *k != "$ref") {
                     let v = match (k.as_str(), v, map.get(k)) {
                         // controller-gen's flattenAllOfInto: the field's rules, then the type's
-                        ("x-kubernetes-validations", Value::Array(field), Some(Value::Array(ty))) => {
-                            Value::Array(field.iter().chain(ty).cloned().collect())
-                        }
+                        (
+                            "x-kubernetes-validations",
+                            Value::Array(field),
+                            Some(Value::Array(ty)),
+                        ) => Value::Array(field.iter().chain(ty).cloned().collect()),
                         _ => v.clone(),
                     };
                     map.insert(k.clone(), v);
@@ -482,6 +484,24 @@ mod tests {
                 .unwrap()
                 .get("description"),
             None
+        );
+    }
+
+    /// A field's CEL rules come before its type's, as controller-gen's flattener merges them
+    /// (1.37 CompositePodGroupSpec.schedulingPolicy: `+k8s:immutable` on the field, a rule on
+    /// the type).
+    #[test]
+    fn field_rules_come_before_type_rules() {
+        let spec = K8sTypes::for_version(37)
+            .schema("api::scheduling::v1alpha3::CompositePodGroupSpec")
+            .unwrap();
+        let rules = &spec["properties"]["schedulingPolicy"]["x-kubernetes-validations"];
+        assert_eq!(
+            rules,
+            &json!([
+                {"message": "field is immutable", "rule": "self == oldSelf"},
+                {"message": "field basic is immutable once set", "rule": "!has(oldSelf.basic) || has(self.basic)"},
+            ])
         );
     }
 
