@@ -249,7 +249,7 @@ fn testdata_oneofs() {
 
 /// The `testdata` run writes exactly the four CRDs upstream's run writes from these packages,
 /// and warns only about the `+default=ref(...)` that controller-gen ignores silently and the
-/// size of the cronjob CRD (335 KiB), which client-side `kubectl apply` cannot store.
+/// size of the cronjob CRD (338 KiB), which client-side `kubectl apply` cannot store.
 #[test]
 fn testdata_files() {
     let (files, warnings) = generate_with_warnings("testdata", None);
@@ -260,7 +260,7 @@ fn testdata_files() {
         warnings[0]
     );
     assert!(
-        warnings[1].contains("the CRD of CronJob.testdata.kubebuilder.io is 335.6 KiB as JSON: client-side `kubectl apply` would fail"),
+        warnings[1].contains("the CRD of CronJob.testdata.kubebuilder.io is 338.2 KiB as JSON: client-side `kubectl apply` would fail"),
         "{}",
         warnings[1]
     );

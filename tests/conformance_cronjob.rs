@@ -5,7 +5,7 @@
 //! `cronjob`, `unserved` and `deprecated` (`tests/fixtures/controller-gen/testdata/src/api/`).
 //!
 //! The whole document is compared, the 9000-line `jobTemplate` (batch/v1 JobTemplateSpec with
-//! the full PodTemplateSpec, from opgen's embedded k8s-openapi schemas) included.
+//! the full PodTemplateSpec, from opgen's embedded controller-gen schemas of k8s types) included.
 
 #[path = "fixtures/controller-gen/harness.rs"]
 mod harness;
@@ -23,12 +23,10 @@ fn v1(path: &str) -> String {
 
 /// Deliberate differences, each applied below with its reason:
 /// * the version annotation ([`version_annotation`]);
-/// * `required: [spec]` at the root of v1 and v1beta1 ([`root_requires_spec`]);
-/// * descriptions inside k8s-openapi types have their line breaks joined
-///   ([`k8s_descriptions_reflowed`]): jobTemplate and status.active;
-/// * two facts of the upstream Go sources that k8s-openapi's schemas (which opgen embeds) do not
-///   carry: ObjectReference's `+structType=atomic` and the doc of core/v1's named string type
-///   `Capability` (k8s-openapi has `Vec<String>`), listed where they are added back.
+/// * `required: [spec]` at the root of v1 and v1beta1 ([`root_requires_spec`]).
+///
+/// The k8s types (jobTemplate, status.active) are exact: opgen embeds controller-gen's own
+/// schemas of them (data/k8s-schemas.jsonl, from k8s.io/api v0.36.6 for Kubernetes 1.36).
 ///
 /// Not differences, but worth knowing: Go's `int` is Rust's `isize` (both as wide as a pointer),
 /// written without a format as controller-gen does, and Go's `float64` is `f64` with
@@ -48,30 +46,6 @@ fn cronjobs() {
         root_requires_spec(&mut ours, v);
     }
     let spec = |p: &str| v1(&format!("/spec/properties/{p}"));
-    for subtree in ["/spec/properties/jobTemplate", "/status/properties/active"] {
-        k8s_descriptions_reflowed(&mut ours, theirs, &v1(subtree));
-    }
-    // k8s.io/api's ObjectReference carries `+structType=atomic`; k8s-openapi's schema of it
-    // does not, so opgen's embedded schema has no map type.
-    insert_pointer(
-        &mut ours,
-        &v1("/status/properties/active/items/x-kubernetes-map-type"),
-        json!("atomic"),
-    );
-    // core/v1 `Capability` is a named string type with a doc in Go; k8s-openapi types
-    // `capabilities.add` and `.drop` as `Vec<String>`, so their items have no description.
-    let pod = "/spec/properties/jobTemplate/properties/spec/properties/template/properties/spec/properties";
-    for containers in ["containers", "ephemeralContainers", "initContainers"] {
-        for list in ["add", "drop"] {
-            insert_pointer(
-                &mut ours,
-                &v1(&format!(
-                    "{pod}/{containers}/items/properties/securityContext/properties/capabilities/properties/{list}/items/description"
-                )),
-                json!("Capability represent POSIX capabilities type"),
-            );
-        }
-    }
 
     // `+k8s:required` makes a string non-empty (`minLength: 1`) in controller-tools v0.23.0,
     // the pinned referee; the checked-in golden file predates that.

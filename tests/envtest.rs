@@ -492,3 +492,108 @@ async fn foreign_types_accept_what_their_crates_write() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The embedded k8s type schemas (controller-gen's, data/k8s-schemas.jsonl) of every supported
+/// Kubernetes version make a CRD the API server accepts: `tests/fixtures/k8s-types` embeds
+/// PodTemplateSpec, Container, Affinity, Toleration, ResourceRequirements, Quantity, IntOrString,
+/// ObjectReference, Condition and Time. Each version's CRD is installed (an update of the one
+/// before) and a resource using them is created, so the schema is also enforced as written.
+#[tokio::test]
+async fn embedded_k8s_type_schemas_are_accepted() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let client = control_plane.client().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k8s-types");
+    let manifest = std::fs::read_to_string(fixture.join("Cargo.toml")).unwrap();
+    for minor in opgen::generators::crd::k8s::K8sTypes::supported_minors() {
+        let project = tempfile::tempdir().unwrap();
+        copy_dir(&fixture, project.path());
+        let feature = format!("\"v1_{minor}\"");
+        std::fs::write(
+            project.path().join("Cargo.toml"),
+            manifest.replace("\"v1_37\"", &feature),
+        )
+        .unwrap();
+        let mut ws = opgen::writer::Workspace::new(project.path().to_owned());
+        opgen::ops::manifests::manifests(&mut ws, &Default::default())
+            .unwrap_or_else(|e| panic!("1.{minor}: {e}"));
+        ws.commit().unwrap();
+        let crd = std::fs::read_to_string(
+            project
+                .path()
+                .join("config/crd/bases/k8stypes.example.com_embedders.yaml"),
+        )
+        .unwrap();
+        assert!(crd.contains("x-kubernetes-map-type: atomic"), "1.{minor}");
+        let installed = install_crds(&client, project.path().join("config/crd/bases"))
+            .await
+            .unwrap_or_else(|e| panic!("1.{minor}: {e}"));
+        assert_eq!(installed.len(), 1, "1.{minor}");
+    }
+    let gvk = GroupVersionKind::gvk("k8stypes.example.com", "v1", "Embedder");
+    let (resource, _) = discovery::pinned_kind(&client, &gvk).await.unwrap();
+    let embedders: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &resource);
+    let object = json!({
+        "apiVersion": "k8stypes.example.com/v1",
+        "kind": "Embedder",
+        "metadata": {"name": "all-types"},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"app": "x"}},
+                "spec": {"containers": [{
+                    "name": "app",
+                    "image": "busybox",
+                    "ports": [{"containerPort": 8080}],
+                    "resources": {"limits": {"cpu": "500m", "memory": "64Mi"}},
+                    "readinessProbe": {"httpGet": {"port": "http", "path": "/"}},
+                }]},
+            },
+            "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+            "memory": "1Gi",
+            "port": 8443,
+            "owner": {"kind": "Pod", "name": "p"},
+        },
+    });
+    let created = embedders
+        .patch(
+            "all-types",
+            &PatchParams::apply("opgen-test"),
+            &Patch::Apply(&object),
+        )
+        .await
+        .unwrap();
+    // the default of ContainerPort.protocol (`+default="TCP"`) is applied by the API server
+    assert_eq!(
+        created.data["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"],
+        "TCP"
+    );
+    let bad = json!({
+        "apiVersion": "k8stypes.example.com/v1",
+        "kind": "Embedder",
+        "metadata": {"name": "bad-quantity"},
+        "spec": {"template": {}, "memory": "lots"},
+    });
+    let refused = embedders
+        .patch(
+            "bad-quantity",
+            &PatchParams::apply("opgen-test"),
+            &Patch::Apply(&bad),
+        )
+        .await
+        .expect_err("a Quantity that does not match controller-gen's pattern");
+    assert!(refused.to_string().contains("spec.memory"), "{refused}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -1,16 +1,16 @@
 //! Schemas of k8s-openapi types embedded in custom resources.
 //!
-//! The data is `data/k8s-schemas.jsonl`, generated from k8s-openapi's own `schemars` output for
-//! every supported Kubernetes version by `tools/k8s-schemas/scripts/regen.sh` (see its README),
-//! with an overlay already applied that gives the schemas controller-gen's shape: list/map types,
-//! list-map keys, defaults, Condition's validations and the special types (Quantity,
-//! IntOrString, Time, RawExtension, JSON, ObjectMeta → `{type: object}`). Nothing here is
-//! hand-written any more: every special case is expressible as data.
+//! The data is `data/k8s-schemas.jsonl`: controller-gen's own schemas of the Go types behind
+//! every k8s-openapi type, computed by controller-tools (as a library) from the pinned
+//! k8s.io/api, apimachinery, apiextensions-apiserver and kube-aggregator sources of each
+//! supported Kubernetes minor by `tools/k8s-schemas` (see its README). Its special types
+//! (Quantity, IntOrString, Time, RawExtension, JSON, ObjectMeta → `{type: object}`) are
+//! controller-gen's too. Nothing here is hand-written.
 //!
 //! The file is JSON Lines and embedded with `include_str!`:
 //!
 //! ```text
-//! {"k8sOpenapiVersion":"0.29.0","versions":["1.33",...,"1.37"]}            header
+//! {"k8sOpenapiVersion":"0.29.0","versions":["1.33",...,"1.37"],...}        header
 //! {"name":<definition>,"versions":[...],"schema":{...}}                     one per distinct body
 //! {"type":<rust path below k8s_openapi>,"name":<definition>,"versions":[...]}
 //! ```
@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-/// The embedded data. Regenerate with `tools/k8s-schemas/scripts/regen.sh`.
+/// The embedded data. Regenerate with `tools/k8s-schemas/regen.sh`.
 static DATA: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/data/k8s-schemas.jsonl"
@@ -38,7 +38,7 @@ const REF_PREFIX: &str = "#/definitions/";
 /// The Kubernetes minor version `K8sTypes::new()` renders: the one `opgen init` scaffolds.
 pub const DEFAULT_K8S_MINOR: u32 = 33;
 
-/// controller-gen's quantity pattern (resource.Quantity). The data carries it (overlay); kept
+/// controller-gen's quantity pattern (resource.Quantity). The data carries it; kept
 /// as a constant for callers and checked against the data by a unit test.
 pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 
@@ -129,9 +129,11 @@ impl K8sTypes {
     /// The schema of `k8s_openapi::<path>` (e.g. `api::core::v1::PodSpec`) for this version,
     /// fully inlined, or `None` if the type does not exist in this version.
     ///
-    /// Inlining follows controller-gen: each `{"$ref": …}` is replaced by the referenced
-    /// definition, and sibling keys next to the `$ref` (in practice the field's `description`)
-    /// replace the referenced type's own, so field docs win over type docs.
+    /// Inlining follows controller-gen's flattener: each `{"$ref": …}` is replaced by the
+    /// referenced definition, and sibling keys next to the `$ref` (the field's `description` and
+    /// markers) replace the referenced type's own, so field docs win over type docs; a field's
+    /// `x-kubernetes-validations` go before the type's. tools/k8s-schemas checks that this gives
+    /// controller-gen's schema for every type.
     pub fn schema(&self, path: &str) -> Option<Map<String, Value>> {
         let name = self.pick(index().types.get(path)?)?;
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
@@ -207,7 +209,16 @@ impl K8sTypes {
             };
             if let Value::Object(map) = &mut out {
                 for (k, v) in obj.iter().filter(|(k, _)| *k != "$ref") {
-                    map.insert(k.clone(), v.clone());
+                    let v = match (k.as_str(), v, map.get(k)) {
+                        // controller-gen's flattenAllOfInto: the field's rules, then the type's
+                        (
+                            "x-kubernetes-validations",
+                            Value::Array(field),
+                            Some(Value::Array(ty)),
+                        ) => Value::Array(field.iter().chain(ty).cloned().collect()),
+                        _ => v.clone(),
+                    };
+                    map.insert(k.clone(), v);
                 }
             }
             return out;
@@ -326,7 +337,7 @@ fn index() -> &'static Index {
     })
 }
 
-/// Reads the fixed-order prefix of one line (written by tools/k8s-schemas/scripts/build_jsonl.py).
+/// Reads the fixed-order prefix of one line (written by tools/k8s-schemas/main.go).
 struct Cursor {
     rest: &'static str,
     line: usize,
@@ -395,7 +406,7 @@ fn corrupt(line: usize, detail: &str) -> ! {
         format!(", line {line}")
     };
     panic!(
-        "embedded data/k8s-schemas.jsonl{at}: {detail}; regenerate it with tools/k8s-schemas/scripts/regen.sh"
+        "embedded data/k8s-schemas.jsonl{at}: {detail}; regenerate it with tools/k8s-schemas/regen.sh"
     )
 }
 
@@ -467,12 +478,30 @@ mod tests {
                 .unwrap()
                 .starts_with("lastTransitionTime is the last time")
         );
-        // Time's own doc ("Time is a wrapper around time.Time …") is removed by the overlay
+        // controller-gen replaces Time (and its doc) by {type: string, format: date-time}
         assert_eq!(
             k8s.schema(&format!("{META}Time"))
                 .unwrap()
                 .get("description"),
             None
+        );
+    }
+
+    /// A field's CEL rules come before its type's, as controller-gen's flattener merges them
+    /// (1.37 CompositePodGroupSpec.schedulingPolicy: `+k8s:immutable` on the field, a rule on
+    /// the type).
+    #[test]
+    fn field_rules_come_before_type_rules() {
+        let spec = K8sTypes::for_version(37)
+            .schema("api::scheduling::v1alpha3::CompositePodGroupSpec")
+            .unwrap();
+        let rules = &spec["properties"]["schedulingPolicy"]["x-kubernetes-validations"];
+        assert_eq!(
+            rules,
+            &json!([
+                {"message": "field is immutable", "rule": "self == oldSelf"},
+                {"message": "field basic is immutable once set", "rule": "!has(oldSelf.basic) || has(self.basic)"},
+            ])
         );
     }
 
