@@ -600,6 +600,14 @@ impl Parser<'_> {
             return self.unary();
         };
         let mut lhs = self.binary(level + 1)?;
+        if matches!(ops, ["||"] | ["&&"]) {
+            // cel-go builds a balanced tree of a chain of `||` or `&&`.
+            let mut terms = vec![lhs];
+            while self.eat(ops[0]) {
+                terms.push(self.binary(level + 1)?);
+            }
+            return Ok(balance(&format!("_{}_", ops[0]), terms));
+        }
         while let Some(op) = ops.iter().find(|op| self.at(op)) {
             self.bump();
             let rhs = self.binary(level + 1)?;
@@ -626,11 +634,12 @@ impl Parser<'_> {
                 ops.push((self.bump().start, "-_"));
             }
         }
-        let mut e = self.member()?;
-        for (offset, op) in ops.into_iter().rev() {
-            e = Expr::call(offset, op, vec![e]);
-        }
-        Ok(e)
+        let e = self.member()?;
+        // As in cel-go, pairs cancel out: `!!x` is `x`, `--x` is `x`.
+        Ok(match ops.first() {
+            Some(&(offset, op)) if ops.len() % 2 == 1 => Expr::call(offset, op, vec![e]),
+            _ => e,
+        })
     }
 
     /// Whether the next tokens are `-` and an int or double: a negative literal, which is
@@ -650,8 +659,9 @@ impl Parser<'_> {
                 let field = self.field_name(name);
                 // Only a plain `.name` can be a method call; `.?name` and `` .`name` `` can't.
                 if !optional && name.kind == Kind::Ident && self.eat("(") {
+                    let first_arg = self.peek().start;
                     let args = self.args()?;
-                    e = self.method(dot.start, e, field, args)?;
+                    e = self.method(dot.start, e, field, args, first_arg)?;
                 } else {
                     e = Expr::new(
                         dot.start,
@@ -676,7 +686,14 @@ impl Parser<'_> {
     }
 
     /// A method call `target.name(args)`, or the macro it stands for.
-    fn method(&self, offset: usize, target: Expr, name: String, args: Vec<Expr>) -> Parsed {
+    fn method(
+        &self,
+        offset: usize,
+        target: Expr,
+        name: String,
+        args: Vec<Expr>,
+        first_arg: usize,
+    ) -> Parsed {
         let kind = match (name.as_str(), args.len()) {
             ("all", 2) => Some(Macro::All),
             ("exists", 2) => Some(Macro::Exists),
@@ -703,7 +720,7 @@ impl Parser<'_> {
         let first = args.next().expect("macros have arguments");
         let Some(var) = first.as_ident().map(str::to_owned) else {
             return Err(CelSyntaxError::new(
-                first.offset,
+                first_arg,
                 format!(
                     "the first argument of `{name}()` must be a simple variable name, e.g. `{name}(x, ...)`"
                 ),
@@ -821,6 +838,7 @@ impl Parser<'_> {
         if !self.eat("(") {
             return Ok(Expr::new(id.start, ExprKind::Ident { name, leading_dot }));
         }
+        let first_arg = self.peek().start;
         let mut args = self.args()?;
         if !leading_dot && name == "has" && args.len() == 1 {
             let arg = args.pop().expect("one argument");
@@ -840,7 +858,7 @@ impl Parser<'_> {
                     },
                 )),
                 _ => Err(CelSyntaxError::new(
-                    arg.offset,
+                    first_arg,
                     "invalid argument to has(): it takes a field selection such as `has(self.field)`",
                 )),
             };
@@ -937,6 +955,17 @@ impl Parser<'_> {
             format!("{sign}{text} is out of range for a 64-bit {ty}"),
         ))
     }
+}
+
+/// A balanced tree of `function` over `terms` (at least one).
+fn balance(function: &str, mut terms: Vec<Expr>) -> Expr {
+    if terms.len() == 1 {
+        return terms.pop().expect("one term");
+    }
+    let right = terms.split_off(terms.len() / 2);
+    let left = balance(function, terms);
+    let offset = left.offset;
+    Expr::call(offset, function, vec![left, balance(function, right)])
 }
 
 /// The size of a (lexically valid) string or bytes literal: chars of a string, bytes of a
@@ -1243,8 +1272,22 @@ mod tests {
         );
     }
 
+    /// Runs `f` on a stack as big as opgen's main thread's (test threads have 2 MiB).
+    fn on_main_sized_stack(f: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
     #[test]
     fn guards_the_nesting_depth() {
+        on_main_sized_stack(nesting_depth);
+    }
+
+    fn nesting_depth() {
         let nested = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
         // The top-level expression is one level, each parenthesis another.
         assert_eq!(check_syntax(&nested(MAX_DEPTH - 1)), Ok(()));
