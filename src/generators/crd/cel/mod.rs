@@ -40,12 +40,18 @@ pub struct RuleProblem {
     pub help: Option<String>,
 }
 
-/// `did you mean 'x'?` for the candidate closest to `word`, or nothing.
+/// `did you mean 'x'?` for the candidate closest to `word`, or nothing. Escaped names
+/// (`a__dash__b`) are compared by what they escape, so `a_b` finds `a__dash__b`.
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let plain = |s: &str| {
+        ["__dash__", "__dot__", "__slash__", "__underscores__"]
+            .iter()
+            .fold(s.to_owned(), |acc, esc| acc.replace(esc, "_"))
+    };
     let best = candidates
         .into_iter()
-        .map(|c| (crate::markers::catalog::edit_distance(word, c), c))
-        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+        .map(|c| (crate::markers::catalog::edit_distance(&plain(word), &plain(c)), c))
+        .filter(|(d, c)| *d <= (plain(c).len() / 4).max(1))
         .min();
     match best {
         Some((_, c)) => format!(" (did you mean '{c}'?)"),
@@ -333,5 +339,216 @@ impl Walk {
         if cost >= STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
             self.expensive.push((cost, p));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The problems of `rules` on a property `x` of the spec with `schema`.
+    fn problems(schema: Value, rules: Value) -> Vec<String> {
+        let mut node = schema;
+        node["x-kubernetes-validations"] = rules;
+        let root = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {"x": node}}}});
+        check_schema(&root).into_iter().map(|p| p.message).collect()
+    }
+
+    fn verdict(schema: Value, rule: &str) -> Vec<String> {
+        problems(schema, json!([{"rule": rule}]))
+    }
+
+    fn obj() -> Value {
+        json!({"type": "object", "properties": {
+            "replicas": {"type": "integer"},
+            "name": {"type": "string", "maxLength": 63},
+            "ratio": {"type": "number"},
+            "tags": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 20}},
+            "labels": {"type": "object", "maxProperties": 10, "additionalProperties": {"type": "string", "maxLength": 20}},
+            "port": {"x-kubernetes-int-or-string": true},
+            "created": {"type": "string", "format": "date-time"},
+            "timeout": {"type": "string", "format": "duration"},
+            "dash-name": {"type": "string", "maxLength": 5}
+        }})
+    }
+
+    #[test]
+    fn accepts_well_typed_rules() {
+        for rule in [
+            "self.replicas >= 0",
+            "self.name.startsWith('a') && size(self.name) < 10",
+            "self.ratio > 0.5 && self.replicas < 2.5",
+            "self.tags.all(t, t.matches('^[a-z]+$'))",
+            "self.labels.exists(k, self.labels[k] == 'x') && 'a' in self.labels",
+            "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')",
+            "self.created < timestamp('2030-01-01T00:00:00Z') && self.timeout > duration('1s')",
+            "self.dash__dash__name != ''",
+            "has(self.name) || !has(self.replicas)",
+            "self.?name.orValue('') != ''",
+            "self.tags.map(t, size(t)).all(n, n > 0) && self.tags.filter(t, t != '').size() <= 10",
+            "cel.bind(n, self.name, n.size() < 10)",
+            "optional.of(self.replicas).hasValue()",
+            "self.name == oldSelf.name",
+        ] {
+            assert_eq!(verdict(obj(), rule), Vec::<String>::new(), "{rule}");
+        }
+    }
+
+    #[test]
+    fn refuses_unknown_fields_with_a_suggestion() {
+        assert_eq!(
+            verdict(obj(), "self.replica > 0"),
+            ["CEL rule \"self.replica > 0\" does not compile: at column 5: undefined field 'replica' (did you mean 'replicas'?)"]
+        );
+        assert_eq!(
+            verdict(obj(), "has(self.nope)"),
+            ["CEL rule \"has(self.nope)\" does not compile: at column 9: undefined field 'nope'"]
+        );
+        // Property names are escaped in CEL.
+        assert_eq!(
+            verdict(obj(), "self.dash_name == ''"),
+            ["CEL rule \"self.dash_name == ''\" does not compile: at column 5: undefined field 'dash_name' (did you mean 'dash__dash__name'?)"]
+        );
+        assert_eq!(
+            verdict(obj(), "foo > 0"),
+            ["CEL rule \"foo > 0\" does not compile: at column 1: undeclared reference to 'foo'"]
+        );
+    }
+
+    #[test]
+    fn refuses_wrong_types() {
+        let cases = [
+            ("self.name > 1", "found no matching overload for '_>_' applied to '(string, int)'"),
+            ("self.replicas + 1.5 > 0.0", "found no matching overload for '_+_' applied to '(int, double)'"),
+            ("self.replicas.startsWith('1')", "found no matching overload for 'startsWith' applied to 'int.(string)'"),
+            ("self.tags.all(t, t)", "found no matching overload for '_&&_' applied to '(bool, string)'"),
+            ("self.replicas.all(t, true)", "expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)"),
+            ("self.name == null", "found no matching overload for '_==_' applied to '(string, null_type)'"),
+            ("size(self.replicas) > 0", "found no matching overload for 'size' applied to '(int)'"),
+            ("self.name.foo == 1", "type 'string' does not support field selection"),
+        ];
+        for (rule, want) in cases {
+            let got = verdict(obj(), rule);
+            assert_eq!(got.len(), 1, "{rule}: {got:?}");
+            assert!(got[0].ends_with(want), "{rule}: {got:?}");
+        }
+        assert_eq!(
+            verdict(obj(), "self.replicas"),
+            ["CEL rule \"self.replicas\" must evaluate to a bool, but its type is int"]
+        );
+    }
+
+    #[test]
+    fn checks_message_expressions() {
+        let rules = |m: &str| json!([{"rule": "self.replicas > 0", "messageExpression": m}]);
+        assert_eq!(problems(obj(), rules("'replicas is ' + self.name")), Vec::<String>::new());
+        // string(x) has no size bound, so neither has the concatenation: the server refuses it.
+        let got = problems(obj(), rules("'replicas is ' + string(self.replicas)"));
+        assert!(got[0].starts_with("the estimated cost of messageExpression"), "{got:?}");
+        assert_eq!(
+            problems(obj(), rules("self.replicas")),
+            ["messageExpression \"self.replicas\" must evaluate to a string, but its type is int"]
+        );
+        assert_eq!(
+            problems(obj(), rules("self.nam")),
+            ["messageExpression \"self.nam\" does not compile: at column 5: undefined field 'nam' (did you mean 'name'?)"]
+        );
+    }
+
+    #[test]
+    fn old_self_only_where_correlated() {
+        let list = |list_type: &str| json!({"type": "array", "maxItems": 5, "x-kubernetes-list-type": list_type,
+            "x-kubernetes-list-map-keys": ["k"],
+            "items": {"type": "object", "required": ["k"], "properties": {"k": {"type": "string", "maxLength": 5}},
+                "x-kubernetes-validations": [{"rule": "self.k == oldSelf.k"}]}});
+        assert_eq!(problems(list("map"), json!([])), Vec::<String>::new());
+        assert_eq!(
+            problems(list("atomic"), json!([])),
+            ["CEL rule \"self.k == oldSelf.k\" uses oldSelf, but oldSelf cannot be used on the uncorrelatable portion of the schema within .spec.x"]
+        );
+        // On the list itself, oldSelf is the whole old list: fine.
+        assert_eq!(verdict(list("atomic"), "self.size() >= oldSelf.size()").len(), 1);
+        assert_eq!(
+            problems(obj(), json!([{"rule": "self.replicas > 0", "optionalOldSelf": true}])),
+            ["optionalOldSelf may not be set: CEL rule \"self.replicas > 0\" does not use oldSelf"]
+        );
+        assert_eq!(
+            problems(obj(), json!([{"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}])),
+            Vec::<String>::new()
+        );
+        // Without optionalOldSelf, oldSelf is not optional.
+        assert_eq!(
+            problems(obj(), json!([{"rule": "oldSelf.replicas.hasValue()"}])).len(),
+            0,
+            "hasValue is not modelled per type, so it stays unrefused"
+        );
+    }
+
+    #[test]
+    fn estimates_cost_like_the_api_server() {
+        let strings = |max_items: Option<u64>, max_len: Option<u64>| {
+            let mut items = json!({"type": "string"});
+            if let Some(n) = max_len {
+                items["maxLength"] = json!(n);
+            }
+            let mut list = json!({"type": "array", "items": items});
+            if let Some(n) = max_items {
+                list["maxItems"] = json!(n);
+            }
+            list
+        };
+        // An unbounded list of unbounded strings, each matched against a regex.
+        let got = verdict(strings(None, None), "self.all(s, s.matches('^[a-z]+$'))");
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[1].contains("contributed to the estimated rule cost total"));
+        assert_eq!(got[..1], ["the estimated cost of CEL rule \"self.all(s, s.matches('^[a-z]+$'))\" exceeds budget by factor of more than 100x"]);
+        assert_eq!(verdict(strings(Some(100), Some(64)), "self.all(s, s.matches('^[a-z]+$'))"), Vec::<String>::new());
+        // Nested unbounded lists: quadratic.
+        let nested = json!({"type": "array", "items": {"type": "array", "items": {"type": "integer"}}});
+        let got = verdict(nested.clone(), "self.all(l, l.all(i, i > 0))");
+        assert!(got[0].contains("exceeds budget by factor of more than 100x"), "{got:?}");
+        let mut bounded = nested;
+        bounded["maxItems"] = json!(10);
+        bounded["items"]["maxItems"] = json!(10);
+        assert_eq!(verdict(bounded, "self.all(l, l.all(i, i > 0))"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn cost_formula_matches_cel_go() {
+        // self.all(x, x > 0) over maxItems 10 ints: 1 (self) + 1 (result) + 10 × (3 + 2).
+        let root = json!({"type": "array", "maxItems": 10, "items": {"type": "integer"}});
+        let decl = types::decl(root.as_object().unwrap(), false).unwrap();
+        let cost_of = |rule: &str| {
+            let e = parse::parse(rule).unwrap();
+            let (checked, errors) = check::check(&e, &decl.ty, Some(&decl.ty));
+            assert!(errors.is_empty(), "{errors:?}");
+            cost::estimate(&e, &checked, &decl)
+        };
+        assert_eq!(cost_of("self.all(x, x > 0)"), 52);
+        assert_eq!(cost_of("self.exists(x, x > 0)"), 62);
+        assert_eq!(cost_of("self.size() > 0"), 3);
+        assert_eq!(cost_of("1 in self"), 11);
+    }
+
+    #[test]
+    fn cost_messages_use_the_server_wording() {
+        assert_eq!(cost_message("x", 12_000_000, 10_000_000), "x exceeds budget by factor of 1.200000x");
+        assert_eq!(cost_message("x", 25_000_000, 10_000_000), "x exceeds budget by factor of 2.5x");
+        assert_eq!(cost_message("x", u64::MAX, 10_000_000), "x exceeds budget by factor of more than 100x");
+    }
+
+    #[test]
+    fn totals_the_cost_of_the_whole_schema() {
+        // Each rule stays under the per-rule limit; together they pass the CRD's.
+        let rule = "self.all(s, s.size() < 5)";
+        let props: Map<String, Value> = (0..20)
+            .map(|i| (format!("l{i}"), json!({"type": "array", "items": {"type": "string", "maxLength": 4}, "x-kubernetes-validations": [{"rule": rule}]})))
+            .collect();
+        let root = json!({"type": "object", "properties": props});
+        let got = check_schema(&root);
+        assert!(!got.is_empty());
+        assert!(got.iter().all(|p| p.message.contains("estimated rule cost total for entire OpenAPIv3 schema exceeds budget")), "{got:#?}");
+        assert_eq!(got.len(), 4, "the four most expensive rules are named");
     }
 }

@@ -849,7 +849,7 @@ impl Parser<'_> {
                     optional: false,
                     test_only: false,
                 } => Ok(Expr::new(
-                    id.start,
+                    arg.offset,
                     ExprKind::Select {
                         operand,
                         field,
