@@ -46,6 +46,9 @@ const TYPE_NAMES: &[&str] = &[
     "type",
 ];
 
+/// Namespaces of library functions (`optional.of`, `sets.contains`, `format.dns1123Label`...).
+const NAMESPACES: &[&str] = &["optional", "sets", "strings", "lists", "math", "base64", "format"];
+
 /// Global functions of the Kubernetes CEL environment (cel-go's standard library, Kubernetes'
 /// quantity, url, ip, cidr, semver and regex libraries). Any other global call is an
 /// undeclared reference. Namespaced ones (`optional.of`, `sets.contains`...) are not listed.
@@ -309,7 +312,8 @@ impl Checker<'_> {
             && !self.scopes.iter().any(|(n, _)| n == ns)
             && !matches!(ns.as_str(), "self" | "oldSelf")
         {
-            return self.namespaced(ns, function, args);
+            let offset = target.map_or(e.offset, |t| t.offset);
+            return self.namespaced(offset, ns, function, args);
         }
         let target_ty = target.map(|t| self.expr(t));
         let tys: Vec<Type> = args.iter().map(|a| self.expr(a)).collect();
@@ -540,19 +544,14 @@ impl Checker<'_> {
         }
     }
 
-    fn namespaced(&mut self, ns: &str, function: &str, args: &[Expr]) -> Type {
-        if ns == "cel"
-            && function == "bind"
-            && let [var, init, body] = args
-            && let Some(name) = var.as_ident()
-        {
-            let t = self.expr(init);
-            self.scopes.push((name.to_owned(), t));
-            let result = self.expr(body);
-            self.scopes.pop();
-            return result;
-        }
+    /// `ns.f(args)`: the namespaces of the Kubernetes environment's libraries; any other is
+    /// an undeclared reference (`cel.bind` is not enabled for CRDs).
+    fn namespaced(&mut self, offset: usize, ns: &str, function: &str, args: &[Expr]) -> Type {
         let tys: Vec<Type> = args.iter().map(|a| self.expr(a)).collect();
+        if !NAMESPACES.contains(&ns) {
+            self.error(offset, format!("undeclared reference to '{ns}'"));
+            return Type::Dyn;
+        }
         match (ns, function, tys.as_slice()) {
             ("optional", "of" | "ofNonZeroValue", [t]) => optional(t.clone()),
             ("optional", "none", []) => optional(Type::Dyn),

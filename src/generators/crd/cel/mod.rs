@@ -387,7 +387,6 @@ mod tests {
             "has(self.name) || !has(self.replicas)",
             "self.?name.orValue('') != ''",
             "self.tags.map(t, size(t)).all(n, n > 0) && self.tags.filter(t, t != '').size() <= 10",
-            "cel.bind(n, self.name, n.size() < 10)",
             "optional.of(self.replicas).hasValue()",
             "self.name == oldSelf.name",
         ] {
