@@ -390,19 +390,59 @@ async fn cel_rule_verdicts_match_the_api_server() {
     };
     // (where the rule goes under spec, the rule object, whether the server accepts it)
     let cases: Vec<(&str, Value, bool)> = vec![
-        ("", json!({"rule": "self.replicas >= 0 && self.name.startsWith('a')"}), true),
-        ("", json!({"rule": "self.ratio > 0.5 && self.replicas < 2.5"}), true),
-        ("", json!({"rule": "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')"}), true),
-        ("", json!({"rule": "self.created < timestamp('2030-01-01T00:00:00Z')"}), true),
+        (
+            "",
+            json!({"rule": "self.replicas >= 0 && self.name.startsWith('a')"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.ratio > 0.5 && self.replicas < 2.5"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.created < timestamp('2030-01-01T00:00:00Z')"}),
+            true,
+        ),
         ("", json!({"rule": "self.dash__dash__name != ''"}), true),
-        ("", json!({"rule": "self.tags.all(t, t.matches('^[a-z]+$')) && 'a' in self.labels"}), true),
+        (
+            "",
+            json!({"rule": "self.tags.all(t, t.matches('^[a-z]+$')) && 'a' in self.labels"}),
+            true,
+        ),
         ("", json!({"rule": "self.?name.orValue('') != ''"}), true),
-        ("", json!({"rule": "cel.bind(n, self.name, n.size() < 10)"}), false),
+        (
+            "",
+            json!({"rule": "cel.bind(n, self.name, n.size() < 10)"}),
+            false,
+        ),
         ("", json!({"rule": "self.name == oldSelf.name"}), true),
-        ("", json!({"rule": "self.replicas > 0", "messageExpression": "'name is ' + self.name"}), true),
-        ("", json!({"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}), true),
-        (".properties.keyed.items", json!({"rule": "self.k == oldSelf.k"}), true),
-        (".properties.items", json!({"rule": "self.size() >= oldSelf.size()"}), true),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "'name is ' + self.name"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}),
+            true,
+        ),
+        (
+            ".properties.keyed.items",
+            json!({"rule": "self.k == oldSelf.k"}),
+            true,
+        ),
+        (
+            ".properties.items",
+            json!({"rule": "self.size() >= oldSelf.size()"}),
+            true,
+        ),
         // Unknown fields and identifiers.
         ("", json!({"rule": "self.replica > 0"}), false),
         ("", json!({"rule": "has(self.nope)"}), false),
@@ -417,15 +457,43 @@ async fn cel_rule_verdicts_match_the_api_server() {
         ("", json!({"rule": "self.tags.all(t, t)"}), false),
         ("", json!({"rule": "size(self.replicas) > 0"}), false),
         ("", json!({"rule": "self.replicas"}), false),
-        ("", json!({"rule": "self.replicas > 0", "messageExpression": "self.replicas"}), false),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "self.replicas"}),
+            false,
+        ),
         // oldSelf where it cannot be correlated, and optionalOldSelf without it.
-        (".properties.items.items", json!({"rule": "self.k == oldSelf.k"}), false),
-        ("", json!({"rule": "self.replicas > 0", "optionalOldSelf": true}), false),
+        (
+            ".properties.items.items",
+            json!({"rule": "self.k == oldSelf.k"}),
+            false,
+        ),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "optionalOldSelf": true}),
+            false,
+        ),
         // Cost.
-        (".properties.free", json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}), false),
-        (".properties.matrix", json!({"rule": "self.all(l, l.all(i, i > 0))"}), false),
-        (".properties.tags", json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}), true),
-        ("", json!({"rule": "self.replicas > 0", "messageExpression": "'replicas is ' + string(self.replicas)"}), false),
+        (
+            ".properties.free",
+            json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}),
+            false,
+        ),
+        (
+            ".properties.matrix",
+            json!({"rule": "self.all(l, l.all(i, i > 0))"}),
+            false,
+        ),
+        (
+            ".properties.tags",
+            json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "'replicas is ' + string(self.replicas)"}),
+            false,
+        ),
     ];
     let mut disagreements = Vec::new();
     for (i, (at, rule, server_accepts)) in cases.iter().enumerate() {
@@ -453,10 +521,14 @@ async fn cel_rule_verdicts_match_the_api_server() {
         let server = crds.create(&params, &crd).await;
         let accepted = server.is_ok();
         if accepted != *server_accepts {
-            disagreements.push(format!("the table is wrong about {rule} at {at:?}: {server:?}"));
+            disagreements.push(format!(
+                "the table is wrong about {rule} at {at:?}: {server:?}"
+            ));
         }
         if accepted != opgen_problems.is_empty() {
-            disagreements.push(format!("{rule} at {at:?}: server {server:?}, opgen {opgen_problems:#?}"));
+            disagreements.push(format!(
+                "{rule} at {at:?}: server {server:?}, opgen {opgen_problems:#?}"
+            ));
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));

@@ -349,7 +349,8 @@ fn cel_rules_are_checked_at_their_markers() {
             1,
         )
     };
-    let line_of = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let cases = [
         (
             "// +kubebuilder:validation:XValidation:rule=\"self.fo.size() > 0\"",
@@ -390,7 +391,11 @@ fn cel_rules_are_checked_at_their_markers() {
     )
     .unwrap();
     opgen_ok(dir.path(), &["manifests"]);
-    let crd = fs::read_to_string(dir.path().join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap();
+    let crd = fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+    )
+    .unwrap();
     assert!(crd.contains("self.items.all(a, a != '')"), "{crd}");
     assert!(!crd.contains("x-opgen-origin"), "{crd}");
 }

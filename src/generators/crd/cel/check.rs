@@ -47,7 +47,9 @@ const TYPE_NAMES: &[&str] = &[
 ];
 
 /// Namespaces of library functions (`optional.of`, `sets.contains`, `format.dns1123Label`...).
-const NAMESPACES: &[&str] = &["optional", "sets", "strings", "lists", "math", "base64", "format"];
+const NAMESPACES: &[&str] = &[
+    "optional", "sets", "strings", "lists", "math", "base64", "format",
+];
 
 /// Global functions of the Kubernetes CEL environment (cel-go's standard library, Kubernetes'
 /// quantity, url, ip, cidr, semver and regex libraries). Any other global call is an
@@ -129,10 +131,9 @@ fn join(a: &Type, b: &Type) -> Option<Type> {
     match (a, b) {
         (Type::List(x), Type::List(y)) => join(x, y).map(list),
         (Type::Optional(x), Type::Optional(y)) => join(x, y).map(optional),
-        (Type::Map(k1, v1), Type::Map(k2, v2)) => Some(Type::Map(
-            Box::new(join(k1, k2)?),
-            Box::new(join(v1, v2)?),
-        )),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => {
+            Some(Type::Map(Box::new(join(k1, k2)?), Box::new(join(v1, v2)?)))
+        }
         (Type::Null, Type::Object(_)) => Some(b.clone()),
         (Type::Object(_), Type::Null | Type::Object(_)) => Some(a.clone()),
         _ => None,
@@ -239,7 +240,11 @@ impl Checker<'_> {
                 let mut first = true;
                 for x in elems {
                     let t = self.expr(x);
-                    elem = if first { t } else { join(&elem, &t).unwrap_or(Type::Dyn) };
+                    elem = if first {
+                        t
+                    } else {
+                        join(&elem, &t).unwrap_or(Type::Dyn)
+                    };
                     first = false;
                 }
                 list(elem)
@@ -420,14 +425,24 @@ impl Checker<'_> {
 
     fn arithmetic(&mut self, offset: usize, function: &str, a: &Type, b: &Type) -> Type {
         let result = match (function, a, b) {
-            (_, Type::Dyn, t) | (_, t, Type::Dyn) if !matches!(t, Type::Timestamp | Type::Duration) => Some(t.clone()),
+            (_, Type::Dyn, t) | (_, t, Type::Dyn)
+                if !matches!(t, Type::Timestamp | Type::Duration) =>
+            {
+                Some(t.clone())
+            }
             (_, Type::Dyn, _) | (_, _, Type::Dyn) => Some(Type::Dyn),
             ("_%_", Type::Int, Type::Int) | ("_%_", Type::Uint, Type::Uint) => Some(a.clone()),
             ("_%_", _, _) => None,
-            (_, Type::Int, Type::Int) | (_, Type::Uint, Type::Uint) | (_, Type::Double, Type::Double) => Some(a.clone()),
-            ("_+_", Type::String, Type::String) | ("_+_", Type::Bytes, Type::Bytes) => Some(a.clone()),
+            (_, Type::Int, Type::Int)
+            | (_, Type::Uint, Type::Uint)
+            | (_, Type::Double, Type::Double) => Some(a.clone()),
+            ("_+_", Type::String, Type::String) | ("_+_", Type::Bytes, Type::Bytes) => {
+                Some(a.clone())
+            }
             ("_+_", Type::List(_), Type::List(_)) => Some(join(a, b).unwrap_or(list(Type::Dyn))),
-            ("_+_", Type::Timestamp, Type::Duration) | ("_+_", Type::Duration, Type::Timestamp) => Some(Type::Timestamp),
+            ("_+_", Type::Timestamp, Type::Duration) | ("_+_", Type::Duration, Type::Timestamp) => {
+                Some(Type::Timestamp)
+            }
             ("_+_" | "_-_", Type::Duration, Type::Duration) => Some(Type::Duration),
             ("_-_", Type::Timestamp, Type::Timestamp) => Some(Type::Duration),
             ("_-_", Type::Timestamp, Type::Duration) => Some(Type::Timestamp),
@@ -527,11 +542,12 @@ impl Checker<'_> {
             }
             "size" | "indexOf" | "lastIndexOf" | "compareTo" | "getFullYear" | "getMonth"
             | "getDayOfYear" | "getDayOfMonth" | "getDate" | "getDayOfWeek" | "getHours"
-            | "getMinutes" | "getSeconds" | "getMilliseconds" | "sign" | "asInteger"
-            | "major" | "minor" | "patch" | "prefixLength" => Type::Int,
-            "lowerAscii" | "upperAscii" | "trim" | "substring" | "charAt" | "replace"
-            | "find" | "join" | "getScheme" | "getHost" | "getHostname" | "getPort"
-            | "getEscapedPath" => Type::String,
+            | "getMinutes" | "getSeconds" | "getMilliseconds" | "sign" | "asInteger" | "major"
+            | "minor" | "patch" | "prefixLength" => Type::Int,
+            "lowerAscii" | "upperAscii" | "trim" | "substring" | "charAt" | "replace" | "find"
+            | "join" | "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => {
+                Type::String
+            }
             "split" | "findAll" => list(Type::String),
             "sum" | "min" | "max" if matches!(target, Type::List(_)) => elem,
             "value" | "orValue" if matches!(target, Type::Optional(_)) => elem,

@@ -100,7 +100,12 @@ impl Coster<'_> {
         let scalar = |t: &Type| {
             matches!(
                 t,
-                Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint
+                Type::Bool
+                    | Type::Double
+                    | Type::Duration
+                    | Type::Int
+                    | Type::Timestamp
+                    | Type::Uint
             )
         };
         match self.checked.type_of(e) {
@@ -173,7 +178,9 @@ impl Coster<'_> {
             ExprKind::Map(entries) => {
                 let mut sum = MAP_CREATE;
                 for (k, v, _) in entries {
-                    sum = sum.saturating_add(self.cost(k)).saturating_add(self.cost(v));
+                    sum = sum
+                        .saturating_add(self.cost(k))
+                        .saturating_add(self.cost(v));
                 }
                 sum
             }
@@ -206,7 +213,14 @@ impl Coster<'_> {
         });
     }
 
-    fn comprehension(&mut self, e: &Expr, kind: Macro, range: &Expr, var: &str, args: &[Expr]) -> u64 {
+    fn comprehension(
+        &mut self,
+        e: &Expr,
+        kind: Macro,
+        range: &Expr,
+        var: &str,
+        args: &[Expr],
+    ) -> u64 {
         let range_cost = self.cost(range);
         let n = self.size(range);
         self.push_iter(var, range);
@@ -223,7 +237,10 @@ impl Coster<'_> {
             Macro::MapFilter => (LIST_CREATE + 1, c0.saturating_add(12u64.saturating_add(c1))),
             Macro::Filter => (LIST_CREATE + 1, c0.saturating_add(13)),
             Macro::OptMap | Macro::OptFlatMap => {
-                return range_cost.saturating_mul(2).saturating_add(3).saturating_add(c0);
+                return range_cost
+                    .saturating_mul(2)
+                    .saturating_add(3)
+                    .saturating_add(c0);
             }
         };
         if !matches!(kind, Macro::All | Macro::Exists | Macro::ExistsOne) {
@@ -303,9 +320,7 @@ impl Coster<'_> {
             {
                 factor(self.size(a).min(self.size(b)), STRING_TRAVERSAL)
             }
-            (None, "@in", [_, list]) if matches!(ty(self, list), Type::List(_)) => {
-                self.size(list)
-            }
+            (None, "@in", [_, list]) if matches!(ty(self, list), Type::List(_)) => self.size(list),
             (None, "_+_", [a, b]) => match ty(self, e) {
                 Type::String | Type::Bytes => {
                     let size = self.size(a).saturating_add(self.size(b));
@@ -375,13 +390,13 @@ impl Coster<'_> {
                 self.sizes.insert(key(e), size);
                 factor(size, 2.0 * STRING_TRAVERSAL)
             }
-            (None, "url" | "isURL" | "quantity" | "isQuantity" | "cidr" | "isIP" | "isCIDR" | "ip", [arg]) => {
-                factor(self.size(arg), STRING_TRAVERSAL)
-            }
+            (
+                None,
+                "url" | "isURL" | "quantity" | "isQuantity" | "cidr" | "isIP" | "isCIDR" | "ip",
+                [arg],
+            ) => factor(self.size(arg), STRING_TRAVERSAL),
             _ => 1,
         };
-        target_cost
-            .saturating_add(args_sum)
-            .saturating_add(fn_cost)
+        target_cost.saturating_add(args_sum).saturating_add(fn_cost)
     }
 }

@@ -50,7 +50,12 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     };
     let best = candidates
         .into_iter()
-        .map(|c| (crate::markers::catalog::edit_distance(&plain(word), &plain(c)), c))
+        .map(|c| {
+            (
+                crate::markers::catalog::edit_distance(&plain(word), &plain(c)),
+                c,
+            )
+        })
         .filter(|(d, c)| *d <= (plain(c).len() / 4).max(1))
         .min();
     match best {
@@ -93,7 +98,7 @@ pub fn check_schema(schema: &Value) -> Vec<RuleProblem> {
         );
     }
     if walk.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
-        walk.expensive.sort_by(|a, b| b.0.cmp(&a.0));
+        walk.expensive.sort_by_key(|e| std::cmp::Reverse(e.0));
         walk.expensive.truncate(4);
         let total = cost_message(
             "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
@@ -161,11 +166,16 @@ impl Walk {
             }
         }
         if let Some(Value::Object(ap)) = m.get("additionalProperties") {
-            self.node(ap, &format!("{path}{{*}}"), child(ctx.uncorrelatable.clone()));
+            self.node(
+                ap,
+                &format!("{path}{{*}}"),
+                child(ctx.uncorrelatable.clone()),
+            );
         }
         if let Some(Value::Object(items)) = m.get("items") {
             // Only the items of list-type=map lists are correlated with their old values.
-            let is_map_list = m.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
+            let is_map_list =
+                m.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
             let uncorrelatable = match &ctx.uncorrelatable {
                 None if !is_map_list => Some(if path.is_empty() {
                     "the root".to_owned()
@@ -200,7 +210,9 @@ impl Walk {
             };
             let Some(decl) = &decl else {
                 let p = problem(
-                    format!("CEL rule {rule:?} sits on a schema node that has no CEL type (it needs a type, or x-kubernetes-int-or-string)"),
+                    format!(
+                        "CEL rule {rule:?} sits on a schema node that has no CEL type (it needs a type, or x-kubernetes-int-or-string)"
+                    ),
                     Some("put the rule on a typed field or its parent object"),
                 );
                 self.problems.push(p);
@@ -248,14 +260,20 @@ impl Walk {
             if checked.uses_old_self {
                 if let Some(list) = &ctx.uncorrelatable {
                     let p = problem(
-                        format!("CEL rule {rule:?} uses oldSelf, but oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
-                        Some("only the items of lists with x-kubernetes-list-type: map (listType=map) have an old value; put the rule on the list, or make it a map list"),
+                        format!(
+                            "CEL rule {rule:?} uses oldSelf, but oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"
+                        ),
+                        Some(
+                            "only the items of lists with x-kubernetes-list-type: map (listType=map) have an old value; put the rule on the list, or make it a map list",
+                        ),
                     );
                     self.problems.push(p);
                 }
             } else if optional_old_self.is_some() {
                 let p = problem(
-                    format!("optionalOldSelf may not be set: CEL rule {rule:?} does not use oldSelf"),
+                    format!(
+                        "optionalOldSelf may not be set: CEL rule {rule:?} does not use oldSelf"
+                    ),
                     Some("remove optionalOldSelf, or use oldSelf in the rule"),
                 );
                 self.problems.push(p);
@@ -277,7 +295,10 @@ impl Walk {
         let expr = match parse::parse(msg) {
             Ok(e) => e,
             Err(err) => {
-                let p = problem(format!("messageExpression {msg:?} does not parse: {err}"), None);
+                let p = problem(
+                    format!("messageExpression {msg:?} does not parse: {err}"),
+                    None,
+                );
                 self.problems.push(p);
                 return;
             }
@@ -322,11 +343,17 @@ impl Walk {
 
     /// The cost of one evaluation times how often the node can occur: the server's
     /// `getExpressionCost`.
-    fn cost(&self, expr: &parse::Expr, checked: &check::Checked, decl: &types::Decl, ctx: &Context) -> u64 {
+    fn cost(
+        &self,
+        expr: &parse::Expr,
+        checked: &check::Checked,
+        decl: &types::Decl,
+        ctx: &Context,
+    ) -> u64 {
         let once = cost::estimate(expr, checked, decl);
-        let cardinality = ctx.cardinality.unwrap_or_else(|| {
-            (types::MAX_REQUEST_SIZE_BYTES / (decl.min_size + 1)) as u64
-        });
+        let cardinality = ctx
+            .cardinality
+            .unwrap_or_else(|| (types::MAX_REQUEST_SIZE_BYTES / (decl.min_size + 1)) as u64);
         if once == 0 {
             0
         } else {
@@ -398,7 +425,9 @@ mod tests {
     fn refuses_unknown_fields_with_a_suggestion() {
         assert_eq!(
             verdict(obj(), "self.replica > 0"),
-            ["CEL rule \"self.replica > 0\" does not compile: at column 5: undefined field 'replica' (did you mean 'replicas'?)"]
+            [
+                "CEL rule \"self.replica > 0\" does not compile: at column 5: undefined field 'replica' (did you mean 'replicas'?)"
+            ]
         );
         assert_eq!(
             verdict(obj(), "has(self.nope)"),
@@ -407,7 +436,9 @@ mod tests {
         // Property names are escaped in CEL.
         assert_eq!(
             verdict(obj(), "self.dash_name == ''"),
-            ["CEL rule \"self.dash_name == ''\" does not compile: at column 5: undefined field 'dash_name' (did you mean 'dash__dash__name'?)"]
+            [
+                "CEL rule \"self.dash_name == ''\" does not compile: at column 5: undefined field 'dash_name' (did you mean 'dash__dash__name'?)"
+            ]
         );
         assert_eq!(
             verdict(obj(), "foo > 0"),
@@ -418,14 +449,38 @@ mod tests {
     #[test]
     fn refuses_wrong_types() {
         let cases = [
-            ("self.name > 1", "found no matching overload for '_>_' applied to '(string, int)'"),
-            ("self.replicas + 1.5 > 0.0", "found no matching overload for '_+_' applied to '(int, double)'"),
-            ("self.replicas.startsWith('1')", "found no matching overload for 'startsWith' applied to 'int.(string)'"),
-            ("self.tags.all(t, t)", "found no matching overload for '_&&_' applied to '(bool, string)'"),
-            ("self.replicas.all(t, true)", "expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)"),
-            ("self.name == null", "found no matching overload for '_==_' applied to '(string, null_type)'"),
-            ("size(self.replicas) > 0", "found no matching overload for 'size' applied to '(int)'"),
-            ("self.name.foo == 1", "type 'string' does not support field selection"),
+            (
+                "self.name > 1",
+                "found no matching overload for '_>_' applied to '(string, int)'",
+            ),
+            (
+                "self.replicas + 1.5 > 0.0",
+                "found no matching overload for '_+_' applied to '(int, double)'",
+            ),
+            (
+                "self.replicas.startsWith('1')",
+                "found no matching overload for 'startsWith' applied to 'int.(string)'",
+            ),
+            (
+                "self.tags.all(t, t)",
+                "found no matching overload for '_&&_' applied to '(bool, string)'",
+            ),
+            (
+                "self.replicas.all(t, true)",
+                "expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)",
+            ),
+            (
+                "self.name == null",
+                "found no matching overload for '_==_' applied to '(string, null_type)'",
+            ),
+            (
+                "size(self.replicas) > 0",
+                "found no matching overload for 'size' applied to '(int)'",
+            ),
+            (
+                "self.name.foo == 1",
+                "type 'string' does not support field selection",
+            ),
         ];
         for (rule, want) in cases {
             let got = verdict(obj(), rule);
@@ -441,39 +496,60 @@ mod tests {
     #[test]
     fn checks_message_expressions() {
         let rules = |m: &str| json!([{"rule": "self.replicas > 0", "messageExpression": m}]);
-        assert_eq!(problems(obj(), rules("'replicas is ' + self.name")), Vec::<String>::new());
+        assert_eq!(
+            problems(obj(), rules("'replicas is ' + self.name")),
+            Vec::<String>::new()
+        );
         // string(x) has no size bound, so neither has the concatenation: the server refuses it.
         let got = problems(obj(), rules("'replicas is ' + string(self.replicas)"));
-        assert!(got[0].starts_with("the estimated cost of messageExpression"), "{got:?}");
+        assert!(
+            got[0].starts_with("the estimated cost of messageExpression"),
+            "{got:?}"
+        );
         assert_eq!(
             problems(obj(), rules("self.replicas")),
             ["messageExpression \"self.replicas\" must evaluate to a string, but its type is int"]
         );
         assert_eq!(
             problems(obj(), rules("self.nam")),
-            ["messageExpression \"self.nam\" does not compile: at column 5: undefined field 'nam' (did you mean 'name'?)"]
+            [
+                "messageExpression \"self.nam\" does not compile: at column 5: undefined field 'nam' (did you mean 'name'?)"
+            ]
         );
     }
 
     #[test]
     fn old_self_only_where_correlated() {
-        let list = |list_type: &str| json!({"type": "array", "maxItems": 5, "x-kubernetes-list-type": list_type,
+        let list = |list_type: &str| {
+            json!({"type": "array", "maxItems": 5, "x-kubernetes-list-type": list_type,
             "x-kubernetes-list-map-keys": ["k"],
             "items": {"type": "object", "required": ["k"], "properties": {"k": {"type": "string", "maxLength": 5}},
-                "x-kubernetes-validations": [{"rule": "self.k == oldSelf.k"}]}});
+                "x-kubernetes-validations": [{"rule": "self.k == oldSelf.k"}]}})
+        };
         assert_eq!(problems(list("map"), json!([])), Vec::<String>::new());
         assert_eq!(
             problems(list("atomic"), json!([])),
-            ["CEL rule \"self.k == oldSelf.k\" uses oldSelf, but oldSelf cannot be used on the uncorrelatable portion of the schema within .spec.x"]
+            [
+                "CEL rule \"self.k == oldSelf.k\" uses oldSelf, but oldSelf cannot be used on the uncorrelatable portion of the schema within .spec.x"
+            ]
         );
         // On the list itself, oldSelf is the whole old list: fine.
-        assert_eq!(verdict(list("atomic"), "self.size() >= oldSelf.size()").len(), 1);
         assert_eq!(
-            problems(obj(), json!([{"rule": "self.replicas > 0", "optionalOldSelf": true}])),
+            verdict(list("atomic"), "self.size() >= oldSelf.size()").len(),
+            1
+        );
+        assert_eq!(
+            problems(
+                obj(),
+                json!([{"rule": "self.replicas > 0", "optionalOldSelf": true}])
+            ),
             ["optionalOldSelf may not be set: CEL rule \"self.replicas > 0\" does not use oldSelf"]
         );
         assert_eq!(
-            problems(obj(), json!([{"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}])),
+            problems(
+                obj(),
+                json!([{"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}])
+            ),
             Vec::<String>::new()
         );
         // Without optionalOldSelf, oldSelf is not optional.
@@ -501,16 +577,34 @@ mod tests {
         let got = verdict(strings(None, None), "self.all(s, s.matches('^[a-z]+$'))");
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(got[1].contains("contributed to the estimated rule cost total"));
-        assert_eq!(got[..1], ["the estimated cost of CEL rule \"self.all(s, s.matches('^[a-z]+$'))\" exceeds budget by factor of more than 100x"]);
-        assert_eq!(verdict(strings(Some(100), Some(64)), "self.all(s, s.matches('^[a-z]+$'))"), Vec::<String>::new());
+        assert_eq!(
+            got[..1],
+            [
+                "the estimated cost of CEL rule \"self.all(s, s.matches('^[a-z]+$'))\" exceeds budget by factor of more than 100x"
+            ]
+        );
+        assert_eq!(
+            verdict(
+                strings(Some(100), Some(64)),
+                "self.all(s, s.matches('^[a-z]+$'))"
+            ),
+            Vec::<String>::new()
+        );
         // Nested unbounded lists: quadratic.
-        let nested = json!({"type": "array", "items": {"type": "array", "items": {"type": "integer"}}});
+        let nested =
+            json!({"type": "array", "items": {"type": "array", "items": {"type": "integer"}}});
         let got = verdict(nested.clone(), "self.all(l, l.all(i, i > 0))");
-        assert!(got[0].contains("exceeds budget by factor of more than 100x"), "{got:?}");
+        assert!(
+            got[0].contains("exceeds budget by factor of more than 100x"),
+            "{got:?}"
+        );
         let mut bounded = nested;
         bounded["maxItems"] = json!(10);
         bounded["items"]["maxItems"] = json!(10);
-        assert_eq!(verdict(bounded, "self.all(l, l.all(i, i > 0))"), Vec::<String>::new());
+        assert_eq!(
+            verdict(bounded, "self.all(l, l.all(i, i > 0))"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -532,9 +626,18 @@ mod tests {
 
     #[test]
     fn cost_messages_use_the_server_wording() {
-        assert_eq!(cost_message("x", 12_000_000, 10_000_000), "x exceeds budget by factor of 1.200000x");
-        assert_eq!(cost_message("x", 25_000_000, 10_000_000), "x exceeds budget by factor of 2.5x");
-        assert_eq!(cost_message("x", u64::MAX, 10_000_000), "x exceeds budget by factor of more than 100x");
+        assert_eq!(
+            cost_message("x", 12_000_000, 10_000_000),
+            "x exceeds budget by factor of 1.200000x"
+        );
+        assert_eq!(
+            cost_message("x", 25_000_000, 10_000_000),
+            "x exceeds budget by factor of 2.5x"
+        );
+        assert_eq!(
+            cost_message("x", u64::MAX, 10_000_000),
+            "x exceeds budget by factor of more than 100x"
+        );
     }
 
     #[test]
@@ -547,7 +650,12 @@ mod tests {
         let root = json!({"type": "object", "properties": props});
         let got = check_schema(&root);
         assert!(!got.is_empty());
-        assert!(got.iter().all(|p| p.message.contains("estimated rule cost total for entire OpenAPIv3 schema exceeds budget")), "{got:#?}");
+        assert!(
+            got.iter().all(|p| p
+                .message
+                .contains("estimated rule cost total for entire OpenAPIv3 schema exceeds budget")),
+            "{got:#?}"
+        );
         assert_eq!(got.len(), 4, "the four most expensive rules are named");
     }
 }

@@ -432,7 +432,10 @@ pub enum Macro {
 pub enum ExprKind {
     Lit(Lit),
     /// An identifier; `leading_dot` for `.x` (the root scope).
-    Ident { name: String, leading_dot: bool },
+    Ident {
+        name: String,
+        leading_dot: bool,
+    },
     /// `a.b`, `a.?b`, or `has(a.b)` (`test_only`). Backtick-quoted names are unquoted.
     Select {
         operand: Box<Expr>,
@@ -451,7 +454,10 @@ pub enum ExprKind {
     /// Entries `(key, value, optional)`.
     Map(Vec<(Expr, Expr, bool)>),
     /// `pkg.Msg{f: v}`.
-    Struct { name: String, fields: Vec<Expr> },
+    Struct {
+        name: String,
+        fields: Vec<Expr>,
+    },
     /// `range.all(var, args...)` and the like.
     Comprehension {
         kind: Macro,
@@ -928,10 +934,7 @@ impl Parser<'_> {
                 let digits = digits.trim_end_matches(['u', 'U']);
                 (u64::from_str_radix(digits, radix).is_ok(), Lit::Uint)
             }
-            Kind::Double => (
-                text.parse::<f64>().is_ok_and(f64::is_finite),
-                Lit::Double,
-            ),
+            Kind::Double => (text.parse::<f64>().is_ok_and(f64::is_finite), Lit::Double),
             Kind::Str => return Ok(Lit::String(literal_size(&self.src[t.start..t.end]))),
             Kind::Bytes => return Ok(Lit::Bytes(literal_size(&self.src[t.start..t.end]))),
             _ => {

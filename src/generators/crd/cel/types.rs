@@ -220,8 +220,8 @@ pub fn decl(m: &Map<String, Value>, resource_root: bool) -> Option<Decl> {
         "array" => {
             let items = m.get("items")?.as_object()?;
             let item = decl(items, embedded(items))?;
-            let max = int(m, "maxItems")
-                .unwrap_or((MAX_REQUEST_SIZE_BYTES - 2) / (item.min_size + 1));
+            let max =
+                int(m, "maxItems").unwrap_or((MAX_REQUEST_SIZE_BYTES - 2) / (item.min_size + 1));
             Some(Decl {
                 ty: Type::List(Box::new(item.ty.clone())),
                 max_elements: max,
@@ -322,7 +322,9 @@ pub fn decl(m: &Map<String, Value>, resource_root: bool) -> Option<Decl> {
 }
 
 fn has_type_and_object_meta(props: &Map<String, Value>) -> bool {
-    let ty = |v: Option<&Value>, t: &str| v.and_then(|v| v.get("type")).and_then(Value::as_str) == Some(t);
+    let ty = |v: Option<&Value>, t: &str| {
+        v.and_then(|v| v.get("type")).and_then(Value::as_str) == Some(t)
+    };
     let meta = props.get("metadata");
     let meta_props = meta.and_then(|m| m.get("properties"));
     ty(props.get("kind"), "string")
@@ -343,7 +345,10 @@ mod tests {
 
     #[test]
     fn escapes_property_names_as_the_api_server() {
-        assert_eq!(escape("a-b.c/d").as_deref(), Some("a__dash__b__dot__c__slash__d"));
+        assert_eq!(
+            escape("a-b.c/d").as_deref(),
+            Some("a__dash__b__dot__c__slash__d")
+        );
         assert_eq!(escape("a__b").as_deref(), Some("a__underscores__b"));
         assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
         assert_eq!(escape("plain_name").as_deref(), Some("plain_name"));
@@ -356,29 +361,62 @@ mod tests {
         // An unbounded list of strings: (3 MiB - 2) / (2 + 1) items.
         let list = d(json!({"type": "array", "items": {"type": "string"}}));
         assert_eq!(list.max_elements, (MAX_REQUEST_SIZE_BYTES - 2) / 3);
-        assert_eq!(list.elem.as_ref().unwrap().max_elements, MAX_REQUEST_SIZE_BYTES - 2);
-        let bounded = d(json!({"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 10}}));
+        assert_eq!(
+            list.elem.as_ref().unwrap().max_elements,
+            MAX_REQUEST_SIZE_BYTES - 2
+        );
+        let bounded = d(
+            json!({"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 10}}),
+        );
         assert_eq!(bounded.max_elements, 5);
         assert_eq!(bounded.elem.as_ref().unwrap().max_elements, 40);
         let map = d(json!({"type": "object", "additionalProperties": {"type": "integer"}}));
-        assert_eq!(map.ty, Type::Map(Box::new(Type::String), Box::new(Type::Int)));
+        assert_eq!(
+            map.ty,
+            Type::Map(Box::new(Type::String), Box::new(Type::Int))
+        );
         assert_eq!(map.max_elements, (MAX_REQUEST_SIZE_BYTES - 2) / 7);
         // Required fields without defaults grow an object's smallest size.
-        let obj = d(json!({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}));
+        let obj = d(
+            json!({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}),
+        );
         assert_eq!(obj.min_size, 2 + 4 + 2 + 4);
     }
 
     #[test]
     fn formats_and_markers_choose_the_type() {
         let t = |v: Value| d(v).ty;
-        assert_eq!(t(json!({"type": "string", "format": "date-time"})), Type::Timestamp);
-        assert_eq!(t(json!({"type": "string", "format": "duration"})), Type::Duration);
+        assert_eq!(
+            t(json!({"type": "string", "format": "date-time"})),
+            Type::Timestamp
+        );
+        assert_eq!(
+            t(json!({"type": "string", "format": "duration"})),
+            Type::Duration
+        );
         assert_eq!(t(json!({"type": "string", "format": "byte"})), Type::Bytes);
         assert_eq!(t(json!({"x-kubernetes-int-or-string": true})), Type::Dyn);
         assert_eq!(t(json!({"type": "integer", "format": "int32"})), Type::Int);
-        assert!(decl(json!({"x-kubernetes-preserve-unknown-fields": true}).as_object().unwrap(), false).is_none());
-        let root = decl(json!({"type": "object", "properties": {"metadata": {"type": "object"}}}).as_object().unwrap(), true).unwrap();
+        assert!(
+            decl(
+                json!({"x-kubernetes-preserve-unknown-fields": true})
+                    .as_object()
+                    .unwrap(),
+                false
+            )
+            .is_none()
+        );
+        let root = decl(
+            json!({"type": "object", "properties": {"metadata": {"type": "object"}}})
+                .as_object()
+                .unwrap(),
+            true,
+        )
+        .unwrap();
         let meta = root.at(&["metadata".to_owned()]).unwrap();
-        assert_eq!(meta.fields.keys().collect::<Vec<_>>(), ["generateName", "name"]);
+        assert_eq!(
+            meta.fields.keys().collect::<Vec<_>>(),
+            ["generateName", "name"]
+        );
     }
 }
