@@ -597,3 +597,180 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The referee of opgen's CEL check (`generators::crd::cel`): for each rule on a small
+/// schema, opgen's verdict (accepted, or refused) equals the API server's on a dry-run
+/// create of a CRD holding it.
+#[tokio::test]
+async fn cel_rule_verdicts_match_the_api_server() {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::PostParams;
+    use opgen::generators::crd::cel::check_schema;
+
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let crds: Api<CustomResourceDefinition> = Api::all(control_plane.client().unwrap());
+    let spec = || {
+        json!({"type": "object", "properties": {
+            "replicas": {"type": "integer"},
+            "name": {"type": "string", "maxLength": 63},
+            "ratio": {"type": "number"},
+            "port": {"x-kubernetes-int-or-string": true},
+            "created": {"type": "string", "format": "date-time"},
+            "dash-name": {"type": "string", "maxLength": 5},
+            "tags": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 20}},
+            "labels": {"type": "object", "maxProperties": 10, "additionalProperties": {"type": "string", "maxLength": 20}},
+            "items": {"type": "array", "maxItems": 10, "x-kubernetes-list-type": "atomic", "items": {
+                "type": "object", "properties": {"k": {"type": "string", "maxLength": 5}}}},
+            "keyed": {"type": "array", "maxItems": 10, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+                "items": {"type": "object", "required": ["k"], "properties": {"k": {"type": "string", "maxLength": 5}}}},
+            "free": {"type": "array", "items": {"type": "string"}},
+            "matrix": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+        }})
+    };
+    // (where the rule goes under spec, the rule object, whether the server accepts it)
+    let cases: Vec<(&str, Value, bool)> = vec![
+        (
+            "",
+            json!({"rule": "self.replicas >= 0 && self.name.startsWith('a')"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.ratio > 0.5 && self.replicas < 2.5"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.created < timestamp('2030-01-01T00:00:00Z')"}),
+            true,
+        ),
+        ("", json!({"rule": "self.dash__dash__name != ''"}), true),
+        (
+            "",
+            json!({"rule": "self.tags.all(t, t.matches('^[a-z]+$')) && 'a' in self.labels"}),
+            true,
+        ),
+        ("", json!({"rule": "self.?name.orValue('') != ''"}), true),
+        (
+            "",
+            json!({"rule": "cel.bind(n, self.name, n.size() < 10)"}),
+            false,
+        ),
+        ("", json!({"rule": "self.name == oldSelf.name"}), true),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "'name is ' + self.name"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "oldSelf.hasValue() || self.replicas > 0", "optionalOldSelf": true}),
+            true,
+        ),
+        (
+            ".properties.keyed.items",
+            json!({"rule": "self.k == oldSelf.k"}),
+            true,
+        ),
+        (
+            ".properties.items",
+            json!({"rule": "self.size() >= oldSelf.size()"}),
+            true,
+        ),
+        // Unknown fields and identifiers.
+        ("", json!({"rule": "self.replica > 0"}), false),
+        ("", json!({"rule": "has(self.nope)"}), false),
+        ("", json!({"rule": "self.dash_name == ''"}), false),
+        ("", json!({"rule": "foo > 0"}), false),
+        // Wrong types.
+        ("", json!({"rule": "self.name > 1"}), false),
+        ("", json!({"rule": "self.replicas + 1.5 > 0.0"}), false),
+        ("", json!({"rule": "self.replicas == 1.0"}), false),
+        ("", json!({"rule": "self.name == null"}), false),
+        ("", json!({"rule": "self.replicas.startsWith('1')"}), false),
+        ("", json!({"rule": "self.tags.all(t, t)"}), false),
+        ("", json!({"rule": "size(self.replicas) > 0"}), false),
+        ("", json!({"rule": "self.replicas"}), false),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "self.replicas"}),
+            false,
+        ),
+        // oldSelf where it cannot be correlated, and optionalOldSelf without it.
+        (
+            ".properties.items.items",
+            json!({"rule": "self.k == oldSelf.k"}),
+            false,
+        ),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "optionalOldSelf": true}),
+            false,
+        ),
+        // Cost.
+        (
+            ".properties.free",
+            json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}),
+            false,
+        ),
+        (
+            ".properties.matrix",
+            json!({"rule": "self.all(l, l.all(i, i > 0))"}),
+            false,
+        ),
+        (
+            ".properties.tags",
+            json!({"rule": "self.all(s, s.matches('^[a-z]+$'))"}),
+            true,
+        ),
+        (
+            "",
+            json!({"rule": "self.replicas > 0", "messageExpression": "'replicas is ' + string(self.replicas)"}),
+            false,
+        ),
+    ];
+    let mut disagreements = Vec::new();
+    for (i, (at, rule, server_accepts)) in cases.iter().enumerate() {
+        let mut spec = spec();
+        let node = if at.is_empty() {
+            &mut spec
+        } else {
+            spec.pointer_mut(&at.replace('.', "/")).unwrap()
+        };
+        node["x-kubernetes-validations"] = json!([rule]);
+        let schema = json!({"type": "object", "properties": {"spec": spec}});
+        let opgen_problems = check_schema(&schema);
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("cels{i}.cel.opgen.dev")},
+            "spec": {"group": "cel.opgen.dev", "scope": "Namespaced",
+                "names": {"kind": format!("Cel{i}"), "plural": format!("cels{i}"), "singular": format!("cel{i}"), "listKind": format!("Cel{i}List")},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}]}
+        });
+        let crd: CustomResourceDefinition = serde_json::from_value(crd).unwrap();
+        let params = PostParams {
+            dry_run: true,
+            ..Default::default()
+        };
+        let server = crds.create(&params, &crd).await;
+        let accepted = server.is_ok();
+        if accepted != *server_accepts {
+            disagreements.push(format!(
+                "the table is wrong about {rule} at {at:?}: {server:?}"
+            ));
+        }
+        if accepted != opgen_problems.is_empty() {
+            disagreements.push(format!(
+                "{rule} at {at:?}: server {server:?}, opgen {opgen_problems:#?}"
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

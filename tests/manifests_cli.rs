@@ -386,3 +386,72 @@ fn unresolvable_foreign_type_is_refused_and_a_marker_lets_it_through() {
     );
     assert_eq!(spec["required"], serde_json::json!(["at", "version"]));
 }
+
+/// CEL rules are type-checked against the schema they sit on and their cost estimated; a
+/// refused rule is reported at its marker, and nothing is written.
+#[test]
+fn cel_rules_are_checked_at_their_markers() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let original = fs::read_to_string(&types).unwrap();
+    let with_rule = |marker: &str, field: &str| {
+        let text = original.replace(
+            "    pub foo: Option<String>,\n}",
+            &format!("    pub foo: Option<String>,\n{field}}}"),
+        );
+        text.replacen(
+            "pub struct MemcachedSpec {",
+            &format!("{marker}\npub struct MemcachedSpec {{"),
+            1,
+        )
+    };
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let cases = [
+        (
+            "// +kubebuilder:validation:XValidation:rule=\"self.fo.size() > 0\"",
+            "",
+            "CEL rule \"self.fo.size() > 0\" does not compile: at column 5: undefined field 'fo' (did you mean 'foo'?)",
+        ),
+        (
+            "// +kubebuilder:validation:XValidation:rule=\"self.items.all(a, self.items.all(b, a != b))\"",
+            "    pub items: Vec<String>,\n",
+            "the estimated cost of CEL rule \"self.items.all(a, self.items.all(b, a != b))\" exceeds budget by factor of more than 100x",
+        ),
+        (
+            "// +kubebuilder:validation:XValidation:rule=\"self.foo\",message=\"foo\"",
+            "",
+            "CEL rule \"self.foo\" must evaluate to a bool, but its type is string",
+        ),
+    ];
+    for (marker, field, message) in cases {
+        let text = with_rule(marker, field);
+        fs::write(&types, &text).unwrap();
+        let before = tree(dir.path());
+        let stderr = opgen_err(dir.path(), &["manifests"]);
+        assert!(stderr.contains(message), "{stderr}");
+        let at = format!(
+            "--> src/api/v1alpha1/memcached_types.rs:{}:4",
+            line_of(&text, marker)
+        );
+        assert!(stderr.contains(&at), "{at} in {stderr}");
+        assert_eq!(tree(dir.path()), before);
+    }
+    // The same rules, made sound, are accepted and written without opgen's bookkeeping.
+    fs::write(
+        &types,
+        with_rule(
+            "// +kubebuilder:validation:XValidation:rule=\"self.items.all(a, a != '')\"\n// +kubebuilder:validation:XValidation:rule=\"!has(self.foo) || self.foo.size() > 0\"",
+            "    // +kubebuilder:validation:MaxItems=10\n    pub items: Vec<String>,\n",
+        ),
+    )
+    .unwrap();
+    opgen_ok(dir.path(), &["manifests"]);
+    let crd = fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+    )
+    .unwrap();
+    assert!(crd.contains("self.items.all(a, a != '')"), "{crd}");
+    assert!(!crd.contains("x-opgen-origin"), "{crd}");
+}

@@ -119,14 +119,40 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         };
         for (v, obj) in versions.iter().zip(checked) {
             let schema = &obj["schema"]["openAPIV3Schema"];
-            for violation in structural::check(schema, "") {
-                let at = violation.path.trim_start_matches('.');
+            let violations = structural::check(schema, "");
+            let rejected = |at: &str| {
+                let at = at.trim_start_matches('.');
                 let at = if at.is_empty() { "the root" } else { at };
-                diags.push(self.model.diag_at(v.loc, format!(
-                    "the {} schema of {}.{} would be rejected by the API server at {at}: {}",
-                    v.version, kind.kind, kind.group, violation.message
-                )).help("opgen refuses to write a CRD that a cluster would reject; fix the type or its markers"));
+                format!(
+                    "the {} schema of {}.{} would be rejected by the API server at {at}",
+                    v.version, kind.kind, kind.group
+                )
+            };
+            // Like the API server, CEL rules are checked only on a sound schema.
+            let rule_problems = if violations.is_empty() {
+                cel::check_schema(schema)
+            } else {
+                Vec::new()
+            };
+            for violation in violations {
+                diags.push(self.model.diag_at(v.loc, format!("{}: {}", rejected(&violation.path), violation.message))
+                    .help("opgen refuses to write a CRD that a cluster would reject; fix the type or its markers"));
             }
+            for p in rule_problems {
+                let message = format!("{}: {}", rejected(&p.path), p.message);
+                let diag = match p.origin.as_ref().and_then(origin) {
+                    Some((file, line, column, width)) => Diagnostic::error(message)
+                        .at(self.model.files[file].location(line, column, width)),
+                    None => self.model.diag_at(v.loc, message),
+                };
+                diags.push(match p.help {
+                    Some(h) => diag.help(h),
+                    None => diag,
+                });
+            }
+        }
+        for obj in &mut version_objects {
+            strip_origins(obj);
         }
         if !version_objects.iter().any(|v| v["served"] == json!(true)) {
             diags.push(self.model.diag_at(
@@ -534,6 +560,24 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             root.insert("x-kubernetes-validations".into(), Value::Array(rules));
         }
         Value::Object(root)
+    }
+}
+
+/// `[file, line, column, width]`, as the schema builder records a rule's marker.
+fn origin(v: &Value) -> Option<(usize, usize, usize, usize)> {
+    let n = |i: usize| v.get(i).and_then(Value::as_u64).map(|x| x as usize);
+    Some((n(0)?, n(1)?, n(2)?, n(3)?))
+}
+
+/// Removes the rules' `cel::ORIGIN_KEY`s, which are not part of a CRD.
+fn strip_origins(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove(cel::ORIGIN_KEY);
+            m.values_mut().for_each(strip_origins);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_origins),
+        _ => {}
     }
 }
 

@@ -436,6 +436,15 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 .map(str::to_owned);
             if let Err(msg) = markers::apply(target, node_type.as_deref(), m) {
                 diags.push(self.marker_error(file, m, msg));
+            } else if m.name().ends_with("XValidation")
+                && let Some(Value::Array(rules)) = target.get_mut("x-kubernetes-validations")
+                && let Some(Value::Object(rule)) = rules.last_mut()
+            {
+                // Where the rule came from, for the CEL check's errors; removed before writing.
+                rule.insert(
+                    super::cel::ORIGIN_KEY.into(),
+                    json!([file, m.line, m.column, m.text.chars().count()]),
+                );
             }
         }
         // Bounds that no value can satisfy: the API server accepts such a CRD, then refuses

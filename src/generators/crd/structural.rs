@@ -4,7 +4,7 @@
 //! opgen refuses to write it and names the property instead. The rules are those of
 //! apiextensions-apiserver's structural schema and validation checks.
 
-use super::{cel, values};
+use super::values;
 use serde_json::{Map, Value};
 
 /// One violation: the JSON path of the offending node and what is wrong.
@@ -150,18 +150,6 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
             );
         }
     }
-    if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
-        for r in rules {
-            let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
-            if let Err(err) = cel::check_syntax(rule) {
-                violation(
-                    out,
-                    path,
-                    format!("CEL rule {rule:?} does not parse: {err}"),
-                );
-            }
-        }
-    }
 }
 
 fn list_checks(
@@ -282,14 +270,12 @@ mod tests {
             "badDefault": {"type": "integer", "default": "three"},
             "keys": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
                 "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
-            "cel": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('a'"}]},
             "junk": {"type": "object", "allOf": [{"type": "string"}, {"minLength": 1, "default": "a"}]}
         }});
         let got = messages(s);
         let want = [
             "spec.badDefault: the default \"three\" does not fit the schema: expected integer, found string \"three\"",
             "spec.both: properties and additionalProperties are mutually exclusive",
-            "spec.cel: CEL rule \"self.startsWith('a'\" does not parse: at column 20: expected `,` or `)`, found end of rule",
             "spec.junk.allOf[1]: `default` is not allowed inside allOf, anyOf, oneOf or not",
             "spec.keys: list map key `name` must be required or have a default",
             "spec.untyped: every node of a structural schema needs a type (or x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields)",

@@ -1,11 +1,10 @@
-//! A syntax check for the CEL rules of `x-kubernetes-validations`.
+//! The parser of CEL rules (`x-kubernetes-validations`), written for opgen.
 //!
-//! The API server parses every rule when a CRD is applied and rejects the whole CRD if one
-//! does not parse. This module follows cel-go's grammar (cel-spec's `CEL.g4`) with the
-//! optional-types syntax Kubernetes enables (`a.?b`, `a[?b]`, `[?x]`, `{?k: v}`), plus the
-//! checks cel-go's parser makes while expanding macros and literals (reserved words,
-//! `has()` arguments, comprehension variables, integer ranges, nesting depth). It does not
-//! type-check: an unknown field or function is still only caught by the API server.
+//! It follows cel-go's grammar (cel-spec's `CEL.g4`) with the optional-types syntax
+//! Kubernetes enables (`a.?b`, `a[?b]`, `[?x]`, `{?k: v}`), plus the checks cel-go's parser
+//! makes while expanding macros and literals (reserved words, `has()` arguments,
+//! comprehension variables, integer ranges, nesting depth), and builds the `Expr` tree the
+//! checker (`check.rs`) and the cost estimate (`cost.rs`) walk. Offsets count chars.
 
 use std::fmt;
 
@@ -69,6 +68,11 @@ impl std::error::Error for CelSyntaxError {}
 
 /// Checks that `rule` is a syntactically valid CEL expression, as the API server's parser would.
 pub fn check_syntax(rule: &str) -> Result<(), CelSyntaxError> {
+    parse(rule).map(drop)
+}
+
+/// Parses `rule` as the API server's parser would.
+pub fn parse(rule: &str) -> Result<Expr, CelSyntaxError> {
     let src: Vec<char> = rule.chars().collect();
     if src.iter().all(|&c| is_space(c)) {
         return Err(CelSyntaxError::new(0, "the rule is empty"));
@@ -81,10 +85,10 @@ pub fn check_syntax(rule: &str) -> Result<(), CelSyntaxError> {
         depth: 0,
         lex_error,
     };
-    p.expr()?;
+    let e = p.expr()?;
     let t = p.peek();
     match t.kind {
-        Kind::Eof => Ok(()),
+        Kind::Eof => Ok(e),
         Kind::Punct(c @ (")" | "]" | "}")) => {
             Err(CelSyntaxError::new(t.start, format!("unexpected `{c}`")))
         }
@@ -395,15 +399,104 @@ fn quoted_name(src: &[char], i: usize) -> Result<(Kind, usize), CelSyntaxError> 
 // ---------------------------------------------------------------------------------------
 // Parser
 
-/// The little the parser must know about a parsed expression to check macro arguments
-/// the way cel-go does while expanding them.
+/// A literal's value; strings and bytes keep only their size (chars or bytes), which is all
+/// the checker and the cost estimate need.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    Bool(bool),
+    Int,
+    Uint,
+    Double,
+    String(u64),
+    Bytes(u64),
+    Null,
+}
+
+/// The comprehension macros, kept unexpanded: the checker and the cost estimate know their
+/// expansions (cel-go's `parser/macro.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// A plain identifier (parentheses don't count).
-    Ident,
-    /// A (non-optional) field selection `a.b`.
-    Select,
-    Other,
+pub enum Macro {
+    All,
+    Exists,
+    ExistsOne,
+    /// `map(x, t)`
+    Map,
+    /// `map(x, p, t)`
+    MapFilter,
+    Filter,
+    OptMap,
+    OptFlatMap,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    Lit(Lit),
+    /// An identifier; `leading_dot` for `.x` (the root scope).
+    Ident {
+        name: String,
+        leading_dot: bool,
+    },
+    /// `a.b`, `a.?b`, or `has(a.b)` (`test_only`). Backtick-quoted names are unquoted.
+    Select {
+        operand: Box<Expr>,
+        field: String,
+        optional: bool,
+        test_only: bool,
+    },
+    /// A function, method or operator (cel-go's names: `_+_`, `!_`, `-_`, `_?_:_`, `_[_]`,
+    /// `_[?_]`, `@in`, `_&&_`...).
+    Call {
+        target: Option<Box<Expr>>,
+        function: String,
+        args: Vec<Expr>,
+    },
+    List(Vec<Expr>),
+    /// Entries `(key, value, optional)`.
+    Map(Vec<(Expr, Expr, bool)>),
+    /// `pkg.Msg{f: v}`.
+    Struct {
+        name: String,
+        fields: Vec<Expr>,
+    },
+    /// `range.all(var, args...)` and the like.
+    Comprehension {
+        kind: Macro,
+        range: Box<Expr>,
+        var: String,
+        args: Vec<Expr>,
+    },
+}
+
+/// One node of a parsed rule, with the char offset where it starts in the rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub offset: usize,
+    pub kind: ExprKind,
+}
+
+impl Expr {
+    fn new(offset: usize, kind: ExprKind) -> Expr {
+        Expr { offset, kind }
+    }
+
+    fn call(offset: usize, function: &str, args: Vec<Expr>) -> Expr {
+        Expr::new(
+            offset,
+            ExprKind::Call {
+                target: None,
+                function: function.to_owned(),
+                args,
+            },
+        )
+    }
+
+    /// The identifier this node is, parentheses aside.
+    pub fn as_ident(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Ident { name, .. } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 struct Parser<'s> {
@@ -414,7 +507,7 @@ struct Parser<'s> {
     lex_error: Option<CelSyntaxError>,
 }
 
-type Parsed = Result<Shape, CelSyntaxError>;
+type Parsed = Result<Expr, CelSyntaxError>;
 
 impl Parser<'_> {
     fn nth(&self, n: usize) -> Token {
@@ -497,14 +590,14 @@ impl Parser<'_> {
     }
 
     fn conditional(&mut self) -> Parsed {
-        let shape = self.binary(0)?;
+        let cond = self.binary(0)?;
         if !self.eat("?") {
-            return Ok(shape);
+            return Ok(cond);
         }
-        self.binary(0)?;
+        let yes = self.binary(0)?;
         self.expect(":", "`:`")?;
-        self.expr()?;
-        Ok(Shape::Other)
+        let no = self.expr()?;
+        Ok(Expr::call(cond.offset, "_?_:_", vec![cond, yes, no]))
     }
 
     /// ConditionalOr down to Multiplication, by precedence climbing over `BINARY`.
@@ -512,30 +605,47 @@ impl Parser<'_> {
         let Some(ops) = BINARY.get(level) else {
             return self.unary();
         };
-        let mut shape = self.binary(level + 1)?;
-        while ops.iter().any(|op| self.at(op)) {
-            self.bump();
-            self.binary(level + 1)?;
-            shape = Shape::Other;
+        let mut lhs = self.binary(level + 1)?;
+        if matches!(ops, ["||"] | ["&&"]) {
+            // cel-go builds a balanced tree of a chain of `||` or `&&`.
+            let mut terms = vec![lhs];
+            while self.eat(ops[0]) {
+                terms.push(self.binary(level + 1)?);
+            }
+            return Ok(balance(&format!("_{}_", ops[0]), terms));
         }
-        Ok(shape)
+        while let Some(op) = ops.iter().find(|op| self.at(op)) {
+            self.bump();
+            let rhs = self.binary(level + 1)?;
+            let function = if *op == "in" {
+                "@in".to_owned()
+            } else {
+                format!("_{op}_")
+            };
+            lhs = Expr::call(lhs.offset, &function, vec![lhs, rhs]);
+        }
+        Ok(lhs)
     }
 
     /// Unary = Member | "!" {"!"} Member | "-" {"-"} Member. The grammar does not mix the
     /// two, so `!-x` is an error, but `!-1` is fine: `-1` is a literal.
     fn unary(&mut self) -> Parsed {
+        let mut ops = Vec::new();
         if self.at("!") {
-            while self.eat("!") {}
-            self.member()?;
-            return Ok(Shape::Other);
+            while self.at("!") {
+                ops.push((self.bump().start, "!_"));
+            }
+        } else {
+            while self.at("-") && !self.negative_literal() {
+                ops.push((self.bump().start, "-_"));
+            }
         }
-        let mut negated = false;
-        while self.at("-") && !self.negative_literal() {
-            self.bump();
-            negated = true;
-        }
-        let shape = self.member()?;
-        Ok(if negated { Shape::Other } else { shape })
+        let e = self.member()?;
+        // As in cel-go, pairs cancel out: `!!x` is `x`, `--x` is `x`.
+        Ok(match ops.first() {
+            Some(&(offset, op)) if ops.len() % 2 == 1 => Expr::call(offset, op, vec![e]),
+            _ => e,
+        })
     }
 
     /// Whether the next tokens are `-` and an int or double: a negative literal, which is
@@ -546,32 +656,91 @@ impl Parser<'_> {
 
     /// Member = Primary { "." ["?"] SELECTOR ["(" [ExprList] ")"] | "[" ["?"] Expr "]" }.
     fn member(&mut self) -> Parsed {
-        let mut shape = self.primary()?;
+        let mut e = self.primary()?;
         loop {
-            if self.eat(".") {
+            if self.at(".") {
+                let dot = self.bump();
                 let optional = self.eat("?");
                 let name = self.selector()?;
+                let field = self.field_name(name);
                 // Only a plain `.name` can be a method call; `.?name` and `` .`name` `` can't.
                 if !optional && name.kind == Kind::Ident && self.eat("(") {
+                    let first_arg = self.peek().start;
                     let args = self.args()?;
-                    self.check_macro(&self.text(name), &args)?;
-                    shape = Shape::Other;
+                    e = self.method(dot.start, e, field, args, first_arg)?;
                 } else {
-                    shape = if optional {
-                        Shape::Other
-                    } else {
-                        Shape::Select
-                    };
+                    e = Expr::new(
+                        dot.start,
+                        ExprKind::Select {
+                            operand: Box::new(e),
+                            field,
+                            optional,
+                            test_only: false,
+                        },
+                    );
                 }
-            } else if self.eat("[") {
-                self.eat("?");
-                self.expr()?;
+            } else if self.at("[") {
+                let open = self.bump();
+                let function = if self.eat("?") { "_[?_]" } else { "_[_]" };
+                let index = self.expr()?;
                 self.expect("]", "`]`")?;
-                shape = Shape::Other;
+                e = Expr::call(open.start, function, vec![e, index]);
             } else {
-                return Ok(shape);
+                return Ok(e);
             }
         }
+    }
+
+    /// A method call `target.name(args)`, or the macro it stands for.
+    fn method(
+        &self,
+        offset: usize,
+        target: Expr,
+        name: String,
+        args: Vec<Expr>,
+        first_arg: usize,
+    ) -> Parsed {
+        let kind = match (name.as_str(), args.len()) {
+            ("all", 2) => Some(Macro::All),
+            ("exists", 2) => Some(Macro::Exists),
+            ("exists_one", 2) => Some(Macro::ExistsOne),
+            ("map", 2) => Some(Macro::Map),
+            ("map", 3) => Some(Macro::MapFilter),
+            ("filter", 2) => Some(Macro::Filter),
+            ("optMap", 2) => Some(Macro::OptMap),
+            ("optFlatMap", 2) => Some(Macro::OptFlatMap),
+            _ => None,
+        };
+        let Some(kind) = kind else {
+            return Ok(Expr::new(
+                offset,
+                ExprKind::Call {
+                    target: Some(Box::new(target)),
+                    function: name,
+                    args,
+                },
+            ));
+        };
+        // cel-go expands macros while parsing, and rejects their malformed uses there.
+        let mut args = args.into_iter();
+        let first = args.next().expect("macros have arguments");
+        let Some(var) = first.as_ident().map(str::to_owned) else {
+            return Err(CelSyntaxError::new(
+                first_arg,
+                format!(
+                    "the first argument of `{name}()` must be a simple variable name, e.g. `{name}(x, ...)`"
+                ),
+            ));
+        };
+        Ok(Expr::new(
+            offset,
+            ExprKind::Comprehension {
+                kind,
+                range: Box::new(target),
+                var,
+                args: args.collect(),
+            },
+        ))
     }
 
     /// A field name after `.`: any identifier (reserved words included) or a quoted name,
@@ -580,6 +749,15 @@ impl Parser<'_> {
         match self.peek().kind {
             Kind::Ident | Kind::Quoted => Ok(self.bump()),
             _ => Err(self.unexpected("a field name")),
+        }
+    }
+
+    /// The name a selector token stands for (backticks removed).
+    fn field_name(&self, t: Token) -> String {
+        let text = self.text(t);
+        match t.kind {
+            Kind::Quoted => text[1..text.len() - 1].to_owned(),
+            _ => text,
         }
     }
 
@@ -597,38 +775,38 @@ impl Parser<'_> {
             }
             Kind::Punct("(") => {
                 self.bump();
-                let shape = self.expr()?;
+                let e = self.expr()?;
                 self.expect(")", "`)`")?;
-                Ok(shape)
+                Ok(e)
             }
             Kind::Punct("[") => {
                 self.bump();
-                self.entries("]", |p| {
+                let elems = self.entries("]", |p| {
                     p.eat("?");
-                    p.expr().map(drop)
+                    p.expr()
                 })?;
-                Ok(Shape::Other)
+                Ok(Expr::new(t.start, ExprKind::List(elems)))
             }
             Kind::Punct("{") => {
                 self.bump();
-                self.entries("}", |p| {
-                    p.eat("?");
-                    p.expr()?;
+                let entries = self.entries("}", |p| {
+                    let optional = p.eat("?");
+                    let k = p.expr()?;
                     p.expect(":", "`:`")?;
-                    p.expr().map(drop)
+                    Ok((k, p.expr()?, optional))
                 })?;
-                Ok(Shape::Other)
+                Ok(Expr::new(t.start, ExprKind::Map(entries)))
             }
             Kind::Punct("-") if self.negative_literal() => {
                 self.bump();
                 let lit = self.bump();
-                self.literal(lit, true)?;
-                Ok(Shape::Other)
+                let value = self.literal(lit, true)?;
+                Ok(Expr::new(t.start, ExprKind::Lit(value)))
             }
             Kind::Int | Kind::Uint | Kind::Double | Kind::Str | Kind::Bytes | Kind::Const => {
                 self.bump();
-                self.literal(t, false)?;
-                Ok(Shape::Other)
+                let value = self.literal(t, false)?;
+                Ok(Expr::new(t.start, ExprKind::Lit(value)))
             }
             _ => Err(self.unexpected("an expression")),
         }
@@ -643,14 +821,18 @@ impl Parser<'_> {
             k += 2;
         }
         if self.nth(k).kind == Kind::Punct("{") {
+            let name: String = self.src[id.start..self.nth(k).start]
+                .iter()
+                .filter(|c| !is_space(**c))
+                .collect();
             self.pos += k + 1;
-            self.entries("}", |p| {
+            let fields = self.entries("}", |p| {
                 p.eat("?");
                 p.selector()?;
                 p.expect(":", "`:`")?;
-                p.expr().map(drop)
+                p.expr()
             })?;
-            return Ok(Shape::Other);
+            return Ok(Expr::new(id.start, ExprKind::Struct { name, fields }));
         }
         let name = self.text(id);
         if RESERVED.contains(&name.as_str()) {
@@ -660,28 +842,51 @@ impl Parser<'_> {
             ));
         }
         if !self.eat("(") {
-            return Ok(Shape::Ident);
+            return Ok(Expr::new(id.start, ExprKind::Ident { name, leading_dot }));
         }
-        let args = self.args()?;
-        if !leading_dot && name == "has" && args.len() == 1 && args[0].1 != Shape::Select {
-            return Err(CelSyntaxError::new(
-                args[0].0,
-                "invalid argument to has(): it takes a field selection such as `has(self.field)`",
-            ));
+        let first_arg = self.peek().start;
+        let mut args = self.args()?;
+        if !leading_dot && name == "has" && args.len() == 1 {
+            let arg = args.pop().expect("one argument");
+            return match arg.kind {
+                ExprKind::Select {
+                    operand,
+                    field,
+                    optional: false,
+                    test_only: false,
+                } => Ok(Expr::new(
+                    arg.offset,
+                    ExprKind::Select {
+                        operand,
+                        field,
+                        optional: false,
+                        test_only: true,
+                    },
+                )),
+                _ => Err(CelSyntaxError::new(
+                    first_arg,
+                    "invalid argument to has(): it takes a field selection such as `has(self.field)`",
+                )),
+            };
         }
-        Ok(Shape::Other)
+        Ok(Expr::new(
+            id.start,
+            ExprKind::Call {
+                target: None,
+                function: name,
+                args,
+            },
+        ))
     }
 
     /// The arguments of a call, after its `(`: `[Expr {"," Expr}] ")"` (no trailing comma).
-    /// Returns each argument's offset and shape.
-    fn args(&mut self) -> Result<Vec<(usize, Shape)>, CelSyntaxError> {
+    fn args(&mut self) -> Result<Vec<Expr>, CelSyntaxError> {
         let mut args = Vec::new();
         if self.eat(")") {
             return Ok(args);
         }
         loop {
-            let start = self.peek().start;
-            args.push((start, self.expr()?));
+            args.push(self.expr()?);
             if !self.eat(",") {
                 self.expect(")", "`,` or `)`")?;
                 return Ok(args);
@@ -691,65 +896,57 @@ impl Parser<'_> {
 
     /// The entries of a list, map or message after its opening bracket, each parsed by
     /// `entry`, separated by commas; a trailing comma (even alone: `[,]`) is allowed.
-    fn entries(
+    fn entries<T>(
         &mut self,
         close: &'static str,
-        entry: impl Fn(&mut Self) -> Result<(), CelSyntaxError>,
-    ) -> Result<(), CelSyntaxError> {
+        entry: impl Fn(&mut Self) -> Result<T, CelSyntaxError>,
+    ) -> Result<Vec<T>, CelSyntaxError> {
+        let mut out = Vec::new();
         if self.at(",") && self.nth(1).kind == Kind::Punct(close) {
             self.bump();
         }
         loop {
             if self.eat(close) {
-                return Ok(());
+                return Ok(out);
             }
-            entry(self)?;
+            out.push(entry(self)?);
             if !self.eat(",") {
                 self.expect(close, &format!("`,` or `{close}`"))?;
-                return Ok(());
+                return Ok(out);
             }
         }
     }
 
-    /// cel-go expands macros while parsing, and rejects their malformed uses there.
-    fn check_macro(&self, name: &str, args: &[(usize, Shape)]) -> Result<(), CelSyntaxError> {
-        let is_macro = match name {
-            "all" | "exists" | "exists_one" | "filter" | "optMap" | "optFlatMap" => args.len() == 2,
-            "map" => matches!(args.len(), 2 | 3),
-            _ => false,
-        };
-        match args.first() {
-            Some(&(offset, shape)) if is_macro && shape != Shape::Ident => {
-                Err(CelSyntaxError::new(
-                    offset,
-                    format!(
-                        "the first argument of `{name}()` must be a simple variable name, e.g. `{name}(x, ...)`"
-                    ),
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// cel-go rejects int, uint and double literals that don't fit 64 bits.
-    fn literal(&self, t: Token, negative: bool) -> Result<(), CelSyntaxError> {
+    /// A literal's value; cel-go rejects int, uint and double literals that don't fit 64 bits.
+    fn literal(&self, t: Token, negative: bool) -> Result<Lit, CelSyntaxError> {
         let text = self.text(t);
         let sign = if negative { "-" } else { "" };
         let (digits, radix) = match text.strip_prefix("0x") {
             Some(hex) => (hex, 16),
             None => (text.as_str(), 10),
         };
-        let fits = match t.kind {
-            Kind::Int => i64::from_str_radix(&format!("{sign}{digits}"), radix).is_ok(),
+        let (fits, lit) = match t.kind {
+            Kind::Int => (
+                i64::from_str_radix(&format!("{sign}{digits}"), radix).is_ok(),
+                Lit::Int,
+            ),
             Kind::Uint => {
                 let digits = digits.trim_end_matches(['u', 'U']);
-                u64::from_str_radix(digits, radix).is_ok()
+                (u64::from_str_radix(digits, radix).is_ok(), Lit::Uint)
             }
-            Kind::Double => text.parse::<f64>().is_ok_and(f64::is_finite),
-            _ => true,
+            Kind::Double => (text.parse::<f64>().is_ok_and(f64::is_finite), Lit::Double),
+            Kind::Str => return Ok(Lit::String(literal_size(&self.src[t.start..t.end]))),
+            Kind::Bytes => return Ok(Lit::Bytes(literal_size(&self.src[t.start..t.end]))),
+            _ => {
+                return Ok(match text.as_str() {
+                    "true" => Lit::Bool(true),
+                    "false" => Lit::Bool(false),
+                    _ => Lit::Null,
+                });
+            }
         };
         if fits {
-            return Ok(());
+            return Ok(lit);
         }
         let ty = match t.kind {
             Kind::Int => "int",
@@ -761,6 +958,53 @@ impl Parser<'_> {
             format!("{sign}{text} is out of range for a 64-bit {ty}"),
         ))
     }
+}
+
+/// A balanced tree of `function` over `terms` (at least one).
+fn balance(function: &str, mut terms: Vec<Expr>) -> Expr {
+    if terms.len() == 1 {
+        return terms.pop().expect("one term");
+    }
+    let right = terms.split_off(terms.len() / 2);
+    let left = balance(function, terms);
+    let offset = left.offset;
+    Expr::call(offset, function, vec![left, balance(function, right)])
+}
+
+/// The size of a (lexically valid) string or bytes literal: chars of a string, bytes of a
+/// bytes literal, each escape counting as one.
+fn literal_size(tok: &[char]) -> u64 {
+    let mut i = 0;
+    let mut raw = false;
+    let mut bytes = false;
+    while matches!(tok[i], 'r' | 'R' | 'b' | 'B') {
+        raw |= matches!(tok[i], 'r' | 'R');
+        bytes |= matches!(tok[i], 'b' | 'B');
+        i += 1;
+    }
+    let quote = tok[i];
+    let triple = tok.len() >= i + 6 && tok[i + 1] == quote && tok[i + 2] == quote;
+    let q = if triple { 3 } else { 1 };
+    let body = &tok[i + q..tok.len() - q];
+    let mut n = 0u64;
+    let mut j = 0;
+    while j < body.len() {
+        let c = body[j];
+        if c == '\\' && !raw {
+            j += match body.get(j + 1) {
+                Some('x' | 'X') => 4,
+                Some('u') => 6,
+                Some('U') => 10,
+                Some('0'..='3') => 4,
+                _ => 2,
+            };
+            n += 1;
+        } else {
+            j += 1;
+            n += if bytes { c.len_utf8() as u64 } else { 1 };
+        }
+    }
+    n
 }
 
 #[cfg(test)]
@@ -1031,8 +1275,22 @@ mod tests {
         );
     }
 
+    /// Runs `f` on a stack as big as opgen's main thread's (test threads have 2 MiB).
+    fn on_main_sized_stack(f: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
     #[test]
     fn guards_the_nesting_depth() {
+        on_main_sized_stack(nesting_depth);
+    }
+
+    fn nesting_depth() {
         let nested = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
         // The top-level expression is one level, each parenthesis another.
         assert_eq!(check_syntax(&nested(MAX_DEPTH - 1)), Ok(()));
