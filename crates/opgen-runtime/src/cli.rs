@@ -144,6 +144,24 @@ pub struct ManagerArgs {
 }
 
 impl ManagerArgs {
+    /// The flags as parsed from `flags` (without a program name), the others at their
+    /// defaults: for tests, and for managers started from code.
+    ///
+    /// ```
+    /// let args = opgen_runtime::ManagerArgs::try_from_flags(["--webhook-port=10250"]).unwrap();
+    /// assert_eq!(args.webhook_port, 10250);
+    /// ```
+    pub fn try_from_flags<I, T>(flags: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{Args as _, FromArgMatches as _};
+        let command = Self::augment_args(clap::Command::new("manager").no_binary_name(true));
+        let matches = command.try_get_matches_from(flags)?;
+        Self::from_arg_matches(&matches)
+    }
+
     /// The metrics certificate and key from `--metrics-cert-*`, or `None` when
     /// `--metrics-cert-path` is empty.
     pub fn metrics_certificate_files(&self) -> Option<CertificateFiles> {

@@ -76,6 +76,9 @@ pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
 pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};
 
+/// The token [`Manager::run_until`] stops on and [`Context::shutdown`] holds (tokio-util's).
+pub use tokio_util::sync::CancellationToken;
+
 /// This replica's name: `$POD_NAME` (set from the downward API), else `$HOSTNAME`,
 /// which Kubernetes sets to the pod name.
 pub fn instance_name() -> Option<String> {

@@ -9,7 +9,7 @@
 
 use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
-use http::{Method, Request, Response, StatusCode, header};
+use http::{Request, Response, header};
 use kube::{Client, client::Body};
 use serde::Serialize;
 use tokio::{
@@ -29,6 +29,17 @@ use tokio_util::sync::CancellationToken;
 use tower_test::mock::{self, Handle, SendResponse};
 
 use crate::{controller::Context, metrics::Metrics};
+
+pub use http::{Method, StatusCode};
+
+/// Sends the `tracing` output of the code under test to the test's captured output; call it
+/// first in a test (a second call is a no-op).
+pub fn init_tracing() {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_ansi(false)
+        .try_init();
+}
 
 /// A client whose requests are answered by the returned verifier.
 pub fn mock_client() -> (Client, ApiServerVerifier) {
