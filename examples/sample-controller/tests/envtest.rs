@@ -33,13 +33,12 @@ use kube::{
     Api, ResourceExt,
     api::{ListParams, Patch, PatchParams},
 };
+use opgen_runtime::{CancellationToken, metrics::Metrics};
 use sample_controller::{
     api::v1alpha1::Foo,
     controllers::{Context, foo},
-    metrics::Metrics,
 };
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/samplecontroller_v1alpha1_foo.yaml";
 const NAMESPACE: &str = "sample-controller-envtest";
@@ -48,10 +47,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -63,7 +59,8 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
-        Arc::new(Metrics::default()),
+        sample_controller::PROJECT_NAME,
+        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
         shutdown.clone(),
     ));

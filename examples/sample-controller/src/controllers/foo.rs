@@ -171,7 +171,7 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
                 message.clone(),
             )
             .await;
-            return Err(Error::ResourceExists(message));
+            return Err(Error::other("resource_exists", message));
         }
         Some(existing) if !is_up_to_date(&existing, &desired) => {
             info!(
@@ -419,7 +419,6 @@ async fn publish_event(ctx: &Context, obj: &Foo, type_: EventType, reason: &str,
 mod tests {
     use super::*;
     use crate::api::v1alpha1::FooSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::{
         api::apps::v1::DeploymentStatus,
@@ -427,6 +426,7 @@ mod tests {
         jiff::Timestamp,
     };
     use kube::core::{ObjectList, Status, TypeMeta};
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
 
     const UID: &str = "4c0c9c1e-1b5a-4bd5-9d3b-3f7c3f9d2a10";
     const DEPLOYMENT: &str = "example-foo";
@@ -603,7 +603,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let action = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -630,7 +630,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(foo(None)), test_context(client)).await;
+        let action = reconcile(Arc::new(foo(None)), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -657,7 +657,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -686,7 +686,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -712,7 +712,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -735,7 +735,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -752,7 +752,7 @@ mod tests {
             let mut obj = foo(Some(1));
             obj.spec.deployment_name = deployment_name;
 
-            let action = reconcile(Arc::new(obj), test_context(client)).await;
+            let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
             // No API call and no error: nothing happens until the Foo changes.
             assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -778,13 +778,19 @@ mod tests {
             // Neither the Deployment nor the status is written.
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
 
         let result = reconcile(obj.clone(), ctx.clone()).await;
 
         let error = result.expect_err("a foreign Deployment fails the reconcile");
-        assert!(matches!(error, Error::ResourceExists(_)));
+        assert!(matches!(
+            error,
+            Error::Other {
+                label: "resource_exists",
+                ..
+            }
+        ));
         assert_eq!(
             error.to_string(),
             "Resource \"example-foo\" already exists and is not managed by Foo"
@@ -816,9 +822,15 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let result = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
-        assert!(matches!(result, Err(Error::ResourceExists(_))));
+        assert!(matches!(
+            result,
+            Err(Error::Other {
+                label: "resource_exists",
+                ..
+            })
+        ));
         scenario.verify().await;
     }
 
@@ -850,7 +862,7 @@ mod tests {
         });
 
         let obj = with_status(foo(Some(1)), 1);
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -875,7 +887,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -891,7 +903,7 @@ mod tests {
         let mut obj = foo(Some(1));
         obj.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -909,7 +921,7 @@ mod tests {
                 .respond(StatusCode::INTERNAL_SERVER_ERROR, &unavailable);
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
 
         let error = reconcile(obj.clone(), ctx.clone())
@@ -945,7 +957,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let result = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
@@ -955,7 +967,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
         let other = Arc::new(Foo::new("other", FooSpec::default()));
         let error = Error::Kube(kube::Error::Api(
