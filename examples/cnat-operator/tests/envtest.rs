@@ -31,7 +31,6 @@ use std::{sync::Arc, time::Duration};
 use cnat_operator::{
     api::v1alpha1::{At, AtSpec},
     controllers::{Context, at},
-    metrics::Metrics,
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -41,8 +40,8 @@ use kube::{
     Api, ResourceExt,
     api::{Patch, PatchParams, PostParams},
 };
+use opgen_runtime::{CancellationToken, metrics::Metrics};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/cnat_v1alpha1_at.yaml";
 const NAMESPACE: &str = "cnat-envtest";
@@ -50,10 +49,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn ats_run_their_command_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -65,7 +61,8 @@ async fn ats_run_their_command_under_the_generated_role() {
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
-        Arc::new(Metrics::default()),
+        cnat_operator::PROJECT_NAME,
+        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
         shutdown.clone(),
     ));

@@ -38,15 +38,14 @@ use kube::{
     Api, Client, ResourceExt,
     api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
 };
+use opgen_runtime::{CancellationToken, metrics::Metrics};
 use secret_operator::{
     api::v1alpha1::MultiSecret,
     controllers::{
         Context,
         multi_secret::{self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION},
     },
-    metrics::Metrics,
 };
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/multi_v1alpha1_multisecret.yaml";
 /// Where the MultiSecret lives (the manager watches MultiSecrets only there).
@@ -57,10 +56,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -72,7 +68,8 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
-        Arc::new(Metrics::default()),
+        secret_operator::PROJECT_NAME,
+        Arc::new(Metrics::new("test")),
         vec![SOURCE.into()],
         shutdown.clone(),
     ));

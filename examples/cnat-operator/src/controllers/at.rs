@@ -576,12 +576,13 @@ async fn publish_event(ctx: &Context, obj: &At, event: Event) {
 mod tests {
     use super::*;
     use crate::api::v1alpha1::AtSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::core::v1::{
         ContainerState, ContainerStateTerminated, ContainerStatus, PodStatus,
     };
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
 
     const STATUS_PATH: &str =
         "/apis/cnat.programming-kubernetes.info/v1alpha1/namespaces/default/ats/test/status";
@@ -794,7 +795,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         // Exactly the time left: 90 s minus the 250 ms already past the second.
         assert_eq!(
@@ -816,7 +817,7 @@ mod tests {
         );
         let obj = with_status(at("2026-01-02T00:00:00Z"), PHASE_PENDING, vec![valid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -847,7 +848,11 @@ mod tests {
         });
 
         // Through the public entry point, with the real clock: 2019 is past.
-        let action = reconcile(Arc::new(at("2019-04-12T10:12:00Z")), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(at("2019-04-12T10:12:00Z")),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -872,7 +877,7 @@ mod tests {
 
         let action = reconcile_at(
             Arc::new(at("2026-01-01T00:00:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             exactly_now,
         )
         .await;
@@ -902,7 +907,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(at("tomorrow")), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(at("tomorrow")),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("an invalid schedule is not an error"),
@@ -924,7 +934,7 @@ mod tests {
         );
         let obj = with_status(at("2026-13-01T00:00:00Z"), PHASE_PENDING, vec![invalid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -948,7 +958,7 @@ mod tests {
         );
         let obj = with_status(at("2026-01-01T00:01:00Z"), PHASE_PENDING, vec![invalid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -972,7 +982,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1001,7 +1016,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1023,7 +1043,12 @@ mod tests {
                 server.expect_no_more_requests().await;
             });
 
-            let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+            let action = reconcile_at(
+                Arc::new(running_at()),
+                test_context(client, PROJECT_NAME),
+                now(),
+            )
+            .await;
 
             assert_eq!(
                 action.expect("reconcile succeeds"),
@@ -1053,7 +1078,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1079,7 +1109,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1101,7 +1136,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1118,7 +1158,7 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
         let obj = with_status(at("2019-04-12T10:12:00Z"), PHASE_DONE, vec![]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1130,7 +1170,7 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
         let obj = with_status(at("2019-04-12T10:12:00Z"), "PAUSED", vec![]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1144,7 +1184,7 @@ mod tests {
         obj.metadata.deletion_timestamp = Some(Time(now()));
         obj.metadata.finalizers = Some(vec!["foregroundDeletion".into()]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1166,7 +1206,7 @@ mod tests {
 
         let action = reconcile_at(
             Arc::new(at("2019-04-12T10:12:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             now(),
         )
         .await;
@@ -1193,7 +1233,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1216,7 +1261,7 @@ mod tests {
 
         let result = reconcile_at(
             Arc::new(at("2019-04-12T10:12:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             now(),
         )
         .await;
@@ -1237,7 +1282,12 @@ mod tests {
             );
             server.expect_no_more_requests().await;
         });
-        let result = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let result = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
 
@@ -1254,7 +1304,12 @@ mod tests {
             );
             server.expect_no_more_requests().await;
         });
-        let result = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let result = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
     }
@@ -1263,7 +1318,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_status(at("2019-04-12T10:12:00Z"), PHASE_DONE, vec![]));
         let other = Arc::new(At::new("other", AtSpec::default()));
         let error = Error::Kube(kube::Error::Api(

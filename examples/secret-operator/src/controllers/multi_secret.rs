@@ -551,10 +551,11 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::{MultiSecretSpec, SecretBytes};
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
     use serde_json::Value;
 
     const OBJECT_PATH: &str = "/apis/multi.ddnw.ml/v1alpha1/namespaces/default/multisecrets/test";
@@ -795,7 +796,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(multi_secret()), test_context(client)).await;
+        let action = reconcile(Arc::new(multi_secret()), test_context(client, PROJECT_NAME)).await;
 
         // The finalizer patch triggers the next reconcile, which does the work.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -825,7 +826,7 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -846,7 +847,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -868,7 +873,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -905,7 +914,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -931,7 +944,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -949,7 +966,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -973,7 +994,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(0, 0)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(0, 0)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -995,7 +1020,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1034,7 +1063,7 @@ mod tests {
         });
 
         let obj = being_deleted(reconciled(2, 2));
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1058,7 +1087,7 @@ mod tests {
         });
 
         let obj = being_deleted(reconciled(1, 1));
-        let error = reconcile(Arc::new(obj), test_context(client))
+        let error = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME))
             .await
             .expect_err("the cleanup fails");
 
@@ -1083,7 +1112,7 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1107,7 +1136,7 @@ mod tests {
             // No event and no status after a failure.
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(reconciled(1, 0));
 
         let error = reconcile(obj.clone(), ctx.clone())
@@ -1139,7 +1168,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1154,7 +1183,7 @@ mod tests {
             expect_children(&mut server, &[child_in("default")]).await;
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(reconciled(1, 1));
         let other = Arc::new(MultiSecret::new("other", MultiSecretSpec::default()));
         let error = Error::Kube(kube::Error::Api(
