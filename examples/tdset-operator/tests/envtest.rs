@@ -38,13 +38,12 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{Patch, PatchParams},
 };
+use opgen_runtime::{CancellationToken, metrics::Metrics};
 use serde_json::json;
 use tdset_operator::{
     api::v1::TDSet,
     controllers::{Context, td_set},
-    metrics::Metrics,
 };
-use tokio_util::sync::CancellationToken;
 
 const SAMPLES: [&str; 2] = [
     "config/samples/schedule_v1_tdset.yaml",
@@ -55,10 +54,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn tdsets_are_reconciled_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -70,7 +66,8 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
-        Arc::new(Metrics::default()),
+        tdset_operator::PROJECT_NAME,
+        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
         shutdown.clone(),
     ));

@@ -345,7 +345,7 @@ pub fn scheduled_replicas(spec: &TDSetSpec, hour: i64) -> Result<i32> {
         .ok()
         .filter(|replicas| *replicas >= 0)
         .ok_or_else(|| {
-            Error::InvalidSpec(format!(
+            invalid_spec(format!(
                 "replica {replicas} of the window containing hour {hour} is out of range"
             ))
         })
@@ -467,7 +467,7 @@ fn port_number(port: i64, field: &str) -> Result<i32> {
     i32::try_from(port)
         .ok()
         .filter(|port| (1..=65535).contains(port))
-        .ok_or_else(|| Error::InvalidSpec(format!("{field} {port} is not between 1 and 65535")))
+        .ok_or_else(|| invalid_spec(format!("{field} {port} is not between 1 and 65535")))
 }
 
 /// Whether `obj` is the controller owner of the object with metadata `meta`.
@@ -481,14 +481,25 @@ fn is_controlled_by(meta: &ObjectMeta, obj: &TDSet) -> bool {
         .any(|owner| owner.controller == Some(true) && owner.uid == uid)
 }
 
+/// Metric label of a child object of the expected name that exists but is not controlled by
+/// this object: the reconcile leaves it alone rather than adopt or overwrite it.
+const NOT_OWNED: &str = "not_owned";
+/// Metric label of a spec value the API server accepted but the children cannot use.
+const INVALID_SPEC: &str = "invalid_spec";
+
+fn invalid_spec(message: String) -> Error {
+    Error::other(INVALID_SPEC, format!("invalid spec: {message}"))
+}
+
 fn ensure_controlled_by(meta: &ObjectMeta, obj: &TDSet, kind: &'static str) -> Result<()> {
     if is_controlled_by(meta, obj) {
         Ok(())
     } else {
-        Err(Error::NotOwned {
-            kind,
-            name: meta.name.clone().unwrap_or_default(),
-        })
+        let name = meta.name.clone().unwrap_or_default();
+        Err(Error::other(
+            NOT_OWNED,
+            format!("{kind} {name} already exists and is not controlled by this object"),
+        ))
     }
 }
 
@@ -611,8 +622,13 @@ pub fn deployment_conditions(
 /// `Degraded` after a failed reconcile. The other conditions keep their last values.
 fn failure_condition(obj: &TDSet, error: &Error, now: Timestamp) -> Condition {
     let reason = match error {
-        Error::NotOwned { .. } => "NotOwned",
-        Error::InvalidSpec(_) => "InvalidSpec",
+        Error::Other {
+            label: NOT_OWNED, ..
+        } => "NotOwned",
+        Error::Other {
+            label: INVALID_SPEC,
+            ..
+        } => "InvalidSpec",
         _ => "ReconcileFailed",
     };
     Condition {
@@ -675,10 +691,10 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1::{Container as ContainerConfig, Scheduling};
-    use crate::testing::{ApiServerVerifier, ReceivedRequest, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
     use kube::core::Status;
+    use opgen_runtime::testing::{ApiServerVerifier, ReceivedRequest, mock_client, test_context};
 
     const STATUS_PATH: &str = "/apis/schedule.rs/v1/namespaces/default/tdsets/test/status";
     const EVENTS_PATH: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
@@ -934,7 +950,8 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(td_set()), test_context(client), now).await;
+        let action =
+            reconcile_at(Arc::new(td_set()), test_context(client, PROJECT_NAME), now).await;
 
         // The next full hour changes nothing (19-1 is all default) until 1:00.
         assert_eq!(
@@ -992,7 +1009,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1019,7 +1036,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         // 18:00 switches to 5 replicas: come back one second after it, not in 5 minutes.
         assert_eq!(
@@ -1047,7 +1064,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1094,7 +1111,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1136,7 +1153,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1166,7 +1183,8 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), at(12, 0)).await;
+        let action =
+            reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), at(12, 0)).await;
 
         assert!(action.is_ok());
         scenario.verify().await;
@@ -1194,11 +1212,17 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile_at(Arc::new(td_set()), test_context(client), at(12, 0)).await;
+        let result = reconcile_at(
+            Arc::new(td_set()),
+            test_context(client, PROJECT_NAME),
+            at(12, 0),
+        )
+        .await;
 
         assert!(matches!(
             result,
-            Err(Error::NotOwned { kind: "Deployment", ref name }) if name == "test"
+            Err(Error::Other { label: NOT_OWNED, ref source })
+                if source.to_string() == "Deployment test already exists and is not controlled by this object"
         ));
         scenario.verify().await;
     }
@@ -1206,7 +1230,7 @@ mod tests {
     #[tokio::test]
     async fn failed_apply_is_reported_and_returned_for_a_retry() {
         let (client, server) = mock_client();
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_status(td_set(), &rolled_out(3), 3, at(11, 0)));
         let scenario = server.run(|mut server| async move {
             server
@@ -1267,7 +1291,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(td_set()), test_context(client), at(12, 0)).await;
+        let action = reconcile_at(
+            Arc::new(td_set()),
+            test_context(client, PROJECT_NAME),
+            at(12, 0),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1282,7 +1311,8 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
 
         let obj = being_deleted(with_service(td_set(), 80));
-        let action = reconcile_at(Arc::new(obj), test_context(client), at(18, 0)).await;
+        let action =
+            reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), at(18, 0)).await;
 
         // Nothing is re-applied while the garbage collector deletes the children.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -1293,7 +1323,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(being_deleted(td_set()));
         let other = Arc::new(TDSet::new("other", TDSetSpec::default()));
         let error = Error::Kube(kube::Error::Api(
@@ -1354,7 +1384,10 @@ mod tests {
         spec.scheduling_config = vec![window(0, 0, 1), window(12, 13, i64::from(i32::MAX) + 1)];
         assert!(matches!(
             scheduled_replicas(&spec, 12),
-            Err(Error::InvalidSpec(_))
+            Err(Error::Other {
+                label: INVALID_SPEC,
+                ..
+            })
         ));
         assert_eq!(scheduled_replicas(&spec, 13).expect("default"), 3);
     }
@@ -1404,11 +1437,11 @@ mod tests {
         let mut obj = td_set();
         obj.spec.container.port = 70000;
         assert!(
-            matches!(build_deployment(&obj, 1), Err(Error::InvalidSpec(m)) if m.contains("spec.container.port"))
+            matches!(build_deployment(&obj, 1), Err(Error::Other { label: INVALID_SPEC, source }) if source.to_string().contains("spec.container.port"))
         );
         assert!(matches!(
             build_service(&td_set(), &ServiceConfig { port: 0 }),
-            Err(Error::InvalidSpec(m)) if m.contains("spec.service.port")
+            Err(Error::Other { label: INVALID_SPEC, source }) if source.to_string().contains("spec.service.port")
         ));
     }
 
