@@ -73,15 +73,34 @@ impl ApiServerVerifier {
 
     /// Waits for the next request and asserts its method and path.
     pub async fn expect(&mut self, method: Method, path: &str) -> ReceivedRequest {
+        self.expect_where(method, path, |actual| actual == path)
+            .await
+    }
+
+    /// Waits for the next request and asserts its method and that its path
+    /// starts with `prefix`, for generated names (e.g. an event series).
+    pub async fn expect_prefix(&mut self, method: Method, prefix: &str) -> ReceivedRequest {
+        self.expect_where(method, &format!("{prefix}*"), |actual| {
+            actual.starts_with(prefix)
+        })
+        .await
+    }
+
+    async fn expect_where(
+        &mut self,
+        method: Method,
+        path: &str,
+        path_matches: impl Fn(&str) -> bool,
+    ) -> ReceivedRequest {
         let (request, respond) = self
             .0
             .next_request()
             .await
             .unwrap_or_else(|| panic!("expected {method} {path}, but the client is gone"));
-        assert_eq!(
-            (request.method(), request.uri().path()),
-            (&method, path),
-            "unexpected request {}",
+        assert!(
+            request.method() == method && path_matches(request.uri().path()),
+            "expected {method} {path}, got {} {}",
+            request.method(),
             request.uri()
         );
         let query = request.uri().query().unwrap_or_default().to_owned();

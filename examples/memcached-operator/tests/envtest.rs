@@ -35,10 +35,9 @@ use kube::{
 use memcached_operator::{
     api::v1alpha1::Memcached,
     controllers::{Context, memcached},
-    metrics::Metrics,
 };
+use opgen_runtime::{CancellationToken, metrics::Metrics};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/cache_v1alpha1_memcached.yaml";
 const NAMESPACE: &str = "memcached-envtest";
@@ -48,10 +47,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_memcached_is_reconciled_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     // SAFETY: the first statement of the only test of this binary, before any client or
     // controller thread exists: no other thread reads the environment.
     unsafe { std::env::set_var(memcached::IMAGE_ENV_VAR, IMAGE) };
@@ -67,7 +63,8 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
     let shutdown = CancellationToken::new();
     let ctx = Arc::new(Context::new(
         manager,
-        Arc::new(Metrics::default()),
+        memcached_operator::PROJECT_NAME,
+        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
         shutdown.clone(),
     ));

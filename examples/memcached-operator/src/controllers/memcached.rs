@@ -211,7 +211,10 @@ async fn apply(
 
     // A missing image is reported, never a panic (upstream: Available=False).
     let Some(image) = image else {
-        let error = Error::MissingOperandImage(IMAGE_ENV_VAR);
+        let error = Error::other(
+            "missing_operand_image",
+            format!("{IMAGE_ENV_VAR} environment variable is not set"),
+        );
         let failure = Failure {
             conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
             reason: REASON_MISSING_IMAGE,
@@ -234,7 +237,7 @@ async fn apply(
         let failure = Failure {
             conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
             reason: REASON_RESOURCE_EXISTS,
-            error: Error::ResourceExists(message.clone()),
+            error: Error::other("resource_exists", message.clone()),
             message,
         };
         return fail(obj, api, ctx, failure).await;
@@ -635,10 +638,11 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::DeploymentStatus;
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
     use serde_json::Value;
     use std::time::Duration;
 
@@ -854,7 +858,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(memcached(), test_context(client)).await;
+        let action = run_reconcile(memcached(), test_context(client, PROJECT_NAME)).await;
 
         // The finalizer patch triggers the next reconcile, which does the work.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -868,7 +872,11 @@ mod tests {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
 
-        let action = run_reconcile(being_deleted(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            being_deleted(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -927,7 +935,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         // No fixed requeue (upstream bug M8): the Deployment watch brings the next reconcile.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -962,7 +974,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -979,7 +995,7 @@ mod tests {
         });
 
         let obj = available(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1023,7 +1039,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         // Upstream requeued at once after a resize (bug M8); the watch suffices.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -1069,7 +1085,7 @@ mod tests {
         });
 
         let obj = available(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1109,7 +1125,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_finalizer(memcached()));
         let result = reconcile_with_image(obj.clone(), ctx.clone(), Some(IMAGE)).await;
 
@@ -1117,7 +1133,7 @@ mod tests {
         // Memcached takes over once the foreign Deployment is gone.
         let error = result.expect_err("a foreign Deployment fails the reconcile");
         assert!(
-            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::ResourceExists(_)))),
+            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::Other { label: "resource_exists", .. }))),
             "{error:?}"
         );
         assert_eq!(
@@ -1162,13 +1178,13 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_finalizer(memcached()));
         let error = reconcile_with_image(obj.clone(), ctx.clone(), None)
             .await
             .expect_err("a missing image fails the reconcile");
         assert!(
-            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::MissingOperandImage("MEMCACHED_IMAGE")))),
+            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::Other { label: "missing_operand_image", source }) if source.to_string() == "MEMCACHED_IMAGE environment variable is not set")),
             "{error:?}"
         );
         assert_eq!(
@@ -1233,7 +1249,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(available(with_finalizer(memcached())));
         let error = reconcile_with_image(obj.clone(), ctx.clone(), Some(IMAGE))
             .await
@@ -1262,7 +1278,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1319,7 +1339,7 @@ mod tests {
         });
 
         let obj = being_deleted(available(with_finalizer(memcached())));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1343,7 +1363,7 @@ mod tests {
         });
 
         let obj = being_deleted(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1361,7 +1381,7 @@ mod tests {
             expect_apply_deployment(&mut server, owned_deployment(1, 2)).await;
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(available(with_finalizer(memcached())));
         let other = Arc::new(Memcached::new("other", MemcachedSpec::default()));
         let error = Error::Kube(kube::Error::Api(
