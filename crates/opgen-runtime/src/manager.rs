@@ -134,6 +134,18 @@ impl Manager {
         }
     }
 
+    /// [`main`](Self::main) with [`ManagerArgs`] parsed from the command line, the program
+    /// named after the operator: the whole `main` of an operator without flags of its own.
+    /// Invalid flags exit with code 2 and clap's message, `--help` prints the flags.
+    pub async fn main_from_command_line(self) -> ExitCode {
+        use clap::{Args as _, FromArgMatches as _};
+        let about = format!("Runs the {} controllers.", self.name);
+        let command = ManagerArgs::augment_args(clap::Command::new(self.name.clone())).about(about);
+        let args = ManagerArgs::from_arg_matches(&command.get_matches())
+            .unwrap_or_else(|error| error.exit());
+        self.main(args).await
+    }
+
     /// Runs until SIGTERM or Ctrl-C (then returns `Ok` once controllers drained),
     /// or until something fails (then returns the error and the process should
     /// exit non-zero). A second signal exits at once.
@@ -247,7 +259,12 @@ async fn run_as_leader(
     if !elector.acquire(&ctx.shutdown).await {
         return Ok(());
     }
-    info!(lease, namespace, identity = elector.identity(), "became the leader");
+    info!(
+        lease,
+        namespace,
+        identity = elector.identity(),
+        "became the leader"
+    );
 
     let result = tokio::select! {
         result = run_controllers(ctx, controllers) => result,

@@ -28,7 +28,10 @@ use tokio_rustls::{
 use tokio_util::sync::CancellationToken;
 use tower_test::mock::{self, Handle, SendResponse};
 
-use crate::{controller::Context, metrics::Metrics};
+use crate::{
+    controller::{Context, ControllerEntry},
+    metrics::Metrics,
+};
 
 pub use http::{Method, StatusCode};
 
@@ -39,6 +42,49 @@ pub fn init_tracing() {
         .with_test_writer()
         .with_ansi(false)
         .try_init();
+}
+
+/// A controller running in the background as the manager runs it, for integration tests
+/// (e.g. on an opgen-envtest API server): its own [`Context`] and shutdown token.
+pub struct RunningController {
+    ctx: Arc<Context>,
+    task: JoinHandle<crate::Result<()>>,
+}
+
+impl RunningController {
+    /// Starts `controller` of the operator `manager_name` with `client`, watching
+    /// `namespaces` (empty: all).
+    pub fn start(
+        controller: ControllerEntry,
+        client: Client,
+        manager_name: &str,
+        namespaces: Vec<String>,
+    ) -> Self {
+        let ctx = Arc::new(Context::new(
+            client,
+            manager_name,
+            Arc::new(Metrics::new(&manager_name.replace('-', "_"))),
+            namespaces,
+            CancellationToken::new(),
+        ));
+        let task = tokio::spawn((controller.run)(ctx.clone()));
+        Self { ctx, task }
+    }
+
+    /// The controller's context (its metrics, for one).
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// Shuts the controller down and returns how it ended; panics if it does not stop
+    /// within 30 seconds or panicked.
+    pub async fn stop(self) -> crate::Result<()> {
+        self.ctx.shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(30), self.task)
+            .await
+            .expect("the controller stops within 30 seconds of shutdown")
+            .expect("the controller task does not panic")
+    }
 }
 
 /// A client whose requests are answered by the returned verifier.

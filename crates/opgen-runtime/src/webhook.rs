@@ -593,8 +593,11 @@ where
     S: DeserializeOwned + TryInto<H>,
     S::Error: std::fmt::Display,
 {
-    let spoke = S::deserialize(object).map_err(|error| format!("cannot decode the object: {error}"))?;
-    spoke.try_into().map_err(|error| format!("cannot convert the object: {error}"))
+    let spoke =
+        S::deserialize(object).map_err(|error| format!("cannot decode the object: {error}"))?;
+    spoke
+        .try_into()
+        .map_err(|error| format!("cannot convert the object: {error}"))
 }
 
 /// Converts `hub` to the version whose Rust type is `S` and encodes it.
@@ -955,7 +958,8 @@ mod tests {
 
     #[test]
     fn each_operation_reaches_its_validation_hook() {
-        let validate = |body: Vec<u8>| validate_with(&body, check_create, check_update, check_delete);
+        let validate =
+            |body: Vec<u8>| validate_with(&body, check_create, check_update, check_delete);
 
         let answer = validate(review("CREATE", Some(widget(json!({}))), None));
         assert_eq!(answer["response"]["allowed"], true, "{answer}");

@@ -13,9 +13,7 @@ use std::{
 use clap::Parser;
 use futures::FutureExt;
 use k8s_openapi::api::{
-    coordination::v1::Lease,
-    core::v1::Namespace,
-    events::v1::Event as K8sEvent,
+    coordination::v1::Lease, core::v1::Namespace, events::v1::Event as K8sEvent,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{
@@ -24,8 +22,7 @@ use kube::{
     runtime::{controller::Action, events::EventType},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller,
-    set_condition,
+    Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller, set_condition,
     webhook::{Defaulter, Route, ValidationResult, Validator, WebhookEntry},
 };
 use serde::{Deserialize, Serialize};
@@ -148,7 +145,9 @@ async fn leader_election_hands_over_between_two_managers() {
 
     let (stop_first, first) = start("first-manager");
     opgen_envtest::eventually("the first manager to lead", TIMEOUT, || async {
-        leaders().contains(&"first-manager".to_owned()).then_some(())
+        leaders()
+            .contains(&"first-manager".to_owned())
+            .then_some(())
     })
     .await;
     let first_holder = holder().await.expect("the Lease names its holder");
@@ -166,7 +165,9 @@ async fn leader_election_hands_over_between_two_managers() {
         .expect("the first manager's task")
         .expect("the first manager stops cleanly");
     opgen_envtest::eventually("the second manager to lead", TIMEOUT, || async {
-        leaders().contains(&"second-manager".to_owned()).then_some(())
+        leaders()
+            .contains(&"second-manager".to_owned())
+            .then_some(())
     })
     .await;
     let second_holder = holder().await.expect("the Lease names its holder");
@@ -282,7 +283,11 @@ async fn finalizers_status_and_events_land_on_the_api_server() {
         .filter(|entry| entry.subresource.as_deref() == Some("status"))
         .filter_map(|entry| entry.manager.clone())
         .collect();
-    assert_eq!(managers, ["widget-operator"], "the status is applied by the manager");
+    assert_eq!(
+        managers,
+        ["widget-operator"],
+        "the status is applied by the manager"
+    );
 
     let events: Api<K8sEvent> = Api::namespaced(admin.clone(), NAMESPACE);
     let event = opgen_envtest::eventually("the Reconciled event", TIMEOUT, || async {
@@ -295,7 +300,10 @@ async fn finalizers_status_and_events_land_on_the_api_server() {
     .await;
     assert_eq!(event.type_.as_deref(), Some("Normal"));
     assert_eq!(event.action.as_deref(), Some("Reconcile"));
-    assert_eq!(event.reporting_controller.as_deref(), Some("widget-operator"));
+    assert_eq!(
+        event.reporting_controller.as_deref(),
+        Some("widget-operator")
+    );
     assert_eq!(event.note.as_deref(), Some("the widget is available"));
 
     // Deleting it runs the cleanup, then the finalizer goes and so does the object.
@@ -304,7 +312,12 @@ async fn finalizers_status_and_events_land_on_the_api_server() {
         .await
         .expect("delete the widget");
     opgen_envtest::eventually("the widget to be deleted", TIMEOUT, || async {
-        widgets.get_opt("sample").await.ok()?.is_none().then_some(())
+        widgets
+            .get_opt("sample")
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
     })
     .await;
     assert_eq!(*CLEANED_UP.lock().expect("not poisoned"), ["sample"]);
@@ -364,7 +377,12 @@ async fn webhooks_answer_through_the_managers_server() {
         .await
         .expect("the API server calls the webhooks");
 
-    let port = webhooks.address().rsplit_once(':').expect("host:port").1.to_owned();
+    let port = webhooks
+        .address()
+        .rsplit_once(':')
+        .expect("host:port")
+        .1
+        .to_owned();
     let cert_dir = webhooks.cert_dir().display().to_string();
     let args = manager_args(&[
         &format!("--webhook-port={port}"),

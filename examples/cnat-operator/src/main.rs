@@ -12,24 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The manager binary: parses flags and runs the manager (opgen-runtime) with this
-//! operator's controllers.
-
-use std::process::ExitCode;
-
-use clap::Parser;
-use opgen_runtime::ManagerArgs;
-
-/// Runs the cnat-operator controllers.
-#[derive(Debug, Parser)]
-#[command(name = "cnat-operator", version)]
-struct Args {
-    #[command(flatten)]
-    manager: ManagerArgs,
-}
+//! The manager binary: the manager (opgen-runtime) with this operator's controllers, its
+//! flags parsed from the command line.
 
 #[tokio::main]
-async fn main() -> ExitCode {
-    let args = Args::parse();
-    cnat_operator::manager().main(args.manager).await
+async fn main() -> std::process::ExitCode {
+    cnat_operator::manager().main_from_command_line().await
 }

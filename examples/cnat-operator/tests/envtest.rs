@@ -26,11 +26,11 @@
 //! `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use cnat_operator::{
     api::v1alpha1::{At, AtSpec},
-    controllers::{Context, at},
+    controllers::at,
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -40,7 +40,7 @@ use kube::{
     Api, ResourceExt,
     api::{Patch, PatchParams, PostParams},
 };
-use opgen_runtime::{CancellationToken, metrics::Metrics};
+use opgen_runtime::testing::RunningController;
 use serde_json::json;
 
 const SAMPLE: &str = "config/samples/cnat_v1alpha1_at.yaml";
@@ -58,15 +58,12 @@ async fn ats_run_their_command_under_the_generated_role() {
         .await
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        at::CONTROLLER,
         manager,
         cnat_operator::PROJECT_NAME,
-        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(at::run(ctx));
+    );
 
     let ats: Api<At> = Api::namespaced(admin.clone(), NAMESPACE);
     let pods: Api<Pod> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -177,11 +174,9 @@ async fn ats_run_their_command_under_the_generated_role() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(pods.get_opt(&pod_name).await.expect("get").is_none());
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

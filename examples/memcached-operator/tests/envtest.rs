@@ -25,18 +25,15 @@
 //! prints how to get them and passes, except under `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use k8s_openapi::{api::apps::v1::Deployment, apimachinery::pkg::apis::meta::v1::Condition};
 use kube::{
     Api, ResourceExt,
     api::{DeleteParams, Patch, PatchParams, PostParams},
 };
-use memcached_operator::{
-    api::v1alpha1::Memcached,
-    controllers::{Context, memcached},
-};
-use opgen_runtime::{CancellationToken, metrics::Metrics};
+use memcached_operator::{api::v1alpha1::Memcached, controllers::memcached};
+use opgen_runtime::testing::RunningController;
 use serde_json::json;
 
 const SAMPLE: &str = "config/samples/cache_v1alpha1_memcached.yaml";
@@ -60,15 +57,12 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     // The controller, as the manager runs it, limited to the test namespace.
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        memcached::CONTROLLER,
         manager,
         memcached_operator::PROJECT_NAME,
-        Arc::new(Metrics::new("test")),
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(memcached::run(ctx));
+    );
 
     let memcacheds: Api<Memcached> = Api::namespaced(admin.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -202,11 +196,9 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         .await;
     }
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

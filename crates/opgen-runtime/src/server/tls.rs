@@ -387,8 +387,8 @@ mod tests {
 
     impl TempDir {
         fn new(name: &str) -> Self {
-            let path = std::env::temp_dir()
-                .join(format!("opgen-runtime-{name}-{}", std::process::id()));
+            let path =
+                std::env::temp_dir().join(format!("opgen-runtime-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).expect("temp dir is created");
             Self(path)
