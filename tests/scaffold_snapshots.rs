@@ -129,7 +129,11 @@ fn assert_vendored_copy(t: &BTreeMap<PathBuf, String>, name: &str) {
         .into_iter()
         .filter(|entry| entry.as_ref().unwrap().file_type().is_file())
         .count();
-    assert_eq!(copied, sources + 1, "{name}: Cargo.toml and every file of src/");
+    assert_eq!(
+        copied,
+        sources + 1,
+        "{name}: Cargo.toml and every file of src/"
+    );
 }
 
 #[test]

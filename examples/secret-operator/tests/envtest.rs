@@ -41,8 +41,8 @@ use kube::{
 use opgen_runtime::testing::RunningController;
 use secret_operator::{
     api::v1alpha1::MultiSecret,
-    controllers::{
-        multi_secret::{self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION},
+    controllers::multi_secret::{
+        self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION,
     },
 };
 
