@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use support::{listing, opgen_ok, tree};
 
 /// One document with every file of the tree, for a reviewable snapshot.
-/// Every file's content, except the byte copies of opgen's own envtest crate and setup
-/// script (`vendored_envtest_is_a_copy_of_the_crate` checks those).
+/// Every file's content, except the byte copies of opgen's own envtest and runtime crates
+/// and setup script (`vendored_crates_are_copies_of_the_workspace_crates` checks those).
 fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
     let mut out = String::new();
     for (path, content) in tree {
@@ -19,6 +19,7 @@ fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
         // (Cargo.lock: tests/scaffold_lock.rs).
         if content == "<dir>"
             || path.starts_with("vendor/opgen-envtest")
+            || path.starts_with("vendor/opgen-runtime")
             || path == Path::new("Cargo.lock")
             || path == Path::new("hack/setup-envtest.sh")
         {
