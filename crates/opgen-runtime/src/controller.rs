@@ -121,6 +121,19 @@ impl Context {
             .collect()
     }
 
+    /// The API of a namespaced kind in `namespace`, or across all namespaces for `None`: for
+    /// the owned kinds a [`run_with`] configuration watches next to the controller's kind.
+    pub fn api_in<K>(&self, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        match namespace {
+            Some(namespace) => Api::namespaced(self.client.clone(), namespace),
+            None => Api::all(self.client.clone()),
+        }
+    }
+
     /// Decides when to retry a failed reconcile of `obj` by `controller`: per-object
     /// exponential backoff (reset by [`ErrorBackoff::reset`] after a success); the failure
     /// is logged and counted in the metrics.
@@ -215,8 +228,55 @@ where
     E: std::error::Error + Send + Sync + 'static,
     PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
 {
-    let apis = ctx.watched_apis::<K>();
-    run_on(ctx, name, apis, reconcile, error_policy).await
+    run_with(
+        ctx,
+        name,
+        |controller, _, _| controller,
+        reconcile,
+        error_policy,
+    )
+    .await
+}
+
+/// [`run`] with each namespace's [`Controller`] configured by `configure` before it runs,
+/// e.g. with the kinds it owns (`.owns(ctx.api_in::<Deployment>(namespace), ...)`) or
+/// watches. `configure` gets the namespace the controller watches (`None`: all).
+pub async fn run_with<K, ConfigureFn, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    configure: ConfigureFn,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource<Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    let namespaces: Vec<Option<String>> = if ctx.namespaces.is_empty() {
+        vec![None]
+    } else {
+        ctx.namespaces.iter().cloned().map(Some).collect()
+    };
+    let mut controllers = Vec::new();
+    for namespace in &namespaces {
+        let api = ctx.api_in::<K>(namespace.as_deref());
+        ensure_crd_installed(&api).await?;
+        let controller = Controller::new(api, watcher::Config::default().any_semantic());
+        controllers.push(configure(controller, &ctx, namespace.as_deref()));
+    }
+    drive(ctx, name, controllers, reconcile, error_policy).await;
+    Ok(())
 }
 
 /// [`run`] for a cluster-scoped kind, or any kind over the `apis` given.
@@ -238,8 +298,31 @@ where
     for api in &apis {
         ensure_crd_installed(api).await?;
     }
-    let controllers = apis.into_iter().map(|api| {
-        Controller::new(api, watcher::Config::default().any_semantic())
+    let controllers = apis
+        .into_iter()
+        .map(|api| Controller::new(api, watcher::Config::default().any_semantic()))
+        .collect();
+    drive(ctx, name, controllers, reconcile, error_policy).await;
+    Ok(())
+}
+
+/// Runs `controllers` until shutdown, logging what they yield.
+async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    controllers: Vec<Controller<K>>,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    let controllers = controllers.into_iter().map(|controller| {
+        controller
             .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
             .run(reconcile.clone(), error_policy.clone(), ctx.clone())
             // future::ready, not an async block: the latter makes the future of a generic
@@ -250,7 +333,6 @@ where
             })
     });
     futures::future::join_all(controllers).await;
-    Ok(())
 }
 
 /// kube's [`finalizer`](kube_finalizer::finalizer) helper with `apply` for live objects and

@@ -32,7 +32,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::core::v1::{Container, Pod, PodSpec},
     apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time},
@@ -42,7 +42,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{ObjectMeta, Patch, PatchParams, PostParams},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -52,10 +52,7 @@ use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
 use crate::api::v1alpha1::{At, AtStatus, PHASE_DONE, PHASE_PENDING, PHASE_RUNNING};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -107,25 +104,19 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// RBAC (a Role per namespace) is enough. Only pods carrying
 /// [`MANAGED_BY_LABEL`] are watched, not every pod of the cluster.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<At>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
     let pod_watch = watcher::Config::default()
         .labels(&format!("{MANAGED_BY_LABEL}={PROJECT_NAME}"))
         .any_semantic();
-    let controllers = apis
-        .into_iter()
-        .zip(ctx.watched_apis::<Pod>())
-        .map(|(ats, pods)| {
-            Controller::new(ats, watcher::Config::default().any_semantic())
-                .owns(pods, pod_watch.clone())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            controller.owns(ctx.api_in::<Pod>(namespace), pod_watch.clone())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Moves one At through its phases; see the module documentation.
@@ -345,10 +336,7 @@ async fn running(
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<At>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// Parses `spec.schedule`: a UTC time in exactly the layout [`SCHEDULE_LAYOUT`],

@@ -24,7 +24,7 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -40,7 +40,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{Patch, PatchParams},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         finalizer::{self, finalizer},
         reflector::ObjectRef,
@@ -51,10 +51,7 @@ use serde_json::json;
 use tracing::{debug, instrument, warn};
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -107,23 +104,19 @@ const CONTAINER_NAME: &str = "memcached";
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<Memcached>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
-    // The same namespaces, in the same order, as `apis`.
-    let deployments = ctx.watched_apis::<Deployment>();
-    let controllers = apis.into_iter().zip(deployments).map(|(api, deployments)| {
-        Controller::new(api, watcher::Config::default().any_semantic())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
             // A change to an owned Deployment (its status during a rollout, or
             // someone editing it) reconciles its Memcached: no periodic requeue.
-            .owns(deployments, watcher::Config::default().any_semantic())
-            .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-            .run(reconcile, error_policy, ctx.clone())
-            .for_each(|result| async move { log_reconcile_result(NAME, result) })
-    });
-    future::join_all(controllers).await;
-    Ok(())
+            let deployments = ctx.api_in::<Deployment>(namespace);
+            controller.owns(deployments, watcher::Config::default().any_semantic())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one Memcached to its desired state.
@@ -406,10 +399,7 @@ async fn fail(
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<Memcached>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// Builds the memcached Deployment of `obj` (upstream's `deploymentForMemcached`).

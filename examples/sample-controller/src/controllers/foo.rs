@@ -24,7 +24,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -36,7 +36,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, ListParams, Patch, PatchParams, Preconditions},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -46,9 +46,7 @@ use serde_json::json;
 use tracing::{debug, error, info, instrument, warn};
 
 use crate::api::v1alpha1::{Foo, FooStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -86,25 +84,19 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let foos = ctx.watched_apis::<Foo>();
-    let deployments = ctx.watched_apis::<Deployment>();
-    for api in &foos {
-        ensure_crd_installed(api).await?;
-    }
-    let controllers = foos
-        .into_iter()
-        .zip(deployments)
-        .map(|(foos, deployments)| {
-            Controller::new(foos, watcher::Config::default().any_semantic())
-                // A change of an owned Deployment (its status above all) reconciles the
-                // Foo named in its owner reference; kube matches apiVersion and kind.
-                .owns(deployments, watcher::Config::default().any_semantic())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            // A change of an owned Deployment (its status above all) reconciles the
+            // Foo named in its owner reference; kube matches apiVersion and kind.
+            let deployments = ctx.api_in::<Deployment>(namespace);
+            controller.owns(deployments, watcher::Config::default().any_semantic())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one Foo to its desired state: upstream's `syncHandler`.
@@ -224,10 +216,7 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<Foo>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// The Deployment a Foo owns: upstream's `newDeployment`.

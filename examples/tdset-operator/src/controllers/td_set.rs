@@ -26,7 +26,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -44,7 +44,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, Patch, PatchParams, Preconditions},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -54,10 +54,7 @@ use serde_json::json;
 use tracing::{debug, instrument, warn};
 
 use crate::api::v1::{Service as ServiceConfig, TDSet, TDSetSpec, TDSetStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -96,26 +93,20 @@ const HOUR_BOUNDARY_MARGIN: Duration = Duration::from_secs(1);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<TDSet>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
     let children =
         watcher::Config::default().labels(&format!("{}={}", PART_OF_LABEL.0, PART_OF_LABEL.1));
-    let controllers = apis
-        .into_iter()
-        .zip(ctx.watched_apis::<Deployment>())
-        .zip(ctx.watched_apis::<Service>())
-        .map(|((api, deployments), services)| {
-            Controller::new(api, watcher::Config::default().any_semantic())
-                .owns(deployments, children.clone())
-                .owns(services, children.clone())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            controller
+                .owns(ctx.api_in::<Deployment>(namespace), children.clone())
+                .owns(ctx.api_in::<Service>(namespace), children.clone())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one TDSet to its desired state at the current time: see [`reconcile_at`].
@@ -327,10 +318,7 @@ async fn apply_service(obj: &TDSet, namespace: &str, ctx: &Context) -> Result<()
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<TDSet>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// The hour of day (0-23) of `now` in UTC.
