@@ -252,10 +252,24 @@ mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
 
+    /// Runs the example controllers.
     #[derive(Debug, Parser)]
     struct Args {
         #[command(flatten)]
         manager: ManagerArgs,
+    }
+
+    #[test]
+    fn flattened_flags_keep_the_operators_description() {
+        let command = Args::command();
+        let about = command.get_about().map(ToString::to_string);
+        // clap drops the final period of a one-line description.
+        assert_eq!(about.as_deref(), Some("Runs the example controllers"));
+        assert!(
+            command
+                .get_arguments()
+                .any(|arg| arg.get_id() == "leader_elect")
+        );
     }
 
     fn parse(args: &[&str]) -> ManagerArgs {
