@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use support::{listing, opgen_ok, tree};
 
 /// One document with every file of the tree, for a reviewable snapshot.
-/// Every file's content, except the byte copies of opgen's own envtest crate and setup
-/// script (`vendored_envtest_is_a_copy_of_the_crate` checks those).
+/// Every file's content, except the byte copies of opgen's own envtest and runtime crates
+/// and setup script (`vendored_crates_are_copies_of_the_workspace_crates` checks those).
 fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
     let mut out = String::new();
     for (path, content) in tree {
@@ -19,6 +19,7 @@ fn dump(tree: &BTreeMap<PathBuf, String>) -> String {
         // (Cargo.lock: tests/scaffold_lock.rs).
         if content == "<dir>"
             || path.starts_with("vendor/opgen-envtest")
+            || path.starts_with("vendor/opgen-runtime")
             || path == Path::new("Cargo.lock")
             || path == Path::new("hack/setup-envtest.sh")
         {
@@ -108,31 +109,56 @@ fn namespaced_manager_tree() {
     insta::assert_snapshot!("namespaced_files", dump(&selected));
 }
 
-#[test]
-fn vendored_envtest_is_a_copy_of_the_crate() {
-    let dir = project(&[]);
-    let t = tree(dir.path());
+/// Every file under `vendor/<name>` of the project tree `t` equals the crate's file in
+/// `crates/<name>`, and they are its Cargo.toml and every file of its src/.
+fn assert_vendored_copy(t: &BTreeMap<PathBuf, String>, name: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crate_dir = root.join("crates").join(name);
     let mut copied = 0;
-    for (path, content) in &t {
-        let Ok(rel) = path.strip_prefix("vendor/opgen-envtest") else {
+    for (path, content) in t {
+        let Ok(rel) = path.strip_prefix(Path::new("vendor").join(name)) else {
             continue;
         };
         if content == "<dir>" {
             continue;
         }
-        let original =
-            std::fs::read_to_string(root.join("crates/opgen-envtest").join(rel)).unwrap();
+        let original = std::fs::read_to_string(crate_dir.join(rel)).unwrap();
         assert_eq!(content, &original, "{}", path.display());
         copied += 1;
     }
-    let sources = std::fs::read_dir(root.join("crates/opgen-envtest/src"))
-        .unwrap()
+    let sources = walkdir::WalkDir::new(crate_dir.join("src"))
+        .into_iter()
+        .filter(|entry| entry.as_ref().unwrap().file_type().is_file())
         .count();
-    assert_eq!(copied, sources + 1, "Cargo.toml and every file of src/");
+    assert_eq!(
+        copied,
+        sources + 1,
+        "{name}: Cargo.toml and every file of src/"
+    );
+}
+
+#[test]
+fn vendored_crates_are_copies_of_the_workspace_crates() {
+    let dir = project(&[]);
+    let t = tree(dir.path());
+    assert_vendored_copy(&t, "opgen-envtest");
+    assert_vendored_copy(&t, "opgen-runtime");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     assert_eq!(
         t[Path::new("hack/setup-envtest.sh")],
         std::fs::read_to_string(root.join("tools/envtest/setup.sh")).unwrap()
+    );
+    // The project depends on the copy, by path, for the build and (with test support) tests.
+    let manifest = &t[Path::new("Cargo.toml")];
+    assert!(
+        manifest.contains("\nopgen-runtime = { path = \"vendor/opgen-runtime\" }\n"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(
+            "\nopgen-runtime = { path = \"vendor/opgen-runtime\", features = [\"testing\"] }\n"
+        ),
+        "{manifest}"
     );
 }
 

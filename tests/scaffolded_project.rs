@@ -224,13 +224,13 @@ fn fill_in_the_webhooks(project: &Path) {
     let hooks = project.join("src/webhooks/memcached.rs");
     let text = std::fs::read_to_string(&hooks).unwrap();
     let text = text.replacen(
-        "    // TODO(user): fill in your defaulting logic.\n",
-        "    obj.spec.foo.get_or_insert_with(|| \"defaulted\".to_owned());\n",
+        "        // TODO(user): fill in your defaulting logic.\n",
+        "        self.spec.foo.get_or_insert_with(|| \"defaulted\".to_owned());\n",
         1,
     );
     let text = text.replacen(
-        "    // TODO(user): fill in your validation logic upon object creation.\n    Ok(Vec::new())",
-        "    if obj.spec.foo.as_deref() == Some(\"forbidden\") {\n        return Err(\"foo must not be forbidden\".to_owned());\n    }\n    Ok(Vec::new())",
+        "        // TODO(user): fill in your validation logic upon object creation.\n        Ok(Vec::new())",
+        "        if self.spec.foo.as_deref() == Some(\"forbidden\") {\n            return Err(\"foo must not be forbidden\".to_owned());\n        }\n        Ok(Vec::new())",
         1,
     );
     assert!(
@@ -247,13 +247,12 @@ fn fill_in_the_webhooks(project: &Path) {
 
 const WEBHOOK_BEHAVIOUR_TEST: &str = r#"//! Written by opgen's tests/scaffolded_project.rs: the hooks it filled in, as the API server applies them.
 
+use std::time::Duration;
+
 use kube::api::PatchParams;
+use opgen_runtime::{CancellationToken, Manager, ManagerArgs};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
-use demo_operator::{
-    server::{self, tls::{self, CertificateFiles}},
-    webhooks::{self, WEBHOOKS},
-};
+use demo_operator::{PROJECT_NAME, webhooks::WEBHOOKS};
 
 #[tokio::test]
 async fn the_api_server_applies_the_defaults_and_the_validation() {
@@ -269,16 +268,26 @@ async fn the_api_server_applies_the_defaults_and_the_validation() {
     };
     webhooks.wait_until_called(&admin, memcached("probe", json!({})), "default").await.unwrap();
 
+    let port = webhooks.address().rsplit_once(':').unwrap().1.to_owned();
+    let args = ManagerArgs::try_from_flags([
+        format!("--webhook-port={port}"),
+        format!("--webhook-cert-path={}", webhooks.cert_dir().display()),
+        "--health-probe-bind-address=0".into(),
+    ])
+    .unwrap();
     let shutdown = CancellationToken::new();
-    let files = CertificateFiles::in_dir(webhooks.cert_dir(), "tls.crt", "tls.key");
-    let acceptor = tls::server_acceptor("webhook", Some(files), &shutdown).unwrap();
-    let listener = server::bind("webhook", &webhooks.address()).await.unwrap();
-    let server = server::serve("webhook", listener, Some(acceptor), webhooks::router(WEBHOOKS), shutdown.clone());
+    let manager = Manager::new(PROJECT_NAME).client(admin.clone()).webhooks(WEBHOOKS);
+    let server = tokio::spawn(manager.run_until(args, shutdown.clone()));
 
     let params = PatchParams::apply("test");
-    let stored = opgen_envtest::apply_documents(&admin, vec![memcached("plain", json!({}))], "default", &params, "test".as_ref())
-        .await
-        .unwrap();
+    let stored = opgen_envtest::eventually("the manager to serve the webhooks", Duration::from_secs(30), || async {
+        match opgen_envtest::apply_documents(&admin, vec![memcached("plain", json!({}))], "default", &params, "test".as_ref()).await {
+            Ok(stored) => Some(stored),
+            Err(error) if error.to_string().contains("failed calling webhook") => None,
+            Err(error) => panic!("{error}"),
+        }
+    })
+    .await;
     assert_eq!(stored[0].data["spec"]["foo"], "defaulted");
     let kept = opgen_envtest::apply_documents(&admin, vec![memcached("set", json!({"foo": "mine"}))], "default", &params, "test".as_ref())
         .await
@@ -291,6 +300,6 @@ async fn the_api_server_applies_the_defaults_and_the_validation() {
     assert!(refused.contains("denied the request: foo must not be forbidden"), "{refused}");
 
     shutdown.cancel();
-    server.await.unwrap();
+    server.await.unwrap().unwrap();
 }
 "#;

@@ -26,12 +26,11 @@
 //! `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use cnat_operator::{
     api::v1alpha1::{At, AtSpec},
-    controllers::{Context, at},
-    metrics::Metrics,
+    controllers::at,
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -41,8 +40,8 @@ use kube::{
     Api, ResourceExt,
     api::{Patch, PatchParams, PostParams},
 };
+use opgen_runtime::testing::RunningController;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/cnat_v1alpha1_at.yaml";
 const NAMESPACE: &str = "cnat-envtest";
@@ -50,10 +49,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn ats_run_their_command_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -62,14 +58,12 @@ async fn ats_run_their_command_under_the_generated_role() {
         .await
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        at::CONTROLLER,
         manager,
-        Arc::new(Metrics::default()),
+        cnat_operator::PROJECT_NAME,
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(at::run(ctx));
+    );
 
     let ats: Api<At> = Api::namespaced(admin.clone(), NAMESPACE);
     let pods: Api<Pod> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -180,11 +174,9 @@ async fn ats_run_their_command_under_the_generated_role() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(pods.get_opt(&pod_name).await.expect("get").is_none());
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

@@ -12,39 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The manager binary: parses flags, sets up logging and runs the manager.
-
-use std::process::ExitCode;
-
-use clap::Parser;
-use memcached_operator::{cli::Args, logging, manager};
+//! The manager binary: the manager (opgen-runtime) with this operator's controllers, its
+//! flags parsed from the command line.
 
 #[tokio::main]
-async fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Err(error) = logging::init(&args.log_level, args.log_format) {
-        eprintln!("invalid --log-level or RUST_LOG: {error}");
-        return ExitCode::from(2);
-    }
-    match manager::run(args).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(error = error_chain(&error), "manager stopped");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The error and its causes on one line, skipping causes already in the message.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_message = cause.to_string();
-        if !message.contains(&cause_message) {
-            message = format!("{message}: {cause_message}");
-        }
-        source = cause.source();
-    }
-    message
+async fn main() -> std::process::ExitCode {
+    memcached_operator::manager().main_from_command_line().await
 }

@@ -25,20 +25,16 @@
 //! prints how to get them and passes, except under `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use k8s_openapi::{api::apps::v1::Deployment, apimachinery::pkg::apis::meta::v1::Condition};
 use kube::{
     Api, ResourceExt,
     api::{DeleteParams, Patch, PatchParams, PostParams},
 };
-use memcached_operator::{
-    api::v1alpha1::Memcached,
-    controllers::{Context, memcached},
-    metrics::Metrics,
-};
+use memcached_operator::{api::v1alpha1::Memcached, controllers::memcached};
+use opgen_runtime::testing::RunningController;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/cache_v1alpha1_memcached.yaml";
 const NAMESPACE: &str = "memcached-envtest";
@@ -48,10 +44,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_memcached_is_reconciled_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     // SAFETY: the first statement of the only test of this binary, before any client or
     // controller thread exists: no other thread reads the environment.
     unsafe { std::env::set_var(memcached::IMAGE_ENV_VAR, IMAGE) };
@@ -64,14 +57,12 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
     // The controller, as the manager runs it, limited to the test namespace.
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        memcached::CONTROLLER,
         manager,
-        Arc::new(Metrics::default()),
+        memcached_operator::PROJECT_NAME,
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(memcached::run(ctx));
+    );
 
     let memcacheds: Api<Memcached> = Api::namespaced(admin.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -205,11 +196,9 @@ async fn sample_memcached_is_reconciled_under_the_generated_role() {
         .await;
     }
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

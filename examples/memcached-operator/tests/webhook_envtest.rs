@@ -24,26 +24,19 @@
 //! size before admission, so `size: 0` is what shows the webhook at work: without it the
 //! schema's `minimum: 1` refuses the object.
 
+use std::time::Duration;
+
 use kube::api::PatchParams;
-use memcached_operator::{
-    server::{
-        self,
-        tls::{self, CertificateFiles},
-    },
-    webhooks::{self, WEBHOOKS},
-};
+use memcached_operator::{PROJECT_NAME, webhooks::WEBHOOKS};
+use opgen_runtime::{CancellationToken, Manager, ManagerArgs};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const NAMESPACE: &str = "memcached-webhooks";
 const MANIFESTS: &str = "config/webhook/manifests.yaml";
 
 #[tokio::test]
 async fn size_zero_is_defaulted_by_the_webhook_the_api_server_calls() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -98,32 +91,47 @@ async fn size_zero_is_defaulted_by_the_webhook_the_api_server_calls() {
         .await
         .expect("the API server sends Memcacheds to the webhook");
 
-    // The manager's webhook server, as a tokio task.
+    // The manager with only its webhooks, as a tokio task, on this test's port and certificate.
+    let port = webhooks
+        .address()
+        .rsplit_once(':')
+        .expect("host:port")
+        .1
+        .to_owned();
+    let args = ManagerArgs::try_from_flags([
+        format!("--webhook-port={port}"),
+        format!("--webhook-cert-path={}", webhooks.cert_dir().display()),
+        "--health-probe-bind-address=0".into(),
+    ])
+    .expect("manager flags");
     let shutdown = CancellationToken::new();
-    let files = CertificateFiles::in_dir(webhooks.cert_dir(), "tls.crt", "tls.key");
-    let acceptor =
-        tls::server_acceptor("webhook", Some(files), &shutdown).expect("load the certificate");
-    let listener = server::bind("webhook", &webhooks.address())
-        .await
-        .expect("bind the webhook address");
-    let server = server::serve(
-        "webhook",
-        listener,
-        Some(acceptor),
-        webhooks::router(WEBHOOKS),
-        shutdown.clone(),
-    );
+    let manager = Manager::new(PROJECT_NAME)
+        .client(admin.clone())
+        .webhooks(WEBHOOKS);
+    let server = tokio::spawn(manager.run_until(args, shutdown.clone()));
 
-    // The webhook sets size 3 before the schema is checked: admitted, defaulted.
-    let admitted = opgen_envtest::apply_documents(
-        &admin,
-        vec![size_zero("defaulted")],
-        NAMESPACE,
-        &apply,
-        MANIFESTS.as_ref(),
+    // The webhook sets size 3 before the schema is checked: admitted, defaulted (retried
+    // while the manager starts listening).
+    let admitted = opgen_envtest::eventually(
+        "the webhook to default size 0",
+        Duration::from_secs(30),
+        || async {
+            let applied = opgen_envtest::apply_documents(
+                &admin,
+                vec![size_zero("defaulted")],
+                NAMESPACE,
+                &apply,
+                MANIFESTS.as_ref(),
+            )
+            .await;
+            match applied {
+                Ok(admitted) => Some(admitted),
+                Err(error) if error.to_string().contains("failed calling webhook") => None,
+                Err(error) => panic!("the webhook refused size 0: {error}"),
+            }
+        },
     )
-    .await
-    .expect("the webhook defaults size 0 and the API server admits it");
+    .await;
     assert_eq!(
         admitted[0].data["spec"]["size"], 3,
         "{:?}",
@@ -140,5 +148,8 @@ async fn size_zero_is_defaulted_by_the_webhook_the_api_server_calls() {
     assert_eq!(sample[0].data["spec"]["size"], 1);
 
     shutdown.cancel();
-    server.await.expect("the webhook server stops");
+    server
+        .await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
 }

@@ -26,20 +26,16 @@
 //! opgen) it prints how to get them and passes, except under `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use k8s_openapi::api::{apps::v1::Deployment, events::v1::Event};
 use kube::{
     Api, ResourceExt,
     api::{ListParams, Patch, PatchParams},
 };
-use sample_controller::{
-    api::v1alpha1::Foo,
-    controllers::{Context, foo},
-    metrics::Metrics,
-};
+use opgen_runtime::testing::RunningController;
+use sample_controller::{api::v1alpha1::Foo, controllers::foo};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/samplecontroller_v1alpha1_foo.yaml";
 const NAMESPACE: &str = "sample-controller-envtest";
@@ -48,10 +44,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -60,14 +53,12 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
         .await
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        foo::CONTROLLER,
         manager,
-        Arc::new(Metrics::default()),
+        sample_controller::PROJECT_NAME,
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(foo::run(ctx));
+    );
 
     let foos: Api<Foo> = Api::namespaced(admin.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -223,10 +214,8 @@ async fn sample_foo_gets_its_deployment_and_status_under_the_generated_role() {
     let claimant = foos.get("claimant").await.expect("get the claimant");
     assert!(claimant.status.is_none(), "no status for a failed sync");
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }

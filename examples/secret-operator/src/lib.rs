@@ -12,33 +12,30 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! secret-operator: a Kubernetes operator built on kube-rs.
+//! secret-operator: a Kubernetes operator built on kube-rs and opgen-runtime.
 //!
 //! - [`api`]: the custom resource types, one module per API version;
-//! - [`controllers`]: one controller per kind, and the registry of them;
-//! - [`manager`]: runs the controllers, with probes, metrics and leader election.
+//! - [`controllers`]: one controller per kind, and the registry of them.
+//!
+//! The manager, its flags, leader election, the metrics servers and the
+//! reconcile error type come from the opgen-runtime crate.
 
 pub mod api;
-pub mod cli;
 pub mod controllers;
-mod error;
-pub mod leader_election;
-pub mod logging;
-pub mod manager;
-pub mod metrics;
-pub mod server;
-#[cfg(test)]
-pub mod testing;
 
-pub use error::{Error, Result};
+pub use opgen_runtime::{Error, Result};
 
 /// The project name: field manager of server-side applies and reporter of events.
 pub const PROJECT_NAME: &str = "secret-operator";
 
-/// This replica's name: `$POD_NAME` (set from the downward API), else `$HOSTNAME`,
-/// which Kubernetes sets to the pod name.
-pub fn instance_name() -> Option<String> {
-    ["POD_NAME", "HOSTNAME"]
-        .into_iter()
-        .find_map(|variable| std::env::var(variable).ok().filter(|name| !name.is_empty()))
+/// Name of the leader election Lease, shared by all replicas (kubebuilder's
+/// fnv32a of the repository, plus the domain).
+pub const LEASE_NAME: &str = "61614b75.ddnw.ml";
+
+/// The manager of this operator: every registered controller.
+pub fn manager() -> opgen_runtime::Manager {
+    opgen_runtime::Manager::new(PROJECT_NAME)
+        .lease_name(LEASE_NAME)
+        .metrics_prefix("secret_operator")
+        .controllers(controllers::CONTROLLERS)
 }

@@ -28,7 +28,7 @@
 //! `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{collections::BTreeMap, sync::Arc, time::Duration};
+use std::{collections::BTreeMap, time::Duration};
 
 use k8s_openapi::{
     ByteString,
@@ -38,15 +38,13 @@ use kube::{
     Api, Client, ResourceExt,
     api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
 };
+use opgen_runtime::testing::RunningController;
 use secret_operator::{
     api::v1alpha1::MultiSecret,
-    controllers::{
-        Context,
-        multi_secret::{self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION},
+    controllers::multi_secret::{
+        self, EXCLUDED_NAMESPACES, NAMESPACE_ANNOTATION, OWNER_ANNOTATION,
     },
-    metrics::Metrics,
 };
-use tokio_util::sync::CancellationToken;
 
 const SAMPLE: &str = "config/samples/multi_v1alpha1_multisecret.yaml";
 /// Where the MultiSecret lives (the manager watches MultiSecrets only there).
@@ -57,10 +55,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -69,14 +64,12 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .await
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        multi_secret::CONTROLLER,
         manager,
-        Arc::new(Metrics::default()),
+        secret_operator::PROJECT_NAME,
         vec![SOURCE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(multi_secret::run(ctx));
+    );
 
     let multi_secrets: Api<MultiSecret> = Api::namespaced(admin.clone(), SOURCE);
     let applied = opgen_envtest::apply_file(&admin, SAMPLE, SOURCE)
@@ -221,11 +214,9 @@ async fn sample_is_copied_into_every_namespace_under_the_generated_role() {
         .collect();
     assert!(left.is_empty(), "copies left in {left:?}");
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

@@ -27,7 +27,7 @@
 //! passes, except under `CI=true`.
 
 use opgen_envtest::OperatorClients;
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use k8s_openapi::{
     api::{apps::v1::Deployment, core::v1::Service},
@@ -38,13 +38,9 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{Patch, PatchParams},
 };
+use opgen_runtime::testing::RunningController;
 use serde_json::json;
-use tdset_operator::{
-    api::v1::TDSet,
-    controllers::{Context, td_set},
-    metrics::Metrics,
-};
-use tokio_util::sync::CancellationToken;
+use tdset_operator::{api::v1::TDSet, controllers::td_set};
 
 const SAMPLES: [&str; 2] = [
     "config/samples/schedule_v1_tdset.yaml",
@@ -55,10 +51,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn tdsets_are_reconciled_under_the_generated_role() {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_ansi(false)
-        .try_init();
+    opgen_runtime::testing::init_tracing();
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
@@ -67,14 +60,12 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
         .await
         .expect("install the CRDs and bind the generated role to the manager's ServiceAccount");
 
-    let shutdown = CancellationToken::new();
-    let ctx = Arc::new(Context::new(
+    let controller = RunningController::start(
+        td_set::CONTROLLER,
         manager,
-        Arc::new(Metrics::default()),
+        tdset_operator::PROJECT_NAME,
         vec![NAMESPACE.into()],
-        shutdown.clone(),
-    ));
-    let controller = tokio::spawn(td_set::run(ctx));
+    );
 
     let tdsets: Api<TDSet> = Api::namespaced(admin.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -237,11 +228,9 @@ async fn tdsets_are_reconciled_under_the_generated_role() {
     })
     .await;
 
-    shutdown.cancel();
-    tokio::time::timeout(TIMEOUT, controller)
+    controller
+        .stop()
         .await
-        .expect("the controller stops within the timeout")
-        .expect("the controller task")
         .expect("the controller stops cleanly");
 }
 

@@ -215,24 +215,6 @@ const FILES: &[(&str, &str, Policy)] = &[
     ("Cargo.toml", "Cargo.toml", Policy::UserOwned),
     ("src/main.rs", "src/main.rs", Policy::UserOwned),
     ("src/lib.rs", "src/lib.rs", Policy::UserOwned),
-    ("src/cli.rs", "src/cli.rs", Policy::UserOwned),
-    ("src/error.rs", "src/error.rs", Policy::UserOwned),
-    (
-        "src/leader_election.rs",
-        "src/leader_election.rs",
-        Policy::UserOwned,
-    ),
-    ("src/logging.rs", "src/logging.rs", Policy::UserOwned),
-    ("src/manager.rs", "src/manager.rs", Policy::UserOwned),
-    ("src/metrics.rs", "src/metrics.rs", Policy::UserOwned),
-    ("src/testing.rs", "src/testing.rs", Policy::UserOwned),
-    ("src/server/mod.rs", "src/server/mod.rs", Policy::UserOwned),
-    (
-        "src/server/auth.rs",
-        "src/server/auth.rs",
-        Policy::UserOwned,
-    ),
-    ("src/server/tls.rs", "src/server/tls.rs", Policy::UserOwned),
     (
         "src/webhooks/mod.rs",
         "src/webhooks/mod.rs",
@@ -241,16 +223,6 @@ const FILES: &[(&str, &str, Policy)] = &[
     (
         "src/controllers/mod.rs",
         "src/controllers/mod.rs",
-        Policy::UserOwned,
-    ),
-    (
-        "src/controllers/backoff.rs",
-        "src/controllers/backoff.rs",
-        Policy::UserOwned,
-    ),
-    (
-        "src/controllers/conditions.rs",
-        "src/controllers/conditions.rs",
         Policy::UserOwned,
     ),
     ("src/api/mod.rs", "src/api/mod.rs", Policy::UserOwned),
@@ -374,7 +346,7 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
         SETUP_ENVTEST.to_owned(),
         Policy::ToolOwned,
     );
-    for (path, content) in envtest_crate_files() {
+    for (path, content) in vendored_crate_files() {
         plan.write(path, content.to_owned(), Policy::ToolOwned);
     }
     plan.write(
@@ -434,19 +406,30 @@ const SETUP_ENVTEST: &str = include_str!("../../../tools/envtest/setup.sh");
 pub const ENVTEST_CRATE_PATH: &str = "vendor/opgen-envtest";
 static ENVTEST_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-envtest");
 
-/// The crate's manifest and sources (not its own tests), as (project path, content).
-fn envtest_crate_files() -> Vec<(String, &'static str)> {
+/// Where a project gets the opgen-runtime crate (its manager, servers and webhook plumbing)
+/// until it is on crates.io; like the envtest crate, opgen's copy, never the user's.
+pub const RUNTIME_CRATE_PATH: &str = "vendor/opgen-runtime";
+static RUNTIME_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-runtime");
+
+/// The vendored crates' manifests and sources (not their own tests), as (project path,
+/// content), sorted by path.
+pub fn vendored_crate_files() -> Vec<(String, &'static str)> {
     let mut files = Vec::new();
-    let mut pending = vec![&ENVTEST_CRATE];
-    while let Some(dir) = pending.pop() {
-        pending.extend(dir.dirs());
-        for file in dir.files() {
-            let path = file.path().to_string_lossy();
-            if path == "Cargo.toml" || path.starts_with("src/") {
-                let content = file
-                    .contents_utf8()
-                    .expect("opgen-envtest's sources are UTF-8");
-                files.push((format!("{ENVTEST_CRATE_PATH}/{path}"), content));
+    for (root, vendored) in [
+        (&ENVTEST_CRATE, ENVTEST_CRATE_PATH),
+        (&RUNTIME_CRATE, RUNTIME_CRATE_PATH),
+    ] {
+        let mut pending = vec![root];
+        while let Some(dir) = pending.pop() {
+            pending.extend(dir.dirs());
+            for file in dir.files() {
+                let path = file.path().to_string_lossy();
+                if path == "Cargo.toml" || path.starts_with("src/") {
+                    let content = file
+                        .contents_utf8()
+                        .expect("the vendored crates' sources are UTF-8");
+                    files.push((format!("{vendored}/{path}"), content));
+                }
             }
         }
     }

@@ -32,7 +32,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::core::v1::{Container, Pod, PodSpec},
     apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time},
@@ -42,7 +42,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{ObjectMeta, Patch, PatchParams, PostParams},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -52,10 +52,7 @@ use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
 use crate::api::v1alpha1::{At, AtStatus, PHASE_DONE, PHASE_PENDING, PHASE_RUNNING};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -107,25 +104,19 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// RBAC (a Role per namespace) is enough. Only pods carrying
 /// [`MANAGED_BY_LABEL`] are watched, not every pod of the cluster.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<At>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
     let pod_watch = watcher::Config::default()
         .labels(&format!("{MANAGED_BY_LABEL}={PROJECT_NAME}"))
         .any_semantic();
-    let controllers = apis
-        .into_iter()
-        .zip(ctx.watched_apis::<Pod>())
-        .map(|(ats, pods)| {
-            Controller::new(ats, watcher::Config::default().any_semantic())
-                .owns(pods, pod_watch.clone())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            controller.owns(ctx.api_in::<Pod>(namespace), pod_watch.clone())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Moves one At through its phases; see the module documentation.
@@ -345,10 +336,7 @@ async fn running(
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<At>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// Parses `spec.schedule`: a UTC time in exactly the layout [`SCHEDULE_LAYOUT`],
@@ -576,12 +564,13 @@ async fn publish_event(ctx: &Context, obj: &At, event: Event) {
 mod tests {
     use super::*;
     use crate::api::v1alpha1::AtSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::core::v1::{
         ContainerState, ContainerStateTerminated, ContainerStatus, PodStatus,
     };
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
 
     const STATUS_PATH: &str =
         "/apis/cnat.programming-kubernetes.info/v1alpha1/namespaces/default/ats/test/status";
@@ -794,7 +783,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         // Exactly the time left: 90 s minus the 250 ms already past the second.
         assert_eq!(
@@ -816,7 +805,7 @@ mod tests {
         );
         let obj = with_status(at("2026-01-02T00:00:00Z"), PHASE_PENDING, vec![valid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -847,7 +836,11 @@ mod tests {
         });
 
         // Through the public entry point, with the real clock: 2019 is past.
-        let action = reconcile(Arc::new(at("2019-04-12T10:12:00Z")), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(at("2019-04-12T10:12:00Z")),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -872,7 +865,7 @@ mod tests {
 
         let action = reconcile_at(
             Arc::new(at("2026-01-01T00:00:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             exactly_now,
         )
         .await;
@@ -902,7 +895,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(at("tomorrow")), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(at("tomorrow")),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("an invalid schedule is not an error"),
@@ -924,7 +922,7 @@ mod tests {
         );
         let obj = with_status(at("2026-13-01T00:00:00Z"), PHASE_PENDING, vec![invalid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -948,7 +946,7 @@ mod tests {
         );
         let obj = with_status(at("2026-01-01T00:01:00Z"), PHASE_PENDING, vec![invalid]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -972,7 +970,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1001,7 +1004,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1023,7 +1031,12 @@ mod tests {
                 server.expect_no_more_requests().await;
             });
 
-            let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+            let action = reconcile_at(
+                Arc::new(running_at()),
+                test_context(client, PROJECT_NAME),
+                now(),
+            )
+            .await;
 
             assert_eq!(
                 action.expect("reconcile succeeds"),
@@ -1053,7 +1066,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1079,7 +1097,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1101,7 +1124,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1118,7 +1146,7 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
         let obj = with_status(at("2019-04-12T10:12:00Z"), PHASE_DONE, vec![]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1130,7 +1158,7 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
         let obj = with_status(at("2019-04-12T10:12:00Z"), "PAUSED", vec![]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1144,7 +1172,7 @@ mod tests {
         obj.metadata.deletion_timestamp = Some(Time(now()));
         obj.metadata.finalizers = Some(vec!["foregroundDeletion".into()]);
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now()).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now()).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1166,7 +1194,7 @@ mod tests {
 
         let action = reconcile_at(
             Arc::new(at("2019-04-12T10:12:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             now(),
         )
         .await;
@@ -1193,7 +1221,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let action = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1216,7 +1249,7 @@ mod tests {
 
         let result = reconcile_at(
             Arc::new(at("2019-04-12T10:12:00Z")),
-            test_context(client),
+            test_context(client, PROJECT_NAME),
             now(),
         )
         .await;
@@ -1237,7 +1270,12 @@ mod tests {
             );
             server.expect_no_more_requests().await;
         });
-        let result = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let result = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
 
@@ -1254,7 +1292,12 @@ mod tests {
             );
             server.expect_no_more_requests().await;
         });
-        let result = reconcile_at(Arc::new(running_at()), test_context(client), now()).await;
+        let result = reconcile_at(
+            Arc::new(running_at()),
+            test_context(client, PROJECT_NAME),
+            now(),
+        )
+        .await;
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
     }
@@ -1263,7 +1306,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_status(at("2019-04-12T10:12:00Z"), PHASE_DONE, vec![]));
         let other = Arc::new(At::new("other", AtSpec::default()));
         let error = Error::Kube(kube::Error::Api(

@@ -24,7 +24,7 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -40,7 +40,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{Patch, PatchParams},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         finalizer::{self, finalizer},
         reflector::ObjectRef,
@@ -51,10 +51,7 @@ use serde_json::json;
 use tracing::{debug, instrument, warn};
 
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -107,23 +104,19 @@ const CONTAINER_NAME: &str = "memcached";
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<Memcached>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
-    // The same namespaces, in the same order, as `apis`.
-    let deployments = ctx.watched_apis::<Deployment>();
-    let controllers = apis.into_iter().zip(deployments).map(|(api, deployments)| {
-        Controller::new(api, watcher::Config::default().any_semantic())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
             // A change to an owned Deployment (its status during a rollout, or
             // someone editing it) reconciles its Memcached: no periodic requeue.
-            .owns(deployments, watcher::Config::default().any_semantic())
-            .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-            .run(reconcile, error_policy, ctx.clone())
-            .for_each(|result| async move { log_reconcile_result(NAME, result) })
-    });
-    future::join_all(controllers).await;
-    Ok(())
+            let deployments = ctx.api_in::<Deployment>(namespace);
+            controller.owns(deployments, watcher::Config::default().any_semantic())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one Memcached to its desired state.
@@ -211,7 +204,10 @@ async fn apply(
 
     // A missing image is reported, never a panic (upstream: Available=False).
     let Some(image) = image else {
-        let error = Error::MissingOperandImage(IMAGE_ENV_VAR);
+        let error = Error::other(
+            "missing_operand_image",
+            format!("{IMAGE_ENV_VAR} environment variable is not set"),
+        );
         let failure = Failure {
             conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
             reason: REASON_MISSING_IMAGE,
@@ -234,7 +230,7 @@ async fn apply(
         let failure = Failure {
             conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
             reason: REASON_RESOURCE_EXISTS,
-            error: Error::ResourceExists(message.clone()),
+            error: Error::other("resource_exists", message.clone()),
             message,
         };
         return fail(obj, api, ctx, failure).await;
@@ -403,10 +399,7 @@ async fn fail(
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<Memcached>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// Builds the memcached Deployment of `obj` (upstream's `deploymentForMemcached`).
@@ -635,10 +628,11 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::DeploymentStatus;
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
     use serde_json::Value;
     use std::time::Duration;
 
@@ -854,7 +848,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(memcached(), test_context(client)).await;
+        let action = run_reconcile(memcached(), test_context(client, PROJECT_NAME)).await;
 
         // The finalizer patch triggers the next reconcile, which does the work.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -868,7 +862,11 @@ mod tests {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
 
-        let action = run_reconcile(being_deleted(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            being_deleted(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -927,7 +925,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         // No fixed requeue (upstream bug M8): the Deployment watch brings the next reconcile.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -962,7 +964,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -979,7 +985,7 @@ mod tests {
         });
 
         let obj = available(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1023,7 +1029,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         // Upstream requeued at once after a resize (bug M8); the watch suffices.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -1069,7 +1075,7 @@ mod tests {
         });
 
         let obj = available(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1109,7 +1115,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_finalizer(memcached()));
         let result = reconcile_with_image(obj.clone(), ctx.clone(), Some(IMAGE)).await;
 
@@ -1117,7 +1123,7 @@ mod tests {
         // Memcached takes over once the foreign Deployment is gone.
         let error = result.expect_err("a foreign Deployment fails the reconcile");
         assert!(
-            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::ResourceExists(_)))),
+            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::Other { label: "resource_exists", .. }))),
             "{error:?}"
         );
         assert_eq!(
@@ -1162,13 +1168,13 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_finalizer(memcached()));
         let error = reconcile_with_image(obj.clone(), ctx.clone(), None)
             .await
             .expect_err("a missing image fails the reconcile");
         assert!(
-            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::MissingOperandImage("MEMCACHED_IMAGE")))),
+            matches!(&error, Error::Finalizer(inner) if matches!(inner.as_ref(), finalizer::Error::ApplyFailed(Error::Other { label: "missing_operand_image", source }) if source.to_string() == "MEMCACHED_IMAGE environment variable is not set")),
             "{error:?}"
         );
         assert_eq!(
@@ -1233,7 +1239,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(available(with_finalizer(memcached())));
         let error = reconcile_with_image(obj.clone(), ctx.clone(), Some(IMAGE))
             .await
@@ -1262,7 +1268,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = run_reconcile(with_finalizer(memcached()), test_context(client)).await;
+        let action = run_reconcile(
+            with_finalizer(memcached()),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1319,7 +1329,7 @@ mod tests {
         });
 
         let obj = being_deleted(available(with_finalizer(memcached())));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1343,7 +1353,7 @@ mod tests {
         });
 
         let obj = being_deleted(with_finalizer(memcached()));
-        let action = run_reconcile(obj, test_context(client)).await;
+        let action = run_reconcile(obj, test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1361,7 +1371,7 @@ mod tests {
             expect_apply_deployment(&mut server, owned_deployment(1, 2)).await;
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(available(with_finalizer(memcached())));
         let other = Arc::new(Memcached::new("other", MemcachedSpec::default()));
         let error = Error::Kube(kube::Error::Api(

@@ -14,7 +14,8 @@
 
 //! Admission webhooks for the `Memcached` kind: defaulting.
 //!
-//! Put the defaulting logic in [`default`]. [`super`] turns each AdmissionReview into these calls, and
+//! The defaulting logic is `Defaulter::default`. opgen-runtime turns each AdmissionReview into
+//! these calls, and
 //! `make manifests` writes `config/webhook/manifests.yaml` from the
 //! `+kubebuilder:webhook` markers below.
 
@@ -22,15 +23,12 @@ use kube::ResourceExt;
 use tracing::info;
 
 use crate::api::v1alpha1::{DEFAULT_SIZE, Memcached};
-use crate::webhooks::{Route, WebhookEntry};
+use opgen_runtime::webhook::{Defaulter, Route, WebhookEntry};
 
 /// Registry entry listed in [`crate::webhooks::WEBHOOKS`].
 pub const WEBHOOK: WebhookEntry = WebhookEntry {
     name: "memcached",
-    routes: &[Route {
-        path: DEFAULTING_PATH,
-        review: |body| crate::webhooks::mutate(body, default),
-    }],
+    routes: &[Route::defaulting::<Memcached>(DEFAULTING_PATH)],
     conversion: None,
 };
 
@@ -41,15 +39,17 @@ pub const DEFAULTING_PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached"
 // finds the webhook by it: change both together, or neither.
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1alpha1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=mmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
-/// Sets the defaults of a Memcached being created or updated. The API server
-/// receives the changes as a JSON patch.
-///
-/// As upstream's webhook: a size of 0 (or none) becomes 3, the CRD's default, so that
-/// `size: 0` is defaulted rather than rejected by the schema's minimum of 1.
-pub fn default(obj: &mut Memcached) {
-    if obj.spec.size.unwrap_or(0) == 0 {
-        info!(name = %obj.name_any(), "defaulting spec.size to {DEFAULT_SIZE}");
-        obj.spec.size = Some(DEFAULT_SIZE);
+impl Defaulter for Memcached {
+    /// Sets the defaults of a Memcached being created or updated. The API server
+    /// receives the changes as a JSON patch.
+    ///
+    /// As upstream's webhook: a size of 0 (or none) becomes 3, the CRD's default, so that
+    /// `size: 0` is defaulted rather than rejected by the schema's minimum of 1.
+    fn default(&mut self) {
+        if self.spec.size.unwrap_or(0) == 0 {
+            info!(name = %self.name_any(), "defaulting spec.size to {DEFAULT_SIZE}");
+            self.spec.size = Some(DEFAULT_SIZE);
+        }
     }
 }
 
@@ -70,9 +70,9 @@ mod tests {
     fn defaulting_is_idempotent() {
         let encode = |object: &Memcached| serde_json::to_value(object).expect("encodes");
         let mut once = sample();
-        default(&mut once);
+        Defaulter::default(&mut once);
         let mut twice = once.clone();
-        default(&mut twice);
+        Defaulter::default(&mut twice);
         assert_eq!(encode(&twice), encode(&once));
     }
 
@@ -81,7 +81,7 @@ mod tests {
         for (size, want) in [(None, DEFAULT_SIZE), (Some(0), DEFAULT_SIZE), (Some(2), 2)] {
             let mut object = sample();
             object.spec.size = size;
-            default(&mut object);
+            Defaulter::default(&mut object);
             assert_eq!(object.spec.size, Some(want), "size {size:?}");
         }
     }

@@ -24,7 +24,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -36,7 +36,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, ListParams, Patch, PatchParams, Preconditions},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -46,9 +46,7 @@ use serde_json::json;
 use tracing::{debug, error, info, instrument, warn};
 
 use crate::api::v1alpha1::{Foo, FooStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -86,25 +84,19 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let foos = ctx.watched_apis::<Foo>();
-    let deployments = ctx.watched_apis::<Deployment>();
-    for api in &foos {
-        ensure_crd_installed(api).await?;
-    }
-    let controllers = foos
-        .into_iter()
-        .zip(deployments)
-        .map(|(foos, deployments)| {
-            Controller::new(foos, watcher::Config::default().any_semantic())
-                // A change of an owned Deployment (its status above all) reconciles the
-                // Foo named in its owner reference; kube matches apiVersion and kind.
-                .owns(deployments, watcher::Config::default().any_semantic())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            // A change of an owned Deployment (its status above all) reconciles the
+            // Foo named in its owner reference; kube matches apiVersion and kind.
+            let deployments = ctx.api_in::<Deployment>(namespace);
+            controller.owns(deployments, watcher::Config::default().any_semantic())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one Foo to its desired state: upstream's `syncHandler`.
@@ -171,7 +163,7 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
                 message.clone(),
             )
             .await;
-            return Err(Error::ResourceExists(message));
+            return Err(Error::other("resource_exists", message));
         }
         Some(existing) if !is_up_to_date(&existing, &desired) => {
             info!(
@@ -224,10 +216,7 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<Foo>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// The Deployment a Foo owns: upstream's `newDeployment`.
@@ -419,7 +408,6 @@ async fn publish_event(ctx: &Context, obj: &Foo, type_: EventType, reason: &str,
 mod tests {
     use super::*;
     use crate::api::v1alpha1::FooSpec;
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::{
         api::apps::v1::DeploymentStatus,
@@ -427,6 +415,7 @@ mod tests {
         jiff::Timestamp,
     };
     use kube::core::{ObjectList, Status, TypeMeta};
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
 
     const UID: &str = "4c0c9c1e-1b5a-4bd5-9d3b-3f7c3f9d2a10";
     const DEPLOYMENT: &str = "example-foo";
@@ -603,7 +592,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let action = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -630,7 +619,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(foo(None)), test_context(client)).await;
+        let action = reconcile(Arc::new(foo(None)), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -657,7 +646,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -686,7 +675,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -712,7 +701,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -735,7 +724,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -752,7 +741,7 @@ mod tests {
             let mut obj = foo(Some(1));
             obj.spec.deployment_name = deployment_name;
 
-            let action = reconcile(Arc::new(obj), test_context(client)).await;
+            let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
             // No API call and no error: nothing happens until the Foo changes.
             assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -778,13 +767,19 @@ mod tests {
             // Neither the Deployment nor the status is written.
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
 
         let result = reconcile(obj.clone(), ctx.clone()).await;
 
         let error = result.expect_err("a foreign Deployment fails the reconcile");
-        assert!(matches!(error, Error::ResourceExists(_)));
+        assert!(matches!(
+            error,
+            Error::Other {
+                label: "resource_exists",
+                ..
+            }
+        ));
         assert_eq!(
             error.to_string(),
             "Resource \"example-foo\" already exists and is not managed by Foo"
@@ -816,9 +811,15 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let result = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
-        assert!(matches!(result, Err(Error::ResourceExists(_))));
+        assert!(matches!(
+            result,
+            Err(Error::Other {
+                label: "resource_exists",
+                ..
+            })
+        ));
         scenario.verify().await;
     }
 
@@ -850,7 +851,7 @@ mod tests {
         });
 
         let obj = with_status(foo(Some(1)), 1);
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -875,7 +876,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -891,7 +892,7 @@ mod tests {
         let mut obj = foo(Some(1));
         obj.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -909,7 +910,7 @@ mod tests {
                 .respond(StatusCode::INTERNAL_SERVER_ERROR, &unavailable);
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
 
         let error = reconcile(obj.clone(), ctx.clone())
@@ -945,7 +946,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile(Arc::new(foo(Some(1))), test_context(client)).await;
+        let result = reconcile(Arc::new(foo(Some(1))), test_context(client, PROJECT_NAME)).await;
 
         assert!(matches!(result, Err(Error::Kube(_))));
         scenario.verify().await;
@@ -955,7 +956,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(foo(Some(1)));
         let other = Arc::new(Foo::new("other", FooSpec::default()));
         let error = Error::Kube(kube::Error::Api(

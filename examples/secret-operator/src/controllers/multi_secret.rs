@@ -28,7 +28,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     ByteString,
     api::core::v1::{Namespace, ObjectReference, Secret},
@@ -38,7 +38,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         finalizer::{self, finalizer},
         reflector::{ObjectRef, Store},
@@ -49,9 +49,7 @@ use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
 use crate::api::v1alpha1::{MultiSecret, MultiSecretStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -100,34 +98,31 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace for the
 /// MultiSecrets; children and namespaces are always watched cluster-wide.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<MultiSecret>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
-    let controllers = apis.into_iter().map(|api| {
-        let controller = Controller::new(api, watcher::Config::default().any_semantic());
-        let store = controller.store();
-        let children = watcher::Config::default()
-            .labels(&format!("{OWNED_LABEL}=true"))
-            .any_semantic();
-        controller
-            // A created, changed or deleted child reconciles its MultiSecret.
-            .watches(Api::<Secret>::all(ctx.client.clone()), children, |secret| {
-                owner_of(&secret)
-            })
-            // A new namespace needs a copy of every MultiSecret; a terminating one
-            // changes the counts.
-            .watches(
-                Api::<Namespace>::all(ctx.client.clone()),
-                watcher::Config::default().any_semantic(),
-                move |_namespace| all_multi_secrets(&store),
-            )
-            .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-            .run(reconcile, error_policy, ctx.clone())
-            .for_each(|result| async move { log_reconcile_result(NAME, result) })
-    });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, _namespace| {
+            let store = controller.store();
+            let children = watcher::Config::default()
+                .labels(&format!("{OWNED_LABEL}=true"))
+                .any_semantic();
+            controller
+                // A created, changed or deleted child reconciles its MultiSecret.
+                .watches(Api::<Secret>::all(ctx.client.clone()), children, |secret| {
+                    owner_of(&secret)
+                })
+                // A new namespace needs a copy of every MultiSecret; a terminating one
+                // changes the counts.
+                .watches(
+                    Api::<Namespace>::all(ctx.client.clone()),
+                    watcher::Config::default().any_semantic(),
+                    move |_namespace| all_multi_secrets(&store),
+                )
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one MultiSecret to its desired state.
@@ -284,10 +279,7 @@ async fn cleanup(obj: &MultiSecret, ctx: &Context) -> Result<Action> {
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<MultiSecret>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// Name of every copy of `obj`: `<name>.<namespace>.multisec`.
@@ -551,10 +543,11 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::{MultiSecretSpec, SecretBytes};
-    use crate::testing::{ApiServerVerifier, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use kube::core::Status;
+    use opgen_runtime::MetricLabel;
+    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
     use serde_json::Value;
 
     const OBJECT_PATH: &str = "/apis/multi.ddnw.ml/v1alpha1/namespaces/default/multisecrets/test";
@@ -795,7 +788,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(multi_secret()), test_context(client)).await;
+        let action = reconcile(Arc::new(multi_secret()), test_context(client, PROJECT_NAME)).await;
 
         // The finalizer patch triggers the next reconcile, which does the work.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -825,7 +818,7 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -846,7 +839,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -868,7 +865,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -905,7 +906,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -931,7 +936,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -949,7 +958,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(2, 2)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(2, 2)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -973,7 +986,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(0, 0)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(0, 0)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -995,7 +1012,11 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(reconciled(1, 1)), test_context(client)).await;
+        let action = reconcile(
+            Arc::new(reconciled(1, 1)),
+            test_context(client, PROJECT_NAME),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1034,7 +1055,7 @@ mod tests {
         });
 
         let obj = being_deleted(reconciled(2, 2));
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1058,7 +1079,7 @@ mod tests {
         });
 
         let obj = being_deleted(reconciled(1, 1));
-        let error = reconcile(Arc::new(obj), test_context(client))
+        let error = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME))
             .await
             .expect_err("the cleanup fails");
 
@@ -1083,7 +1104,7 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1107,7 +1128,7 @@ mod tests {
             // No event and no status after a failure.
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(reconciled(1, 0));
 
         let error = reconcile(obj.clone(), ctx.clone())
@@ -1139,7 +1160,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile(Arc::new(obj), test_context(client)).await;
+        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
 
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
         scenario.verify().await;
@@ -1154,7 +1175,7 @@ mod tests {
             expect_children(&mut server, &[child_in("default")]).await;
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(reconciled(1, 1));
         let other = Arc::new(MultiSecret::new("other", MultiSecretSpec::default()));
         let error = Error::Kube(kube::Error::Api(

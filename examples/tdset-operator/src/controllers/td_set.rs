@@ -26,7 +26,7 @@
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use futures::{FutureExt, StreamExt, future};
+use futures::FutureExt;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
@@ -44,7 +44,7 @@ use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, Patch, PatchParams, Preconditions},
     runtime::{
-        controller::{Action, Controller},
+        controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
@@ -54,10 +54,7 @@ use serde_json::json;
 use tracing::{debug, instrument, warn};
 
 use crate::api::v1::{Service as ServiceConfig, TDSet, TDSetSpec, TDSetStatus};
-use crate::controllers::{
-    Context, ControllerEntry, ensure_crd_installed, is_not_found, log_reconcile_result,
-    set_condition,
-};
+use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
 use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -96,26 +93,20 @@ const HOUR_BOUNDARY_MARGIN: Duration = Duration::from_secs(1);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let apis = ctx.watched_apis::<TDSet>();
-    for api in &apis {
-        ensure_crd_installed(api).await?;
-    }
     let children =
         watcher::Config::default().labels(&format!("{}={}", PART_OF_LABEL.0, PART_OF_LABEL.1));
-    let controllers = apis
-        .into_iter()
-        .zip(ctx.watched_apis::<Deployment>())
-        .zip(ctx.watched_apis::<Service>())
-        .map(|((api, deployments), services)| {
-            Controller::new(api, watcher::Config::default().any_semantic())
-                .owns(deployments, children.clone())
-                .owns(services, children.clone())
-                .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
-                .run(reconcile, error_policy, ctx.clone())
-                .for_each(|result| async move { log_reconcile_result(NAME, result) })
-        });
-    future::join_all(controllers).await;
-    Ok(())
+    opgen_runtime::controller::run_with(
+        ctx,
+        NAME,
+        |controller, ctx, namespace| {
+            controller
+                .owns(ctx.api_in::<Deployment>(namespace), children.clone())
+                .owns(ctx.api_in::<Service>(namespace), children.clone())
+        },
+        reconcile,
+        error_policy,
+    )
+    .await
 }
 
 /// Brings one TDSet to its desired state at the current time: see [`reconcile_at`].
@@ -327,10 +318,7 @@ async fn apply_service(obj: &TDSet, namespace: &str, ctx: &Context) -> Result<()
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
 /// reset by the next successful reconcile of that object.
 pub fn error_policy(obj: Arc<TDSet>, error: &Error, ctx: Arc<Context>) -> Action {
-    let delay = ctx.backoff.next_delay(&*obj);
-    warn!(object = %ObjectRef::from_obj(&*obj), %error, retry_in = ?delay, "reconcile failed");
-    ctx.metrics.reconcile_failed(NAME, error);
-    Action::requeue(delay)
+    ctx.error_policy(NAME, &*obj, error)
 }
 
 /// The hour of day (0-23) of `now` in UTC.
@@ -345,7 +333,7 @@ pub fn scheduled_replicas(spec: &TDSetSpec, hour: i64) -> Result<i32> {
         .ok()
         .filter(|replicas| *replicas >= 0)
         .ok_or_else(|| {
-            Error::InvalidSpec(format!(
+            invalid_spec(format!(
                 "replica {replicas} of the window containing hour {hour} is out of range"
             ))
         })
@@ -467,7 +455,7 @@ fn port_number(port: i64, field: &str) -> Result<i32> {
     i32::try_from(port)
         .ok()
         .filter(|port| (1..=65535).contains(port))
-        .ok_or_else(|| Error::InvalidSpec(format!("{field} {port} is not between 1 and 65535")))
+        .ok_or_else(|| invalid_spec(format!("{field} {port} is not between 1 and 65535")))
 }
 
 /// Whether `obj` is the controller owner of the object with metadata `meta`.
@@ -481,14 +469,25 @@ fn is_controlled_by(meta: &ObjectMeta, obj: &TDSet) -> bool {
         .any(|owner| owner.controller == Some(true) && owner.uid == uid)
 }
 
+/// Metric label of a child object of the expected name that exists but is not controlled by
+/// this object: the reconcile leaves it alone rather than adopt or overwrite it.
+const NOT_OWNED: &str = "not_owned";
+/// Metric label of a spec value the API server accepted but the children cannot use.
+const INVALID_SPEC: &str = "invalid_spec";
+
+fn invalid_spec(message: String) -> Error {
+    Error::other(INVALID_SPEC, format!("invalid spec: {message}"))
+}
+
 fn ensure_controlled_by(meta: &ObjectMeta, obj: &TDSet, kind: &'static str) -> Result<()> {
     if is_controlled_by(meta, obj) {
         Ok(())
     } else {
-        Err(Error::NotOwned {
-            kind,
-            name: meta.name.clone().unwrap_or_default(),
-        })
+        let name = meta.name.clone().unwrap_or_default();
+        Err(Error::other(
+            NOT_OWNED,
+            format!("{kind} {name} already exists and is not controlled by this object"),
+        ))
     }
 }
 
@@ -611,8 +610,13 @@ pub fn deployment_conditions(
 /// `Degraded` after a failed reconcile. The other conditions keep their last values.
 fn failure_condition(obj: &TDSet, error: &Error, now: Timestamp) -> Condition {
     let reason = match error {
-        Error::NotOwned { .. } => "NotOwned",
-        Error::InvalidSpec(_) => "InvalidSpec",
+        Error::Other {
+            label: NOT_OWNED, ..
+        } => "NotOwned",
+        Error::Other {
+            label: INVALID_SPEC,
+            ..
+        } => "InvalidSpec",
         _ => "ReconcileFailed",
     };
     Condition {
@@ -675,10 +679,10 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1::{Container as ContainerConfig, Scheduling};
-    use crate::testing::{ApiServerVerifier, ReceivedRequest, mock_client, test_context};
     use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
     use kube::core::Status;
+    use opgen_runtime::testing::{ApiServerVerifier, ReceivedRequest, mock_client, test_context};
 
     const STATUS_PATH: &str = "/apis/schedule.rs/v1/namespaces/default/tdsets/test/status";
     const EVENTS_PATH: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
@@ -934,7 +938,8 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(td_set()), test_context(client), now).await;
+        let action =
+            reconcile_at(Arc::new(td_set()), test_context(client, PROJECT_NAME), now).await;
 
         // The next full hour changes nothing (19-1 is all default) until 1:00.
         assert_eq!(
@@ -992,7 +997,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1019,7 +1024,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         // 18:00 switches to 5 replicas: come back one second after it, not in 5 minutes.
         assert_eq!(
@@ -1047,7 +1052,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1094,7 +1099,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1136,7 +1141,7 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), now).await;
+        let action = reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), now).await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -1166,7 +1171,8 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(obj), test_context(client), at(12, 0)).await;
+        let action =
+            reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), at(12, 0)).await;
 
         assert!(action.is_ok());
         scenario.verify().await;
@@ -1194,11 +1200,17 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let result = reconcile_at(Arc::new(td_set()), test_context(client), at(12, 0)).await;
+        let result = reconcile_at(
+            Arc::new(td_set()),
+            test_context(client, PROJECT_NAME),
+            at(12, 0),
+        )
+        .await;
 
         assert!(matches!(
             result,
-            Err(Error::NotOwned { kind: "Deployment", ref name }) if name == "test"
+            Err(Error::Other { label: NOT_OWNED, ref source })
+                if source.to_string() == "Deployment test already exists and is not controlled by this object"
         ));
         scenario.verify().await;
     }
@@ -1206,7 +1218,7 @@ mod tests {
     #[tokio::test]
     async fn failed_apply_is_reported_and_returned_for_a_retry() {
         let (client, server) = mock_client();
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(with_status(td_set(), &rolled_out(3), 3, at(11, 0)));
         let scenario = server.run(|mut server| async move {
             server
@@ -1267,7 +1279,12 @@ mod tests {
             server.expect_no_more_requests().await;
         });
 
-        let action = reconcile_at(Arc::new(td_set()), test_context(client), at(12, 0)).await;
+        let action = reconcile_at(
+            Arc::new(td_set()),
+            test_context(client, PROJECT_NAME),
+            at(12, 0),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1282,7 +1299,8 @@ mod tests {
         let scenario = server.run(|server| server.expect_no_more_requests());
 
         let obj = being_deleted(with_service(td_set(), 80));
-        let action = reconcile_at(Arc::new(obj), test_context(client), at(18, 0)).await;
+        let action =
+            reconcile_at(Arc::new(obj), test_context(client, PROJECT_NAME), at(18, 0)).await;
 
         // Nothing is re-applied while the garbage collector deletes the children.
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
@@ -1293,7 +1311,7 @@ mod tests {
     async fn error_policy_backs_off_per_object_until_a_success() {
         let (client, server) = mock_client();
         let scenario = server.run(|server| server.expect_no_more_requests());
-        let ctx = test_context(client);
+        let ctx = test_context(client, PROJECT_NAME);
         let obj = Arc::new(being_deleted(td_set()));
         let other = Arc::new(TDSet::new("other", TDSetSpec::default()));
         let error = Error::Kube(kube::Error::Api(
@@ -1354,7 +1372,10 @@ mod tests {
         spec.scheduling_config = vec![window(0, 0, 1), window(12, 13, i64::from(i32::MAX) + 1)];
         assert!(matches!(
             scheduled_replicas(&spec, 12),
-            Err(Error::InvalidSpec(_))
+            Err(Error::Other {
+                label: INVALID_SPEC,
+                ..
+            })
         ));
         assert_eq!(scheduled_replicas(&spec, 13).expect("default"), 3);
     }
@@ -1404,11 +1425,11 @@ mod tests {
         let mut obj = td_set();
         obj.spec.container.port = 70000;
         assert!(
-            matches!(build_deployment(&obj, 1), Err(Error::InvalidSpec(m)) if m.contains("spec.container.port"))
+            matches!(build_deployment(&obj, 1), Err(Error::Other { label: INVALID_SPEC, source }) if source.to_string().contains("spec.container.port"))
         );
         assert!(matches!(
             build_service(&td_set(), &ServiceConfig { port: 0 }),
-            Err(Error::InvalidSpec(m)) if m.contains("spec.service.port")
+            Err(Error::Other { label: INVALID_SPEC, source }) if source.to_string().contains("spec.service.port")
         ));
     }
 

@@ -1,0 +1,89 @@
+//! Helpers for `status.conditions`.
+
+use k8s_openapi::{
+    apimachinery::pkg::apis::meta::v1::{Condition, Time},
+    jiff::Timestamp,
+};
+
+/// A condition of `type_` with `status` ("True", "False" or "Unknown"), `reason` (CamelCase)
+/// and `message`, observed at `observed_generation` (the object's `metadata.generation`),
+/// stamped now. [`set_condition`] keeps the earlier stamp while the status stays the same.
+///
+/// ```
+/// use opgen_runtime::{condition, set_condition};
+///
+/// let mut conditions = Vec::new();
+/// set_condition(&mut conditions, condition("Available", "True", "Reconciled", "ready", Some(1)));
+/// assert_eq!(conditions[0].type_, "Available");
+/// ```
+pub fn condition(
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: impl Into<String>,
+    observed_generation: Option<i64>,
+) -> Condition {
+    Condition {
+        type_: type_.into(),
+        status: status.into(),
+        reason: reason.into(),
+        message: message.into(),
+        observed_generation,
+        last_transition_time: Time(Timestamp::now()),
+    }
+}
+
+/// Adds `condition`, or replaces the one of the same type.
+///
+/// Like apimachinery's `meta.SetStatusCondition`, the existing
+/// `lastTransitionTime` is kept unless the status changes, so reconciling an
+/// unchanged object yields an identical status and no write.
+pub fn set_condition(conditions: &mut Vec<Condition>, condition: Condition) {
+    match conditions.iter_mut().find(|c| c.type_ == condition.type_) {
+        Some(existing) if existing.status == condition.status => {
+            *existing = Condition {
+                last_transition_time: existing.last_transition_time.clone(),
+                ..condition
+            };
+        }
+        Some(existing) => *existing = condition,
+        None => conditions.push(condition),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn condition(status: &str, reason: &str, at_second: i64) -> Condition {
+        Condition {
+            type_: "Available".into(),
+            status: status.into(),
+            reason: reason.into(),
+            message: String::new(),
+            observed_generation: Some(1),
+            last_transition_time: Time(Timestamp::from_second(at_second).expect("valid timestamp")),
+        }
+    }
+
+    #[test]
+    fn adds_a_new_type() {
+        let mut conditions = vec![];
+        set_condition(&mut conditions, condition("True", "Reconciling", 10));
+        assert_eq!(conditions, vec![condition("True", "Reconciling", 10)]);
+    }
+
+    #[test]
+    fn keeps_the_transition_time_while_the_status_is_unchanged() {
+        let mut conditions = vec![condition("True", "Old", 10)];
+        set_condition(&mut conditions, condition("True", "New", 20));
+        assert_eq!(conditions, vec![condition("True", "New", 10)]);
+    }
+
+    #[test]
+    fn moves_the_transition_time_when_the_status_changes() {
+        let mut conditions = vec![condition("True", "Reconciling", 10)];
+        set_condition(&mut conditions, condition("False", "Failed", 20));
+        assert_eq!(conditions, vec![condition("False", "Failed", 20)]);
+    }
+}

@@ -1,0 +1,409 @@
+//! What every controller shares: the [`Context`] its reconciles get, the [`ControllerEntry`]
+//! the [`Manager`](crate::Manager) starts it from, [`run`] around kube's
+//! [`Controller`], and the helpers a reconcile calls: [`finalizer`], [`Context::patch_status`],
+//! [`Context::publish_event`], [`Context::error_policy`].
+//!
+//! A controller module of an operator, in full (the reconcile itself aside):
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use futures::FutureExt;
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # use kube::runtime::controller::Action;
+//! use opgen_runtime::{Context, ControllerEntry, Result, controller};
+//!
+//! pub const CONTROLLER: ControllerEntry = ControllerEntry {
+//!     name: "configmap",
+//!     run: |ctx| controller::run(ctx, "configmap", reconcile, error_policy).boxed(),
+//! };
+//!
+//! async fn reconcile(obj: Arc<ConfigMap>, ctx: Arc<Context>) -> Result<Action> {
+//!     let _timer = ctx.metrics.reconcile_started("configmap");
+//!     // ... bring the world to what `obj` asks for ...
+//!     ctx.backoff.reset(&*obj);
+//!     Ok(Action::await_change())
+//! }
+//!
+//! fn error_policy(obj: Arc<ConfigMap>, error: &opgen_runtime::Error, ctx: Arc<Context>) -> Action {
+//!     ctx.error_policy("configmap", &*obj, error)
+//! }
+//! ```
+
+use std::{fmt::Debug, future::Future, hash::Hash, sync::Arc};
+
+use futures::{StreamExt, future::BoxFuture};
+use k8s_openapi::NamespaceResourceScope;
+use kube::{
+    Api, Client, Resource, ResourceExt,
+    api::{ListParams, Patch, PatchParams},
+    runtime::{
+        Controller,
+        controller::{self, Action},
+        events::{Event, EventType, Recorder, Reporter},
+        finalizer::{self as kube_finalizer, Event as FinalizerEvent},
+        reflector::{Lookup, ObjectRef},
+        watcher,
+    },
+};
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, warn};
+
+use crate::{Error, ErrorBackoff, MetricLabel, Result, instance_name, metrics::Metrics};
+
+/// A controller the manager can start.
+#[derive(Clone, Copy, Debug)]
+pub struct ControllerEntry {
+    /// Name used in logs and as the `controller` metric label.
+    pub name: &'static str,
+    /// Runs the controller until [`Context::shutdown`] is cancelled; usually a closure
+    /// calling [`run`].
+    pub run: fn(Arc<Context>) -> BoxFuture<'static, Result<()>>,
+}
+
+/// State shared by all controllers and their reconciles.
+pub struct Context {
+    /// Kubernetes API client.
+    pub client: Client,
+    /// The operator's name: field manager of its server-side applies, reporter of its events.
+    pub manager_name: String,
+    /// Publishes `events.k8s.io/v1` Events. Shared so repeated events fold into series.
+    pub recorder: Recorder,
+    /// Reconcile counters and durations.
+    pub metrics: Arc<Metrics>,
+    /// Retry delays of objects whose last reconcile failed.
+    pub backoff: ErrorBackoff,
+    /// Namespaces to watch. Empty means all namespaces.
+    pub namespaces: Vec<String>,
+    /// Cancelled on SIGTERM or Ctrl-C: controllers finish running reconciles and return.
+    pub shutdown: CancellationToken,
+}
+
+impl Context {
+    /// Creates the context of the operator `manager_name`, with events reported from this pod.
+    pub fn new(
+        client: Client,
+        manager_name: impl Into<String>,
+        metrics: Arc<Metrics>,
+        namespaces: Vec<String>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        let manager_name = manager_name.into();
+        let reporter = Reporter {
+            controller: manager_name.clone(),
+            instance: instance_name(),
+        };
+        Self {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            manager_name,
+            metrics,
+            backoff: ErrorBackoff::default(),
+            namespaces,
+            shutdown,
+        }
+    }
+
+    /// The APIs a controller of a namespaced kind watches: one per watched
+    /// namespace, or a single cluster-wide one.
+    pub fn watched_apis<K>(&self) -> Vec<Api<K>>
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        if self.namespaces.is_empty() {
+            return vec![Api::all(self.client.clone())];
+        }
+        self.namespaces
+            .iter()
+            .map(|namespace| Api::namespaced(self.client.clone(), namespace))
+            .collect()
+    }
+
+    /// The API of a namespaced kind in `namespace`, or across all namespaces for `None`: for
+    /// the owned kinds a [`run_with`] configuration watches next to the controller's kind.
+    pub fn api_in<K>(&self, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        match namespace {
+            Some(namespace) => Api::namespaced(self.client.clone(), namespace),
+            None => Api::all(self.client.clone()),
+        }
+    }
+
+    /// Decides when to retry a failed reconcile of `obj` by `controller`: per-object
+    /// exponential backoff (reset by [`ErrorBackoff::reset`] after a success); the failure
+    /// is logged and counted in the metrics.
+    pub fn error_policy<K, E>(&self, controller: &'static str, obj: &K, error: &E) -> Action
+    where
+        K: Resource + Lookup,
+        <K as Lookup>::DynamicType: Default,
+        E: std::fmt::Display + MetricLabel,
+    {
+        let delay = self.backoff.next_delay(obj);
+        warn!(
+            controller,
+            object = %ObjectRef::from_obj(obj),
+            %error,
+            retry_in = ?delay,
+            "reconcile failed"
+        );
+        self.metrics.reconcile_failed(controller, error);
+        Action::requeue(delay)
+    }
+
+    /// Server-side applies `status` as the whole status of `obj` (in `api`, the API of its
+    /// namespace), owned by this operator's field manager (forcing conflicts: the status is
+    /// the controller's).
+    pub async fn patch_status<K, S>(
+        &self,
+        api: &Api<K>,
+        obj: &K,
+        status: &S,
+    ) -> Result<(), kube::Error>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+        S: Serialize,
+    {
+        let patch = Patch::Apply(json!({
+            "apiVersion": K::api_version(&()),
+            "kind": K::kind(&()),
+            "status": status,
+        }));
+        let params = PatchParams::apply(&self.manager_name).force();
+        api.patch_status(&obj.name_any(), &params, &patch).await?;
+        Ok(())
+    }
+
+    /// Publishes an event of `type_` about `obj`. Events are informational, so a failure is
+    /// logged and not returned: it must not fail the reconcile (it would block deletion in a
+    /// terminating namespace, for one).
+    pub async fn publish_event<K>(
+        &self,
+        obj: &K,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: impl Into<String>,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
+        let event = Event {
+            type_,
+            reason: reason.into(),
+            note: Some(note.into()),
+            action: action.into(),
+            secondary: None,
+        };
+        if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
+            warn!(%error, reason, "failed to publish event");
+        }
+    }
+}
+
+/// Runs kube's [`Controller`] for kind `K` with `reconcile` and `error_policy` until
+/// [`Context::shutdown`]: one controller per namespace of `--namespace` (so a Role per
+/// namespace is enough), or one over the whole cluster. Fails at once, with a hint, when
+/// the kind's CRD is not installed.
+pub async fn run<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource<Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    run_with(
+        ctx,
+        name,
+        |controller, _, _| controller,
+        reconcile,
+        error_policy,
+    )
+    .await
+}
+
+/// [`run`] with each namespace's [`Controller`] configured by `configure` before it runs,
+/// e.g. with the kinds it owns (`.owns(ctx.api_in::<Deployment>(namespace), ...)`) or
+/// watches. `configure` gets the namespace the controller watches (`None`: all).
+pub async fn run_with<K, ConfigureFn, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    configure: ConfigureFn,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource<Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    let namespaces: Vec<Option<String>> = if ctx.namespaces.is_empty() {
+        vec![None]
+    } else {
+        ctx.namespaces.iter().cloned().map(Some).collect()
+    };
+    let mut controllers = Vec::new();
+    for namespace in &namespaces {
+        let api = ctx.api_in::<K>(namespace.as_deref());
+        ensure_crd_installed(&api).await?;
+        let controller = Controller::new(api, watcher::Config::default().any_semantic());
+        controllers.push(configure(controller, &ctx, namespace.as_deref()));
+    }
+    drive(ctx, name, controllers, reconcile, error_policy).await;
+    Ok(())
+}
+
+/// [`run`] for a cluster-scoped kind, or any kind over the `apis` given.
+pub async fn run_on<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    apis: Vec<Api<K>>,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    for api in &apis {
+        ensure_crd_installed(api).await?;
+    }
+    let controllers = apis
+        .into_iter()
+        .map(|api| Controller::new(api, watcher::Config::default().any_semantic()))
+        .collect();
+    drive(ctx, name, controllers, reconcile, error_policy).await;
+    Ok(())
+}
+
+/// Runs `controllers` until shutdown, logging what they yield.
+async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    controllers: Vec<Controller<K>>,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
+    let controllers = controllers.into_iter().map(|controller| {
+        controller
+            .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
+            .run(reconcile.clone(), error_policy.clone(), ctx.clone())
+            // future::ready, not an async block: the latter makes the future of a generic
+            // caller fail the `Send` check (rust-lang/rust#102211).
+            .for_each(move |result| {
+                log_reconcile_result(name, result);
+                futures::future::ready(())
+            })
+    });
+    futures::future::join_all(controllers).await;
+}
+
+/// kube's [`finalizer`](kube_finalizer::finalizer) helper with `apply` for live objects and
+/// `cleanup` for deleted ones: a new object first gets `finalizer_name` (which triggers the
+/// next reconcile), a deleted one keeps it until `cleanup` succeeded.
+pub async fn finalizer<K, ApplyFut, CleanupFut>(
+    api: &Api<K>,
+    finalizer_name: &str,
+    obj: Arc<K>,
+    apply: impl FnOnce(Arc<K>) -> ApplyFut,
+    cleanup: impl FnOnce(Arc<K>) -> CleanupFut,
+) -> Result<Action>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    <K as Resource>::DynamicType: Default,
+    ApplyFut: Future<Output = Result<Action>>,
+    CleanupFut: Future<Output = Result<Action>>,
+{
+    kube_finalizer::finalizer(api, finalizer_name, obj, |event| async move {
+        match event {
+            FinalizerEvent::Apply(obj) => apply(obj).await,
+            FinalizerEvent::Cleanup(obj) => cleanup(obj).await,
+        }
+    })
+    .await
+    .map_err(|error| Error::Finalizer(Box::new(error)))
+}
+
+/// Fails with a hint when the kind's CRD is missing, instead of letting the
+/// watcher retry forever. A list with limit 1 is the cheapest call that checks it.
+pub async fn ensure_crd_installed<K>(api: &Api<K>) -> Result<()>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    match api.list(&ListParams::default().limit(1)).await {
+        Ok(_) => Ok(()),
+        Err(error) if is_not_found(&error) => {
+            let dyntype = K::DynamicType::default();
+            Err(Error::CrdNotInstalled(format!(
+                "{}.{}",
+                K::plural(&dyntype),
+                K::group(&dyntype)
+            )))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// True for a 404 from the API server.
+///
+/// Checks the code rather than `Status::is_not_found`, which in kube 5 only
+/// matches when the response also carries `reason: NotFound`.
+pub fn is_not_found(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 404)
+}
+
+/// Logs what a controller stream yields. Reconcile failures are logged by the
+/// error policies, so they are skipped here.
+pub fn log_reconcile_result<K, E>(
+    controller: &str,
+    result: std::result::Result<(ObjectRef<K>, Action), controller::Error<E, watcher::Error>>,
+) where
+    K: Lookup,
+    E: std::error::Error,
+{
+    match result {
+        Ok((object, action)) => debug!(controller, %object, ?action, "reconciled"),
+        Err(controller::Error::ReconcilerFailed(..)) => {}
+        // A requeued object was deleted meanwhile: expected, nothing to do.
+        Err(error @ controller::Error::ObjectNotFound(_)) => debug!(controller, %error),
+        Err(error) => warn!(controller, %error, "controller error"),
+    }
+}

@@ -1,0 +1,88 @@
+//! The framework half of a [kube-rs] operator made with [opgen]: everything that does not vary
+//! from one operator to the next, so that an operator's own crate holds only its types, its
+//! reconcile functions, its webhook rules and a `main.rs` of a few lines.
+//!
+//! - [`Manager`]: runs the registered controllers (under leader election on a Lease with
+//!   `--leader-elect`), serves the health probes, the metrics (HTTPS, TokenReview +
+//!   SubjectAccessReview) and the admission and conversion webhooks (HTTPS, certificates
+//!   reloaded when they change), and shuts down gracefully on SIGTERM, like controller-runtime's
+//!   manager;
+//! - [`ManagerArgs`]: its command-line flags, named like controller-runtime's so that
+//!   kubebuilder-style manifests pass the same arguments; a clap struct to `#[command(flatten)]`
+//!   into the operator's own;
+//! - [`controller`]: the [`Context`] every reconcile gets (client, event recorder, metrics,
+//!   per-object error backoff), [`controller::run`] around [`kube::runtime::Controller`], the
+//!   error policy, status conditions, server-side applied status and events;
+//! - [`webhook`]: the typed [`Defaulter`], [`Validator`] and [`Converter`] traits a kind
+//!   implements, and the AdmissionReview/ConversionReview plumbing around them;
+//! - `testing` (feature `testing`): a mocked API server for reconcile unit tests.
+//!
+//! # A whole `main.rs`
+//!
+//! ```no_run
+//! use clap::Parser;
+//! use opgen_runtime::{Manager, ManagerArgs};
+//!
+//! /// Runs the example controllers.
+//! #[derive(Parser)]
+//! struct Args {
+//!     #[command(flatten)]
+//!     manager: ManagerArgs,
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::process::ExitCode {
+//!     let args = Args::parse();
+//!     Manager::new("example-operator")
+//!         .lease_name("3c4f1a2b.example.com")
+//!         .controllers(&[/* each kind's ControllerEntry */])
+//!         .webhooks(&[/* each kind's WebhookEntry */])
+//!         .main(args.manager)
+//!         .await
+//! }
+//! ```
+//!
+//! # Versions
+//!
+//! The crate follows semver. Its MSRV is Rust 1.89 (edition 2024); raising it is a minor
+//! release. kube, kube-runtime and k8s-openapi are public dependencies: a kube major upgrade is
+//! a major release of this crate. It enables no k8s-openapi version feature: the operator picks
+//! the oldest Kubernetes version it supports.
+//!
+//! [kube-rs]: https://kube.rs
+//! [opgen]: https://github.com/opgen/opgen
+
+#![warn(missing_docs)]
+
+mod backoff;
+pub mod cli;
+mod conditions;
+pub mod controller;
+mod error;
+pub mod leader_election;
+pub mod logging;
+pub mod manager;
+pub mod metrics;
+pub mod server;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+pub mod webhook;
+
+pub use backoff::ErrorBackoff;
+pub use cli::ManagerArgs;
+pub use conditions::{condition, set_condition};
+pub use controller::{Context, ControllerEntry};
+pub use error::{Error, MetricLabel, Result};
+pub use manager::Manager;
+pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};
+
+/// The token [`Manager::run_until`] stops on and [`Context::shutdown`] holds (tokio-util's).
+pub use tokio_util::sync::CancellationToken;
+
+/// This replica's name: `$POD_NAME` (set from the downward API), else `$HOSTNAME`,
+/// which Kubernetes sets to the pod name.
+pub fn instance_name() -> Option<String> {
+    ["POD_NAME", "HOSTNAME"]
+        .into_iter()
+        .find_map(|variable| std::env::var(variable).ok().filter(|name| !name.is_empty()))
+}

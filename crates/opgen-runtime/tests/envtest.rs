@@ -1,0 +1,433 @@
+//! The runtime on a real API server (envtest: etcd and kube-apiserver from opgen-envtest):
+//! leader election hands over between two managers, a controller's finalizer, status and
+//! events land, and webhooks answer through the manager's HTTPS server.
+//!
+//! Without the control plane binaries (`bash tools/envtest/setup.sh`, or
+//! `KUBEBUILDER_ASSETS`) each test prints how to get them and passes, except under CI.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use clap::Parser;
+use futures::FutureExt;
+use k8s_openapi::api::{
+    coordination::v1::Lease, core::v1::Namespace, events::v1::Event as K8sEvent,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::{
+    Api, Client, CustomResource, ResourceExt,
+    api::{DeleteParams, ListParams, PatchParams, PostParams},
+    runtime::{controller::Action, events::EventType},
+};
+use opgen_runtime::{
+    Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller, set_condition,
+    webhook::{Defaulter, Route, ValidationResult, Validator, WebhookEntry},
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+const CRDS: &str = "tests/fixtures/crds.yaml";
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "runtime.opgen.dev",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus",
+    schema = "disabled"
+)]
+struct WidgetSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size: Option<i32>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+struct WidgetStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    conditions: Vec<Condition>,
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "runtime.opgen.dev",
+    version = "v1",
+    kind = "Gadget",
+    namespaced,
+    schema = "disabled"
+)]
+struct GadgetSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size: Option<i32>,
+}
+
+/// The manager's flags as a deployment passes them.
+fn manager_args(args: &[&str]) -> ManagerArgs {
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        manager: ManagerArgs,
+    }
+    let all = ["manager", "--health-probe-bind-address=0"].into_iter();
+    Args::try_parse_from(all.chain(args.iter().copied()))
+        .expect("flags parse")
+        .manager
+}
+
+async fn create_namespace(client: &Client, name: &str) {
+    let namespace: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": name}})).expect("a Namespace");
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("create the namespace");
+}
+
+async fn admin() -> Option<Client> {
+    let control_plane = opgen_envtest::shared_or_skip().await?;
+    let admin = control_plane.client().expect("admin client");
+    opgen_envtest::install_crds(&admin, CRDS)
+        .await
+        .expect("install the test CRDs");
+    Some(admin)
+}
+
+/// The managers (by name) whose controllers are running, in the order they started.
+static LEADERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn leaders() -> Vec<String> {
+    LEADERS.lock().expect("not poisoned").clone()
+}
+
+/// A controller that only records that it runs, until shutdown.
+const RECORDER: ControllerEntry = ControllerEntry {
+    name: "recorder",
+    run: |ctx| {
+        async move {
+            LEADERS
+                .lock()
+                .expect("not poisoned")
+                .push(ctx.manager_name.clone());
+            ctx.shutdown.cancelled().await;
+            Ok(())
+        }
+        .boxed()
+    },
+};
+
+#[tokio::test]
+async fn leader_election_hands_over_between_two_managers() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-leader-election";
+    const LEASE: &str = "runtime-test.opgen.dev";
+    create_namespace(&admin, NAMESPACE).await;
+    let args = manager_args(&["--leader-elect", "--leader-election-namespace", NAMESPACE]);
+    let start = |name: &str| {
+        let shutdown = CancellationToken::new();
+        let manager = Manager::new(name)
+            .lease_name(LEASE)
+            .client(admin.clone())
+            .controllers(&[RECORDER]);
+        let task = tokio::spawn(manager.run_until(args.clone(), shutdown.clone()));
+        (shutdown, task)
+    };
+    let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);
+    let holder = || async {
+        let lease = leases.get_opt(LEASE).await.ok()??;
+        lease.spec?.holder_identity
+    };
+
+    let (stop_first, first) = start("first-manager");
+    opgen_envtest::eventually("the first manager to lead", TIMEOUT, || async {
+        leaders()
+            .contains(&"first-manager".to_owned())
+            .then_some(())
+    })
+    .await;
+    let first_holder = holder().await.expect("the Lease names its holder");
+
+    // A second candidate waits while the first one holds the Lease.
+    let (stop_second, second) = start("second-manager");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(leaders(), ["first-manager"]);
+    assert_eq!(holder().await.as_ref(), Some(&first_holder));
+
+    // The leader shuts down: it releases the Lease and the second one takes over.
+    stop_first.cancel();
+    first
+        .await
+        .expect("the first manager's task")
+        .expect("the first manager stops cleanly");
+    opgen_envtest::eventually("the second manager to lead", TIMEOUT, || async {
+        leaders()
+            .contains(&"second-manager".to_owned())
+            .then_some(())
+    })
+    .await;
+    let second_holder = holder().await.expect("the Lease names its holder");
+    assert_ne!(second_holder, first_holder);
+    assert_eq!(leaders(), ["first-manager", "second-manager"]);
+
+    stop_second.cancel();
+    second
+        .await
+        .expect("the second manager's task")
+        .expect("the second manager stops cleanly");
+}
+
+const WIDGET_CONTROLLER: &str = "widget";
+const FINALIZER: &str = "runtime.opgen.dev/finalizer";
+/// The widgets whose cleanup ran, by name.
+static CLEANED_UP: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+const WIDGETS: ControllerEntry = ControllerEntry {
+    name: WIDGET_CONTROLLER,
+    run: |ctx| controller::run(ctx, WIDGET_CONTROLLER, reconcile, error_policy).boxed(),
+};
+
+async fn reconcile(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    let _timer = ctx.metrics.reconcile_started(WIDGET_CONTROLLER);
+    let namespace = widget.namespace().expect("a namespaced Widget");
+    let api: Api<Widget> = Api::namespaced(ctx.client.clone(), &namespace);
+    let (api, ctx) = (&api, &ctx);
+    let action = controller::finalizer(
+        api,
+        FINALIZER,
+        widget.clone(),
+        |widget| async move {
+            let mut status = widget.status.clone().unwrap_or_default();
+            let message = format!("size {}", widget.spec.size.unwrap_or_default());
+            set_condition(
+                &mut status.conditions,
+                condition(
+                    "Available",
+                    "True",
+                    "Reconciled",
+                    message,
+                    widget.metadata.generation,
+                ),
+            );
+            if Some(&status) != widget.status.as_ref() {
+                ctx.patch_status(api, &*widget, &status).await?;
+                ctx.publish_event(
+                    &*widget,
+                    EventType::Normal,
+                    "Reconciled",
+                    "Reconcile",
+                    "the widget is available",
+                )
+                .await;
+            }
+            Ok(Action::await_change())
+        },
+        |widget| async move {
+            CLEANED_UP
+                .lock()
+                .expect("not poisoned")
+                .push(widget.name_any());
+            Ok(Action::await_change())
+        },
+    )
+    .await?;
+    ctx.backoff.reset(&*widget);
+    Ok(action)
+}
+
+fn error_policy(widget: Arc<Widget>, error: &opgen_runtime::Error, ctx: Arc<Context>) -> Action {
+    ctx.error_policy(WIDGET_CONTROLLER, &*widget, error)
+}
+
+#[tokio::test]
+async fn finalizers_status_and_events_land_on_the_api_server() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-controller";
+    create_namespace(&admin, NAMESPACE).await;
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("widget-operator")
+        .client(admin.clone())
+        .controllers(&[WIDGETS]);
+    let args = manager_args(&["--namespace", NAMESPACE]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("sample", WidgetSpec { size: Some(3) });
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create the widget");
+
+    let reconciled = opgen_envtest::eventually("Available=True in the status", TIMEOUT, || async {
+        let widget = widgets.get("sample").await.ok()?;
+        let available = widget.status.as_ref()?.conditions.first()?.clone();
+        (available.type_ == "Available" && available.status == "True")
+            .then_some((widget, available))
+    })
+    .await;
+    let (widget, available) = reconciled;
+    assert_eq!(widget.finalizers(), [FINALIZER]);
+    assert_eq!(available.reason, "Reconciled");
+    assert_eq!(available.message, "size 3");
+    assert_eq!(available.observed_generation, Some(1));
+    let managers: Vec<_> = widget
+        .managed_fields()
+        .iter()
+        .filter(|entry| entry.subresource.as_deref() == Some("status"))
+        .filter_map(|entry| entry.manager.clone())
+        .collect();
+    assert_eq!(
+        managers,
+        ["widget-operator"],
+        "the status is applied by the manager"
+    );
+
+    let events: Api<K8sEvent> = Api::namespaced(admin.clone(), NAMESPACE);
+    let event = opgen_envtest::eventually("the Reconciled event", TIMEOUT, || async {
+        let list = events.list(&ListParams::default()).await.ok()?;
+        list.items.into_iter().find(|event| {
+            event.reason.as_deref() == Some("Reconciled")
+                && event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("sample")
+        })
+    })
+    .await;
+    assert_eq!(event.type_.as_deref(), Some("Normal"));
+    assert_eq!(event.action.as_deref(), Some("Reconcile"));
+    assert_eq!(
+        event.reporting_controller.as_deref(),
+        Some("widget-operator")
+    );
+    assert_eq!(event.note.as_deref(), Some("the widget is available"));
+
+    // Deleting it runs the cleanup, then the finalizer goes and so does the object.
+    widgets
+        .delete("sample", &DeleteParams::default())
+        .await
+        .expect("delete the widget");
+    opgen_envtest::eventually("the widget to be deleted", TIMEOUT, || async {
+        widgets
+            .get_opt("sample")
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    assert_eq!(*CLEANED_UP.lock().expect("not poisoned"), ["sample"]);
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
+
+impl Defaulter for Gadget {
+    fn default(&mut self) {
+        self.spec.size.get_or_insert(1);
+    }
+}
+
+impl Validator for Gadget {
+    fn validate_create(&self) -> ValidationResult {
+        match self.spec.size {
+            Some(size) if size > 5 => Err(format!("spec.size must be at most 5, not {size}")),
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+const GADGET_WEBHOOKS: WebhookEntry = WebhookEntry {
+    name: "gadget",
+    routes: &[
+        Route::defaulting::<Gadget>("/mutate-runtime-opgen-dev-v1-gadget"),
+        Route::validating::<Gadget>("/validate-runtime-opgen-dev-v1-gadget"),
+    ],
+    conversion: None,
+};
+
+#[tokio::test]
+async fn webhooks_answer_through_the_managers_server() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-webhooks";
+    create_namespace(&admin, NAMESPACE).await;
+    let webhooks = opgen_envtest::LocalWebhooks::new().expect("a port and certificate");
+    webhooks
+        .install(&admin, "tests/fixtures/webhooks.yaml")
+        .await
+        .expect("install the webhook configurations");
+    let gadget = |name: &str, spec: serde_json::Value| {
+        json!({
+            "apiVersion": "runtime.opgen.dev/v1",
+            "kind": "Gadget",
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "spec": spec,
+        })
+    };
+    webhooks
+        .wait_until_called(&admin, gadget("probe", json!({})), NAMESPACE)
+        .await
+        .expect("the API server calls the webhooks");
+
+    let port = webhooks
+        .address()
+        .rsplit_once(':')
+        .expect("host:port")
+        .1
+        .to_owned();
+    let cert_dir = webhooks.cert_dir().display().to_string();
+    let args = manager_args(&[
+        &format!("--webhook-port={port}"),
+        &format!("--webhook-cert-path={cert_dir}"),
+    ]);
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("gadget-operator")
+        .client(admin.clone())
+        .webhooks(&[GADGET_WEBHOOKS]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let params = PatchParams::apply("test").force();
+    let apply = |object| {
+        let params = params.clone();
+        let admin = admin.clone();
+        async move {
+            opgen_envtest::apply_documents(&admin, vec![object], NAMESPACE, &params, CRDS.as_ref())
+                .await
+        }
+    };
+    // The server may take a moment to listen: retry while the API server cannot reach it.
+    let admitted = opgen_envtest::eventually("the webhooks to admit a gadget", TIMEOUT, || async {
+        match apply(gadget("small", json!({}))).await {
+            Ok(applied) => Some(applied),
+            Err(error) if error.to_string().contains("failed calling webhook") => None,
+            Err(error) => panic!("the gadget was refused: {error}"),
+        }
+    })
+    .await;
+    assert_eq!(admitted[0].data["spec"], json!({"size": 1}), "defaulted");
+
+    let refused = apply(gadget("large", json!({"size": 9})))
+        .await
+        .expect_err("the validating webhook denies size 9");
+    assert!(
+        refused
+            .to_string()
+            .contains("spec.size must be at most 5, not 9"),
+        "{refused}"
+    );
+    let gadgets: Api<Gadget> = Api::namespaced(admin.clone(), NAMESPACE);
+    assert!(gadgets.get_opt("large").await.expect("get").is_none());
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
