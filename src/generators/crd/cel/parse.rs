@@ -12,7 +12,7 @@ use std::fmt;
 const MAX_DEPTH: usize = 250;
 
 /// Words cel-go's parser refuses as identifiers (they stay usable as field names).
-const RESERVED: &[&str] = &[
+pub(crate) const RESERVED: &[&str] = &[
     "as",
     "break",
     "const",

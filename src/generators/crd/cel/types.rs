@@ -156,33 +156,11 @@ fn string_bound(m: &Map<String, Value>) -> i64 {
 /// A CEL field name for a property, escaped as the API server does (`a-b` → `a__dash__b`),
 /// or None if the property is not reachable from CEL.
 pub fn escape(name: &str) -> Option<String> {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    if RESERVED.contains(&name) {
+    // The API server escapes CEL's literals and reserved words (`__if__`).
+    if ["true", "false", "null", "in"].contains(&name) || super::parse::RESERVED.contains(&name) {
         return Some(format!("__{name}__"));
     }
     let mut out = String::new();
