@@ -1,8 +1,10 @@
 //! The `#[kube(...)]` attribute of a `#[derive(CustomResource)]` struct (kube-derive 5.0).
 
+use darling::ast::NestedMeta;
+use darling::util::{Ignored, Override, SpannedValue};
+use darling::{FromAttributes, FromMeta};
 use serde::Deserialize;
-use syn::spanned::Spanned;
-use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta};
+use syn::{Attribute, Expr, ExprLit, Lit};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,24 +72,6 @@ fn err(span: proc_macro2::Span, message: impl Into<String>) -> AttrError {
     }
 }
 
-fn lit_str(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Some(s.value()),
-        _ => None,
-    }
-}
-
-fn lit_bool(expr: &Expr) -> Option<bool> {
-    match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Bool(b), ..
-        }) => Some(b.value),
-        _ => None,
-    }
-}
-
 pub fn has_derive(attrs: &[Attribute], name: &str) -> bool {
     attrs
         .iter()
@@ -104,27 +88,229 @@ pub fn has_derive(attrs: &[Attribute], name: &str) -> bool {
         })
 }
 
-/// Reads every `#[kube(...)]` attribute; `None` when there is none.
-pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
-    let kube: Vec<&Attribute> = attrs.iter().filter(|a| a.path().is_ident("kube")).collect();
-    if kube.is_empty() {
-        return Ok(None);
-    }
-    let mut k = KubeAttrs::default();
-    for attr in kube {
-        let metas = attr
-            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-            .map_err(|e| err(e.span(), format!("cannot read #[kube(...)]: {e}")))?;
-        for meta in metas {
-            apply(&mut k, &meta)?;
+/// `#[kube(...)]` as kube-derive 5 declares it (`kube-derive/src/custom_resource/attrs`), read
+/// with darling as kube-derive reads it: a key the derive does not know is an error here too
+/// (with darling's did-you-mean), instead of a silent no-op. Keys that only affect the generated
+/// Rust code (`derive`, `attr`, `crates`, `cel`, `root`) are accepted and unused.
+#[derive(FromAttributes)]
+#[darling(attributes(kube))]
+struct Raw {
+    group: Option<String>,
+    version: Option<String>,
+    kind: Option<String>,
+    doc: Option<String>,
+    #[darling(rename = "root")]
+    _root: Option<String>,
+    plural: Option<SpannedValue<String>>,
+    singular: Option<SpannedValue<String>>,
+    #[darling(default)]
+    namespaced: bool,
+    #[darling(default)]
+    no_spec: bool,
+    #[darling(multiple, rename = "derive")]
+    _derives: Vec<String>,
+    #[darling(multiple, rename = "attr")]
+    _attributes: Vec<Ignored>,
+    schema: Option<SchemaMode>,
+    status: Option<syn::Path>,
+    #[darling(multiple)]
+    category: Vec<String>,
+    #[darling(multiple)]
+    shortname: Vec<SpannedValue<String>>,
+    #[darling(multiple)]
+    printcolumn: Vec<PrintColumn>,
+    #[darling(multiple)]
+    selectable: Vec<String>,
+    scale: Option<Scale>,
+    #[darling(rename = "crates")]
+    _crates: Option<Ignored>,
+    #[darling(multiple)]
+    annotation: Vec<KeyValue>,
+    #[darling(multiple)]
+    label: Vec<KeyValue>,
+    #[darling(multiple)]
+    validation: Vec<Rule>,
+    #[darling(rename = "cel", default)]
+    _cel: bool,
+    storage: Option<bool>,
+    served: Option<bool>,
+    deprecated: Option<Override<String>>,
+}
+
+#[derive(Debug, Clone, Copy, FromMeta)]
+enum SchemaMode {
+    Disabled,
+    Manual,
+    Derived,
+}
+
+/// `annotation("key", "value")` / `label(...)`.
+struct KeyValue(String, String);
+
+impl FromMeta for KeyValue {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        match items {
+            [
+                NestedMeta::Lit(Lit::Str(key)),
+                NestedMeta::Lit(Lit::Str(value)),
+            ] => Ok(KeyValue(key.value(), value.value())),
+            _ => Err(darling::Error::unsupported_format(
+                "expected `(\"key\", \"value\")`",
+            )),
         }
     }
-    Ok(Some(k))
+}
+
+/// `validation = "rule"`. kube-derive also takes a `Rule` expression, which only compiled code
+/// can evaluate.
+struct Rule(String);
+
+impl FromMeta for Rule {
+    fn from_string(value: &str) -> darling::Result<Self> {
+        Ok(Rule(value.to_owned()))
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Ok(Rule(s.value())),
+            _ => Err(darling::Error::custom(
+                "opgen reads string rules only (it never compiles the code): write the rule as a string, or as a `+kubebuilder:validation:XValidation` marker",
+            )
+            .with_span(expr)),
+        }
+    }
+}
+
+/// A column as JSON (`printcolumn = r#"{...}"#`) or as a list (`printcolumn(name = ...)`).
+impl FromMeta for PrintColumn {
+    fn from_string(value: &str) -> darling::Result<Self> {
+        serde_json::from_str(value).map_err(|e| {
+            darling::Error::custom(format!(
+                "#[kube(printcolumn = ...)] is not a valid column: {e}"
+            ))
+        })
+    }
+
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let list = ColumnList::from_list(items)?;
+        Ok(PrintColumn {
+            name: list.name,
+            type_: list.type_,
+            json_path: list.json_path,
+            description: list.description,
+            format: list.format,
+            priority: list.priority,
+        })
+    }
+}
+
+#[derive(FromMeta)]
+struct ColumnList {
+    name: String,
+    type_: String,
+    json_path: String,
+    description: Option<String>,
+    format: Option<String>,
+    priority: Option<i64>,
+}
+
+/// The scale subresource as JSON or as a list.
+impl FromMeta for Scale {
+    fn from_string(value: &str) -> darling::Result<Self> {
+        serde_json::from_str(value).map_err(|e| {
+            darling::Error::custom(format!(
+                "#[kube(scale = ...)] is not a valid scale subresource: {e}"
+            ))
+        })
+    }
+
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let list = ScaleList::from_list(items)?;
+        Ok(Scale {
+            spec_replicas_path: list.spec_replicas_path,
+            status_replicas_path: list.status_replicas_path,
+            label_selector_path: list.label_selector_path,
+        })
+    }
+}
+
+#[derive(FromMeta)]
+struct ScaleList {
+    spec_replicas_path: String,
+    status_replicas_path: String,
+    label_selector_path: Option<String>,
+}
+
+/// Reads every `#[kube(...)]` attribute; `None` when there is none.
+pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
+    if !attrs.iter().any(|a| a.path().is_ident("kube")) {
+        return Ok(None);
+    }
+    let raw = Raw::from_attributes(attrs).map_err(|e| {
+        // darling gathers every problem; the first one, where it is, as opgen reports
+        // one error per item.
+        let first = e
+            .into_iter()
+            .next()
+            .expect("darling errors are never empty");
+        let span = first.span();
+        err(span, format!("#[kube(...)]: {first}"))
+    })?;
+    let name = |v: SpannedValue<String>, key: &str| resource_name(v.span(), key, (*v).clone());
+    Ok(Some(KubeAttrs {
+        group: raw.group,
+        version: raw.version,
+        kind: raw.kind,
+        namespaced: raw.namespaced,
+        status: raw.status.map(|p| {
+            p.segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect::<Vec<_>>()
+                .join("::")
+        }),
+        plural: raw.plural.map(|v| name(v, "plural")).transpose()?,
+        singular: raw.singular.map(|v| name(v, "singular")).transpose()?,
+        short_names: raw
+            .shortname
+            .into_iter()
+            .map(|v| name(v, "shortname"))
+            .collect::<Result<_, _>>()?,
+        categories: raw.category,
+        printcolumns: raw.printcolumn,
+        scale: raw.scale,
+        selectable: raw.selectable,
+        served: raw.served,
+        storage: raw.storage,
+        deprecated: raw.deprecated.map(|d| match d {
+            Override::Inherit => None,
+            Override::Explicit(message) => Some(message),
+        }),
+        doc: raw.doc,
+        annotations: raw
+            .annotation
+            .into_iter()
+            .map(|KeyValue(k, v)| (k, v))
+            .collect(),
+        labels: raw.label.into_iter().map(|KeyValue(k, v)| (k, v)).collect(),
+        validations: raw.validation.into_iter().map(|Rule(r)| r).collect(),
+        no_spec: raw.no_spec,
+        schema: raw.schema.map(|m| {
+            match m {
+                SchemaMode::Disabled => "disabled",
+                SchemaMode::Manual => "manual",
+                SchemaMode::Derived => "derived",
+            }
+            .to_owned()
+        }),
+    }))
 }
 
 /// A CRD's plural, singular and short names are lowercase DNS-1035 labels: the API server
 /// refuses anything else, and an empty plural would name the CRD file `<group>_.yaml`.
-fn resource_name(nv: &syn::MetaNameValue, key: &str, name: String) -> Result<String, AttrError> {
+fn resource_name(span: proc_macro2::Span, key: &str, name: String) -> Result<String, AttrError> {
     let valid = !name.is_empty()
         && name.len() <= 63
         && name.starts_with(|c: char| c.is_ascii_lowercase())
@@ -136,178 +322,12 @@ fn resource_name(nv: &syn::MetaNameValue, key: &str, name: String) -> Result<Str
         Ok(name)
     } else {
         Err(err(
-            nv.value.span(),
+            span,
             format!(
                 "#[kube({key} = {name:?})]: a {key} must be a lowercase DNS label (a-z, 0-9 and '-', starting with a letter, at most 63 characters), as the API server requires"
             ),
         ))
     }
-}
-
-fn apply(k: &mut KubeAttrs, meta: &Meta) -> Result<(), AttrError> {
-    let key = meta
-        .path()
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    match meta {
-        Meta::Path(_) => match key.as_str() {
-            "namespaced" => k.namespaced = true,
-            "deprecated" => k.deprecated = Some(None),
-            "no_spec" => k.no_spec = true,
-            "storage" => k.storage = Some(true),
-            "served" => k.served = Some(true),
-            _ => {}
-        },
-        Meta::NameValue(nv) => {
-            let string = || {
-                lit_str(&nv.value).ok_or_else(|| {
-                    err(
-                        nv.value.span(),
-                        format!("#[kube({key} = ...)] expects a string literal"),
-                    )
-                })
-            };
-            let boolean = || {
-                lit_bool(&nv.value).ok_or_else(|| {
-                    err(
-                        nv.value.span(),
-                        format!("#[kube({key} = ...)] expects true or false"),
-                    )
-                })
-            };
-            match key.as_str() {
-                "group" => k.group = Some(string()?),
-                "version" => k.version = Some(string()?),
-                "kind" => k.kind = Some(string()?),
-                "status" => k.status = Some(string()?),
-                "plural" => k.plural = Some(resource_name(nv, &key, string()?)?),
-                "singular" => k.singular = Some(resource_name(nv, &key, string()?)?),
-                "shortname" => k.short_names.push(resource_name(nv, &key, string()?)?),
-                "category" => k.categories.push(string()?),
-                "selectable" => k.selectable.push(string()?),
-                "doc" => k.doc = Some(string()?),
-                "schema" => k.schema = Some(string()?),
-                "validation" => k.validations.push(string()?),
-                "served" => k.served = Some(boolean()?),
-                "storage" => k.storage = Some(boolean()?),
-                "deprecated" => k.deprecated = Some(Some(string()?)),
-                "printcolumn" => {
-                    let text = string()?;
-                    let col: PrintColumn = serde_json::from_str(&text).map_err(|e| {
-                        err(
-                            nv.value.span(),
-                            format!("#[kube(printcolumn = ...)] is not a valid column: {e}"),
-                        )
-                    })?;
-                    k.printcolumns.push(col);
-                }
-                "scale" => {
-                    let text = string()?;
-                    let scale: Scale = serde_json::from_str(&text).map_err(|e| {
-                        err(
-                            nv.value.span(),
-                            format!("#[kube(scale = ...)] is not a valid scale subresource: {e}"),
-                        )
-                    })?;
-                    k.scale = Some(scale);
-                }
-                _ => {}
-            }
-        }
-        Meta::List(list) => match key.as_str() {
-            "printcolumn" => {
-                let fields = named_strings(list)?;
-                let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-                let priority = get("priority")
-                    .map(|p| {
-                        p.parse::<i64>().map_err(|_| {
-                            err(list.span(), "printcolumn priority must be an integer")
-                        })
-                    })
-                    .transpose()?;
-                let required = |n: &str| {
-                    get(n).ok_or_else(|| {
-                        err(list.span(), format!("printcolumn(...) is missing `{n}`"))
-                    })
-                };
-                k.printcolumns.push(PrintColumn {
-                    name: required("name")?,
-                    type_: required("type_")?,
-                    json_path: required("json_path")?,
-                    description: get("description"),
-                    format: get("format"),
-                    priority,
-                });
-            }
-            "scale" => {
-                let fields = named_strings(list)?;
-                let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-                let required = |n: &str| {
-                    get(n).ok_or_else(|| err(list.span(), format!("scale(...) is missing `{n}`")))
-                };
-                k.scale = Some(Scale {
-                    spec_replicas_path: required("spec_replicas_path")?,
-                    status_replicas_path: required("status_replicas_path")?,
-                    label_selector_path: get("label_selector_path"),
-                });
-            }
-            "annotation" | "label" => {
-                let parts = list
-                    .parse_args_with(
-                        syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated,
-                    )
-                    .map_err(|e| {
-                        err(e.span(), format!("#[kube({key}(\"key\", \"value\"))]: {e}"))
-                    })?;
-                let parts: Vec<String> = parts.iter().map(LitStr::value).collect();
-                let [name, value] = parts.as_slice() else {
-                    return Err(err(
-                        list.span(),
-                        format!("#[kube({key}(...))] takes a key and a value"),
-                    ));
-                };
-                let pair = (name.clone(), value.clone());
-                if key == "annotation" {
-                    k.annotations.push(pair);
-                } else {
-                    k.labels.push(pair);
-                }
-            }
-            _ => {}
-        },
-    }
-    Ok(())
-}
-
-/// `name = "x", priority = 1` inside a typed `printcolumn(...)` or `scale(...)`.
-fn named_strings(list: &syn::MetaList) -> Result<Vec<(String, String)>, AttrError> {
-    let metas = list
-        .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-        .map_err(|e| err(e.span(), e.to_string()))?;
-    metas
-        .iter()
-        .map(|m| match m {
-            Meta::NameValue(nv) => {
-                let key = nv
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                let value = match &nv.value {
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) => s.value(),
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Int(i), ..
-                    }) => i.base10_digits().to_owned(),
-                    other => return Err(err(other.span(), format!("`{key}` expects a literal"))),
-                };
-                Ok((key, value))
-            }
-            other => Err(err(other.span(), "expected `key = value`")),
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -348,5 +368,50 @@ mod tests {
         };
         let e = parse(&item.attrs).unwrap_err();
         assert!(e.message.contains("not a valid column"), "{}", e.message);
+    }
+
+    #[test]
+    fn keys_kube_derive_does_not_know_are_refused_with_a_suggestion() {
+        let item: syn::ItemStruct = syn::parse_str(
+            "#[kube(group = \"a.io\", version = \"v1\", kind = \"A\",\n       plurl = \"as\")]\nstruct S {}",
+        )
+        .unwrap();
+        let e = parse(&item.attrs).unwrap_err();
+        assert!(
+            e.message.contains("Unknown field: `plurl`"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("Did you mean `plural`?"),
+            "{}",
+            e.message
+        );
+        assert_eq!((e.line, e.column), (2, 8), "{}", e.message);
+    }
+
+    #[test]
+    fn code_only_keys_are_accepted_and_rule_expressions_refused() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[kube(group = "a.io", version = "v1", kind = "A", derive = "PartialEq",
+                   crates(kube_core = "::kube::core"), attr = "allow(deprecated)", cel,
+                   status = "crate::api::AStatus", validation = "self.x > 0", schema = "manual")]
+            struct S {}
+        };
+        let k = parse(&item.attrs).unwrap().unwrap();
+        assert_eq!(k.status.as_deref(), Some("crate::api::AStatus"));
+        assert_eq!(k.validations, ["self.x > 0"]);
+        assert_eq!(k.schema.as_deref(), Some("manual"));
+
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[kube(group = "a.io", version = "v1", kind = "A", validation = Rule::new("self.x > 0"))]
+            struct S {}
+        };
+        let e = parse(&item.attrs).unwrap_err();
+        assert!(
+            e.message.contains("opgen reads string rules only"),
+            "{}",
+            e.message
+        );
     }
 }
