@@ -32,6 +32,12 @@ fn source(name: &str) -> Option<&'static str> {
 /// Renders the template `name` (e.g. `project/Cargo.toml`) with `data`.
 pub fn render(name: &str, data: &impl Serialize) -> Result<String> {
     let internal = |what: String| Error::msg(format!("internal error: template {name} {what}"));
+    if let Some(text) = source(name)
+        && let Ok(value) = serde_json::to_value(data)
+        && let Some(out) = render_plain(text, &value)
+    {
+        return Ok(out);
+    }
     let mut hb = registry()
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -42,6 +48,37 @@ pub fn render(name: &str, data: &impl Serialize) -> Result<String> {
     }
     hb.render(name, data)
         .map_err(|e| internal(format!("failed to render: {e}")))
+}
+
+/// A template made only of `{{name}}` placeholders with text values (the helper roles, most of
+/// config/) rendered without handlebars, whose template compiler costs more than the rest of
+/// a one-kind `opgen manifests`. `None` for anything else (blocks, partials, triple braces,
+/// paths, a missing or non-text value): handlebars renders it, strictly.
+fn render_plain(text: &str, data: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find("}}")?;
+        let name = after[..end].trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        match data.get(name)? {
+            Value::String(s) => out.push_str(s),
+            Value::Number(n) => out.push_str(&n.to_string()),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            _ => return None,
+        }
+        rest = &after[end + 2..];
+    }
+    if rest.contains("}}") {
+        return None;
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Names of every embedded template, sorted.
@@ -63,6 +100,32 @@ pub fn names() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_templates_render_as_handlebars_does() {
+        let data = serde_json::json!({"project_name": "demo", "plural": "memcacheds", "api_group": "cache.example.com", "role_prefix": "demo-memcached", "n": 3, "yes": true});
+        let mut hb = Handlebars::new();
+        hb.set_strict_mode(true);
+        hb.register_escape_fn(handlebars::no_escape);
+        let text = source("api/viewer_role.yaml").unwrap();
+        let plain = render_plain(text, &data).expect("the viewer role is plain");
+        assert_eq!(plain, hb.render_template(text, &data).unwrap());
+        assert_eq!(
+            render_plain("{{n}} {{yes}} {{ plural }}", &data).unwrap(),
+            "3 true memcacheds"
+        );
+        // Anything else is left to handlebars.
+        for other in [
+            "{{#if yes}}x{{/if}}",
+            "{{{plural}}}",
+            "{{missing}}",
+            "{{a.b}}",
+            "{{> p}}",
+            "x }} y",
+        ] {
+            assert_eq!(render_plain(other, &data), None, "{other}");
+        }
+    }
 
     #[test]
     fn every_template_parses() {

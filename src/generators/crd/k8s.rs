@@ -304,7 +304,15 @@ fn index() -> &'static Index {
             defs: HashMap::with_capacity(1024),
             types: HashMap::with_capacity(1024),
         };
-        for (n, line) in DATA.lines().enumerate().skip(1) {
+        // memchr finds the line ends several times faster than str::lines.
+        let bytes = DATA.as_bytes();
+        let mut start = 0;
+        let lines = memchr::memchr_iter(b'\n', bytes).map(|end| {
+            let line = &DATA[start..end];
+            start = end + 1;
+            line
+        });
+        for (n, line) in lines.enumerate().skip(1) {
             let mut c = Cursor {
                 rest: line,
                 line: n + 1,
