@@ -21,6 +21,9 @@ pub struct Args {
     /// Cut every description in CRD schemas to this many bytes (0 removes them), for CRDs too large to apply
     #[arg(long, value_name = "BYTES")]
     pub max_desc_len: Option<usize>,
+    /// Give embedded ObjectMeta (a pod template's metadata) its name, namespace, labels, annotations and finalizers, as controller-gen's crd:generateEmbeddedObjectMeta=true does
+    #[arg(long)]
+    pub generate_embedded_object_meta: bool,
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
@@ -33,6 +36,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         &ManifestOptions {
             max_desc_len: args.max_desc_len,
             strict: args.strict,
+            generate_embedded_object_meta: args.generate_embedded_object_meta,
         },
     )?;
     print_warnings(&report.warnings, global);

@@ -31,6 +31,8 @@ pub struct ManifestOptions {
     pub max_desc_len: Option<usize>,
     /// Least-privilege warnings become errors.
     pub strict: bool,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta=true`.
+    pub generate_embedded_object_meta: bool,
 }
 
 #[derive(Debug, Default)]
@@ -57,6 +59,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         None
     };
     let (k8s, version_warning) = k8s_types(ws)?;
+    let k8s = k8s.with_embedded_object_meta(opts.generate_embedded_object_meta);
     let src = Path::new("src");
     let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
     let generated = match generate(&files, opts, &k8s, project.as_ref()) {

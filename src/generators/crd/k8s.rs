@@ -35,6 +35,8 @@ static DATA: &str = include_str!(concat!(
 
 const REF_PREFIX: &str = "#/definitions/";
 
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
 /// The Kubernetes minor version `K8sTypes::new()` renders: the one `opgen init` scaffolds.
 pub const DEFAULT_K8S_MINOR: u32 = 33;
 
@@ -48,6 +50,10 @@ pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([
 /// ObjectReference or PodSpec is used many times, and so are the parsed definitions.
 pub struct K8sTypes {
     minor: u32,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta=true`: an embedded ObjectMeta (a pod
+    /// template's `metadata`) gets name, namespace, labels, annotations and finalizers instead
+    /// of `{type: object}`.
+    embedded_object_meta: bool,
     /// Bit of `minor` in the `versions` masks of the index.
     bit: u32,
     cache: Mutex<Cache>,
@@ -90,9 +96,17 @@ impl K8sTypes {
             .expect("data/k8s-schemas.jsonl lists no Kubernetes version");
         K8sTypes {
             minor: chosen,
+            embedded_object_meta: false,
             bit: 1 << bit,
             cache: Mutex::new(Cache::default()),
         }
+    }
+
+    /// With controller-gen's `generateEmbeddedObjectMeta`: embedded ObjectMeta keeps the
+    /// fields controller-gen allows (`known_types.go`, `ObjectMetaPackages`).
+    pub fn with_embedded_object_meta(mut self, on: bool) -> Self {
+        self.embedded_object_meta = on;
+        self
     }
 
     /// The Kubernetes minor version these schemas are for (after any fallback).
@@ -163,6 +177,20 @@ impl K8sTypes {
         name: &'static str,
         stack: &mut Vec<&'static str>,
     ) -> Value {
+        if self.embedded_object_meta && name == OBJECT_META {
+            let string = json!({"type": "string"});
+            let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
+            return json!({
+                "type": "object",
+                "properties": {
+                    "annotations": string_map,
+                    "finalizers": {"type": "array", "items": string},
+                    "labels": string_map,
+                    "name": string,
+                    "namespace": string,
+                },
+            });
+        }
         let raw = match cache.raw.get(name) {
             Some(raw) => Arc::clone(raw),
             None => {
