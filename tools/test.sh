@@ -3,7 +3,8 @@
 #   - the envtest control plane (etcd, kube-apiserver, kubectl built from Go modules by
 #     tools/envtest/setup.sh, cached in ~/.cache/opgen/envtest/) for the oldest and the newest
 #     Kubernetes minor the scaffold supports (k8s-openapi 0.29: 1.33 … 1.37);
-#   - controller-gen (tools/controller-gen/setup.sh), the live referee of the conformance tests.
+#   - controller-gen (tools/controller-gen/setup.sh), the live referee of the conformance tests;
+#   - olm-validate (tools/olm/setup.sh), operator-framework's validators for OLM bundles.
 # Then `cargo test --workspace` against the oldest, and the tests that talk to an API server
 # once more against the newest. Extra arguments go to the first cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
@@ -18,7 +19,9 @@ oldest="$(bash tools/envtest/setup.sh "$OLDEST_K8S" | tail -n 1)"
 newest="$(bash tools/envtest/setup.sh "$NEWEST_K8S" | tail -n 1)"
 CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
 export CONTROLLER_GEN
-echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen) took $((SECONDS - start)) s"
+OLM_VALIDATE="$(bash tools/olm/setup.sh | tail -n 1)/olm-validate"
+export OLM_VALIDATE
+echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate) took $((SECONDS - start)) s"
 
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked "$@"
