@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/validation"
@@ -18,7 +19,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: olm-validate <bundle-dir>")
 		os.Exit(2)
 	}
-	bundle, err := manifests.GetBundleFromDir(os.Args[1])
+	// GetBundleFromDir finds no CSV under a relative "." (it works on absolute paths).
+	dir, err := filepath.Abs(os.Args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "error: %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+	bundle, err := manifests.GetBundleFromDir(dir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: cannot load bundle %s: %v\n", os.Args[1], err)
 		os.Exit(1)
