@@ -205,8 +205,8 @@ impl ScaffoldPlan {
                     marker: _,
                     fragment,
                 } => {
-                    let removed = read(&path, &staged)?
-                        .and_then(|text| remove_fragment(&text, &fragment));
+                    let removed =
+                        read(&path, &staged)?.and_then(|text| remove_fragment(&text, &fragment));
                     match removed {
                         Some(text) => staged.push((path, Some(text))),
                         None => {
