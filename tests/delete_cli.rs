@@ -140,3 +140,49 @@ fn delete_webhook_refuses_edited_files_and_lines_without_force() {
     assert!(read(dir.path(), "src/webhooks/mod.rs").contains("memcached::WEBHOOK, // mine"));
     assert!(!read(dir.path(), "PROJECT").contains("webhooks:"));
 }
+
+#[test]
+fn delete_api_undoes_create_api_and_waits_for_the_webhook() {
+    let (dir, _) = project_with_api();
+    // The kind has webhooks: refused, nothing changed.
+    let snapshot = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "api"], &[]));
+    assert!(
+        err.contains("cache.example.com/v1 Memcached still has webhooks")
+            && err.contains("opgen delete webhook --group cache --version v1 --kind Memcached"),
+        "{err}"
+    );
+    assert_eq!(
+        tree(dir.path()),
+        snapshot,
+        "a refused delete changed the tree"
+    );
+
+    // A second kind in the same version, then deleted: the tree is as before it.
+    let before = tree(dir.path());
+    let backup = ["--group", "cache", "--version", "v1", "--kind", "Backup"];
+    let mut create = vec!["create", "api"];
+    create.extend_from_slice(&backup);
+    opgen_ok(dir.path(), &create);
+    assert!(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_backups.yaml")
+            .exists()
+    );
+    let mut delete = vec!["delete", "api"];
+    delete.extend_from_slice(&backup);
+    let out = opgen_ok(dir.path(), &delete);
+    assert!(out.contains("8 removed"), "{out}");
+    let after = tree(dir.path());
+    assert_eq!(
+        support::listing(&after),
+        support::listing(&before),
+        "files differ after create api + delete api"
+    );
+    assert_eq!(
+        after, before,
+        "contents differ after create api + delete api"
+    );
+    let out = opgen_ok(dir.path(), &["manifests", "--check"]);
+    assert!(out.contains("up to date"), "{out}");
+}
