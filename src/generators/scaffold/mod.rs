@@ -355,6 +355,25 @@ mod tests {
     use std::path::Path;
 
     #[test]
+    fn remove_fragment_removes_exactly_the_inserted_lines() {
+        let text = "pub mod a;\npub mod b;\n    b::X,\n    // +opgen:scaffold:m\n";
+        assert_eq!(
+            remove_fragment(text, "b::X,").as_deref(),
+            Some("pub mod a;\npub mod b;\n    // +opgen:scaffold:m\n")
+        );
+        // Two-line fragments go together; a partial or edited match is not removed.
+        assert_eq!(
+            remove_fragment(
+                "x\npub mod a;\npub use a::*;\n",
+                "pub mod a;\npub use a::*;"
+            )
+            .as_deref(),
+            Some("x\n")
+        );
+        assert_eq!(remove_fragment("pub mod a; // mine\n", "pub mod a;"), None);
+    }
+
+    #[test]
     fn inserts_with_marker_indentation_and_is_idempotent() {
         let text = "pub const ALL: &[X] = &[\n    a::X,\n    // +opgen:scaffold:controllers\n];\n";
         let once = insert_above_marker(text, "+opgen:scaffold:controllers", "b::X,").unwrap();
