@@ -4,6 +4,7 @@
 mod completion;
 mod create_api;
 mod create_webhook;
+mod delete;
 mod dev_webhooks;
 mod init;
 mod manifests;
@@ -64,6 +65,8 @@ pub enum Command {
     Init(init::Args),
     Create(create_api::CreateArgs),
     New(new::Args),
+    /// Delete what `opgen create` scaffolded
+    Delete(delete::DeleteArgs),
     Manifests(manifests::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
@@ -78,6 +81,7 @@ pub fn main() -> i32 {
         Command::Init(args) => init::run(args, &global),
         Command::Create(args) => create_api::run(args, &global),
         Command::New(args) => new::run(args, &global),
+        Command::Delete(args) => delete::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),

@@ -4,6 +4,7 @@
 
 pub mod create_api;
 pub mod create_webhook;
+pub mod delete;
 pub mod dev_webhooks;
 pub mod init;
 pub mod manifests;

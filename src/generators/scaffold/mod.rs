@@ -167,6 +167,105 @@ impl ScaffoldPlan {
     }
 }
 
+impl ScaffoldPlan {
+    /// The inverse of [`ScaffoldPlan::apply`], for `opgen delete`: removes the user-owned files
+    /// the plan writes and the fragments it inserts. Files written once per project
+    /// (`IfMissing`, `ToolOwned`) stay: other kinds use them. A file that differs from what
+    /// the plan writes today, or a fragment not found as written, was edited by the user:
+    /// refused without `force` (nothing staged), removed or skipped with a warning with it.
+    pub fn revert(self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let mut warnings = Vec::new();
+        let mut staged: Vec<(PathBuf, Option<String>)> = Vec::new();
+        let read = |path: &PathBuf, staged: &[(PathBuf, Option<String>)]| match staged
+            .iter()
+            .rev()
+            .find(|(p, _)| p == path)
+        {
+            Some((_, content)) => Ok(content.clone()),
+            None => ws.read(path),
+        };
+        for action in self.actions {
+            match action {
+                Action::Write {
+                    path,
+                    content,
+                    policy: Policy::UserOwned,
+                } => match ws.read(&path)? {
+                    None => {}
+                    Some(now) if now == content || force => staged.push((path, None)),
+                    Some(_) => problems.push(Diagnostic::error(format!(
+                        "{} was edited since opgen created it",
+                        path.display()
+                    ))),
+                },
+                Action::Write { .. } => {}
+                Action::Insert {
+                    path,
+                    marker: _,
+                    fragment,
+                } => {
+                    let removed =
+                        read(&path, &staged)?.and_then(|text| remove_fragment(&text, &fragment));
+                    match removed {
+                        Some(text) => staged.push((path, Some(text))),
+                        None => {
+                            let d = Diagnostic::error(format!(
+                                "{} no longer holds the lines opgen inserted:\n{}",
+                                path.display(),
+                                indent_block(&fragment, "        ")
+                            ));
+                            if force {
+                                warnings.push(Diagnostic::warning(format!(
+                                    "{}; remove them by hand",
+                                    d.message
+                                )));
+                            } else {
+                                problems.push(d);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !problems.is_empty() {
+            let last = problems.len() - 1;
+            problems[last].help = Some(
+                "nothing was changed; pass --force to remove edited files and skip edited lines"
+                    .to_owned(),
+            );
+            return Err(Error::many(problems));
+        }
+        for (path, content) in staged {
+            match content {
+                Some(text) => ws.stage(path, text),
+                None => ws.stage_removal(path, None),
+            }
+        }
+        warnings.extend(self.warnings);
+        Ok(warnings)
+    }
+}
+
+/// Removes the first run of lines equal (trimmed) to `fragment`'s; `None` when absent.
+pub fn remove_fragment(text: &str, fragment: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let wanted: Vec<&str> = fragment.lines().map(str::trim).collect();
+    if wanted.is_empty() {
+        return Some(text.to_owned());
+    }
+    let at = lines
+        .windows(wanted.len())
+        .position(|w| w.iter().map(|l| l.trim()).eq(wanted.iter().copied()))?;
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i < at || i >= at + wanted.len() {
+            out.push_str(line);
+        }
+    }
+    Some(out)
+}
+
 fn missing_marker(
     path: &std::path::Path,
     marker: &str,
@@ -254,6 +353,25 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn remove_fragment_removes_exactly_the_inserted_lines() {
+        let text = "pub mod a;\npub mod b;\n    b::X,\n    // +opgen:scaffold:m\n";
+        assert_eq!(
+            remove_fragment(text, "b::X,").as_deref(),
+            Some("pub mod a;\npub mod b;\n    // +opgen:scaffold:m\n")
+        );
+        // Two-line fragments go together; a partial or edited match is not removed.
+        assert_eq!(
+            remove_fragment(
+                "x\npub mod a;\npub use a::*;\n",
+                "pub mod a;\npub use a::*;"
+            )
+            .as_deref(),
+            Some("x\n")
+        );
+        assert_eq!(remove_fragment("pub mod a; // mine\n", "pub mod a;"), None);
+    }
 
     #[test]
     fn inserts_with_marker_indentation_and_is_idempotent() {

@@ -1,0 +1,101 @@
+//! `opgen delete webhook`
+
+use super::{GlobalArgs, bool_value, finish, print_warnings};
+use crate::diag::{Error, Result};
+use crate::ops::delete::{DeleteApiOptions, DeleteWebhookOptions, delete_api, delete_webhook};
+use crate::ops::manifests::{ManifestOptions, manifests};
+use crate::project::{self, Project};
+
+#[derive(Debug, clap::Args)]
+pub struct DeleteArgs {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum What {
+    Api(ApiArgs),
+    Webhook(WebhookArgs),
+}
+
+/// Delete a kind version: its types, controller, sample, helper roles, registrations and PROJECT entry
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  opgen delete api --group cache --version v1alpha1 --kind Memcached --dry-run"
+)]
+pub struct ApiArgs {
+    #[command(flatten)]
+    pub target: WebhookArgs,
+}
+
+/// Delete the webhooks of a kind: their files, registrations and PROJECT entry
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  opgen delete webhook --group cache --version v1alpha1 --kind Memcached --dry-run"
+)]
+pub struct WebhookArgs {
+    /// API group name, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1alpha1)
+    #[arg(long)]
+    pub version: String,
+    /// Kind
+    #[arg(long)]
+    pub kind: String,
+    /// Remove files you edited and skip lines you changed (they are named)
+    #[arg(long)]
+    pub force: bool,
+    /// Run `opgen manifests` afterwards
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub make: bool,
+}
+
+pub fn run(args: DeleteArgs, global: &GlobalArgs) -> Result<()> {
+    match args.what {
+        What::Webhook(args) => run_webhook(args, global),
+        What::Api(args) => run_api(args.target, global),
+    }
+}
+
+fn run_webhook(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+    let root = project::find_root(&cwd)?;
+    let mut ws = super::open_workspace(root, global)?;
+    let mut project = Project::load(&ws)?;
+    let opts = DeleteWebhookOptions {
+        group: args.group,
+        version: args.version,
+        kind: args.kind.clone(),
+        force: args.force,
+    };
+    let warnings = delete_webhook(&mut ws, &mut project, &opts)?;
+    print_warnings(&warnings, global);
+    if args.make {
+        let report = manifests(&mut ws, &ManifestOptions::default())?;
+        print_warnings(&report.warnings, global);
+    }
+    finish(&ws, global, &format!("deleted webhooks of {}", args.kind))
+}
+
+fn run_api(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+    let root = project::find_root(&cwd)?;
+    let mut ws = super::open_workspace(root, global)?;
+    let mut project = Project::load(&ws)?;
+    let opts = DeleteApiOptions {
+        group: args.group,
+        version: args.version,
+        kind: args.kind.clone(),
+        force: args.force,
+    };
+    let warnings = delete_api(&mut ws, &mut project, &opts)?;
+    print_warnings(&warnings, global);
+    if args.make {
+        let report = manifests(&mut ws, &ManifestOptions::default())?;
+        print_warnings(&report.warnings, global);
+    }
+    finish(&ws, global, &format!("deleted API {}", args.kind))
+}
