@@ -2,12 +2,10 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::{self, ResourceContext};
-use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::names;
 use crate::pluralize;
 use crate::project::{self, Project, Resource, ResourceApi};
 use crate::writer::Workspace;
-use std::path::Path;
 
 #[derive(Debug, Clone)]
 pub struct ApiOptions {
@@ -99,7 +97,7 @@ pub fn create_api(
         namespaced,
         opts.resource,
         opts.controller,
-        file_header(ws)?,
+        super::file_header(ws)?,
     );
     let mut warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
     if existing.is_none() {
@@ -183,14 +181,6 @@ fn check_reserved_modules(project: &Project, opts: &ApiOptions) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The license header for new Rust files, from the project's boilerplate file if it has one.
-fn file_header(ws: &Workspace) -> Result<String> {
-    Ok(ws
-        .read(Path::new(BOILERPLATE_PATH))?
-        .map(|b| fill_year(&b))
-        .unwrap_or_default())
 }
 
 fn record(project: &mut Project, ctx: &ResourceContext, opts: &ApiOptions, exists: bool) {

@@ -2,12 +2,9 @@
 //! existing kind.
 
 use crate::diag::{Diagnostic, Error, Result};
-use crate::generators::scaffold::api::ResourceContext;
-use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::generators::scaffold::webhook::{
     self, ConversionContext, DEFAULT_KUSTOMIZATION, NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
-use crate::pluralize;
 use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
@@ -84,26 +81,7 @@ pub fn create_webhook(
     let defaulting = opts.defaulting || existing.defaulting;
     let validation = opts.validation || existing.validation;
 
-    let plural = resource
-        .plural
-        .clone()
-        .unwrap_or_else(|| pluralize::flect_plural(&resource.kind));
-    let namespaced = resource.api.as_ref().is_some_and(|a| a.namespaced);
-    let header = ws
-        .read(Path::new(BOILERPLATE_PATH))?
-        .map(|b| fill_year(&b))
-        .unwrap_or_default();
-    let resource_ctx = ResourceContext::new(
-        project,
-        &opts.group,
-        &opts.version,
-        &opts.kind,
-        &plural,
-        namespaced,
-        true,
-        false,
-        header,
-    );
+    let resource_ctx = super::webhook_resource_context(ws, project, &resource)?;
 
     // The webhook and cert-manager parts of config/default come first: the conversion plan
     // inserts into them.

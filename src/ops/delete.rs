@@ -4,13 +4,11 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::{self, ResourceContext};
-use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
 use crate::generators::scaffold::{Action, Policy};
 use crate::pluralize;
 use crate::project::{self, Project};
 use crate::writer::Workspace;
-use std::path::Path;
 
 #[derive(Debug, Clone)]
 pub struct DeleteWebhookOptions {
@@ -47,27 +45,8 @@ pub fn delete_webhook(
             "nothing to delete",
         ));
     };
-    let plural = resource
-        .plural
-        .clone()
-        .unwrap_or_else(|| pluralize::flect_plural(&resource.kind));
-    let namespaced = resource.api.as_ref().is_some_and(|a| a.namespaced);
     // The header is part of the files compared: the year is today's, as create would write it.
-    let header = ws
-        .read(Path::new(BOILERPLATE_PATH))?
-        .map(|b| fill_year(&b))
-        .unwrap_or_default();
-    let resource_ctx = ResourceContext::new(
-        project,
-        &opts.group,
-        &opts.version,
-        &opts.kind,
-        &plural,
-        namespaced,
-        true,
-        false,
-        header,
-    );
+    let resource_ctx = super::webhook_resource_context(ws, project, &resource)?;
     let mut warnings = Vec::new();
     if hooks.defaulting || hooks.validation {
         let ctx = WebhookContext::new(resource_ctx.clone(), hooks.defaulting, hooks.validation);
@@ -144,10 +123,7 @@ pub fn delete_api(
             ),
         ));
     }
-    let header = ws
-        .read(Path::new(BOILERPLATE_PATH))?
-        .map(|b| fill_year(&b))
-        .unwrap_or_default();
+    let header = super::file_header(ws)?;
     let context = |project: &Project, r: &project::Resource| {
         let plural = r
             .plural
