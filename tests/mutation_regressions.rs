@@ -6,28 +6,14 @@ mod support;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
-use support::{opgen_err, opgen_ok, tree};
+use support::{new_memcached_project, opgen_err, opgen_ok, tree};
 
 const TYPES: &str = "src/api/v1alpha1/memcached_types.rs";
 const CRD: &str = "config/crd/bases/cache.example.com_memcacheds.yaml";
 
 fn project() -> tempfile::TempDir {
     let parent = tempfile::tempdir().unwrap();
-    opgen_ok(
-        parent.path(),
-        &[
-            "new",
-            "p",
-            "--domain",
-            "example.com",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
+    new_memcached_project(parent.path(), "p");
     parent
 }
 

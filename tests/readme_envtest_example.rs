@@ -6,27 +6,13 @@
 mod support;
 
 use kube::Api;
-use support::opgen_ok;
+use support::new_memcached_project;
 
 #[tokio::test]
 async fn the_readme_envtest_example_runs() -> Result<(), Box<dyn std::error::Error>> {
     let parent = tempfile::tempdir()?;
-    opgen_ok(
-        parent.path(),
-        &[
-            "new",
-            "my-operator",
-            "--domain",
-            "example.com",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
-    std::env::set_current_dir(parent.path().join("my-operator"))?;
+    let project = new_memcached_project(parent.path(), "my-operator");
+    std::env::set_current_dir(project)?;
 
     // README begin
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use support::opgen_ok;
+use support::new_memcached_project;
 
 /// Fenced blocks of a Markdown text: (info string, body).
 fn blocks(text: &str) -> Vec<(String, String)> {
@@ -119,22 +119,7 @@ async fn the_scaffolded_readme_works_as_written() {
         return;
     };
     let parent = tempfile::tempdir().unwrap();
-    opgen_ok(
-        parent.path(),
-        &[
-            "new",
-            "rd",
-            "--domain",
-            "example.com",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
-    let project = parent.path().join("rd");
+    let project = new_memcached_project(parent.path(), "rd");
     let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
     let shim = kubectl_shim(parent.path(), &control_plane.assets().kubectl());
     let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();

@@ -14,7 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::opgen_ok;
+use support::{new_memcached_project, opgen_ok};
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,22 +45,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
 #[test]
 fn scaffolded_project_builds_tests_and_lints_clean() {
     let parent = tempfile::tempdir().unwrap();
-    opgen_ok(
-        parent.path(),
-        &[
-            "new",
-            "demo-operator",
-            "--domain",
-            "example.com",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
-    let project = parent.path().join("demo-operator");
+    let project = new_memcached_project(parent.path(), "demo-operator");
     opgen_ok(
         &project,
         &[

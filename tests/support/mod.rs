@@ -78,3 +78,24 @@ pub fn shared_dir() -> PathBuf {
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }
+
+/// `opgen new <name> --domain example.com --group cache --version v1alpha1 --kind Memcached`
+/// in `parent`: the one-kind project most tests start from. Returns its directory.
+pub fn new_memcached_project(parent: &Path, name: &str) -> PathBuf {
+    opgen_ok(
+        parent,
+        &[
+            "new",
+            name,
+            "--domain",
+            "example.com",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    parent.join(name)
+}
