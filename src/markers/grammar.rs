@@ -168,6 +168,18 @@ pub fn parse<'c>(
         }
     }
     let mut err = SyntaxError::new(1, name.chars().count(), format!("unknown marker `{name}`"));
+    // `+kubebuilder:validation:UniqueItems:true` (in JobSet v0.11.1): a colon for the `=`,
+    // which controller-gen silently ignores.
+    if let Some((short, value)) = name.rsplit_once(':')
+        && args.is_none()
+        && !value.is_empty()
+        && let Some(def) = catalog.lookup(short)
+        && matches!(def.args, Args::Value(_))
+    {
+        return Err(err.help(format!(
+            "did you mean `+{short}={value}`? A marker's value follows `=`"
+        )));
+    }
     if let Some(s) = catalog.suggest(name) {
         err = err.help(format!(
             "did you mean `{s}`? (`opgen markers` lists every marker)"
@@ -992,6 +1004,21 @@ mod tests {
     }
 
     #[test]
+    fn a_colon_for_the_equals_sign_is_named() {
+        let e = err("+kubebuilder:validation:UniqueItems:true");
+        assert_eq!(
+            e.message,
+            "unknown marker `kubebuilder:validation:UniqueItems:true`"
+        );
+        assert_eq!(
+            e.help.as_deref(),
+            Some("did you mean `+kubebuilder:validation:UniqueItems=true`? A marker's value follows `=`")
+        );
+        // Markers whose arguments are key=value pairs keep their own spelling.
+        ok("+kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp");
+    }
+
+    #[test]
     fn ignored_foreign_markers_parse() {
         assert!(
             ok("+operator-sdk:csv:customresourcedefinitions:type=spec")
@@ -1000,6 +1027,7 @@ mod tests {
                 .is_none()
         );
         assert!(ok("+kubebuilder:object:root=true").1.value.is_none());
+        assert!(ok("+featureGate=InPlaceRestart").1.value.is_none());
     }
 
     /// Go marker families controller-gen ignores are accepted (and ignored); misspellings of
