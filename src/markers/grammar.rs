@@ -1012,7 +1012,9 @@ mod tests {
         );
         assert_eq!(
             e.help.as_deref(),
-            Some("did you mean `+kubebuilder:validation:UniqueItems=true`? A marker's value follows `=`")
+            Some(
+                "did you mean `+kubebuilder:validation:UniqueItems=true`? A marker's value follows `=`"
+            )
         );
         // Markers whose arguments are key=value pairs keep their own spelling.
         ok("+kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp");

@@ -434,7 +434,7 @@ mod tests {
         );
         assert_eq!(
             verdict(obj(), "has(self.nope)"),
-            ["CEL rule \"has(self.nope)\" does not compile: at column 9: undefined field 'nope'"]
+            ["CEL rule \"has(self.nope)\" does not compile: at column 4: undefined field 'nope'"]
         );
         // Property names are escaped in CEL.
         assert_eq!(
