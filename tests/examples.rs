@@ -25,6 +25,12 @@ fn every_example_is_an_opgen_project() {
     assert_eq!(found, EXAMPLES, "keep EXAMPLES in step with examples/");
 }
 
+fn example_root(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
 /// The examples' Dockerfiles are `opgen init`'s, untouched: rendered again from each PROJECT
 /// they must be the same bytes. (Their Makefiles are not checked: they predate the current
 /// scaffold and wait for `opgen upgrade`.)
@@ -32,9 +38,7 @@ fn every_example_is_an_opgen_project() {
 fn examples_dockerfiles_are_what_opgen_init_writes() {
     use opgen::ops::init::{InitOptions, K8sVersion, License, init};
     for name in EXAMPLES {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples")
-            .join(name);
+        let root = example_root(name);
         let project = opgen::project::Project::load(&Workspace::new(&root)).unwrap();
         let scratch = tempfile::tempdir().unwrap();
         let mut ws = Workspace::new(scratch.path());
@@ -63,9 +67,7 @@ fn examples_dockerfiles_are_what_opgen_init_writes() {
 #[test]
 fn examples_manifests_are_up_to_date() {
     for name in EXAMPLES {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples")
-            .join(name);
+        let root = example_root(name);
         assert!(root.join("PROJECT").is_file(), "{name} has no PROJECT");
         let mut ws = Workspace::new(&root);
         manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{name}:\n{e}"));
