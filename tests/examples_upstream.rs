@@ -6,8 +6,8 @@
 //! variants, each variant has its own list.
 //!
 //! Upstream's files are the copies under `shared/reference-operators/` (`$OPGEN_SHARED_DIR`,
-//! else `<repo>/../shared`). Without them (a user's clone) each test says so on stderr in one
-//! line and passes; under `CI=true` that is a failure.
+//! else `<repo>/../shared`). Without them (a user's clone) the tests say so in one line on stderr
+//! and pass; under `CI=true` that is a failure.
 //!
 //! `cargo test -p opgen --test examples_upstream cnat` runs one example's comparisons.
 
@@ -22,6 +22,7 @@ use std::path::PathBuf;
 /// tests/examples.rs checks that).
 const OPGEN: &str = env!("CARGO_PKG_VERSION");
 
+/// The schema of the one version every example has; `$ROOT` in a listed path stands for it.
 const ROOT: &str = "spec.versions[0].schema.openAPIV3Schema";
 
 /// One deliberate difference: the path, upstream's value and the example's (`None`: absent on
@@ -33,31 +34,31 @@ struct Deliberate {
     why: &'static str,
 }
 
-fn only_generated(path: &str, value: Value, why: &'static str) -> Deliberate {
+fn deliberate(
+    path: &str,
+    upstream: Option<Value>,
+    generated: Option<Value>,
+    why: &'static str,
+) -> Deliberate {
+    let path = path.replace("$ROOT", ROOT);
     Deliberate {
-        path: path.replace("$ROOT", ROOT),
-        upstream: None,
-        generated: Some(value),
+        path,
+        upstream,
+        generated,
         why,
     }
+}
+
+fn only_generated(path: &str, value: Value, why: &'static str) -> Deliberate {
+    deliberate(path, None, Some(value), why)
 }
 
 fn only_upstream(path: &str, value: Value, why: &'static str) -> Deliberate {
-    Deliberate {
-        path: path.replace("$ROOT", ROOT),
-        upstream: Some(value),
-        generated: None,
-        why,
-    }
+    deliberate(path, Some(value), None, why)
 }
 
 fn changed(path: &str, upstream: Value, generated: Value, why: &'static str) -> Deliberate {
-    Deliberate {
-        path: path.replace("$ROOT", ROOT),
-        upstream: Some(upstream),
-        generated: Some(generated),
-        why,
-    }
+    deliberate(path, Some(upstream), Some(generated), why)
 }
 
 /// opgen's root `required: [spec]`, the one difference every example has.
