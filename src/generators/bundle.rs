@@ -324,7 +324,7 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
             continue;
         }
         let mut obj = obj.clone();
-        if let Some(meta) = obj["metadata"].as_object_mut() {
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
             // OLM installs them into the operator's namespace.
             meta.remove("namespace");
         }
@@ -413,7 +413,7 @@ fn alm_examples(samples: &[Value]) -> String {
         .iter()
         .map(|s| {
             let mut s = s.clone();
-            if let Some(meta) = s["metadata"].as_object_mut() {
+            if let Some(meta) = s.get_mut("metadata").and_then(Value::as_object_mut) {
                 meta.remove("namespace");
             }
             s
@@ -425,9 +425,15 @@ fn alm_examples(samples: &[Value]) -> String {
 /// Removes the volumes of cert-manager's Secrets, and their mounts: OLM mounts its own
 /// certificate where the webhook server reads it (/tmp/k8s-webhook-server/serving-certs).
 fn strip_certificate_volumes(spec: &mut Value, secrets: &BTreeSet<String>) {
-    let pod = &mut spec["template"]["spec"];
+    let Some(pod) = spec
+        .get_mut("template")
+        .and_then(|t| t.get_mut("spec"))
+        .filter(|p| p.is_object())
+    else {
+        return;
+    };
     let mut removed = BTreeSet::new();
-    if let Some(volumes) = pod["volumes"].as_array_mut() {
+    if let Some(volumes) = pod.get_mut("volumes").and_then(Value::as_array_mut) {
         volumes.retain(|v| {
             let from_cert = v["secret"]["secretName"]
                 .as_str()
@@ -445,8 +451,9 @@ fn strip_certificate_volumes(spec: &mut Value, secrets: &BTreeSet<String>) {
         return;
     }
     for key in ["containers", "initContainers"] {
-        for c in pod[key].as_array_mut().into_iter().flatten() {
-            if let Some(mounts) = c["volumeMounts"].as_array_mut() {
+        let containers = pod.get_mut(key).and_then(Value::as_array_mut);
+        for c in containers.into_iter().flatten() {
+            if let Some(mounts) = c.get_mut("volumeMounts").and_then(Value::as_array_mut) {
                 mounts.retain(|m| !m["name"].as_str().is_some_and(|n| removed.contains(n)));
                 if mounts.is_empty() {
                     c.as_object_mut().map(|c| c.remove("volumeMounts"));
@@ -457,11 +464,12 @@ fn strip_certificate_volumes(spec: &mut Value, secrets: &BTreeSet<String>) {
 }
 
 fn set_manager_image(spec: &mut Value, image: &str) {
-    for c in spec["template"]["spec"]["containers"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-    {
+    let containers = spec
+        .get_mut("template")
+        .and_then(|t| t.get_mut("spec"))
+        .and_then(|p| p.get_mut("containers"))
+        .and_then(Value::as_array_mut);
+    for c in containers.into_iter().flatten() {
         if c["name"] == "manager" {
             c["image"] = json!(image);
         }
