@@ -10,7 +10,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kube::api::PatchParams;
+use kube::api::{PatchParams, ValidationDirective};
 use serde_json::{Value, json};
 use support::{new_memcached_project, opgen_ok, tree};
 
@@ -283,7 +283,10 @@ async fn bundle_of_a_new_project_passes_olm_validators_and_the_api_server() {
             &client,
             vec![csv],
             "default",
-            &PatchParams::apply("opgen-test").force(),
+            // Strict: a field OLM's schema does not know is an error, not a warning.
+            &PatchParams::apply("opgen-test")
+                .force()
+                .validation(ValidationDirective::Strict),
             &dir.join(CSV),
         )
         .await
