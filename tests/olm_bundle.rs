@@ -404,3 +404,52 @@ fn bad_input_is_refused_with_nothing_written() {
     let err = bundle_err(&dir, &kubectl, &[]);
     assert!(err.contains(&format!("{BASE}:")) && err.contains("not valid YAML"), "{err}");
 }
+
+/// A namespaced operator: its Role becomes the CSV's permissions, it installs into one
+/// namespace, and it watches the namespaces OLM targets, as operator-sdk's bundles do.
+#[test]
+fn namespaced_operator_bundle_watches_olm_target_namespaces() {
+    let Some(kubectl) = kubectl() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site-operator");
+    std::fs::create_dir(&dir).unwrap();
+    opgen_ok(&dir, &["init", "--domain", "example.com", "--namespaced"]);
+    opgen_ok(&dir, &["create", "api", "--group", "web", "--version", "v1", "--kind", "Site"]);
+    bundle_ok(&dir, &kubectl, &["--version", "1.0.0", "--channels", "stable"]);
+    let csv = yaml(&dir.join("bundle/manifests/site-operator.clusterserviceversion.yaml"));
+    let modes: Vec<(&str, bool)> = csv["spec"]["installModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["type"].as_str().unwrap(), m["supported"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            ("OwnNamespace", true),
+            ("SingleNamespace", true),
+            ("MultiNamespace", false),
+            ("AllNamespaces", false)
+        ]
+    );
+    let install = &csv["spec"]["install"]["spec"];
+    let rules = install["permissions"][0]["rules"].as_array().unwrap();
+    assert!(rules.iter().any(|r| r["resources"] == json!(["sites"])), "{rules:?}");
+    let env = &install["deployments"][0]["spec"]["template"]["spec"]["containers"][0]["env"];
+    let watch = env
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "WATCH_NAMESPACE")
+        .unwrap();
+    assert_eq!(
+        watch["valueFrom"]["fieldRef"]["fieldPath"],
+        "metadata.annotations['olm.targetNamespaces']"
+    );
+    if let Some(validate) = validator() {
+        let out = Command::new(&validate).arg(dir.join("bundle")).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert_eq!(text.trim(), "bundle valid");
+    }
+}

@@ -173,6 +173,7 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
         if let Some(image) = &opts.image {
             set_manager_image(&mut spec, image);
         }
+        watch_target_namespaces(&mut spec);
         let mut entry = Map::new();
         if let Some(labels) = d["metadata"]["labels"].as_object().filter(|l| !l.is_empty()) {
             entry.insert("label".into(), Value::Object(labels.clone()));
@@ -458,6 +459,27 @@ fn strip_certificate_volumes(spec: &mut Value, secrets: &BTreeSet<String>) {
                 if mounts.is_empty() {
                     c.as_object_mut().map(|c| c.remove("volumeMounts"));
                 }
+            }
+        }
+    }
+}
+
+/// As operator-sdk does: a WATCH_NAMESPACE variable watches the namespaces OLM's OperatorGroup
+/// targets (comma-separated; empty, which means all, in AllNamespaces mode).
+fn watch_target_namespaces(spec: &mut Value) {
+    let containers = spec
+        .get_mut("template")
+        .and_then(|t| t.get_mut("spec"))
+        .and_then(|p| p.get_mut("containers"))
+        .and_then(Value::as_array_mut);
+    for c in containers.into_iter().flatten() {
+        let env = c.get_mut("env").and_then(Value::as_array_mut);
+        for var in env.into_iter().flatten() {
+            if var["name"] == "WATCH_NAMESPACE" {
+                *var = json!({
+                    "name": "WATCH_NAMESPACE",
+                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.annotations['olm.targetNamespaces']"}},
+                });
             }
         }
     }
