@@ -189,7 +189,10 @@ impl Workspace {
                     Error::msg(format!("{}: {e}", e.path().unwrap_or(&dir).display()))
                 })?;
                 if entry.file_type().is_file() {
-                    let rel = entry.path().strip_prefix(&self.root).expect("under the root");
+                    let rel = entry
+                        .path()
+                        .strip_prefix(&self.root)
+                        .expect("under the root");
                     files.insert(rel.to_path_buf());
                 }
             }

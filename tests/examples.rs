@@ -59,7 +59,10 @@ fn examples_bundles_are_up_to_date_and_valid() {
     let kubectl = match opgen_envtest::Assets::locate() {
         Ok(assets) => assets.kubectl(),
         Err(e) => {
-            assert!(!on_ci, "CI=true requires the envtest binaries (kubectl): {e}");
+            assert!(
+                !on_ci,
+                "CI=true requires the envtest binaries (kubectl): {e}"
+            );
             eprintln!("notice: no kubectl from the envtest binaries ({e}); skipping");
             return;
         }

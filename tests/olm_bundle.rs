@@ -75,7 +75,10 @@ fn bundle_err(dir: &Path, kubectl: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(tree(dir) == before, "a failed opgen bundle {args:?} changed files");
+    assert!(
+        tree(dir) == before,
+        "a failed opgen bundle {args:?} changed files"
+    );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -194,9 +197,12 @@ async fn bundle_of_a_new_project_passes_olm_validators_and_the_api_server() {
         assert_eq!(h["deploymentName"], deployment["name"]);
         assert_eq!(h["targetPort"], 9443);
     }
-    let examples: Value =
-        serde_json::from_str(csv["metadata"]["annotations"]["alm-examples"].as_str().unwrap())
-            .unwrap();
+    let examples: Value = serde_json::from_str(
+        csv["metadata"]["annotations"]["alm-examples"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(examples[0]["kind"], "Memcached");
     assert!(
         install["clusterPermissions"][0]["rules"]
@@ -228,15 +234,26 @@ async fn bundle_of_a_new_project_passes_olm_validators_and_the_api_server() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(!text.contains("ERROR"), "{text}");
         // The one warning is operator-sdk's default channel name, alpha.
         let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("WARN")).collect();
         assert_eq!(warnings.len(), 1, "{text}");
         assert!(warnings[0].contains("[\"alpha\"]"), "{text}");
         // With channels OLM recommends, not even that.
-        bundle_ok(&dir, &kubectl, &["--channels", "stable,fast", "--default-channel", "stable"]);
-        let out = Command::new(&validate).arg(dir.join("bundle")).output().unwrap();
+        bundle_ok(
+            &dir,
+            &kubectl,
+            &["--channels", "stable,fast", "--default-channel", "stable"],
+        );
+        let out = Command::new(&validate)
+            .arg(dir.join("bundle"))
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{text}");
         assert_eq!(text.trim(), "bundle valid", "{text}");
@@ -254,7 +271,12 @@ async fn bundle_of_a_new_project_passes_olm_validators_and_the_api_server() {
     .unwrap();
     // OLM's ClusterServiceVersion CRD, from operator-framework/api at tools/olm's version.
     let api = Command::new("go")
-        .args(["mod", "download", "-json", "github.com/operator-framework/api"])
+        .args([
+            "mod",
+            "download",
+            "-json",
+            "github.com/operator-framework/api",
+        ])
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/olm"))
         .output();
     let olm_crd = match api {
@@ -266,7 +288,10 @@ async fn bundle_of_a_new_project_passes_olm_validators_and_the_api_server() {
             )
         }
         _ => {
-            assert!(!on_ci(), "CI=true requires go for operator-framework/api's CRDs");
+            assert!(
+                !on_ci(),
+                "CI=true requires go for operator-framework/api's CRDs"
+            );
             None
         }
     };
@@ -303,24 +328,44 @@ fn base_csv_edits_are_kept_and_check_finds_a_stale_bundle() {
     let Some(kubectl) = kubectl() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let dir = project(tmp.path());
-    bundle_ok(&dir, &kubectl, &["--version", "0.1.0", "--image", "example.com/memcached:v0.1.0"]);
+    bundle_ok(
+        &dir,
+        &kubectl,
+        &[
+            "--version",
+            "0.1.0",
+            "--image",
+            "example.com/memcached:v0.1.0",
+        ],
+    );
     edit(&dir, BASE, |s| {
         s.replace(
             "description: Memcached Operator manages its custom resources on Kubernetes.",
             "description: Runs memcached for you.",
         )
-        .replace("  - memcached-operator\n", "  - memcached-operator\n  - cache\n")
+        .replace(
+            "  - memcached-operator\n",
+            "  - memcached-operator\n  - cache\n",
+        )
     });
     let base = std::fs::read_to_string(dir.join(BASE)).unwrap();
     // No flags: the version, channels and image of the bundle already there.
     bundle_ok(&dir, &kubectl, &[]);
-    assert_eq!(std::fs::read_to_string(dir.join(BASE)).unwrap(), base, "the base CSV is the user's");
+    assert_eq!(
+        std::fs::read_to_string(dir.join(BASE)).unwrap(),
+        base,
+        "the base CSV is the user's"
+    );
     let csv = yaml(&dir.join(CSV));
     assert_eq!(csv["spec"]["description"], "Runs memcached for you.");
-    assert_eq!(csv["spec"]["keywords"], json!(["memcached-operator", "cache"]));
+    assert_eq!(
+        csv["spec"]["keywords"],
+        json!(["memcached-operator", "cache"])
+    );
     assert_eq!(csv["spec"]["version"], "0.1.0");
     assert_eq!(
-        csv["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"]["spec"]["containers"][0]["image"],
+        csv["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"]["spec"]["containers"]
+            [0]["image"],
         "example.com/memcached:v0.1.0"
     );
     let out = bundle_ok(&dir, &kubectl, &["--check"]);
@@ -329,7 +374,10 @@ fn base_csv_edits_are_kept_and_check_finds_a_stale_bundle() {
     // A new version, or a new descriptor, makes it stale; --check names the files, writes nothing.
     let err = bundle_err(&dir, &kubectl, &["--check", "--version", "0.2.0"]);
     assert!(err.contains(CSV), "{err}");
-    assert!(err.contains("bundle/metadata/annotations.yaml") == false, "{err}");
+    assert!(
+        !err.contains("bundle/metadata/annotations.yaml"),
+        "only the CSV names the version: {err}"
+    );
     edit(&dir, TYPES, |s| {
         s.replacen(
             "    pub size: i32,",
@@ -339,8 +387,14 @@ fn base_csv_edits_are_kept_and_check_finds_a_stale_bundle() {
     });
     let err = bundle_err(&dir, &kubectl, &["--check"]);
     assert!(err.contains(CSV), "{err}");
-    assert!(err.contains("bundle/manifests/cache.example.com_memcacheds.yaml"), "{err}");
-    assert!(err.contains("config/crd/bases/cache.example.com_memcacheds.yaml"), "{err}");
+    assert!(
+        err.contains("bundle/manifests/cache.example.com_memcacheds.yaml"),
+        "{err}"
+    );
+    assert!(
+        err.contains("config/crd/bases/cache.example.com_memcacheds.yaml"),
+        "{err}"
+    );
     bundle_ok(&dir, &kubectl, &[]);
     let csv = yaml(&dir.join(CSV));
     let paths = &csv["spec"]["customresourcedefinitions"]["owned"][0]["specDescriptors"];
@@ -356,30 +410,59 @@ fn bad_input_is_refused_with_nothing_written() {
     let err = bundle_err(&dir, &kubectl, &[]);
     assert!(err.contains("needs --version"), "{err}");
     let err = bundle_err(&dir, &kubectl, &["--version", "1.0"]);
-    assert!(err.contains("invalid value \"1.0\" for --version: not a semantic version"), "{err}");
+    assert!(
+        err.contains("invalid value \"1.0\" for --version: not a semantic version"),
+        "{err}"
+    );
     let err = bundle_err(&dir, &kubectl, &["--version", "v0.1.0"]);
     assert!(err.contains("write --version 0.1.0"), "{err}");
-    let err = bundle_err(&dir, &kubectl, &["--version", "0.1.0", "--default-channel", "stable"]);
-    assert!(err.contains("--default-channel stable is not one of the bundle's channels (alpha)"), "{err}");
+    let err = bundle_err(
+        &dir,
+        &kubectl,
+        &["--version", "0.1.0", "--default-channel", "stable"],
+    );
+    assert!(
+        err.contains("--default-channel stable is not one of the bundle's channels (alpha)"),
+        "{err}"
+    );
 
     let original = std::fs::read_to_string(dir.join(TYPES)).unwrap();
     let cases: &[(&str, &str, &str)] = &[
         // An unknown value of an enum argument.
-        ("type=spec,xDescriptors", "type=spc,xDescriptors", "one of spec, status"),
+        (
+            "type=spec,xDescriptors",
+            "type=spc,xDescriptors",
+            "one of spec, status",
+        ),
         // An xDescriptor that is not an OLM descriptor.
-        ("\"urn:alm:descriptor:com.tectonic.ui:podCount\"", "\"podCount\"", "is not an OLM descriptor"),
+        (
+            "\"urn:alm:descriptor:com.tectonic.ui:podCount\"",
+            "\"podCount\"",
+            "is not an OLM descriptor",
+        ),
         // A status marker on a spec field.
-        ("type=spec,xDescriptors", "type=status,xDescriptors", "says type=status, but its field is under the kind's spec (path size)"),
+        (
+            "type=spec,xDescriptors",
+            "type=status,xDescriptors",
+            "says type=status, but its field is under the kind's spec (path size)",
+        ),
         // A resources entry that is not {Kind,version[,name]}.
         ("{Service,v1}", "{service,v1}", "`service` is not a kind"),
         // A field marker without type=.
-        ("type=spec,displayName=\"Container image\"", "displayName=\"Container image\"", "needs type=spec or type=status"),
+        (
+            "type=spec,displayName=\"Container image\"",
+            "displayName=\"Container image\"",
+            "needs type=spec or type=status",
+        ),
     ];
     for (from, to, message) in cases {
         std::fs::write(dir.join(TYPES), original.replacen(from, to, 1)).unwrap();
         let err = bundle_err(&dir, &kubectl, &["--version", "0.1.0"]);
         assert!(err.contains(message), "{to}: {err}");
-        assert!(err.contains(&format!("--> {TYPES}:")), "{to}: no location: {err}");
+        assert!(
+            err.contains(&format!("--> {TYPES}:")),
+            "{to}: no location: {err}"
+        );
     }
     // A marker on a field that no kind reaches.
     std::fs::write(
@@ -390,7 +473,10 @@ fn bad_input_is_refused_with_nothing_written() {
     )
     .unwrap();
     let err = bundle_err(&dir, &kubectl, &["--version", "0.1.0"]);
-    assert!(err.contains("is on a field that no kind's spec or status reaches"), "{err}");
+    assert!(
+        err.contains("is on a field that no kind's spec or status reaches"),
+        "{err}"
+    );
     let line = original.lines().count() + 5;
     assert!(err.contains(&format!("--> {TYPES}:{line}:8")), "{err}");
     std::fs::write(dir.join(TYPES), &original).unwrap();
@@ -399,10 +485,18 @@ fn bad_input_is_refused_with_nothing_written() {
     bundle_ok(&dir, &kubectl, &["--version", "0.1.0"]);
     std::fs::write(dir.join(BASE), "kind: Deployment\n").unwrap();
     let err = bundle_err(&dir, &kubectl, &[]);
-    assert!(err.contains(&format!("{BASE}: is a \"Deployment\", not a ClusterServiceVersion")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{BASE}: is a \"Deployment\", not a ClusterServiceVersion"
+        )),
+        "{err}"
+    );
     std::fs::write(dir.join(BASE), "spec: [\n").unwrap();
     let err = bundle_err(&dir, &kubectl, &[]);
-    assert!(err.contains(&format!("{BASE}:")) && err.contains("not valid YAML"), "{err}");
+    assert!(
+        err.contains(&format!("{BASE}:")) && err.contains("not valid YAML"),
+        "{err}"
+    );
 }
 
 /// A namespaced operator: its Role becomes the CSV's permissions, it installs into one
@@ -414,14 +508,35 @@ fn namespaced_operator_bundle_watches_olm_target_namespaces() {
     let dir = tmp.path().join("site-operator");
     std::fs::create_dir(&dir).unwrap();
     opgen_ok(&dir, &["init", "--domain", "example.com", "--namespaced"]);
-    opgen_ok(&dir, &["create", "api", "--group", "web", "--version", "v1", "--kind", "Site"]);
-    bundle_ok(&dir, &kubectl, &["--version", "1.0.0", "--channels", "stable"]);
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "web",
+            "--version",
+            "v1",
+            "--kind",
+            "Site",
+        ],
+    );
+    bundle_ok(
+        &dir,
+        &kubectl,
+        &["--version", "1.0.0", "--channels", "stable"],
+    );
     let csv = yaml(&dir.join("bundle/manifests/site-operator.clusterserviceversion.yaml"));
     let modes: Vec<(&str, bool)> = csv["spec"]["installModes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["type"].as_str().unwrap(), m["supported"].as_bool().unwrap()))
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap(),
+                m["supported"].as_bool().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         modes,
@@ -434,7 +549,10 @@ fn namespaced_operator_bundle_watches_olm_target_namespaces() {
     );
     let install = &csv["spec"]["install"]["spec"];
     let rules = install["permissions"][0]["rules"].as_array().unwrap();
-    assert!(rules.iter().any(|r| r["resources"] == json!(["sites"])), "{rules:?}");
+    assert!(
+        rules.iter().any(|r| r["resources"] == json!(["sites"])),
+        "{rules:?}"
+    );
     let env = &install["deployments"][0]["spec"]["template"]["spec"]["containers"][0]["env"];
     let watch = env
         .as_array()
@@ -447,7 +565,10 @@ fn namespaced_operator_bundle_watches_olm_target_namespaces() {
         "metadata.annotations['olm.targetNamespaces']"
     );
     if let Some(validate) = validator() {
-        let out = Command::new(&validate).arg(dir.join("bundle")).output().unwrap();
+        let out = Command::new(&validate)
+            .arg(dir.join("bundle"))
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{text}");
         assert_eq!(text.trim(), "bundle valid");

@@ -274,12 +274,19 @@ async fn the_scaffolded_readme_works_as_written() {
                 .unwrap();
                 assert!(csv.contains(&format!("image: {image}")), "{csv}");
                 assert!(csv.contains("name: rd.v0.1.0"), "{csv}");
-                assert!(project.join("config/manifests/bases/rd.clusterserviceversion.yaml").is_file());
+                assert!(
+                    project
+                        .join("config/manifests/bases/rd.clusterserviceversion.yaml")
+                        .is_file()
+                );
                 shell.run("make verify-bundle");
                 // No container engine here: the targets exist and expand to the image given.
                 let dry = shell.run(&format!("make -n {}", build.trim_start_matches("make ")));
                 let bundle_image = "<some-registry>/rd-bundle:v0.1.0";
-                assert!(dry.contains(&format!("build -f bundle.Dockerfile -t {bundle_image} .")), "{dry}");
+                assert!(
+                    dry.contains(&format!("build -f bundle.Dockerfile -t {bundle_image} .")),
+                    "{dry}"
+                );
                 assert!(dry.contains(&format!("push {bundle_image}")), "{dry}");
             }
             s if s.starts_with("make manifests") => {

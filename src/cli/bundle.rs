@@ -77,7 +77,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         && !global.quiet
         && !global.dry_run
     {
-        println!("wrote {base}: edit it (description, icon, maintainers, provider, links); opgen never rewrites it");
+        println!(
+            "wrote {base}: edit it (description, icon, maintainers, provider, links); opgen never rewrites it"
+        );
     }
     finish(&ws, global, "generated bundle")
 }

@@ -158,7 +158,8 @@ spec:
 }
 
 /// A blank 64×64 SVG, base64: OperatorHub requires an icon with data and a media type.
-const ICON: &str = "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI2NCIgaGVpZ2h0PSI2NCIvPgo=";
+const ICON: &str =
+    "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI2NCIgaGVpZ2h0PSI2NCIvPgo=";
 
 pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle> {
     let mut bundle = Bundle::default();
@@ -175,7 +176,10 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
         }
         watch_target_namespaces(&mut spec);
         let mut entry = Map::new();
-        if let Some(labels) = d["metadata"]["labels"].as_object().filter(|l| !l.is_empty()) {
+        if let Some(labels) = d["metadata"]["labels"]
+            .as_object()
+            .filter(|l| !l.is_empty())
+        {
             entry.insert("label".into(), Value::Object(labels.clone()));
         }
         entry.insert("name".into(), json!(name(d)));
@@ -223,12 +227,16 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
             permissions.push(json!({"serviceAccountName": account, "rules": rules}));
         }
         if !cluster_rules.is_empty() {
-            cluster_permissions.push(json!({"serviceAccountName": account, "rules": cluster_rules}));
+            cluster_permissions
+                .push(json!({"serviceAccountName": account, "rules": cluster_rules}));
         }
     }
     let mut install_spec = Map::new();
     if !cluster_permissions.is_empty() {
-        install_spec.insert("clusterPermissions".into(), Value::Array(cluster_permissions));
+        install_spec.insert(
+            "clusterPermissions".into(),
+            Value::Array(cluster_permissions),
+        );
     }
     install_spec.insert("deployments".into(), Value::Array(deployments));
     if !permissions.is_empty() {
@@ -242,10 +250,7 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
     let root = csv
         .as_object_mut()
         .ok_or_else(|| Error::msg("the base ClusterServiceVersion is not a YAML mapping"))?;
-    root.insert(
-        "apiVersion".into(),
-        json!("operators.coreos.com/v1alpha1"),
-    );
+    root.insert("apiVersion".into(), json!("operators.coreos.com/v1alpha1"));
     root.insert("kind".into(), json!("ClusterServiceVersion"));
     let metadata = object_at(root, "metadata");
     metadata.insert(
@@ -287,7 +292,10 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
     }
 
     let mut files = vec![(
-        format!("{MANIFESTS_DIR}/{}.clusterserviceversion.yaml", opts.package),
+        format!(
+            "{MANIFESTS_DIR}/{}.clusterserviceversion.yaml",
+            opts.package
+        ),
         yaml::to_string(&csv),
     )];
     for crd in &crds {
@@ -608,7 +616,10 @@ fn owned_crds(crds: &[&Value], csv: &[CsvKind], base_owned: &[Value]) -> Vec<Val
 
 /// The CSV's webhook definitions (admission and conversion) and the Services they call, which
 /// OLM creates itself.
-fn webhook_definitions(objects: &[Value], crds: &[&Value]) -> Result<(Vec<Value>, BTreeSet<String>)> {
+fn webhook_definitions(
+    objects: &[Value],
+    crds: &[&Value],
+) -> Result<(Vec<Value>, BTreeSet<String>)> {
     let mut defs = Vec::new();
     let mut services = BTreeSet::new();
     let mut target = |service_ref: &Value, what: &str| -> Result<(String, Value, Value)> {
@@ -643,7 +654,10 @@ fn webhook_definitions(objects: &[Value], crds: &[&Value]) -> Result<(Vec<Value>
         Ok((name(deployment).to_owned(), json!(port), target_port))
     };
     for (config_kind, ty) in [
-        ("ValidatingWebhookConfiguration", "ValidatingAdmissionWebhook"),
+        (
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionWebhook",
+        ),
         ("MutatingWebhookConfiguration", "MutatingAdmissionWebhook"),
     ] {
         for config in package::of_kind(objects, config_kind) {
@@ -651,7 +665,9 @@ fn webhook_definitions(objects: &[Value], crds: &[&Value]) -> Result<(Vec<Value>
                 let hook = w["name"].as_str().unwrap_or_default();
                 let Some(service_ref) = w["clientConfig"].get("service") else {
                     return Err(Error::with_help(
-                        format!("webhook {hook} is called by URL; OLM serves webhooks only through the manager's Service"),
+                        format!(
+                            "webhook {hook} is called by URL; OLM serves webhooks only through the manager's Service"
+                        ),
                         "give it a clientConfig.service",
                     ));
                 };
@@ -693,8 +709,10 @@ fn webhook_definitions(objects: &[Value], crds: &[&Value]) -> Result<(Vec<Value>
         let Some(service_ref) = conversion["webhook"]["clientConfig"].get("service") else {
             continue;
         };
-        let (deployment, port, target_port) =
-            target(service_ref, &format!("the conversion webhook of {crd_name}"))?;
+        let (deployment, port, target_port) = target(
+            service_ref,
+            &format!("the conversion webhook of {crd_name}"),
+        )?;
         let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
         let mut d = Map::new();
         d.insert(
@@ -733,7 +751,10 @@ mod tests {
             "containers": [{"name": "manager", "volumeMounts": [{"name": "certs", "mountPath": "/c"}]}],
             "volumes": [{"name": "certs", "secret": {"secretName": "webhook-server-cert"}}, {"name": "keep", "emptyDir": {}}]
         }}});
-        strip_certificate_volumes(&mut spec, &BTreeSet::from(["webhook-server-cert".to_owned()]));
+        strip_certificate_volumes(
+            &mut spec,
+            &BTreeSet::from(["webhook-server-cert".to_owned()]),
+        );
         let pod = &spec["template"]["spec"];
         assert_eq!(pod["volumes"], json!([{"name": "keep", "emptyDir": {}}]));
         assert!(pod["containers"][0].get("volumeMounts").is_none());

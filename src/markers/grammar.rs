@@ -1007,7 +1007,10 @@ mod tests {
         let resources = args.field("resources").unwrap().to_json();
         assert_eq!(
             resources,
-            serde_json::json!([["Deployment", "v1", "memcached-deployment"], ["Service", "v1"]])
+            serde_json::json!([
+                ["Deployment", "v1", "memcached-deployment"],
+                ["Service", "v1"]
+            ])
         );
         let (_, args) = ok(
             r#"+operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}"#,

@@ -135,12 +135,16 @@ pub(super) fn describe(
         let on_field = m.args.field("type").is_some() || m.args.field("xDescriptors").is_some();
         let (message, help) = if on_field {
             (
-                format!("`+{CSV_MARKER}` is on a field that no kind's spec or status reaches, so no ClusterServiceVersion descriptor can point at it"),
+                format!(
+                    "`+{CSV_MARKER}` is on a field that no kind's spec or status reaches, so no ClusterServiceVersion descriptor can point at it"
+                ),
                 "put it on a field of the kind's spec or status struct (or a struct they contain, through Option and Vec), with type=spec or type=status saying which",
             )
         } else {
             (
-                format!("`+{CSV_MARKER}` is not on a kind or on a field of a kind's spec or status"),
+                format!(
+                    "`+{CSV_MARKER}` is not on a kind or on a field of a kind's spec or status"
+                ),
                 "on a struct, it belongs on the one deriving CustomResource (the kind's spec struct); on a field, the field must be reachable from the kind's spec or status",
             )
         };
@@ -206,7 +210,9 @@ fn kind_marker(
             }
             let (kind, version) = (parts[0].trim(), parts[1].trim());
             if crate::names::validate_kind(kind).is_err() || kind.len() > 63 {
-                diags.push(bad(format!("`{kind}` is not a kind (PascalCase, e.g. Deployment)")));
+                diags.push(bad(format!(
+                    "`{kind}` is not a kind (PascalCase, e.g. Deployment)"
+                )));
                 continue;
             }
             if crate::names::validate_version(version).is_err() {
@@ -218,7 +224,10 @@ fn kind_marker(
             csv.resources.push(ResourceRef {
                 kind: kind.to_owned(),
                 version: version.to_owned(),
-                name: parts.get(2).map(|n| n.trim().to_owned()).unwrap_or_default(),
+                name: parts
+                    .get(2)
+                    .map(|n| n.trim().to_owned())
+                    .unwrap_or_default(),
             });
         }
     }

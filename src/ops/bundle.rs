@@ -113,7 +113,9 @@ fn check_channel(channel: &str, flag: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::with_help(
-            format!("invalid value {channel:?} for {flag}: a channel name is letters, digits, `-`, `.` and `_`"),
+            format!(
+                "invalid value {channel:?} for {flag}: a channel name is letters, digits, `-`, `.` and `_`"
+            ),
             "e.g. --channels alpha or --channels stable,fast",
         ))
     }
@@ -272,7 +274,10 @@ fn kustomize(kubectl: &Path, root: &Path, dir: &str) -> Result<Vec<Value>> {
             format!("`kubectl kustomize {dir}` shows the same error; fix the kustomization there"),
         ));
     }
-    package::parse_documents(&String::from_utf8_lossy(&out.stdout), &format!("kubectl kustomize {dir}"))
+    package::parse_documents(
+        &String::from_utf8_lossy(&out.stdout),
+        &format!("kubectl kustomize {dir}"),
+    )
 }
 
 /// A scratch directory, removed when dropped.
@@ -284,10 +289,7 @@ impl Scratch {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!(
-            "opgen-bundle-{}-{nanos}",
-            std::process::id()
-        ));
+        let dir = std::env::temp_dir().join(format!("opgen-bundle-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(Scratch(dir))
     }
