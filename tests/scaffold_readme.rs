@@ -170,7 +170,11 @@ async fn the_scaffolded_readme_works_as_written() {
         let script = body
             .replace("<group>", "cache")
             .replace("<Kind>", "Widget")
-            .replace("<some-registry>/rd:tag", image);
+            .replace("<some-registry>/rd:tag", image)
+            .replace(
+                "<some-registry>/rd-bundle:",
+                "registry.example.com/rd-bundle:",
+            );
         match script.trim() {
             "opgen create api --group cache --version v1alpha1 --kind Widget" => {
                 shell.run(&script);
@@ -282,7 +286,7 @@ async fn the_scaffolded_readme_works_as_written() {
                 shell.run("make verify-bundle");
                 // No container engine here: the targets exist and expand to the image given.
                 let dry = shell.run(&format!("make -n {}", build.trim_start_matches("make ")));
-                let bundle_image = "<some-registry>/rd-bundle:v0.1.0";
+                let bundle_image = "registry.example.com/rd-bundle:v0.1.0";
                 assert!(
                     dry.contains(&format!("build -f bundle.Dockerfile -t {bundle_image} .")),
                     "{dry}"
