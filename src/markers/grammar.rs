@@ -1022,14 +1022,45 @@ mod tests {
 
     #[test]
     fn ignored_foreign_markers_parse() {
-        assert!(
-            ok("+operator-sdk:csv:customresourcedefinitions:type=spec")
-                .1
-                .value
-                .is_none()
-        );
         assert!(ok("+kubebuilder:object:root=true").1.value.is_none());
         assert!(ok("+featureGate=InPlaceRestart").1.value.is_none());
+    }
+
+    /// operator-sdk's CSV markers, in its grammar: the first key rides on the name.
+    #[test]
+    fn csv_markers_parse_with_operator_sdk_grammar() {
+        let (name, args) = ok(
+            r#"+operator-sdk:csv:customresourcedefinitions:displayName="Memcached App",resources={{Deployment,v1,memcached-deployment},{Service,v1}}"#,
+        );
+        assert_eq!(name, "operator-sdk:csv:customresourcedefinitions");
+        assert_eq!(args.str_field("displayName"), Some("Memcached App"));
+        let resources = args.field("resources").unwrap().to_json();
+        assert_eq!(
+            resources,
+            serde_json::json!([
+                ["Deployment", "v1", "memcached-deployment"],
+                ["Service", "v1"]
+            ])
+        );
+        let (_, args) = ok(
+            r#"+operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}"#,
+        );
+        assert_eq!(args.str_field("type"), Some("spec"));
+        assert_eq!(
+            args.list_field("xDescriptors"),
+            ["urn:alm:descriptor:com.tectonic.ui:podCount"]
+        );
+        let e = err("+operator-sdk:csv:customresourcedefinitions:type=spc");
+        assert!(e.message.contains("one of spec, status"), "{}", e.message);
+        let e = err("+operator-sdk:csv:customresourcedefinitions:displayname=x");
+        assert!(e.message.contains("displayname"), "{}", e.message);
+        let e = err("+operator-sdk:csv:customresourcedefinition:displayName=x");
+        assert!(e.message.starts_with("unknown marker"), "{}", e.message);
+        assert!(
+            e.help
+                .unwrap()
+                .contains("operator-sdk:csv:customresourcedefinitions")
+        );
     }
 
     /// Go marker families controller-gen ignores are accepted (and ignored); misspellings of

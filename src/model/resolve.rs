@@ -227,13 +227,30 @@ impl<'a> Builder<'a> {
             );
         }
         let kinds = self.find_kinds(&packages, diags);
-        Model {
+        let csv_markers: Vec<(usize, Marker)> = self
+            .markers
+            .iter()
+            .enumerate()
+            .flat_map(|(i, fm)| {
+                fm.nodes
+                    .values()
+                    .flatten()
+                    .filter(|m| m.name() == super::csv::CSV_MARKER)
+                    .map(move |m| (i, m.clone()))
+            })
+            .collect();
+        let mut model = Model {
             files: self.files,
             kinds,
             types: self.types,
             item_markers,
             packages,
-        }
+            csv: Vec::new(),
+        };
+        let mut csv_markers = csv_markers;
+        csv_markers.sort_by_key(|(f, m)| (*f, m.line, m.column));
+        model.csv = super::csv::describe(&model, &csv_markers, diags);
+        model
     }
 
     fn loc_of<T: syn::spanned::Spanned>(&self, file: usize, node: &T) -> SrcLoc {
