@@ -6,8 +6,10 @@ pub mod create_api;
 pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;
+pub mod edit;
 pub mod init;
 pub mod manifests;
+pub mod relayout;
 
 use crate::diag::Result;
 use crate::generators::scaffold::api::ResourceContext;
