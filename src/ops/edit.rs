@@ -219,8 +219,8 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     // The envtest tests of the kinds, and the helper roles.
     let mut plans = Vec::new();
     for r in &project.resources {
-        let old = resource_plans(&old_project, r, &header)?;
-        let new = resource_plans(&new_project, r, &header)?;
+        let old = resource_plans(&super::as_created(&old_project, r), r, &header)?;
+        let new = resource_plans(&super::as_created(&new_project, r), r, &header)?;
         plans.push((old, new));
     }
     let mut pristine: Vec<(PathBuf, String)> = Vec::new();

@@ -26,6 +26,20 @@ fn file_header(ws: &Workspace) -> Result<String> {
         .unwrap_or_default())
 }
 
+/// `project` as `create api` saw it when it scaffolded `resource`: only the resources recorded
+/// before it. Templates depend on them (a later version of a kind is not the storage one), so
+/// comparing a file against today's rendering needs them as they were.
+fn as_created(project: &Project, resource: &Resource) -> Project {
+    let mut then = project.clone();
+    let at = project
+        .resources
+        .iter()
+        .position(|r| r.group == resource.group && r.version == resource.version && r.kind == resource.kind)
+        .unwrap_or(project.resources.len());
+    then.resources.truncate(at);
+    then
+}
+
 /// The context `create webhook` renders a recorded kind version's webhook files with, and
 /// `delete webhook` compares them against.
 fn webhook_resource_context(
