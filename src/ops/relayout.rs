@@ -157,7 +157,7 @@ pub fn rewrite_paths(
         tree,
         moves,
         suspicious: moves.suspicious(),
-        bound: scan.bound,
+        bound: BTreeMap::new(),
         globs: BTreeMap::new(),
         edits: Vec::new(),
         problems: Vec::new(),
@@ -173,6 +173,26 @@ pub fn rewrite_paths(
             }
         }
     }
+    // What each imported name stands for: `None` when opgen cannot tell (another crate's
+    // item, or one name bound to two things in the file).
+    let mut bound: BTreeMap<String, Option<ModPath>> = BTreeMap::new();
+    for (module, name, segs) in &scan.bound {
+        rw.module = module.clone();
+        let target = rw.anchor(segs).map(|(anchor, len, _)| {
+            let mut target = anchor;
+            target.extend(segs[len..].iter().map(|s| s.name.clone()));
+            target
+        });
+        bound
+            .entry(name.clone())
+            .and_modify(|t| {
+                if *t != target {
+                    *t = None;
+                }
+            })
+            .or_insert(target);
+    }
+    rw.bound = bound;
     rw.module = match kind {
         FileKind::Lib(m) => m.clone(),
         FileKind::External => Vec::new(),
@@ -231,11 +251,12 @@ fn seg(ident: &proc_macro2::Ident) -> Seg {
     }
 }
 
-/// Names bound by `use` in the file, and each module's glob imports.
+/// The names `use` binds in the file (with their module and path), and each module's glob
+/// imports.
 #[derive(Default)]
 struct UseScan {
     module: ModPath,
-    bound: BTreeSet<String>,
+    bound: Vec<(ModPath, String, Vec<Seg>)>,
     globs: BTreeMap<ModPath, Vec<Vec<Seg>>>,
 }
 
@@ -261,12 +282,11 @@ impl<'ast> Visit<'ast> for UseScan {
                     .push(leaf.segs),
                 Leaf::Name | Leaf::SelfName => {
                     if let Some(last) = leaf.segs.last() {
-                        self.bound.insert(last.name.clone());
+                        let name = last.name.clone();
+                        self.bound.push((self.module.clone(), name, leaf.segs));
                     }
                 }
-                Leaf::Rename(name) => {
-                    self.bound.insert(name);
-                }
+                Leaf::Rename(name) => self.bound.push((self.module.clone(), name, leaf.segs)),
             }
         }
     }
@@ -326,6 +346,8 @@ enum Anchor {
     Relative,
     /// A name in scope: a child module, or one of a glob import's.
     Implicit,
+    /// A name a `use` imported: the path goes on from what it names.
+    Imported,
 }
 
 struct Rewriter<'a> {
@@ -336,7 +358,7 @@ struct Rewriter<'a> {
     tree: &'a ModuleTree,
     moves: &'a Moves,
     suspicious: BTreeSet<String>,
-    bound: BTreeSet<String>,
+    bound: BTreeMap<String, Option<ModPath>>,
     globs: BTreeMap<ModPath, Vec<ModPath>>,
     edits: Vec<(usize, usize, String)>,
     problems: Vec<Diagnostic>,
@@ -361,8 +383,8 @@ impl Rewriter<'_> {
                 if self.lib && self.tree.modules.contains(&child) {
                     return Some((self.module.clone(), 0, Anchor::Implicit));
                 }
-                if self.bound.contains(name) {
-                    return None;
+                if let Some(target) = self.bound.get(name) {
+                    return target.clone().map(|t| (t, 1, Anchor::Imported));
                 }
                 self.globs
                     .get(&self.module)
@@ -402,7 +424,7 @@ impl Rewriter<'_> {
         let Some((anchor_mod, anchor_len, anchor)) = self.anchor(segs) else {
             if segs.len() >= 2
                 && self.suspicious.contains(&first.name)
-                && !self.bound.contains(&first.name)
+                && !self.bound.contains_key(&first.name)
             {
                 self.refuse(
                     first.span,
@@ -431,6 +453,8 @@ impl Rewriter<'_> {
                 here[..here.len().saturating_sub(ups)].to_vec()
             }
             Anchor::Implicit => self.moves.map(&anchor_mod),
+            // The `use` is rewritten too: the name stands for the moved item.
+            Anchor::Imported => self.moves.map(&anchor_mod),
         };
         let names: Vec<String> = segs.iter().map(|s| s.name.clone()).collect();
         // The same anchor words, if they still lead to the moved path.
@@ -691,5 +715,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "use crate::api::cache::v1;\nfn f() { let _: v1::Memcached; }\n");
+    }
+
+    #[test]
+    fn imported_names_lead_on_to_what_they_import() {
+        let text = "use crate::controllers::{self, memcached as m};
+use kube::Api;
+fn f() { controllers::memcached::X; m::Y; vec![controllers::backoff::Z]; Api::all(); }
+";
+        let out = rewrite(text, FileKind::Lib(p("other")), &forward()).unwrap();
+        assert_eq!(
+            out,
+            "use crate::controllers::{self, cache::memcached as m};
+use kube::Api;
+fn f() { controllers::cache::memcached::X; m::Y; vec![controllers::backoff::Z]; Api::all(); }
+"
+        );
     }
 }
