@@ -221,7 +221,8 @@ impl ScaffoldPlan {
                                 path.display(),
                                 indent_block(&fragment, "        ")
                             ));
-                            if let Some(text) = read(&path, &staged)?
+                            // Located in the file as the user has it, before this revert.
+                            if let Some(text) = ws.read(&path)?
                                 && let Some((line, column, width)) = edited_copy(&text, &fragment)
                             {
                                 d.message.push_str("\n    it looks edited here:");
