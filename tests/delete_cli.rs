@@ -209,7 +209,9 @@ fn refusals_point_at_the_edited_lines() {
     let err = opgen_err(dir.path(), &with(&["delete", "webhook"], &[]));
     let first_change = lines + 1;
     for want in [
-        format!("src/webhooks/memcached.rs was edited since opgen created it (first change at line {first_change})"),
+        format!(
+            "src/webhooks/memcached.rs was edited since opgen created it (first change at line {first_change})"
+        ),
         format!("--> src/webhooks/memcached.rs:{first_change}:1"),
         format!("{first_change} | // my own notes"),
         "it looks edited here:".to_owned(),
@@ -228,12 +230,20 @@ fn deleting_the_last_webhook_switches_the_kustomize_parts_back_off() {
     opgen_ok(dir.path(), &with(&["delete", "webhook"], &[]));
     let disabled = read(dir.path(), "config/default/kustomization.yaml");
     assert!(disabled.lines().any(|l| l == "#- ../webhook"), "{disabled}");
-    assert!(disabled.lines().any(|l| l == "#- path: manager_webhook_patch.yaml"), "{disabled}");
+    assert!(
+        disabled
+            .lines()
+            .any(|l| l == "#- path: manager_webhook_patch.yaml"),
+        "{disabled}"
+    );
     // Byte for byte the project before create webhook: the toggles, the network policy list,
     // the webhook and cert-manager config (unchanged, so removed) and the generated manifests.
     let after = tree(dir.path());
     assert_eq!(support::listing(&after), support::listing(&before));
-    assert_eq!(after, before, "create webhook + delete webhook is not a round trip");
+    assert_eq!(
+        after, before,
+        "create webhook + delete webhook is not a round trip"
+    );
 }
 
 #[test]
@@ -252,7 +262,11 @@ fn deleting_one_version_of_a_kind_keeps_a_storage_version() {
     };
     run(&["create", "api"], backup("v1"), &[]);
     run(&["create", "api"], backup("v2"), &["--controller=false"]);
-    run(&["create", "webhook"], backup("v1"), &["--conversion", "--spoke", "v2"]);
+    run(
+        &["create", "webhook"],
+        backup("v1"),
+        &["--conversion", "--spoke", "v2"],
+    );
     assert!(read(dir.path(), "src/api/v2/backup_types.rs").contains("storage = false"));
 
     // The conversion webhook converts to v2: v2 stays until it goes.
@@ -261,14 +275,23 @@ fn deleting_one_version_of_a_kind_keeps_a_storage_version() {
         a.extend(backup("v2"));
         a
     });
-    assert!(err.contains("is a spoke of the conversion webhook of version v1"), "{err}");
+    assert!(
+        err.contains("is a spoke of the conversion webhook of version v1"),
+        "{err}"
+    );
     run(&["delete", "webhook"], backup("v1"), &[]);
     // The first version goes: the second, still as scaffolded, becomes the storage version.
     run(&["delete", "api"], backup("v1"), &[]);
     let types = read(dir.path(), "src/api/v2/backup_types.rs");
     assert!(!types.contains("storage"), "{types}");
-    let crd = read(dir.path(), "config/crd/bases/cache.example.com_backups.yaml");
-    assert!(crd.contains("name: v2\n    schema:") && !crd.contains("name: v1\n"), "{crd}");
+    let crd = read(
+        dir.path(),
+        "config/crd/bases/cache.example.com_backups.yaml",
+    );
+    assert!(
+        crd.contains("name: v2\n    schema:") && !crd.contains("name: v1\n"),
+        "{crd}"
+    );
     assert!(crd.contains("storage: true"), "{crd}");
     let out = opgen_ok(dir.path(), &["manifests", "--check"]);
     assert!(out.contains("up to date"), "{out}");

@@ -26,8 +26,16 @@ fn project(parent: &Path, name: &str, init_flags: &[&str]) -> PathBuf {
     };
     run(&["create", "api"], kind("v1", "Memcached"), &[]);
     run(&["create", "api"], kind("v1", "Backup"), &[]);
-    run(&["create", "webhook"], kind("v1", "Memcached"), &["--defaulting"]);
-    run(&["create", "api"], kind("v2", "Backup"), &["--controller=false"]);
+    run(
+        &["create", "webhook"],
+        kind("v1", "Memcached"),
+        &["--defaulting"],
+    );
+    run(
+        &["create", "api"],
+        kind("v2", "Backup"),
+        &["--controller=false"],
+    );
     run(
         &["create", "webhook"],
         kind("v1", "Backup"),
@@ -88,14 +96,22 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
         support::listing(&tree(&multi)),
         "files differ from a multigroup project's"
     );
-    assert_eq!(after, tree(&multi), "contents differ from a multigroup project's");
+    assert_eq!(
+        after,
+        tree(&multi),
+        "contents differ from a multigroup project's"
+    );
     assert_eq!(manifests(&single), generated, "the manifests changed");
     assert!(read(&single, "PROJECT").contains("multigroup: true\n"));
     assert!(read(&single, "PROJECT").contains("path: demo::api::cache::v2\n"));
 
     let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
     assert!(out.contains("19 created, 8 updated, 22 removed"), "{out}");
-    assert_eq!(tree(&single), before, "edit --multigroup=false is not the way back");
+    assert_eq!(
+        tree(&single),
+        before,
+        "edit --multigroup=false is not the way back"
+    );
 
     // Again: a warning, and nothing to do.
     let out = support::opgen(&single, &["edit", "--multigroup=false"]);
@@ -109,7 +125,8 @@ fn edited_files_move_with_their_paths_rewritten() {
     let parent = tempfile::tempdir().unwrap();
     let dir = project(parent.path(), "p", &[]);
     // A module of the user's that names the moved ones in every way opgen resolves.
-    let lib = read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
+    let lib =
+        read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
     std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
     let util = "use crate::api::v1::{Memcached, MemcachedSpec};\nuse crate::controllers::{self, memcached};\n\npub fn names() -> Vec<&'static str> {\n    let _ = crate::api::v2::BackupSpec::default();\n    vec![memcached::CONTROLLER.name, controllers::backup::CONTROLLER.name, std::any::type_name::<(Memcached, MemcachedSpec)>()]\n}\n";
     std::fs::write(dir.join("src/util.rs"), util).unwrap();
@@ -130,19 +147,34 @@ fn edited_files_move_with_their_paths_rewritten() {
         moved,
         controller
             .replace("use crate::api::v1::", "use crate::api::cache::v1::")
-            .replace("super::CONTROLLERS.len()", "crate::controllers::CONTROLLERS.len()"),
+            .replace(
+                "super::CONTROLLERS.len()",
+                "crate::controllers::CONTROLLERS.len()"
+            ),
         "the edited controller moved with exactly its paths rewritten"
     );
     assert!(!dir.join("src/controllers/memcached.rs").exists());
     assert_eq!(
         read(&dir, "tests/mine.rs"),
         test.replace("demo::api::v1", "demo::api::cache::v1")
-            .replace("controllers::memcached::", "controllers::cache::memcached::")
+            .replace(
+                "controllers::memcached::",
+                "controllers::cache::memcached::"
+            )
     );
     // A later kind of another group lands in the group layout.
     opgen_ok(
         &dir,
-        &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Pipeline"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Pipeline",
+        ],
     );
     for file in [
         "src/api/apps/v1/pipeline_types.rs",
@@ -158,7 +190,9 @@ fn edited_files_move_with_their_paths_rewritten() {
     let snapshot = tree(&dir);
     let err = opgen_err(&dir, &["edit", "--multigroup=false"]);
     assert!(
-        err.contains("a single-group project holds one API group, and this one has \"apps\", \"cache\""),
+        err.contains(
+            "a single-group project holds one API group, and this one has \"apps\", \"cache\""
+        ),
         "{err}"
     );
     assert!(err.contains("opgen delete api"), "{err}");
@@ -169,7 +203,8 @@ fn edited_files_move_with_their_paths_rewritten() {
 fn a_path_it_cannot_resolve_is_refused_at_its_place() {
     let parent = tempfile::tempdir().unwrap();
     let dir = project(parent.path(), "p", &[]);
-    let lib = read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
+    let lib =
+        read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
     std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
     // Through a glob of a module that is not opgen's, `v1` cannot be told apart.
     std::fs::write(
@@ -194,28 +229,56 @@ fn a_path_it_cannot_resolve_is_refused_at_its_place() {
 #[test]
 fn license_and_owner_change_the_header_of_later_files() {
     let dir = tempfile::tempdir().unwrap();
-    opgen_ok(dir.path(), &["init", "--domain", "example.com", "--project-name", "demo"]);
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
     let types_before = tree(dir.path());
 
     opgen_ok(dir.path(), &["edit", "--owner", "Example Corp"]);
     assert!(
-        read(dir.path(), "hack/boilerplate.rs.txt").starts_with("// Copyright YEAR Example Corp.\n"),
+        read(dir.path(), "hack/boilerplate.rs.txt")
+            .starts_with("// Copyright YEAR Example Corp.\n"),
         "{}",
         read(dir.path(), "hack/boilerplate.rs.txt")
     );
     // Existing files keep their header.
-    assert_eq!(read(dir.path(), "src/lib.rs"), types_before[Path::new("src/lib.rs")]);
+    assert_eq!(
+        read(dir.path(), "src/lib.rs"),
+        types_before[Path::new("src/lib.rs")]
+    );
     opgen_ok(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
     );
-    assert!(read(dir.path(), "src/api/v1/memcached_types.rs").starts_with("// Copyright 2026 Example Corp.\n"));
+    assert!(
+        read(dir.path(), "src/api/v1/memcached_types.rs")
+            .starts_with("// Copyright 2026 Example Corp.\n")
+    );
 
     opgen_ok(dir.path(), &["edit", "--license", "none"]);
     assert!(!dir.path().join("hack/boilerplate.rs.txt").exists());
     opgen_ok(
         dir.path(),
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Backup"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Backup",
+        ],
     );
     assert!(
         read(dir.path(), "src/api/v1/backup_types.rs").starts_with("//! The `Backup` kind.\n"),

@@ -91,7 +91,11 @@ fn the_project_builds_and_passes_its_tests_after_edit_and_delete() {
     );
     opgen(
         &dir,
-        &with(&["create", "api"], cache("v1alpha1", "CacheCluster"), &["--namespaced=false"]),
+        &with(
+            &["create", "api"],
+            cache("v1alpha1", "CacheCluster"),
+            &["--namespaced=false"],
+        ),
     );
     opgen(
         &dir,
@@ -114,43 +118,99 @@ fn the_project_builds_and_passes_its_tests_after_edit_and_delete() {
 
     // 1. Into group directories, then a kind of a second group.
     opgen(&dir, &["edit", "--multigroup"]);
-    assert_eq!(manifests(&dir), generated, "edit --multigroup changed the manifests");
-    assert!(dir.join("src/api/cache/v1alpha1/memcached_types.rs").is_file());
-    assert!(dir.join("src/webhooks/cache/cache_cluster_conversion.rs").is_file());
+    assert_eq!(
+        manifests(&dir),
+        generated,
+        "edit --multigroup changed the manifests"
+    );
     assert!(
-        read(&dir, "tests/registry.rs").contains("use demo_operator::controllers::{self, cache::memcached};")
+        dir.join("src/api/cache/v1alpha1/memcached_types.rs")
+            .is_file()
+    );
+    assert!(
+        dir.join("src/webhooks/cache/cache_cluster_conversion.rs")
+            .is_file()
+    );
+    assert!(
+        read(&dir, "tests/registry.rs")
+            .contains("use demo_operator::controllers::{self, cache::memcached};")
     );
     opgen(
         &dir,
-        &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Pipeline"],
+        &[
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Pipeline",
+        ],
     );
     assert!(dir.join("src/api/apps/v1/pipeline_types.rs").is_file());
     assert!(dir.join("src/controllers/apps/pipeline.rs").is_file());
     cargo(&dir, &["test", "--locked"]);
 
     // 2. Every webhook, one version of the two-version kind, and the second group's kind.
-    opgen(&dir, &with(&["delete", "webhook"], cache("v1alpha1", "Memcached"), &[]));
-    opgen(&dir, &with(&["delete", "webhook"], cache("v1alpha1", "CacheCluster"), &[]));
-    let kustomization = read(&dir, "config/default/kustomization.yaml");
-    assert!(kustomization.lines().any(|l| l == "#- ../webhook"), "{kustomization}");
-    opgen(&dir, &with(&["delete", "api"], cache("v1beta1", "CacheCluster"), &[]));
     opgen(
         &dir,
-        &["delete", "api", "--group", "apps", "--version", "v1", "--kind", "Pipeline"],
+        &with(&["delete", "webhook"], cache("v1alpha1", "Memcached"), &[]),
+    );
+    opgen(
+        &dir,
+        &with(
+            &["delete", "webhook"],
+            cache("v1alpha1", "CacheCluster"),
+            &[],
+        ),
+    );
+    let kustomization = read(&dir, "config/default/kustomization.yaml");
+    assert!(
+        kustomization.lines().any(|l| l == "#- ../webhook"),
+        "{kustomization}"
+    );
+    opgen(
+        &dir,
+        &with(&["delete", "api"], cache("v1beta1", "CacheCluster"), &[]),
+    );
+    opgen(
+        &dir,
+        &[
+            "delete",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Pipeline",
+        ],
     );
     assert!(!dir.join("src/api/apps").exists());
     assert!(!dir.join("src/webhooks/cache").exists());
-    let crd = read(&dir, "config/crd/bases/cache.example.com_cacheclusters.yaml");
-    assert!(!crd.contains("v1beta1") && !crd.contains("conversion:"), "{crd}");
+    let crd = read(
+        &dir,
+        "config/crd/bases/cache.example.com_cacheclusters.yaml",
+    );
+    assert!(
+        !crd.contains("v1beta1") && !crd.contains("conversion:"),
+        "{crd}"
+    );
     opgen(&dir, &["manifests", "--check"]);
     cargo(&dir, &["test", "--locked"]);
 
     // 3. Back to one group: the manifests are as they were, less what was deleted.
     let generated = manifests(&dir);
     opgen(&dir, &["edit", "--multigroup=false"]);
-    assert_eq!(manifests(&dir), generated, "edit --multigroup=false changed the manifests");
+    assert_eq!(
+        manifests(&dir),
+        generated,
+        "edit --multigroup=false changed the manifests"
+    );
     assert!(
-        read(&dir, "tests/registry.rs").contains("use demo_operator::controllers::{self, memcached};")
+        read(&dir, "tests/registry.rs")
+            .contains("use demo_operator::controllers::{self, memcached};")
     );
     assert!(dir.join("src/controllers/memcached.rs").is_file());
     cargo(&dir, &["test", "--locked"]);

@@ -3,13 +3,12 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::webhook::{
-    CRD_KUSTOMIZATION,
-    self, ConversionContext, DEFAULT_KUSTOMIZATION, NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
+    self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
+    NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
 use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
-
 
 #[derive(Debug, Clone)]
 pub struct WebhookOptions {

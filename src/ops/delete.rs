@@ -8,8 +8,8 @@ use crate::generators::scaffold::webhook::{
     self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
     NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
-use crate::ops::manifests::{WEBHOOK_FILE, WEBHOOK_KUSTOMIZATION};
 use crate::generators::scaffold::{Action, Policy, ScaffoldPlan};
+use crate::ops::manifests::{WEBHOOK_FILE, WEBHOOK_KUSTOMIZATION};
 use crate::pluralize;
 use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;

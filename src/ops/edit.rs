@@ -9,6 +9,7 @@
 
 use super::relayout::{self, FileKind, ModPath, Moves};
 use crate::diag::{Diagnostic, Error, Result};
+use crate::generators::rustfmt::{self, Formatted};
 use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, License, boilerplate};
 use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
@@ -29,7 +30,11 @@ pub struct EditOptions {
 }
 
 /// Stages the edit; returns warnings (and notes on what stayed as it was).
-pub fn edit(ws: &mut Workspace, project: &mut Project, opts: &EditOptions) -> Result<Vec<Diagnostic>> {
+pub fn edit(
+    ws: &mut Workspace,
+    project: &mut Project,
+    opts: &EditOptions,
+) -> Result<Vec<Diagnostic>> {
     if opts.multigroup.is_none() && opts.license.is_none() && opts.owner.is_none() {
         return Err(Error::with_help(
             "nothing to edit: no option was given",
@@ -37,9 +42,7 @@ pub fn edit(ws: &mut Workspace, project: &mut Project, opts: &EditOptions) -> Re
         ));
     }
     let mut warnings = Vec::new();
-    if opts.license.is_some() || opts.owner.is_some() {
-        edit_license(ws, project, opts)?;
-    }
+    // The move first: it compares files with the header they were created with.
     if let Some(to) = opts.multigroup {
         if to == project.multigroup {
             warnings.push(Diagnostic::warning(format!(
@@ -49,6 +52,9 @@ pub fn edit(ws: &mut Workspace, project: &mut Project, opts: &EditOptions) -> Re
         } else {
             warnings.extend(set_multigroup(ws, project, to)?);
         }
+    }
+    if opts.license.is_some() || opts.owner.is_some() {
+        edit_license(ws, project, opts)?;
     }
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
@@ -93,7 +99,11 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         return Err(Error::with_help(
             format!(
                 "a single-group project holds one API group, and this one has {}",
-                groups.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", ")
+                groups
+                    .iter()
+                    .map(|g| format!("{g:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             "delete the APIs of all groups but one first (opgen delete api), or keep the project multigroup",
         ));
@@ -186,7 +196,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         let text = ws.read(path)?.unwrap_or_default();
         match relayout::rewrite_paths(path, &text, &kind, &tree, &moves) {
             Ok(new) if new != text => {
-                files.insert(path.clone(), Some(new));
+                files.insert(path.clone(), Some(keep_formatted(&text, new)));
             }
             Ok(_) => {}
             Err(found) => problems.extend(found),
@@ -195,17 +205,21 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
-    let current = |files: &BTreeMap<PathBuf, Option<String>>, path: &Path| -> Result<Option<String>> {
-        match files.get(path) {
-            Some(content) => Ok(content.clone()),
-            None => ws.read(path),
-        }
-    };
+    let current =
+        |files: &BTreeMap<PathBuf, Option<String>>, path: &Path| -> Result<Option<String>> {
+            match files.get(path) {
+                Some(content) => Ok(content.clone()),
+                None => ws.read(path),
+            }
+        };
 
     // The moved modules' files, and whatever else lives in their directories.
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (from, to) in &moves.moves {
-        let (old_base, new_base) = (format!("src/{}", from.join("/")), format!("src/{}", to.join("/")));
+        let (old_base, new_base) = (
+            format!("src/{}", from.join("/")),
+            format!("src/{}", to.join("/")),
+        );
         let mut paths = ws.list_files(Path::new(&old_base), "")?;
         let single = PathBuf::from(format!("{old_base}.rs"));
         if ws.exists(&single) {
@@ -231,13 +245,18 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         let writes = |plan: &[Action], policy: Policy| -> Vec<(PathBuf, String)> {
             plan.iter()
                 .filter_map(|a| match a {
-                    Action::Write { path, content, policy: p } if *p == policy => Some((path.clone(), content.clone())),
+                    Action::Write {
+                        path,
+                        content,
+                        policy: p,
+                    } if *p == policy => Some((path.clone(), content.clone())),
                     _ => None,
                 })
                 .collect()
         };
-        for ((old_path, old_content), (new_path, new_content)) in
-            writes(old, Policy::UserOwned).into_iter().zip(writes(new, Policy::UserOwned))
+        for ((old_path, old_content), (new_path, new_content)) in writes(old, Policy::UserOwned)
+            .into_iter()
+            .zip(writes(new, Policy::UserOwned))
         {
             if old_path.starts_with("tests") && old_path != new_path && ws.exists(&old_path) {
                 moved.push((old_path.clone(), new_path.clone()));
@@ -246,8 +265,9 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
                 pristine.push((new_path, new_content));
             }
         }
-        for ((old_path, _), (new_path, new_content)) in
-            writes(old, Policy::ToolOwned).into_iter().zip(writes(new, Policy::ToolOwned))
+        for ((old_path, _), (new_path, new_content)) in writes(old, Policy::ToolOwned)
+            .into_iter()
+            .zip(writes(new, Policy::ToolOwned))
         {
             roles.push((old_path, new_path, new_content));
         }
@@ -257,7 +277,9 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         let inserts = |plan: &[Action]| -> Vec<(PathBuf, String)> {
             plan.iter()
                 .filter_map(|a| match a {
-                    Action::Insert { path, fragment, .. } if !path.to_string_lossy().ends_with(".rs") => {
+                    Action::Insert { path, fragment, .. }
+                        if !path.to_string_lossy().ends_with(".rs") =>
+                    {
                         Some((path.clone(), fragment.clone()))
                     }
                     _ => None,
@@ -286,8 +308,10 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     }
     if !problems.is_empty() {
         let last = problems.len() - 1;
-        problems[last].help =
-            Some("nothing was changed; move or remove those files, then run the command again".to_owned());
+        problems[last].help = Some(
+            "nothing was changed; move or remove those files, then run the command again"
+                .to_owned(),
+        );
         return Err(Error::many(problems));
     }
     let mut contents = Vec::new();
@@ -356,7 +380,11 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         }
     }
     // The group's own declaration in each tree's root module.
-    let used_trees: BTreeSet<&str> = moves.moves.iter().map(|(from, _)| from[0].as_str()).collect();
+    let used_trees: BTreeSet<&str> = moves
+        .moves
+        .iter()
+        .map(|(from, _)| from[0].as_str())
+        .collect();
     for (tree_name, marker) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
         let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
         let text = current(&files, &root)?.unwrap_or_default();
@@ -406,10 +434,26 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     }
     project.multigroup = to;
     for r in &mut project.resources {
-        let plural = r.plural.clone().unwrap_or_else(|| pluralize::flect_plural(&r.kind));
+        let plural = r
+            .plural
+            .clone()
+            .unwrap_or_else(|| pluralize::flect_plural(&r.kind));
         r.path = context(&new_project, r, &plural, true, false, String::new()).recorded_path();
     }
     Ok(warnings)
+}
+
+/// `new` formatted with rustfmt when `old` was (longer paths can change the layout and the
+/// order of `use`s); as it is otherwise, or without rustfmt.
+fn keep_formatted(old: &str, new: String) -> String {
+    let formatted = |text: &str| match rustfmt::format(text) {
+        Ok(Formatted::Done(out)) => Some(out),
+        _ => None,
+    };
+    match formatted(old) {
+        Some(out) if out == old => formatted(&new).unwrap_or(new),
+        _ => new,
+    }
 }
 
 /// `src/main.rs`, `src/bin/*`: crates of their own that name the library by its name.
@@ -440,15 +484,33 @@ fn context(
 
 /// Everything `create api` and `create webhook` write for `r` in `project`'s layout.
 fn resource_plans(project: &Project, r: &Resource, header: &str) -> Result<Vec<Action>> {
-    let plural = r.plural.clone().unwrap_or_else(|| pluralize::flect_plural(&r.kind));
-    let mut plan: ScaffoldPlan = api::plan(&context(project, r, &plural, r.api.is_some(), r.controller, header.to_owned()))?;
+    let plural = r
+        .plural
+        .clone()
+        .unwrap_or_else(|| pluralize::flect_plural(&r.kind));
+    let mut plan: ScaffoldPlan = api::plan(&context(
+        project,
+        r,
+        &plural,
+        r.api.is_some(),
+        r.controller,
+        header.to_owned(),
+    ))?;
     if let Some(w) = &r.webhooks {
         let ctx = context(project, r, &plural, true, false, header.to_owned());
         if w.defaulting || w.validation {
-            plan.actions.extend(webhook::plan(&WebhookContext::new(ctx.clone(), w.defaulting, w.validation))?.actions);
+            plan.actions.extend(
+                webhook::plan(&WebhookContext::new(
+                    ctx.clone(),
+                    w.defaulting,
+                    w.validation,
+                ))?
+                .actions,
+            );
         }
         if w.conversion {
-            plan.actions.extend(webhook::conversion_plan(&ConversionContext::new(ctx, &w.spoke))?.actions);
+            plan.actions
+                .extend(webhook::conversion_plan(&ConversionContext::new(ctx, &w.spoke))?.actions);
         }
     }
     Ok(plan.actions)
@@ -460,7 +522,12 @@ fn module_file(tree: &relayout::ModuleTree, module: &[String]) -> Result<PathBuf
         .iter()
         .find(|(_, m)| m.as_slice() == module)
         .map(|(f, _)| f.clone())
-        .ok_or_else(|| Error::msg(format!("the module `crate::{}` has no file of its own", module.join("::"))))
+        .ok_or_else(|| {
+            Error::msg(format!(
+                "the module `crate::{}` has no file of its own",
+                module.join("::")
+            ))
+        })
 }
 
 /// The file that declares the modules of `parent` after the edit.
@@ -486,7 +553,11 @@ fn take_mod_item(file: &Path, text: &str, name: &str) -> Result<Option<(String, 
     };
     let range = item.span().byte_range();
     let start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-    let start = if text[start..range.start].trim().is_empty() { start } else { range.start };
+    let start = if text[start..range.start].trim().is_empty() {
+        start
+    } else {
+        range.start
+    };
     let end = match text[range.end..].find('\n') {
         Some(i) if text[range.end..range.end + i].trim().is_empty() => range.end + i + 1,
         _ => range.end,
@@ -505,7 +576,10 @@ fn replace_line(text: &str, old: &str, new: &str) -> Option<String> {
         .map(|line| {
             if !found && line.trim() == old.trim() {
                 found = true;
-                let indent: String = line.chars().take_while(|c| c.is_whitespace() && *c != '\n').collect();
+                let indent: String = line
+                    .chars()
+                    .take_while(|c| c.is_whitespace() && *c != '\n')
+                    .collect();
                 let eol = if line.ends_with('\n') { "\n" } else { "" };
                 format!("{indent}{}{eol}", new.trim())
             } else {

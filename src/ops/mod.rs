@@ -34,7 +34,9 @@ fn as_created(project: &Project, resource: &Resource) -> Project {
     let at = project
         .resources
         .iter()
-        .position(|r| r.group == resource.group && r.version == resource.version && r.kind == resource.kind)
+        .position(|r| {
+            r.group == resource.group && r.version == resource.version && r.kind == resource.kind
+        })
         .unwrap_or(project.resources.len());
     then.resources.truncate(at);
     then

@@ -117,9 +117,12 @@ pub fn parse(file: &Path, text: &str) -> Result<syn::File> {
     syn::parse_file(text).map_err(|e| {
         let start = e.span().start();
         Error::new(
-            Diagnostic::error(format!("cannot parse {}: {e}", file.display())).at(
-                Location::new(file, start.line, start.column + 1).with_source(text, 1),
-            ),
+            Diagnostic::error(format!("cannot parse {}: {e}", file.display())).at(Location::new(
+                file,
+                start.line,
+                start.column + 1,
+            )
+            .with_source(text, 1)),
         )
     })
 }
@@ -217,7 +220,9 @@ fn apply_edits(
             return Err(vec![
                 Diagnostic::error("two rewrites of this path disagree")
                     .at(Location::new(file, line, column).with_source(text, 1))
-                    .help("write the path from the crate root (`crate::…`) and run the command again"),
+                    .help(
+                        "write the path from the crate root (`crate::…`) and run the command again",
+                    ),
             ]);
         }
     }
@@ -373,8 +378,13 @@ impl Rewriter<'_> {
             "self" if self.lib => Some((self.module.clone(), 1, Anchor::Relative)),
             "super" if self.lib => {
                 let n = segs.iter().take_while(|s| s.name == "super").count();
-                (n <= self.module.len())
-                    .then(|| (self.module[..self.module.len() - n].to_vec(), n, Anchor::Relative))
+                (n <= self.module.len()).then(|| {
+                    (
+                        self.module[..self.module.len() - n].to_vec(),
+                        n,
+                        Anchor::Relative,
+                    )
+                })
             }
             name if name == self.moves.crate_name => Some((Vec::new(), 1, Anchor::Root)),
             name => {
@@ -436,11 +446,19 @@ impl Rewriter<'_> {
         let mut old: ModPath = anchor_mod.clone();
         old.extend(segs[anchor_len..].iter().map(|s| s.name.clone()));
         if let Some(gone) = self.moves.vanishing.iter().find(|v| {
-            old.starts_with(v) && !self.moves.moves.iter().any(|(from, _)| old.starts_with(from))
+            old.starts_with(v)
+                && !self
+                    .moves
+                    .moves
+                    .iter()
+                    .any(|(from, _)| old.starts_with(from))
         }) {
             self.refuse(
                 first.span,
-                format!("`{shown}` names the module `{}`, which this change removes", gone.join("::")),
+                format!(
+                    "`{shown}` names the module `{}`, which this change removes",
+                    gone.join("::")
+                ),
             );
             return;
         }
@@ -554,8 +572,9 @@ impl Rewriter<'_> {
                 TokenTree::Ident(ident) => {
                     let is_punct = |t: &TokenTree, c: char| matches!(t, TokenTree::Punct(p) if p.as_char() == c);
                     // The middle of a longer path, or a macro variable: not a path start.
-                    let preceded = (i >= 2 && is_punct(&tokens[i - 1], ':') && is_punct(&tokens[i - 2], ':'))
-                        || (i >= 1 && is_punct(&tokens[i - 1], '$'));
+                    let preceded =
+                        (i >= 2 && is_punct(&tokens[i - 1], ':') && is_punct(&tokens[i - 2], ':'))
+                            || (i >= 1 && is_punct(&tokens[i - 1], '$'));
                     let mut segs = vec![seg(ident)];
                     let mut j = i + 1;
                     while j + 2 < tokens.len()
@@ -623,7 +642,10 @@ mod tests {
         Moves {
             moves: vec![
                 (p("api::v1"), p("api::cache::v1")),
-                (p("controllers::memcached"), p("controllers::cache::memcached")),
+                (
+                    p("controllers::memcached"),
+                    p("controllers::cache::memcached"),
+                ),
             ],
             vanishing: Vec::new(),
             crate_name: "demo".to_owned(),
@@ -633,8 +655,14 @@ mod tests {
     fn tree() -> ModuleTree {
         let mut tree = ModuleTree::default();
         for m in [
-            "", "api", "api::v1", "api::v1::memcached_types", "controllers", "controllers::memcached",
-            "controllers::backoff", "controllers::tests",
+            "",
+            "api",
+            "api::v1",
+            "api::v1::memcached_types",
+            "controllers",
+            "controllers::memcached",
+            "controllers::backoff",
+            "controllers::tests",
         ] {
             tree.modules
                 .insert(if m.is_empty() { Vec::new() } else { p(m) });
@@ -643,9 +671,8 @@ mod tests {
     }
 
     fn rewrite(text: &str, kind: FileKind, moves: &Moves) -> std::result::Result<String, String> {
-        rewrite_paths(Path::new("src/x.rs"), text, &kind, &tree(), moves).map_err(|d| {
-            d.iter().map(ToString::to_string).collect::<String>()
-        })
+        rewrite_paths(Path::new("src/x.rs"), text, &kind, &tree(), moves)
+            .map_err(|d| d.iter().map(ToString::to_string).collect::<String>())
     }
 
     #[test]
@@ -691,10 +718,21 @@ mod tests {
             &moves,
         )
         .unwrap();
-        assert_eq!(out, "use crate::api::{v1};\nuse crate::api::v1::Memcached;\n");
-        let err = rewrite("use crate::api::cache;\n", FileKind::Lib(Vec::new()), &moves).unwrap_err();
+        assert_eq!(
+            out,
+            "use crate::api::{v1};\nuse crate::api::v1::Memcached;\n"
+        );
+        let err = rewrite(
+            "use crate::api::cache;\n",
+            FileKind::Lib(Vec::new()),
+            &moves,
+        )
+        .unwrap_err();
         assert!(err.contains("src/x.rs:1:5"), "{err}");
-        assert!(err.contains("names the module `api::cache`, which this change removes"), "{err}");
+        assert!(
+            err.contains("names the module `api::cache`, which this change removes"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -705,7 +743,10 @@ mod tests {
             &forward(),
         )
         .unwrap_err();
-        assert!(err.contains("cannot tell which module `v1::Memcached` names"), "{err}");
+        assert!(
+            err.contains("cannot tell which module `v1::Memcached` names"),
+            "{err}"
+        );
         assert!(err.contains("src/x.rs:4:12"), "{err}");
         // Bound by a use, the name is fine: the use itself is rewritten.
         let out = rewrite(
@@ -714,7 +755,10 @@ mod tests {
             &forward(),
         )
         .unwrap();
-        assert_eq!(out, "use crate::api::cache::v1;\nfn f() { let _: v1::Memcached; }\n");
+        assert_eq!(
+            out,
+            "use crate::api::cache::v1;\nfn f() { let _: v1::Memcached; }\n"
+        );
     }
 
     #[test]

@@ -226,7 +226,9 @@ impl ScaffoldPlan {
                                 && let Some((line, column, width)) = edited_copy(&text, &fragment)
                             {
                                 d.message.push_str("\n    it looks edited here:");
-                                d = d.at(Location::new(&path, line, column).with_source(&text, width));
+                                d = d
+                                    .at(Location::new(&path, line, column)
+                                        .with_source(&text, width));
                             }
                             if force {
                                 warnings.push(Diagnostic::warning(format!(
