@@ -289,3 +289,33 @@ fn license_and_owner_change_the_header_of_later_files() {
     let err = opgen_err(dir.path(), &["edit", "--license", "none", "--owner", "Me"]);
     assert!(err.contains("--license none has none"), "{err}");
 }
+
+#[test]
+fn edit_and_delete_have_their_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, wants) in [
+        (
+            &["edit", "--help"][..],
+            &[
+                "--multigroup [<BOOL>]",
+                "--license <LICENSE>",
+                "--owner <OWNER>",
+                "--dry-run",
+                "opgen edit --multigroup=false",
+            ][..],
+        ),
+        (
+            &["delete", "api", "--help"][..],
+            &["--group <GROUP>", "--force", "--dry-run"][..],
+        ),
+        (
+            &["delete", "webhook", "--help"][..],
+            &["--group <GROUP>", "--force", "--dry-run"][..],
+        ),
+    ] {
+        let out = opgen_ok(dir.path(), args);
+        for want in wants {
+            assert!(out.contains(want), "{args:?}: {want:?} not in:\n{out}");
+        }
+    }
+}

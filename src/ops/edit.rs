@@ -346,7 +346,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     }
 
     // Module declarations: out of the old parent, into the new one.
-    for (from, to_path) in &moves.moves {
+    for (from, _) in &moves.moves {
         let (tree_name, marker) = TREES
             .iter()
             .find(|(t, _)| *t == from[0])
@@ -354,7 +354,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             .expect("moves are in the three trees");
         let marker = format!("+opgen:scaffold:{marker}");
         let old_parent = module_file(&tree, &from[..from.len() - 1])?;
-        let new_parent = parent_file(&to_path[..to_path.len() - 1], to, &group_mod, tree_name);
+        let new_parent = parent_file(to, &group_mod, tree_name);
         let name = from.last().expect("a module path");
         let text = current(&files, &old_parent)?.unwrap_or_default();
         let Some((without, item)) = take_mod_item(&old_parent, &text, name)? else {
@@ -531,11 +531,10 @@ fn module_file(tree: &relayout::ModuleTree, module: &[String]) -> Result<PathBuf
 }
 
 /// The file that declares the modules of `parent` after the edit.
-fn parent_file(parent: &[String], to: bool, group_mod: &str, tree: &str) -> PathBuf {
+fn parent_file(to: bool, group_mod: &str, tree: &str) -> PathBuf {
     if to {
         PathBuf::from(format!("src/{tree}/{group_mod}/mod.rs"))
     } else {
-        debug_assert_eq!(parent.len(), 1);
         PathBuf::from(format!("src/{tree}/mod.rs"))
     }
 }
