@@ -7,6 +7,7 @@ mod create_api;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;
+mod edit;
 mod init;
 mod manifests;
 mod markers;
@@ -68,6 +69,7 @@ pub enum Command {
     New(new::Args),
     /// Delete what `opgen create` scaffolded
     Delete(delete::DeleteArgs),
+    Edit(edit::Args),
     Manifests(manifests::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
@@ -84,6 +86,7 @@ pub fn main() -> i32 {
         Command::Create(args) => create_api::run(args, &global),
         Command::New(args) => new::run(args, &global),
         Command::Delete(args) => delete::run(args, &global),
+        Command::Edit(args) => edit::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),

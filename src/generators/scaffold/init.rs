@@ -125,10 +125,7 @@ impl ProjectContext {
         k8s_version: K8sVersion,
     ) -> Self {
         let identity = project.repo.as_deref().unwrap_or(&project.project_name);
-        let boilerplate = match license {
-            License::Apache2 => apache2_boilerplate(owner, &project.project_name),
-            License::None => String::new(),
-        };
+        let boilerplate = boilerplate(license, owner, &project.project_name);
         ProjectContext {
             project_name: project.project_name.clone(),
             crate_name: project.crate_name(),
@@ -147,6 +144,14 @@ impl ProjectContext {
             opgen_version: env!("CARGO_PKG_VERSION"),
             enclosing_workspace: None,
         }
+    }
+}
+
+/// The content of hack/boilerplate.rs.txt (`YEAR` left in); empty without a license.
+pub fn boilerplate(license: License, owner: Option<&str>, project_name: &str) -> String {
+    match license {
+        License::Apache2 => apache2_boilerplate(owner, project_name),
+        License::None => String::new(),
     }
 }
 
