@@ -10,6 +10,7 @@ mod init;
 mod manifests;
 mod markers;
 mod new;
+mod upgrade;
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::writer::{ChangeKind, Workspace};
@@ -68,6 +69,7 @@ pub enum Command {
     /// Delete what `opgen create` scaffolded
     Delete(delete::DeleteArgs),
     Manifests(manifests::Args),
+    Upgrade(upgrade::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
     Completion(completion::Args),
@@ -83,6 +85,7 @@ pub fn main() -> i32 {
         Command::New(args) => new::run(args, &global),
         Command::Delete(args) => delete::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::Upgrade(args) => upgrade::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),

@@ -8,6 +8,7 @@ pub mod delete;
 pub mod dev_webhooks;
 pub mod init;
 pub mod manifests;
+pub mod upgrade;
 
 use crate::diag::Result;
 use crate::generators::scaffold::api::ResourceContext;
