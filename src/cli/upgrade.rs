@@ -64,10 +64,15 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let from = report.from;
-    finish(
-        &ws,
-        global,
-        &format!("upgraded {} from scaffold {from} to {SCAFFOLD_VERSION}", project.project_name),
-    )
+    let summary = match report.from {
+        SCAFFOLD_VERSION => format!(
+            "refreshed {} at scaffold {SCAFFOLD_VERSION}",
+            project.project_name
+        ),
+        from => format!(
+            "upgraded {} from scaffold {from} to {SCAFFOLD_VERSION}",
+            project.project_name
+        ),
+    };
+    finish(&ws, global, &summary)
 }

@@ -64,7 +64,13 @@ pub fn upgrade(
         .clone()
         .unwrap_or_else(|| "0.1.0".to_owned());
     let base = render(from, project, &inputs, &base_version)?;
-    let new = render(SCAFFOLD_VERSION, project, &inputs, env!("CARGO_PKG_VERSION"))?;
+    // The new scaffold is what init writes here today: the enclosing workspace is looked up
+    // again (the project may have moved out of it).
+    let here = Inputs {
+        enclosing_workspace: super::init::enclosing_workspace(ws.root()),
+        ..inputs
+    };
+    let new = render(SCAFFOLD_VERSION, project, &here, env!("CARGO_PKG_VERSION"))?;
     let mut warnings = Vec::new();
 
     // opgen's own files: replaced whole, and what the new copies lack removed.
@@ -300,6 +306,7 @@ fn generation_of(ws: &Workspace, project: &Project) -> Result<u32> {
 }
 
 /// What a project's scaffold was rendered with beyond PROJECT.
+#[derive(Clone)]
 struct Inputs {
     boilerplate: String,
     /// The year the license headers carry, when they do.
@@ -518,13 +525,15 @@ fn generation_1_replacement(path: &[String]) -> Option<(&'static str, String)> {
 
 /// Uses of scaffold 1's framework modules left in the project's Rust files after the upgrade
 /// (in files the user changed, which keep their code): each at its file:line:col with what
-/// replaces it. Files that do not parse (conflict markers) are left for the compiler.
+/// replaces it. In a file with conflict markers the user's side is read, lines kept in place.
 fn generation_1_references(ws: &Workspace, crate_name: &str) -> Result<Vec<Diagnostic>> {
     let mut found = Vec::new();
     for dir in ["src", "tests"] {
         for file in ws.list_files(Path::new(dir), ".rs")? {
             let Some(text) = ws.read(&file)? else { continue };
-            let Ok(ast) = syn::parse_file(&text) else { continue };
+            let Ok(ast) = syn::parse_file(&yours_of_merge(&text)) else {
+                continue;
+            };
             let mut refs = References {
                 crate_name,
                 found: Vec::new(),
@@ -556,6 +565,31 @@ fn generation_1_references(ws: &Workspace, crate_name: &str) -> Result<Vec<Diagn
         }
     }
     Ok(found)
+}
+
+/// `text` with the markers and the base and new sides of its conflicts blanked: the user's side,
+/// on the lines it has in `text`.
+fn yours_of_merge(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut keep = true;
+    for line in text.split_inclusive('\n') {
+        let marker = ["<<<<<<<", "|||||||", "=======", ">>>>>>>"]
+            .iter()
+            .position(|m| line.starts_with(m));
+        match marker {
+            Some(0 | 3) => keep = true,
+            Some(_) => keep = false,
+            None if keep => {
+                out.push_str(line);
+                continue;
+            }
+            None => {}
+        }
+        if line.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Whether the project (after the upgrade) still defines what a scaffold-1 path names: the
@@ -659,6 +693,14 @@ mod tests {
         // The registries and the user's own modules are not scaffold 1's framework.
         assert_eq!(generation_1_replacement(&path("controllers::CONTROLLERS")), None);
         assert_eq!(generation_1_replacement(&path("api::v1alpha1::Memcached")), None);
+    }
+
+    #[test]
+    fn the_users_side_of_a_merge_keeps_its_lines() {
+        let merged = "a\n<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\nb\n";
+        assert_eq!(yours_of_merge(merged), "a\n\nmine\n\n\n\nb\n");
+        let diff3 = "<<<<<<< ours\nmine\n||||||| original\nold\n=======\nnew\n>>>>>>> theirs\n";
+        assert_eq!(yours_of_merge(diff3), "\nmine\n\n\n\n\n\n");
     }
 
     #[test]
