@@ -113,7 +113,11 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
         "{manifest}"
     );
     assert!(!manifest.contains("kube-lease-manager"), "{manifest}");
-    assert!(project.join("vendor/opgen-runtime/src/manager.rs").is_file());
+    assert!(
+        project
+            .join("vendor/opgen-runtime/src/manager.rs")
+            .is_file()
+    );
     let recorded = read(&project, "PROJECT");
     assert!(recorded.contains("scaffoldVersion: 2\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
@@ -123,7 +127,10 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     assert!(controller.contains("use opgen_runtime::{"), "{controller}");
     assert!(controller.starts_with("// Copyright 2025 The memcached-operator Authors."));
     let webhook = read(&project, "src/webhooks/memcached.rs");
-    assert!(webhook.contains("impl Validator for Memcached {"), "{webhook}");
+    assert!(
+        webhook.contains("impl Validator for Memcached {"),
+        "{webhook}"
+    );
 
     // The project builds and passes its own tests offline, with the lock the upgrade wrote.
     cargo(&project, &["build", "--locked", "--offline"]);
@@ -132,7 +139,10 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let before = without_build_output(tree(&project));
     let out = opgen_ok(&project, &["upgrade"]);
-    assert_eq!(out, "memcached-operator is already up to date (scaffold 2)\n");
+    assert_eq!(
+        out,
+        "memcached-operator is already up to date (scaffold 2)\n"
+    );
     assert_eq!(without_build_output(tree(&project)), before);
 }
 
@@ -187,7 +197,10 @@ fn user_edits_to_files_the_scaffold_did_not_change_are_kept() {
     assert_eq!(read(&project, types), types_text);
     assert_eq!(read(&project, "Dockerfile"), dockerfile);
     // The CRD follows the user's field (manifests ran after the upgrade).
-    let crd = read(&project, "config/crd/bases/cache.example.com_memcacheds.yaml");
+    let crd = read(
+        &project,
+        "config/crd/bases/cache.example.com_memcacheds.yaml",
+    );
     assert!(crd.contains("size:\n"), "{crd}");
 }
 
@@ -237,18 +250,26 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(out.status.success(), "{stderr}");
     let main = read(&merged, "src/main.rs");
     let ours = main.find("<<<<<<< ours\n").expect("conflict markers");
-    let mine = main.find("//! The memcached manager, as we run it.\n").unwrap();
+    let mine = main
+        .find("//! The memcached manager, as we run it.\n")
+        .unwrap();
     let theirs = main.find(">>>>>>> theirs\n").unwrap();
     assert!(ours < mine && mine < theirs, "{main}");
     assert!(main.contains("use opgen_runtime::ManagerArgs;"), "{main}");
-    assert!(stderr.contains("src/main.rs: your changes and the new scaffold's overlap"), "{stderr}");
+    assert!(
+        stderr.contains("src/main.rs: your changes and the new scaffold's overlap"),
+        "{stderr}"
+    );
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
     assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 2\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
-    assert!(out.contains("updated src/main.rs (replaced (--force))"), "{out}");
+    assert!(
+        out.contains("updated src/main.rs (replaced (--force))"),
+        "{out}"
+    );
     let clean_dir = tempfile::tempdir().unwrap();
     let clean = fixture_copy(clean_dir.path());
     opgen_ok(&clean, &["upgrade"]);
@@ -274,7 +295,10 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
-    assert!(stderr.contains("src/metrics.rs is no longer part of the scaffold 2"), "{stderr}");
+    assert!(
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 2"),
+        "{stderr}"
+    );
 }
 
 /// The user's reconcile body and webhook rules survive a merge, and every use of a 0.1.0
@@ -307,7 +331,10 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 
     let err = opgen_err(&project, &["upgrade"]);
     for file in [controller, webhook] {
-        assert!(err.contains(&format!("error: {file}: you changed it")), "{err}");
+        assert!(
+            err.contains(&format!("error: {file}: you changed it")),
+            "{err}"
+        );
     }
 
     let out = opgen(&project, &["upgrade", "--merge"]);
@@ -344,14 +371,26 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
         assert!(source[column - 1..].starts_with(&item), "{line}: {source}");
         named.push(item);
     }
-    for item in ["Context", "is_not_found", "ensure_crd_installed", "log_reconcile_result"] {
-        assert!(named.iter().any(|n| n == item), "{item} not named:\n{stderr}");
+    for item in [
+        "Context",
+        "is_not_found",
+        "ensure_crd_installed",
+        "log_reconcile_result",
+    ] {
+        assert!(
+            named.iter().any(|n| n == item),
+            "{item} not named:\n{stderr}"
+        );
     }
     assert!(
-        stderr.contains("`controllers::Context` of scaffold 1 is moved: this line needs a hand edit"),
+        stderr
+            .contains("`controllers::Context` of scaffold 1 is moved: this line needs a hand edit"),
         "{stderr}"
     );
-    assert!(stderr.contains("= help: use opgen_runtime::Context\n"), "{stderr}");
+    assert!(
+        stderr.contains("= help: use opgen_runtime::Context\n"),
+        "{stderr}"
+    );
     // ControllerEntry still resolves: the new src/controllers/mod.rs imports it.
     assert!(!named.iter().any(|n| n == "ControllerEntry"), "{stderr}");
 }
@@ -363,13 +402,20 @@ fn a_current_project_is_already_up_to_date() {
     assert!(read(&project, "PROJECT").contains("scaffoldVersion: 2\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
-    assert_eq!(out, "memcached-operator is already up to date (scaffold 2)\n");
+    assert_eq!(
+        out,
+        "memcached-operator is already up to date (scaffold 2)\n"
+    );
     assert_eq!(tree(&project), before);
 
     // Made by an opgen that used opgen-runtime before PROJECT recorded the scaffold: only
     // PROJECT changes.
     let recorded = read(&project, "PROJECT");
-    write(&project, "PROJECT", &recorded.replace("scaffoldVersion: 2\n", ""));
+    write(
+        &project,
+        "PROJECT",
+        &recorded.replace("scaffoldVersion: 2\n", ""),
+    );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
@@ -395,5 +441,59 @@ fn a_project_of_a_newer_opgen_is_refused() {
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");
+    assert_eq!(tree(&project), before);
+}
+
+#[test]
+fn help_names_the_ways_to_settle_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = opgen_ok(dir.path(), &["upgrade", "--help"]);
+    for want in [
+        "Bring a project made by an earlier opgen to the current scaffold",
+        "--dry-run",
+        "--merge",
+        "--force",
+        "opgen upgrade --merge",
+    ] {
+        assert!(help.contains(want), "{want:?} missing from:\n{help}");
+    }
+    let err = opgen(dir.path(), &["upgrade", "--merge", "--force"]);
+    assert_eq!(err.status.code(), Some(2), "clap refuses both");
+}
+
+#[test]
+fn a_manifest_without_a_kubernetes_version_is_refused_with_the_fix() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = fixture_copy(parent.path());
+    edit(
+        &project,
+        "Cargo.toml",
+        "features = [\"v1_33\"]",
+        "features = []",
+    );
+    let before = tree(&project);
+    let err = opgen_err(&project, &["upgrade"]);
+    assert!(
+        err.contains("Cargo.toml: the k8s-openapi dependency has no Kubernetes version feature this opgen knows (v1_33 to v1_37)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: opgen upgrade renders the scaffold for that version"),
+        "{err}"
+    );
+    assert_eq!(tree(&project), before);
+}
+
+#[test]
+fn an_unreadable_manifest_is_refused_at_its_line() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = fixture_copy(parent.path());
+    edit(&project, "Cargo.toml", "publish = false\n", "publish = \n");
+    let before = tree(&project);
+    let err = opgen_err(&project, &["upgrade"]);
+    assert!(
+        err.contains("Cargo.toml:6:11: not a valid Cargo.toml"),
+        "{err}"
+    );
     assert_eq!(tree(&project), before);
 }

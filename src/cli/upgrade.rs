@@ -17,7 +17,7 @@ use crate::writer::ChangeKind;
 /// --merge or --force says how to settle it.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  opgen upgrade --dry-run   # list every change\n  opgen upgrade             # refuses, with diffs, if a file you changed also changed in the scaffold\n  opgen upgrade --merge     # merge those files (conflict markers where both sides changed the same lines)"
+    after_help = "Examples:\n  opgen upgrade --dry-run   # list every change\n  opgen upgrade             # refused, with diffs, if you and opgen changed a file\n  opgen upgrade --merge     # merges such files; conflict markers where lines overlap"
 )]
 pub struct Args {
     /// Merge the files both you and the scaffold changed; overlapping changes get conflict markers
@@ -55,7 +55,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             global,
         );
     }
-    if ws.changes()?.iter().all(|c| c.kind == ChangeKind::Unchanged) {
+    if ws
+        .changes()?
+        .iter()
+        .all(|c| c.kind == ChangeKind::Unchanged)
+    {
         if !global.quiet {
             println!(
                 "{} is already up to date (scaffold {SCAFFOLD_VERSION})",

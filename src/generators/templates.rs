@@ -18,7 +18,8 @@ use std::sync::{Mutex, OnceLock};
 
 static TEMPLATE_DIR: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The templates of scaffold generation 1 (opgen 0.1.0 before opgen-runtime), as of 960d21b.
-static GENERATION_1: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-1/templates");
+static GENERATION_1: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-1/templates");
 
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as

@@ -74,8 +74,7 @@ pub fn upgrade(
     let mut warnings = Vec::new();
 
     // opgen's own files: replaced whole, and what the new copies lack removed.
-    let opgen_owned =
-        |p: &Path| p.starts_with("vendor") || p == Path::new(SETUP_ENVTEST_PATH);
+    let opgen_owned = |p: &Path| p.starts_with("vendor") || p == Path::new(SETUP_ENVTEST_PATH);
     for (path, content) in new.iter().filter(|(p, _)| opgen_owned(p)) {
         if ws.read(path)?.as_deref() != Some(content.as_str()) {
             ws.stage(path.clone(), content.clone());
@@ -84,7 +83,10 @@ pub fn upgrade(
     // The vendored crates hold their manifest and sources only.
     for dir in [ENVTEST_CRATE_PATH, RUNTIME_CRATE_PATH] {
         let rust = ws.list_files(Path::new(dir), ".rs")?;
-        for path in rust.into_iter().chain(ws.list_files(Path::new(dir), ".toml")?) {
+        for path in rust
+            .into_iter()
+            .chain(ws.list_files(Path::new(dir), ".toml")?)
+        {
             if !new.contains_key(&path) {
                 ws.stage_removal(path, None);
             }
@@ -126,12 +128,12 @@ pub fn upgrade(
                 yours,
                 new: new.cloned(),
             }),
-            (Some(base), Some(new), None) if base != new => warnings.push(Diagnostic::warning(
-                format!(
+            (Some(base), Some(new), None) if base != new => {
+                warnings.push(Diagnostic::warning(format!(
                     "{} was removed, and the new scaffold changes it: left out",
                     path.display()
-                ),
-            )),
+                )))
+            }
             (Some(_), _, None) => {}
             (None, Some(new), None) => ws.stage(path.clone(), new.clone()),
             (None, Some(new), Some(yours)) => conflicts.push(Conflict {
@@ -143,21 +145,18 @@ pub fn upgrade(
             (None, None, _) => unreachable!("every path comes from base or new"),
         }
     }
-    if removed > 0 {
-        // Removed framework files the user left unchanged go quietly; say why once.
-        {
-            warnings.push(Diagnostic::warning(format!(
-                "the framework modules of scaffold {from} are in opgen-runtime now: {removed} files of src/ are no longer part of the project"
-            )));
-        }
+    if removed > 0 && from == 1 {
+        // The framework files go quietly, one by one; say why once.
+        warnings.push(Diagnostic::warning(format!(
+            "the framework modules of scaffold 1 are in opgen-runtime now: {removed} files of src/ are no longer part of the project"
+        )));
     }
     let with_markers = settle(ws, conflicts, from, opts, &mut warnings)?;
 
     let mut upgraded = project.clone();
     upgraded.scaffold_version = Some(SCAFFOLD_VERSION);
     upgraded.cli_version = Some(env!("CARGO_PKG_VERSION").to_owned());
-    if upgraded != *project || ws.read(Path::new(project::FILE_NAME))? != Some(project.to_yaml())
-    {
+    if upgraded != *project || ws.read(Path::new(project::FILE_NAME))? != Some(project.to_yaml()) {
         ws.stage(project::FILE_NAME, upgraded.to_yaml());
     }
     *project = upgraded;
@@ -233,17 +232,37 @@ const SHOWN_SCAFFOLD_LINES: usize = 120;
 fn conflict_diagnostic(c: &Conflict, from: u32) -> Diagnostic {
     let path = c.path.display();
     let scaffold = format!("scaffold {from}");
-    let yours = unified_diff(&c.base, &c.yours, &format!("{path} ({scaffold})"), &format!("{path} (yours)"), usize::MAX);
+    let yours = unified_diff(
+        &c.base,
+        &c.yours,
+        &format!("{path} ({scaffold})"),
+        &format!("{path} (yours)"),
+        usize::MAX,
+    );
     let message = match &c.new {
         None => format!(
             "{path} is no longer part of the scaffold (opgen-runtime holds it), but you changed it:\n{yours}"
         ),
         Some(new) if c.base.is_empty() => {
-            let theirs = unified_diff(&c.yours, new, &format!("{path} (yours)"), &format!("{path} (scaffold {SCAFFOLD_VERSION})"), SHOWN_SCAFFOLD_LINES);
-            format!("{path} is new in the scaffold, and you have a file of your own there:\n{theirs}")
+            let theirs = unified_diff(
+                &c.yours,
+                new,
+                &format!("{path} (yours)"),
+                &format!("{path} (scaffold {SCAFFOLD_VERSION})"),
+                SHOWN_SCAFFOLD_LINES,
+            );
+            format!(
+                "{path} is new in the scaffold, and you have a file of your own there:\n{theirs}"
+            )
         }
         Some(new) => {
-            let theirs = unified_diff(&c.base, new, &format!("{path} ({scaffold})"), &format!("{path} (scaffold {SCAFFOLD_VERSION})"), SHOWN_SCAFFOLD_LINES);
+            let theirs = unified_diff(
+                &c.base,
+                new,
+                &format!("{path} ({scaffold})"),
+                &format!("{path} (scaffold {SCAFFOLD_VERSION})"),
+                SHOWN_SCAFFOLD_LINES,
+            );
             let merge = match diffy::merge(&c.base, &c.yours, new) {
                 Ok(_) => "--merge combines them cleanly".to_owned(),
                 Err(marked) => format!(
@@ -317,9 +336,7 @@ struct Inputs {
 
 impl Inputs {
     fn read(ws: &Workspace) -> Result<Self> {
-        let boilerplate = ws
-            .read(Path::new(BOILERPLATE_PATH))?
-            .unwrap_or_default();
+        let boilerplate = ws.read(Path::new(BOILERPLATE_PATH))?.unwrap_or_default();
         let manifest = ws.read(Path::new(CARGO_TOML))?.ok_or_else(|| {
             Error::with_help(
                 format!("{} has no Cargo.toml", ws.root().display()),
@@ -341,10 +358,7 @@ impl Inputs {
 
 /// The year in the license header of src/lib.rs or src/main.rs (`YEAR` in the boilerplate).
 fn header_year(ws: &Workspace, boilerplate: &str) -> Result<Option<String>> {
-    let Some((before, after)) = boilerplate
-        .lines()
-        .find_map(|l| l.split_once("YEAR"))
-    else {
+    let Some((before, after)) = boilerplate.lines().find_map(|l| l.split_once("YEAR")) else {
         return Ok(None);
     };
     for file in ["src/lib.rs", "src/main.rs"] {
@@ -363,16 +377,31 @@ fn header_year(ws: &Workspace, boilerplate: &str) -> Result<Option<String>> {
 /// The Kubernetes version of the k8s-openapi feature (`v1_33`) in the project's Cargo.toml.
 fn k8s_version(manifest: &str, path: &Path) -> Result<K8sVersion> {
     let table: toml::Table = manifest.parse().map_err(|e: toml::de::Error| {
-        Error::msg(format!("{}: not a valid Cargo.toml: {}", path.display(), e.message()))
+        let at = e.span().map_or(0, |span| span.start);
+        let line = manifest[..at].matches('\n').count() + 1;
+        let column = manifest[..at]
+            .rsplit('\n')
+            .next()
+            .map_or(0, |l| l.chars().count())
+            + 1;
+        Error::with_help(
+            format!(
+                "{}:{line}:{column}: not a valid Cargo.toml: {}",
+                path.display(),
+                e.message()
+            ),
+            "fix it so that cargo reads it, then run opgen upgrade again",
+        )
     })?;
     let features = table
         .get("dependencies")
         .and_then(|d| d.get("k8s-openapi"))
         .and_then(|k| k.get("features"))
         .and_then(toml::Value::as_array);
-    let minor = features.into_iter().flatten().find_map(|f| {
-        f.as_str()?.strip_prefix("v1_")?.parse::<u32>().ok()
-    });
+    let minor = features
+        .into_iter()
+        .flatten()
+        .find_map(|f| f.as_str()?.strip_prefix("v1_")?.parse::<u32>().ok());
     match minor.and_then(|m| K8sVersion::ALL.into_iter().find(|v| v.minor() == m)) {
         Some(version) => Ok(version),
         None => Err(Error::with_help(
@@ -530,7 +559,9 @@ fn generation_1_references(ws: &Workspace, crate_name: &str) -> Result<Vec<Diagn
     let mut found = Vec::new();
     for dir in ["src", "tests"] {
         for file in ws.list_files(Path::new(dir), ".rs")? {
-            let Some(text) = ws.read(&file)? else { continue };
+            let Some(text) = ws.read(&file)? else {
+                continue;
+            };
             let Ok(ast) = syn::parse_file(&yours_of_merge(&text)) else {
                 continue;
             };
@@ -689,10 +720,19 @@ mod tests {
             generation_1_replacement(&path("webhooks::Route")).map(|r| r.1),
             Some("opgen_runtime::webhook::Route".to_owned())
         );
-        assert_eq!(generation_1_replacement(&path("webhooks::mutate")).map(|r| r.0), Some("gone"));
+        assert_eq!(
+            generation_1_replacement(&path("webhooks::mutate")).map(|r| r.0),
+            Some("gone")
+        );
         // The registries and the user's own modules are not scaffold 1's framework.
-        assert_eq!(generation_1_replacement(&path("controllers::CONTROLLERS")), None);
-        assert_eq!(generation_1_replacement(&path("api::v1alpha1::Memcached")), None);
+        assert_eq!(
+            generation_1_replacement(&path("controllers::CONTROLLERS")),
+            None
+        );
+        assert_eq!(
+            generation_1_replacement(&path("api::v1alpha1::Memcached")),
+            None
+        );
     }
 
     #[test]
