@@ -191,11 +191,21 @@ fn user_edits_to_files_the_scaffold_did_not_change_are_kept() {
         "FROM gcr.io/distroless/cc-debian12:nonroot",
         "# Ours: the debug image while we chase a crash.\nFROM gcr.io/distroless/cc-debian12:debug-nonroot",
     );
+    // A lock file cargo updated since: the user's, kept (cargo adds what the runtime needs).
+    let lock = read(&project, "Cargo.lock") + "\n";
+    write(&project, "Cargo.lock", &lock);
     let (types_text, dockerfile) = (read(&project, types), read(&project, "Dockerfile"));
 
-    opgen_ok(&project, &["upgrade"]);
+    let out = opgen(&project, &["upgrade"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
     assert_eq!(read(&project, types), types_text);
     assert_eq!(read(&project, "Dockerfile"), dockerfile);
+    assert_eq!(read(&project, "Cargo.lock"), lock);
+    assert!(
+        stderr.contains("warning: Cargo.lock is no longer the one opgen wrote: kept as it is"),
+        "{stderr}"
+    );
     // The CRD follows the user's field (manifests ran after the upgrade).
     let crd = read(
         &project,
@@ -496,4 +506,42 @@ fn an_unreadable_manifest_is_refused_at_its_line() {
         "{err}"
     );
     assert_eq!(tree(&project), before);
+}
+
+/// `scaffoldVersion` only means something if it changes with the scaffold: the templates
+/// `init` and `create` render are recorded (FNV-1a over paths and contents) for the current
+/// version, so changing them without deciding about a bump fails here.
+#[test]
+fn the_scaffold_templates_are_those_recorded_for_the_scaffold_version() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for dir in ["templates/api", "templates/project", "templates/webhook"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+            let entry = entry.unwrap();
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(root).unwrap().to_string_lossy();
+            let content = std::fs::read(entry.path()).unwrap();
+            for byte in rel.bytes().chain([0]).chain(content).chain([0]) {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    let recorded = root.join("data/upgrade/current-templates.txt");
+    let version = opgen::generators::templates::SCAFFOLD_VERSION;
+    let line = format!("scaffold {version}: {hash:016x}\n");
+    if std::env::var_os("OPGEN_REGEN").is_some() {
+        std::fs::write(&recorded, &line).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&recorded).unwrap(),
+        line,
+        "templates/ changed since scaffold {version} was recorded. If a file projects already \
+         have changes (anything but a new template), bump SCAFFOLD_VERSION in \
+         src/generators/templates.rs, copy the previous templates/ to \
+         data/upgrade/scaffold-{version}/templates (git archive) and teach \
+         templates::template_dir and opgen upgrade's tests about it; in every case, record the \
+         digest with OPGEN_REGEN=1"
+    );
 }

@@ -97,14 +97,24 @@ pub fn upgrade(
     let mut removed = 0;
     let paths: BTreeSet<&PathBuf> = base.keys().chain(new.keys()).collect();
     for path in paths.into_iter().filter(|p| !opgen_owned(p)) {
-        let (base, new) = (base.get(path), new.get(path));
         let yours = ws.read(path)?;
+        // PROJECT does not record the order kinds were created in: the lines inserted at a
+        // marker follow the user's order wherever they are the same lines.
+        let (base, new) = match &yours {
+            Some(yours) => (
+                base.get(path).map(|b| follow_order(b, yours)),
+                new.get(path).map(|n| follow_order(n, yours)),
+            ),
+            None => (base.get(path).cloned(), new.get(path).cloned()),
+        };
+        let (base, new) = (base.as_ref(), new.as_ref());
         if path == Path::new(CARGO_LOCK) {
             match (yours, new) {
                 (Some(yours), Some(new)) if Some(&yours) == base && &yours != new => {
                     ws.stage(path.clone(), new.clone())
                 }
-                (Some(yours), Some(new)) if &yours != new => warnings.push(Diagnostic::warning(
+                // Only worth saying when the scaffold's lock changed: cargo update is normal.
+                (Some(yours), Some(new)) if &yours != new && base != Some(new) => warnings.push(Diagnostic::warning(
                     "Cargo.lock is no longer the one opgen wrote: kept as it is".to_owned(),
                 ).help("the next `cargo build` adds opgen-runtime's dependencies to it (online, or offline once they are cached)")),
                 _ => {}
@@ -156,7 +166,7 @@ pub fn upgrade(
     let mut upgraded = project.clone();
     upgraded.scaffold_version = Some(SCAFFOLD_VERSION);
     upgraded.cli_version = Some(env!("CARGO_PKG_VERSION").to_owned());
-    if upgraded != *project || ws.read(Path::new(project::FILE_NAME))? != Some(project.to_yaml()) {
+    if upgraded != *project {
         ws.stage(project::FILE_NAME, upgraded.to_yaml());
     }
     *project = upgraded;
@@ -168,6 +178,58 @@ pub fn upgrade(
         warnings,
         with_markers,
     })
+}
+
+/// The runs of lines inserted above each `+opgen:scaffold:` marker (lines with the marker's
+/// indentation, up to a blank line or comment), as (marker line, first line, end) indices.
+fn marker_runs(lines: &[&str]) -> Vec<(String, usize, usize)> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut runs = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if !((t.starts_with("//") || t.starts_with('#')) && t.contains("+opgen:scaffold:")) {
+            continue;
+        }
+        let mut start = at;
+        while start > 0 {
+            let above = lines[start - 1];
+            let a = above.trim();
+            if a.is_empty()
+                || a.starts_with("//")
+                || a.starts_with('#')
+                || indent(above) != indent(line)
+            {
+                break;
+            }
+            start -= 1;
+        }
+        runs.push((t.to_owned(), start, at));
+    }
+    runs
+}
+
+/// `text` with each marker's run of lines in the order `yours` has them, where both runs hold
+/// the same lines.
+fn follow_order(text: &str, yours: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let your_lines: Vec<&str> = yours.split_inclusive('\n').collect();
+    let your_runs = marker_runs(&your_lines);
+    let mut out: Vec<&str> = lines.clone();
+    for (marker, start, end) in marker_runs(&lines) {
+        let Some((_, ys, ye)) = your_runs.iter().find(|(m, _, _)| *m == marker) else {
+            continue;
+        };
+        let (ours, theirs) = (&lines[start..end], &your_lines[*ys..*ye]);
+        fn sorted<'a>(run: &[&'a str]) -> Vec<&'a str> {
+            let mut run = run.to_vec();
+            run.sort_unstable();
+            run
+        }
+        if ours != theirs && sorted(ours) == sorted(theirs) {
+            out.splice(start..end, theirs.iter().copied());
+        }
+    }
+    out.concat()
 }
 
 /// Applies `--force` or `--merge` to the conflicts, or refuses with every one of them shown.
@@ -741,6 +803,19 @@ mod tests {
         assert_eq!(yours_of_merge(merged), "a\n\nmine\n\n\n\nb\n");
         let diff3 = "<<<<<<< ours\nmine\n||||||| original\nold\n=======\nnew\n>>>>>>> theirs\n";
         assert_eq!(yours_of_merge(diff3), "\nmine\n\n\n\n\n\n");
+    }
+
+    #[test]
+    fn inserted_lines_follow_the_users_order() {
+        let base = "&[\n    a::W,\n    b::W,\n    // +opgen:scaffold:webhooks\n];\n";
+        let yours = "&[\n    b::W,\n    a::W,\n    // +opgen:scaffold:webhooks\n];\n";
+        assert_eq!(follow_order(base, yours), yours);
+        // Other lines, or a run the user changed, keep their order.
+        let edited = "&[\n    b::W,\n    c::W,\n    // +opgen:scaffold:webhooks\n];\n";
+        assert_eq!(follow_order(base, edited), base);
+        let yaml = "resources:\n- a.yaml\n- b.yaml\n# +opgen:scaffold:samples\n";
+        let your_yaml = "resources:\n- b.yaml\n- a.yaml\n# +opgen:scaffold:samples\n";
+        assert_eq!(follow_order(yaml, your_yaml), your_yaml);
     }
 
     #[test]
