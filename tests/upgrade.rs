@@ -14,8 +14,12 @@ const FIXTURE: &str = "tests/fixtures/upgrade/opgen-0.1.0/memcached-operator";
 
 /// A copy of the 0.1.0 project in a temporary directory.
 fn fixture_copy(parent: &Path) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-    let to = parent.join("memcached-operator");
+    copy_of(FIXTURE, parent)
+}
+
+fn copy_of(fixture: &str, parent: &Path) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+    let to = parent.join(from.file_name().unwrap());
     for entry in walkdir::WalkDir::new(&from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(&from).unwrap());
@@ -149,6 +153,67 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 fn without_build_output(mut files: BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
     files.retain(|p, _| !p.starts_with("target"));
     files
+}
+
+/// What opgen 0.1.0 wrote is rendered again exactly for other kinds of projects too: no
+/// license, conversion webhooks, registries not in PROJECT's order, multigroup, namespaced,
+/// another owner and Kubernetes version. Any difference would be a conflict here.
+#[test]
+fn other_0_1_0_projects_upgrade_without_conflicts() {
+    for fixture in ["conversion-operator", "multigroup-operator"] {
+        let parent = tempfile::tempdir().unwrap();
+        let project = copy_of(
+            &format!("tests/fixtures/upgrade/opgen-0.1.0/{fixture}"),
+            parent.path(),
+        );
+        let out = opgen(&project, &["upgrade"]);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{fixture}: {stderr}");
+        assert!(
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 2")),
+            "{stdout}"
+        );
+        assert_eq!(
+            stderr,
+            "warning: the framework modules of scaffold 1 are in opgen-runtime now: 12 files of src/ are no longer part of the project\n",
+            "{fixture}"
+        );
+        for file in FRAMEWORK {
+            assert!(!project.join(file).exists(), "{fixture}: {file} was left");
+        }
+        assert!(project.join("vendor/opgen-runtime/Cargo.toml").is_file());
+        opgen_ok(&project, &["manifests", "--check"]);
+        let out = opgen_ok(&project, &["upgrade"]);
+        assert_eq!(
+            out,
+            format!("{fixture} is already up to date (scaffold 2)\n")
+        );
+    }
+    // The registry keeps the order the user created the webhooks in.
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(
+        "tests/fixtures/upgrade/opgen-0.1.0/conversion-operator",
+        parent.path(),
+    );
+    opgen_ok(&project, &["upgrade"]);
+    let registry = read(&project, "src/webhooks/mod.rs");
+    let conversion = registry
+        .find("    cache_cluster_conversion::WEBHOOK,\n")
+        .unwrap();
+    let foo = registry.find("    foo::WEBHOOK,\n").unwrap();
+    assert!(conversion < foo, "{registry}");
+    // No license: no header.
+    assert!(read(&project, "src/main.rs").starts_with("//! "));
+    let multigroup = copy_of(
+        "tests/fixtures/upgrade/opgen-0.1.0/multigroup-operator",
+        parent.path(),
+    );
+    opgen_ok(&multigroup, &["upgrade"]);
+    assert!(read(&multigroup, "src/main.rs").starts_with("// Copyright 2025 Acme Corp.\n"));
+    assert!(read(&multigroup, "Cargo.toml").contains("features = [\"v1_37\"]"));
 }
 
 #[test]
