@@ -1,6 +1,7 @@
 //! The command line: argument parsing, dispatch, and reporting what a command did.
 //! One file per subcommand; the work itself lives in `crate::ops`.
 
+mod bundle;
 mod completion;
 mod create_api;
 mod create_webhook;
@@ -70,6 +71,7 @@ pub enum Command {
     Delete(delete::DeleteArgs),
     Manifests(manifests::Args),
     Upgrade(upgrade::Args),
+    Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
     Completion(completion::Args),
@@ -86,6 +88,7 @@ pub fn main() -> i32 {
         Command::Delete(args) => delete::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
         Command::Upgrade(args) => upgrade::run(args, &global),
+        Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),

@@ -1,7 +1,9 @@
 //! Generators turn the model (or command options) into file contents: CRDs, RBAC roles,
 //! webhook configurations and scaffold plans. They never touch the disk.
 
+pub mod bundle;
 pub mod crd;
+pub mod package;
 pub mod rbac;
 pub mod rustfmt;
 pub mod scaffold;
