@@ -3,8 +3,9 @@
 //! Every file is settled three ways, as git merges: the *base* is what the earlier opgen wrote
 //! for this very project, *yours* is the file on disk, *new* is what opgen writes today. The
 //! base is rendered, not stored: each generation's templates are embedded
-//! (`data/upgrade/scaffold-<n>/`) and run through today's plans (which have not changed across
-//! generations) with the values PROJECT and the project's own files record (license header
+//! (`data/upgrade/scaffold-<n>/`) and run through today's plans (the same code for every
+//! generation so far; `scaffold::init` branches on the generation for its file list, vendored
+//! crates and lock) with the values PROJECT and the project's own files record (license header
 //! and its year, Kubernetes version, enclosing workspace). vendor/ and the envtest script are
 //! opgen's and replaced whole.
 
