@@ -12,6 +12,7 @@ mod init;
 mod manifests;
 mod markers;
 mod new;
+mod upgrade;
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::writer::{ChangeKind, Workspace};
@@ -71,6 +72,7 @@ pub enum Command {
     Delete(delete::DeleteArgs),
     Edit(edit::Args),
     Manifests(manifests::Args),
+    Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
@@ -88,6 +90,7 @@ pub fn main() -> i32 {
         Command::Delete(args) => delete::run(args, &global),
         Command::Edit(args) => edit::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),

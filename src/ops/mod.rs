@@ -11,6 +11,7 @@ pub mod edit;
 pub mod init;
 pub mod manifests;
 pub mod relayout;
+pub mod upgrade;
 
 use crate::diag::Result;
 use crate::generators::scaffold::api::ResourceContext;
