@@ -268,13 +268,7 @@ fn a_project_inside_another_cargo_workspace_stays_out_of_it_unless_listed() {
     // the Cargo.lock init wrote fits it: the vendored crates are not members, so their
     // dev-dependencies are not resolved.
     let out = std::process::Command::new("cargo")
-        .args([
-            "metadata",
-            "--locked",
-            "--offline",
-            "--format-version",
-            "1",
-        ])
+        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
         .current_dir(dir.path().join("tools/demo"))
         .output()
         .unwrap();

@@ -1,11 +1,9 @@
 //! `opgen bundle`
 
 use super::{GlobalArgs, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::bundle::{BundleArgs, bundle};
 use crate::ops::manifests::ManifestOptions;
-use crate::project;
-use crate::writer::ChangeKind;
 use std::path::PathBuf;
 
 /// Generate the OLM bundle (bundle/manifests, bundle/metadata, bundle.Dockerfile) from the project, after regenerating its manifests
@@ -32,10 +30,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
+    let mut ws = super::open_project_workspace(global)?;
     let kubectl = std::env::var_os("KUBECTL")
         .filter(|k| !k.is_empty())
         .map_or_else(|| PathBuf::from("kubectl"), PathBuf::from);
@@ -52,26 +47,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     )?;
     print_warnings(&report.warnings, global);
     if args.check {
-        let stale: Vec<String> = ws
-            .changes()?
-            .into_iter()
-            .filter(|c| c.kind != ChangeKind::Unchanged)
-            .map(|c| format!("  {}", c.path.display()))
-            .collect();
-        if stale.is_empty() {
-            if !global.quiet {
-                println!("bundle is up to date");
-            }
-            return Ok(());
-        }
-        return Err(Error::with_help(
-            format!(
-                "{} file(s) of the bundle or its manifests are out of date:\n{}",
-                stale.len(),
-                stale.join("\n")
-            ),
-            "run `opgen bundle` (`make bundle`) and commit the result",
-        ));
+        return super::check_up_to_date(
+            &ws,
+            global,
+            "bundle is up to date",
+            "file(s) of the bundle or its manifests are out of date",
+            "`opgen bundle` (`make bundle`)",
+        );
     }
     if let Some(base) = &report.base_created
         && !global.quiet

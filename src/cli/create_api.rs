@@ -1,10 +1,9 @@
 //! `opgen create api`
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::create_api::{ApiOptions, create_api};
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::project::{self, Project};
 
 /// Scaffold new resources in an existing project
 #[derive(Debug, clap::Args)]
@@ -81,11 +80,7 @@ pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
         CreateCommand::Api(args) => args,
         CreateCommand::Webhook(args) => return super::create_webhook::run(args, global),
     };
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let warnings = create_api(&mut ws, &mut project, &args.api.options(args.force))?;
     print_warnings(&warnings, global);
     if args.make {

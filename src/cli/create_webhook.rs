@@ -1,10 +1,9 @@
 //! `opgen create webhook`
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::project::{self, Project};
 
 /// Scaffold admission webhooks for a kind: a defaulting and/or a validating webhook
 #[derive(Debug, clap::Args)]
@@ -42,11 +41,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let opts = WebhookOptions {
         group: args.group,
         version: args.version,

@@ -1,10 +1,9 @@
 //! `opgen delete webhook`
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::delete::{DeleteApiOptions, DeleteWebhookOptions, delete_api, delete_webhook};
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::project::{self, Project};
 
 #[derive(Debug, clap::Args)]
 pub struct DeleteArgs {
@@ -59,11 +58,7 @@ pub fn run(args: DeleteArgs, global: &GlobalArgs) -> Result<()> {
 }
 
 fn run_webhook(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let opts = DeleteWebhookOptions {
         group: args.group,
         version: args.version,
@@ -80,11 +75,7 @@ fn run_webhook(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
 }
 
 fn run_api(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let opts = DeleteApiOptions {
         group: args.group,
         version: args.version,

@@ -1,9 +1,8 @@
 //! `opgen dev-webhooks`
 
 use super::{GlobalArgs, finish};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::dev_webhooks::{DEV_DIR, dev_webhooks};
-use crate::project;
 
 /// Serve the webhooks from this machine without cert-manager: a self-signed certificate and
 /// url-style webhook configurations that trust it, under .opgen/webhook-dev/
@@ -18,9 +17,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let mut ws = super::open_workspace(project::find_root(&cwd)?, global)?;
+    let mut ws = super::open_project_workspace(global)?;
     let dev = dev_webhooks(&mut ws, &args.url)?;
     finish(
         &ws,

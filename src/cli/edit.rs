@@ -1,11 +1,10 @@
 //! `opgen edit`
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::edit::{EditOptions, edit};
 use crate::ops::init::License;
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::project::{self, Project};
 
 /// Change project options recorded in PROJECT, and the files that follow from them
 #[derive(Debug, clap::Args)]
@@ -41,11 +40,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let opts = EditOptions {
         multigroup: args.multigroup,
         license: args.license,

@@ -1,7 +1,7 @@
 //! `opgen init`
 
 use super::{GlobalArgs, finish};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::init::{InitOptions, K8sVersion, License, init};
 use crate::ops::manifests::{ManifestOptions, manifests};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -85,9 +85,7 @@ impl ProjectArgs {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let mut ws = super::open_workspace(cwd, global)?;
+    let mut ws = super::open_workspace(super::current_dir()?, global)?;
     let options = InitOptions {
         force: args.force,
         ..args.project.options()

@@ -1,10 +1,8 @@
 //! `opgen manifests`
 
 use super::{GlobalArgs, finish, print_warnings};
-use crate::diag::{Error, Result};
+use crate::diag::Result;
 use crate::ops::manifests::{ManifestOptions, manifests};
-use crate::project;
-use crate::writer::ChangeKind;
 
 /// Generate CRDs, RBAC roles and webhook configurations from the marker-annotated Rust sources under src/
 #[derive(Debug, clap::Args)]
@@ -27,10 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
+    let mut ws = super::open_project_workspace(global)?;
     let report = manifests(
         &mut ws,
         &ManifestOptions {
@@ -41,26 +36,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     )?;
     print_warnings(&report.warnings, global);
     if args.check {
-        let stale: Vec<String> = ws
-            .changes()?
-            .into_iter()
-            .filter(|c| c.kind != ChangeKind::Unchanged)
-            .map(|c| format!("  {}", c.path.display()))
-            .collect();
-        if stale.is_empty() {
-            if !global.quiet {
-                println!("manifests are up to date");
-            }
-            return Ok(());
-        }
-        return Err(Error::with_help(
-            format!(
-                "{} manifest file(s) are out of date:\n{}",
-                stale.len(),
-                stale.join("\n")
-            ),
-            "run `opgen manifests` and commit the result",
-        ));
+        return super::check_up_to_date(
+            &ws,
+            global,
+            "manifests are up to date",
+            "manifest file(s) are out of date",
+            "`opgen manifests`",
+        );
     }
     finish(&ws, global, "generated manifests")
 }

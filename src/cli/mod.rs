@@ -114,6 +114,52 @@ pub(crate) fn print_warnings(warnings: &[Diagnostic], global: &GlobalArgs) {
     }
 }
 
+/// The directory opgen was started in.
+pub(crate) fn current_dir() -> Result<PathBuf> {
+    std::env::current_dir()
+        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))
+}
+
+/// The workspace of the project around the current directory (see [`open_workspace`]).
+pub(crate) fn open_project_workspace(global: &GlobalArgs) -> Result<Workspace> {
+    open_workspace(crate::project::find_root(&current_dir()?)?, global)
+}
+
+/// The workspace of the project around the current directory, and its PROJECT file.
+pub(crate) fn open_project(global: &GlobalArgs) -> Result<(Workspace, crate::project::Project)> {
+    let ws = open_project_workspace(global)?;
+    let project = crate::project::Project::load(&ws)?;
+    Ok((ws, project))
+}
+
+/// `--check`: Ok (printing `up_to_date` unless --quiet) when nothing staged differs from the
+/// disk, else an error that counts and names the stale files (`N <stale>:`) and says to run
+/// `command`.
+pub(crate) fn check_up_to_date(
+    ws: &Workspace,
+    global: &GlobalArgs,
+    up_to_date: &str,
+    stale: &str,
+    command: &str,
+) -> Result<()> {
+    let files: Vec<String> = ws
+        .changes()?
+        .into_iter()
+        .filter(|c| c.kind != ChangeKind::Unchanged)
+        .map(|c| format!("  {}", c.path.display()))
+        .collect();
+    if files.is_empty() {
+        if !global.quiet {
+            println!("{up_to_date}");
+        }
+        return Ok(());
+    }
+    Err(Error::with_help(
+        format!("{} {stale}:\n{}", files.len(), files.join("\n")),
+        format!("run {command} and commit the result"),
+    ))
+}
+
 /// The workspace at `root`, after finishing a commit that an earlier opgen run was killed
 /// in the middle of (said on stderr). With --dry-run nothing is finished, only reported.
 pub(crate) fn open_workspace(root: PathBuf, global: &GlobalArgs) -> Result<Workspace> {

@@ -1,11 +1,10 @@
 //! `opgen upgrade`
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
-use crate::diag::{Diagnostic, Error, Result};
+use crate::diag::{Diagnostic, Result};
 use crate::generators::templates::SCAFFOLD_VERSION;
 use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::ops::upgrade::{UpgradeOptions, upgrade};
-use crate::project::{self, Project};
 use crate::writer::ChangeKind;
 
 /// Bring a project made by an earlier opgen to the current scaffold
@@ -32,11 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let mut project = Project::load(&ws)?;
+    let (mut ws, mut project) = super::open_project(global)?;
     let opts = UpgradeOptions {
         merge: args.merge,
         force: args.force,
