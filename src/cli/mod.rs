@@ -3,6 +3,7 @@
 
 mod completion;
 mod create_api;
+mod create_helm;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;

@@ -2,6 +2,8 @@
 //! webhook configurations and scaffold plans. They never touch the disk.
 
 pub mod crd;
+pub mod helm;
+pub mod package;
 pub mod rbac;
 pub mod rustfmt;
 pub mod scaffold;

@@ -3,6 +3,7 @@
 //! `opgen new` can chain `init`, `create api` and `manifests` into one all-or-nothing write.
 
 pub mod create_api;
+pub mod create_helm;
 pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;
