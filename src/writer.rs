@@ -146,6 +146,10 @@ impl Workspace {
                     continue;
                 }
                 let file_type = entry.file_type();
+                // An empty suffix asks for every file: directories are walked, not listed.
+                if file_type.is_dir() && suffix.is_empty() {
+                    continue;
+                }
                 if file_type.is_dir() {
                     return Err(unreadable(
                         entry.path(),

@@ -51,10 +51,8 @@ impl Chart {
     }
 }
 
-const VALUES_HEADER: &str = "\
-# Default values of the chart. `opgen create helm` keeps your edits to this file and adds the
-# sections that new parts of the project (e.g. a webhook) need.
-";
+const VALUES_HEADER: &str =
+    "# Default values of the chart; `helm install --set` or `--values` overrides them.\n";
 
 const HELMIGNORE: &str = "\
 # Patterns to ignore when building packages.

@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::helm::{self, CHART_DIR, ChartOptions, GENERATED_BY};
 use crate::generators::package;
 use crate::generators::scaffold::{
-    CommentStyle, Policy, Provenance, ScaffoldPlan, provenance, stamp,
+    CommentStyle, Policy, Provenance, REFUSES_EDITED, ScaffoldPlan, provenance, stamp,
 };
 use crate::project::Project;
 use crate::writer::Workspace;
@@ -81,8 +81,8 @@ pub fn create_helm(
 
     let mut plan = ScaffoldPlan::default();
     let mut warnings = Vec::new();
-    let hash = |body: &str| stamp(body, CommentStyle::Hash, STAMP);
-    let template = |body: &str| stamp(body, CommentStyle::GoTemplate, STAMP);
+    let hash = |body: &str, then: &str| stamp(body, CommentStyle::Hash, STAMP, then);
+    let template = |body: &str| stamp(body, CommentStyle::GoTemplate, STAMP, REFUSES_EDITED);
 
     // Chart.yaml: an edited one keeps its text; only flags change its versions.
     match ws.read(&chart_file)? {
@@ -102,7 +102,14 @@ pub fn create_helm(
                 );
             }
         }
-        _ => plan.write(&chart_file, hash(&chart.chart_yaml), Policy::Generated),
+        _ => plan.write(
+            &chart_file,
+            hash(
+                &chart.chart_yaml,
+                "Edit freely: opgen keeps your edits and only sets the versions --version and --app-version give.",
+            ),
+            Policy::Generated,
+        ),
     }
 
     let values_file = chart_dir.join("values.yaml");
@@ -118,11 +125,18 @@ pub fn create_helm(
                 );
             }
         }
-        _ => plan.write(&values_file, hash(&values_yaml), Policy::Generated),
+        _ => plan.write(
+            &values_file,
+            hash(
+                &values_yaml,
+                "Edit freely: opgen keeps your values and adds the sections that new parts of the project need.",
+            ),
+            Policy::Generated,
+        ),
     }
     plan.write(
         chart_dir.join(".helmignore"),
-        hash(&chart.helmignore),
+        hash(&chart.helmignore, REFUSES_EDITED),
         Policy::Generated,
     );
     let mut written = Vec::new();

@@ -41,12 +41,13 @@ pub enum CommentStyle {
 
 const DIGEST_TAG: &str = "opgen-digest: ";
 
-/// `body` with a first line recording its digest, for [`Policy::Generated`].
-pub fn stamp(body: &str, style: CommentStyle, what: &str) -> String {
-    let note = format!(
-        "{what} ({DIGEST_TAG}{}). Edit freely: opgen then refuses to replace it without --force; delete this line to make it yours for good.",
-        digest(body)
-    );
+/// What the first line of a [`Policy::Generated`] file says after its digest, by default.
+pub const REFUSES_EDITED: &str = "Edit freely: opgen then refuses to replace it without --force; delete this line to make it yours for good.";
+
+/// `body` with a first line recording its digest, for [`Policy::Generated`]: `what`, the
+/// digest, then `then` (what opgen does once the file is edited).
+pub fn stamp(body: &str, style: CommentStyle, what: &str, then: &str) -> String {
+    let note = format!("{what} ({DIGEST_TAG}{}). {then}", digest(body));
     match style {
         CommentStyle::Hash => format!("# {note}\n{body}"),
         CommentStyle::GoTemplate => format!("{{{{- /* {note} */}}}}\n{body}"),
@@ -537,11 +538,11 @@ mod tests {
     #[test]
     fn generated_files_are_replaced_until_edited_and_adopted_ones_are_left_alone() {
         let dir = tempfile::tempdir().unwrap();
-        let old = stamp("a: 1\n", CommentStyle::Hash, "Generated");
+        let old = stamp("a: 1\n", CommentStyle::Hash, "Generated", REFUSES_EDITED);
         assert_eq!(provenance(&old), Provenance::Unedited);
         assert!(old.starts_with("# Generated (opgen-digest: "), "{old}");
-        let tpl = stamp("x\n", CommentStyle::GoTemplate, "G");
-        assert!(tpl.starts_with("{{- /* G (opgen-digest: ") && tpl.ends_with("*/}}\nx\n"));
+        let tpl = stamp("x\n", CommentStyle::GoTemplate, "G", "T");
+        assert!(tpl.starts_with("{{- /* G (opgen-digest: ") && tpl.ends_with(". T */}}\nx\n"));
         std::fs::write(dir.path().join("same.yaml"), &old).unwrap();
         std::fs::write(dir.path().join("edited.yaml"), old.replace("1", "2")).unwrap();
         std::fs::write(dir.path().join("mine.yaml"), "a: 3\n").unwrap();
@@ -549,7 +550,7 @@ mod tests {
         let plan = |ws: &mut Workspace, force| {
             let mut plan = ScaffoldPlan::default();
             for file in ["same.yaml", "edited.yaml", "mine.yaml", "new.yaml"] {
-                let body = stamp("a: 9\n", CommentStyle::Hash, "Generated");
+                let body = stamp("a: 9\n", CommentStyle::Hash, "Generated", REFUSES_EDITED);
                 plan.write(file, body, Policy::Generated);
             }
             plan.apply(ws, force)
