@@ -543,11 +543,7 @@ fn substitute_namespace(value: &mut Value, namespace: &str) {
         return;
     }
     match value {
-        Value::String(s) => {
-            if s.contains(namespace) {
-                *s = replace_name(s, namespace, NS_TOKEN);
-            }
-        }
+        Value::String(s) if s.contains(namespace) => *s = replace_name(s, namespace, NS_TOKEN),
         Value::Array(items) => items
             .iter_mut()
             .for_each(|v| substitute_namespace(v, namespace)),
