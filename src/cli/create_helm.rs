@@ -35,23 +35,21 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let root = project::find_root(&cwd)?;
     let mut ws = super::open_workspace(root, global)?;
     let project = Project::load(&ws)?;
-    let manifests = if args.manifests.is_absolute() {
-        args.manifests
-            .strip_prefix(ws.root())
-            .map(PathBuf::from)
-            .map_err(|_| {
-                Error::msg(format!(
+    // Relative to where opgen runs, like any path argument; the workspace reads from the root.
+    let manifests = cwd
+        .join(&args.manifests)
+        .strip_prefix(ws.root())
+        .map(PathBuf::from)
+        .map_err(|_| {
+            Error::with_help(
+                format!(
                     "--manifests {}: not inside the project ({})",
                     args.manifests.display(),
                     ws.root().display()
-                ))
-            })?
-    } else {
-        cwd.join(&args.manifests)
-            .strip_prefix(ws.root())
-            .map(PathBuf::from)
-            .unwrap_or(args.manifests)
-    };
+                ),
+                "opgen reads files of the project only: render them into it, e.g. with `make build-installer`",
+            )
+        })?;
     let warnings = create_helm(
         &mut ws,
         &project,
