@@ -129,6 +129,14 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
                     "helm.sh/resource-policy".into(),
                     Value::String(format!("{keep}keep")),
                 );
+                // Webhook conversion only while the webhook server runs (else: strategy None).
+                if has_webhook && value["spec"]["conversion"]["strategy"] == "Webhook" {
+                    let conversion = value["spec"]["conversion"].take();
+                    value["spec"]["conversion"] = holes.value(Hole::KeyIf {
+                        cond: ".Values.webhook.enable".into(),
+                        value: conversion,
+                    });
+                }
                 ("crd", Some(".Values.crd.enable"))
             }
             Category::ServiceAccount | Category::Rbac => ("rbac", None),
@@ -636,6 +644,8 @@ enum Hole {
     Lines(Vec<String>),
     /// The line holding the token (without it) is kept only when the condition holds.
     LineIf(String),
+    /// A `key: TOKEN` line becomes `key:` and this value, only when the condition holds.
+    KeyIf { cond: String, value: Value },
 }
 
 #[derive(Debug, Default)]
@@ -709,6 +719,15 @@ impl Holes {
                     out.push('\n');
                 }
             }
+            Hole::KeyIf { cond, value } => {
+                out.push_str(&format!("{indent}{{{{- if {cond} }}}}\n"));
+                out.push_str(line[..start].trim_end());
+                out.push('\n');
+                for l in yaml::to_string(value).lines() {
+                    out.push_str(&format!("{indent}  {l}\n"));
+                }
+                out.push_str(&format!("{indent}{{{{- end }}}}\n"));
+            }
             Hole::LineIf(cond) => {
                 out.push_str(&format!("{indent}{{{{- if {cond} }}}}\n"));
                 self.render_line(&format!("{}{}", &line[..start], &line[end..]), out);
@@ -746,12 +765,13 @@ mod tests {
                 "sel": holes.value(Hole::Block { value: ".Values.s".into(), optional: true }),
                 "num": holes.value(Hole::Inline("{{ .Values.n }}".into())),
                 "ann": format!("{}keep", holes.add(Hole::LineIf(".Values.k".into()))),
+                "conv": holes.value(Hole::KeyIf { cond: ".Values.w".into(), value: json!({"strategy": "Webhook"}) }),
             }
         });
         let out = holes.render(&yaml::to_string(&value));
         assert_eq!(
             out,
-            "a:\n  {{- if .Values.k }}\n  ann: keep\n  {{- end }}\n  list:\n  {{- if x }}\n  - v\n  {{- toYaml . | nindent 2 }}\n  num: {{ .Values.n }}\n  res:\n    {{- toYaml .Values.r | nindent 4 }}\n  {{- with .Values.s }}\n  sel:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n"
+            "a:\n  {{- if .Values.k }}\n  ann: keep\n  {{- end }}\n  {{- if .Values.w }}\n  conv:\n    strategy: Webhook\n  {{- end }}\n  list:\n  {{- if x }}\n  - v\n  {{- toYaml . | nindent 2 }}\n  num: {{ .Values.n }}\n  res:\n    {{- toYaml .Values.r | nindent 4 }}\n  {{- with .Values.s }}\n  sel:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n"
         );
     }
 }
