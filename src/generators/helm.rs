@@ -244,7 +244,7 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
     }
 
     let chart_yaml = format!(
-        "apiVersion: v2\nname: {name}\ndescription: The {name} operator (manager, CRDs, RBAC{webhooks})\ntype: application\nversion: {version}\nappVersion: {app_version:?}\nannotations:\n  {GENERATED_BY}: opgen create helm\n",
+        "apiVersion: v2\nname: {name}\ndescription: A Helm chart of {name} (manager, CRDs, RBAC{webhooks}), made by opgen create helm\ntype: application\nversion: {version}\nappVersion: {app_version:?}\nannotations:\n  {GENERATED_BY}: opgen create helm\n",
         name = opts.name,
         webhooks = if has_webhook { ", webhooks" } else { "" },
         version = opts.version,
