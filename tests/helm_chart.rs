@@ -343,26 +343,36 @@ async fn helm_lints_and_renders_the_chart_and_the_api_server_accepts_it() {
         opgen_envtest::apply_documents(&client, vec![ns], "default", &apply, &source)
             .await
             .unwrap();
-        let count = objects.len();
-        let mut applied = 0;
         // CRDs first, so that a kind is known before anything needs it.
         let (crds, rest): (Vec<Value>, Vec<Value>) = objects
             .into_iter()
             .partition(|o| o["kind"] == "CustomResourceDefinition");
         for object in crds.into_iter().chain(rest) {
             let kind = object["kind"].as_str().unwrap().to_owned();
+            let name = object["metadata"]["name"].as_str().unwrap().to_owned();
+            let rendered_namespace = object["metadata"]["namespace"].as_str().map(str::to_owned);
             // Webhook configurations as a dry run: no webhook server runs here to call.
             let params = if kind.ends_with("WebhookConfiguration") {
                 &dry_run
             } else {
                 &apply
             };
-            opgen_envtest::apply_documents(&client, vec![object], namespace, params, &source)
-                .await
-                .unwrap_or_else(|e| panic!("{namespace}: the API server refused {kind}: {e}"));
-            applied += 1;
+            let stored =
+                opgen_envtest::apply_documents(&client, vec![object], namespace, params, &source)
+                    .await
+                    .unwrap_or_else(|e| panic!("{namespace}: the API server refused {kind}: {e}"));
+            assert_eq!(stored[0].metadata.name.as_deref(), Some(name.as_str()));
+            // Namespaced objects name the release's namespace themselves (cluster-scoped: none).
+            assert_eq!(
+                rendered_namespace,
+                stored[0]
+                    .metadata
+                    .namespace
+                    .as_ref()
+                    .map(|_| namespace.to_owned()),
+                "{kind} {name}"
+            );
         }
-        assert_eq!(applied, count);
     }
 }
 
