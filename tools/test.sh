@@ -7,7 +7,7 @@
 #   - olm-validate (tools/olm/setup.sh), operator-framework's validators for OLM bundles;
 #   - helm (tools/helm/setup.sh), which lints and renders the charts of `opgen create helm`.
 # Then `cargo test --workspace` against the oldest, and the tests that talk to an API server
-# once more against the newest. Extra arguments go to the first cargo test.
+# once more against the newest (the Helm chart test too). Extra arguments go to the first cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,4 +30,4 @@ echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked "$@"
 
 echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest)"
-KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen --test control_plane --test envtest --test k8s_resources
+KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen --test control_plane --test envtest --test k8s_resources --test helm_chart
