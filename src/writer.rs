@@ -181,6 +181,45 @@ impl Workspace {
         Ok(found.into_iter().collect())
     }
 
+    /// Copies the files under `rel_dir` as this workspace sees them (staged content over the
+    /// disk) into `dest`, a scratch directory outside the project: external tools such as
+    /// kustomize then read what the command is about to commit.
+    pub fn export_dir(&self, rel_dir: &Path, dest: &Path) -> Result<()> {
+        let mut files = BTreeSet::new();
+        let dir = self.root.join(rel_dir);
+        if dir.is_dir() {
+            for entry in walkdir::WalkDir::new(&dir).follow_links(true) {
+                let entry = entry.map_err(|e| {
+                    Error::msg(format!("{}: {e}", e.path().unwrap_or(&dir).display()))
+                })?;
+                if entry.file_type().is_file() {
+                    let rel = entry
+                        .path()
+                        .strip_prefix(&self.root)
+                        .expect("under the root");
+                    files.insert(rel.to_path_buf());
+                }
+            }
+        }
+        files.extend(
+            self.staged
+                .keys()
+                .filter(|p| p.starts_with(rel_dir))
+                .cloned(),
+        );
+        for rel in files {
+            let Some(content) = self.read(&rel)? else {
+                continue;
+            };
+            let target = dest.join(&rel);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
+            fs::write(&target, content).map_err(|e| Error::io(&target, e))?;
+        }
+        Ok(())
+    }
+
     /// What committing would do, file by file, in path order.
     pub fn changes(&self) -> Result<Vec<Change>> {
         self.staged

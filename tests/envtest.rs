@@ -619,6 +619,7 @@ async fn cel_rule_verdicts_match_the_api_server() {
             "port": {"x-kubernetes-int-or-string": true},
             "created": {"type": "string", "format": "date-time"},
             "dash-name": {"type": "string", "maxLength": 5},
+            "namespace": {"type": "string", "maxLength": 63},
             "tags": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 20}},
             "labels": {"type": "object", "maxProperties": 10, "additionalProperties": {"type": "string", "maxLength": 20}},
             "items": {"type": "array", "maxItems": 10, "x-kubernetes-list-type": "atomic", "items": {
@@ -652,6 +653,13 @@ async fn cel_rule_verdicts_match_the_api_server() {
             true,
         ),
         ("", json!({"rule": "self.dash__dash__name != ''"}), true),
+        // A keyword's escaped field also answers to its plain name (1.31+).
+        (
+            "",
+            json!({"rule": "!has(self.namespace) || self.namespace == self.__namespace__"}),
+            true,
+        ),
+        ("", json!({"rule": "self.namespac == ''"}), false),
         (
             "",
             json!({"rule": "self.tags.all(t, t.matches('^[a-z]+$')) && 'a' in self.labels"}),

@@ -170,6 +170,40 @@ fn a_broken_types_file_fails_with_its_location_and_writes_nothing() {
     assert_eq!(tree(dir.path()), before);
 }
 
+/// serde's attributes are read as serde_derive reads them, so what it would refuse to compile
+/// is refused at the attribute, before anything is written.
+#[test]
+fn a_serde_attribute_serde_refuses_fails_at_its_location() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let broken = text.replacen(
+        "#[serde(default, skip_serializing_if = \"Option::is_none\")]",
+        "#[serde(default, skip_serializing_iff = \"Option::is_none\")]",
+        1,
+    );
+    assert_ne!(broken, text);
+    fs::write(&types, &broken).unwrap();
+    let (line, column) = broken
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("skip_serializing_iff").map(|c| (i + 1, c + 1)))
+        .unwrap();
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests"]);
+    assert!(
+        stderr.contains("error: serde: unknown serde field attribute `skip_serializing_iff`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "--> src/api/v1alpha1/memcached_types.rs:{line}:{column}"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(tree(dir.path()), before);
+}
+
 #[test]
 fn markers_command_explains_a_marker() {
     let dir = tempfile::tempdir().unwrap();

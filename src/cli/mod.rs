@@ -1,6 +1,7 @@
 //! The command line: argument parsing, dispatch, and reporting what a command did.
 //! One file per subcommand; the work itself lives in `crate::ops`.
 
+mod bundle;
 mod completion;
 mod create_api;
 mod create_helm;
@@ -69,6 +70,7 @@ pub enum Command {
     /// Delete what `opgen create` scaffolded
     Delete(delete::DeleteArgs),
     Manifests(manifests::Args),
+    Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
     Completion(completion::Args),
@@ -84,6 +86,7 @@ pub fn main() -> i32 {
         Command::New(args) => new::run(args, &global),
         Command::Delete(args) => delete::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),

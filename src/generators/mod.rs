@@ -1,6 +1,7 @@
 //! Generators turn the model (or command options) into file contents: CRDs, RBAC roles,
 //! webhook configurations and scaffold plans. They never touch the disk.
 
+pub mod bundle;
 pub mod crd;
 pub mod helm;
 pub mod package;

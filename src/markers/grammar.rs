@@ -168,6 +168,18 @@ pub fn parse<'c>(
         }
     }
     let mut err = SyntaxError::new(1, name.chars().count(), format!("unknown marker `{name}`"));
+    // `+kubebuilder:validation:UniqueItems:true` (in JobSet v0.11.1): a colon for the `=`,
+    // which controller-gen silently ignores.
+    if let Some((short, value)) = name.rsplit_once(':')
+        && args.is_none()
+        && !value.is_empty()
+        && let Some(def) = catalog.lookup(short)
+        && matches!(def.args, Args::Value(_))
+    {
+        return Err(err.help(format!(
+            "did you mean `+{short}={value}`? A marker's value follows `=`"
+        )));
+    }
     if let Some(s) = catalog.suggest(name) {
         err = err.help(format!(
             "did you mean `{s}`? (`opgen markers` lists every marker)"
@@ -992,14 +1004,63 @@ mod tests {
     }
 
     #[test]
-    fn ignored_foreign_markers_parse() {
-        assert!(
-            ok("+operator-sdk:csv:customresourcedefinitions:type=spec")
-                .1
-                .value
-                .is_none()
+    fn a_colon_for_the_equals_sign_is_named() {
+        let e = err("+kubebuilder:validation:UniqueItems:true");
+        assert_eq!(
+            e.message,
+            "unknown marker `kubebuilder:validation:UniqueItems:true`"
         );
+        assert_eq!(
+            e.help.as_deref(),
+            Some(
+                "did you mean `+kubebuilder:validation:UniqueItems=true`? A marker's value follows `=`"
+            )
+        );
+        // Markers whose arguments are key=value pairs keep their own spelling.
+        ok("+kubebuilder:printcolumn:name=Age,type=date,JSONPath=.metadata.creationTimestamp");
+    }
+
+    #[test]
+    fn ignored_foreign_markers_parse() {
         assert!(ok("+kubebuilder:object:root=true").1.value.is_none());
+        assert!(ok("+featureGate=InPlaceRestart").1.value.is_none());
+    }
+
+    /// operator-sdk's CSV markers, in its grammar: the first key rides on the name.
+    #[test]
+    fn csv_markers_parse_with_operator_sdk_grammar() {
+        let (name, args) = ok(
+            r#"+operator-sdk:csv:customresourcedefinitions:displayName="Memcached App",resources={{Deployment,v1,memcached-deployment},{Service,v1}}"#,
+        );
+        assert_eq!(name, "operator-sdk:csv:customresourcedefinitions");
+        assert_eq!(args.str_field("displayName"), Some("Memcached App"));
+        let resources = args.field("resources").unwrap().to_json();
+        assert_eq!(
+            resources,
+            serde_json::json!([
+                ["Deployment", "v1", "memcached-deployment"],
+                ["Service", "v1"]
+            ])
+        );
+        let (_, args) = ok(
+            r#"+operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}"#,
+        );
+        assert_eq!(args.str_field("type"), Some("spec"));
+        assert_eq!(
+            args.list_field("xDescriptors"),
+            ["urn:alm:descriptor:com.tectonic.ui:podCount"]
+        );
+        let e = err("+operator-sdk:csv:customresourcedefinitions:type=spc");
+        assert!(e.message.contains("one of spec, status"), "{}", e.message);
+        let e = err("+operator-sdk:csv:customresourcedefinitions:displayname=x");
+        assert!(e.message.contains("displayname"), "{}", e.message);
+        let e = err("+operator-sdk:csv:customresourcedefinition:displayName=x");
+        assert!(e.message.starts_with("unknown marker"), "{}", e.message);
+        assert!(
+            e.help
+                .unwrap()
+                .contains("operator-sdk:csv:customresourcedefinitions")
+        );
     }
 
     /// Go marker families controller-gen ignores are accepted (and ignored); misspellings of

@@ -5,6 +5,7 @@
 //! YAML. Types are resolved lazily from the kinds, so an unresolvable type in code that no
 //! CRD uses is not an error.
 
+pub mod csv;
 pub mod kube_attrs;
 mod resolve;
 pub mod serde_attrs;
@@ -238,6 +239,8 @@ pub struct Model<'a> {
     pub item_markers: Vec<ItemMarker>,
     /// Package markers by directory module.
     pub packages: HashMap<Vec<String>, Vec<Marker>>,
+    /// Each kind version's OLM ClusterServiceVersion description (`+operator-sdk:csv` markers).
+    pub csv: Vec<csv::CsvKind>,
 }
 
 impl Model<'_> {

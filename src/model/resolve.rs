@@ -2,7 +2,7 @@
 //! declarations, and reading serde's view of each reachable type.
 
 use super::kube_attrs;
-use super::serde_attrs::{self, RenameRule};
+use super::serde_attrs::{self, EnumTag, FieldAttrs};
 use super::{
     EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId,
     Variant, VariantContent, WellKnown, doc_text,
@@ -227,13 +227,30 @@ impl<'a> Builder<'a> {
             );
         }
         let kinds = self.find_kinds(&packages, diags);
-        Model {
+        let csv_markers: Vec<(usize, Marker)> = self
+            .markers
+            .iter()
+            .enumerate()
+            .flat_map(|(i, fm)| {
+                fm.nodes
+                    .values()
+                    .flatten()
+                    .filter(|m| m.name() == super::csv::CSV_MARKER)
+                    .map(move |m| (i, m.clone()))
+            })
+            .collect();
+        let mut model = Model {
             files: self.files,
             kinds,
             types: self.types,
             item_markers,
             packages,
-        }
+            csv: Vec::new(),
+        };
+        let mut csv_markers = csv_markers;
+        csv_markers.sort_by_key(|(f, m)| (*f, m.line, m.column));
+        model.csv = super::csv::describe(&model, &csv_markers, diags);
+        model
     }
 
     fn loc_of<T: syn::spanned::Spanned>(&self, file: usize, node: &T) -> SrcLoc {
@@ -401,7 +418,7 @@ impl<'a> Builder<'a> {
             shape: Shape::Invalid,
             transparent: match item {
                 syn::Item::Type(_) => true,
-                syn::Item::Struct(st) => serde_attrs::container_attrs(&st.attrs).transparent,
+                syn::Item::Struct(_) => serde_attrs::read(item).is_ok_and(|c| c.transparent),
                 _ => false,
             },
             loc,
@@ -482,7 +499,9 @@ impl<'a> Builder<'a> {
                     .map_or(Shape::Invalid, Shape::Wrapper)
             }
             syn::Item::Struct(s) => {
-                let c = serde_attrs::container_attrs(&s.attrs);
+                let Some(c) = self.serde_view(file, item, diags) else {
+                    return Shape::Invalid;
+                };
                 if let Some(proxy) = &c.proxy {
                     return self
                         .status_type(module, file, loc, proxy, diags)
@@ -508,8 +527,7 @@ impl<'a> Builder<'a> {
                         let fields = self.fields(
                             module,
                             file,
-                            named.named.iter(),
-                            c.rename_all,
+                            named.named.iter().zip(&c.fields),
                             c.default,
                             diags,
                         );
@@ -524,24 +542,58 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            syn::Item::Enum(e) => self.enum_shape(module, file, e, diags),
+            syn::Item::Enum(e) => match self.serde_view(file, item, diags) {
+                Some(c) => self.enum_shape(module, file, e, &c, diags),
+                None => Shape::Invalid,
+            },
             _ => Shape::Invalid,
         }
     }
 
-    fn fields(
+    /// serde's view of a struct or enum, or None after reporting what serde_derive would
+    /// refuse to compile.
+    fn serde_view(
+        &self,
+        file: usize,
+        item: &syn::Item,
+        diags: &mut Diagnostics,
+    ) -> Option<serde_attrs::Container> {
+        match serde_attrs::read(item) {
+            Ok(c) => Some(c),
+            Err(errors) => {
+                for e in errors {
+                    let (start, end) = (e.span().start(), e.span().end());
+                    let loc = SrcLoc {
+                        file,
+                        line: start.line,
+                        column: start.column + 1,
+                    };
+                    let width = if end.line == start.line {
+                        (end.column - start.column).max(1)
+                    } else {
+                        1
+                    };
+                    diags.push(
+                        self.error(loc, width, format!("serde: {e}"))
+                            .help("serde_derive refuses this attribute too; see https://serde.rs/attributes.html"),
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    fn fields<'f>(
         &mut self,
         module: &[String],
         file: usize,
-        fields: impl Iterator<Item = &'a syn::Field>,
-        rename_all: Option<RenameRule>,
+        fields: impl Iterator<Item = (&'a syn::Field, &'f FieldAttrs)>,
         container_default: bool,
         diags: &mut Diagnostics,
     ) -> Vec<Field> {
         let mut out = Vec::new();
-        for f in fields {
-            let a = serde_attrs::field_attrs(&f.attrs);
-            if a.skip || (a.skip_serializing && a.skip_deserializing) {
+        for (f, a) in fields {
+            if a.skip_serializing && a.skip_deserializing {
                 continue;
             }
             let id = stripped_id_field(f);
@@ -551,9 +603,7 @@ impl<'a> Builder<'a> {
                 column: id.1,
             };
             let rust_name = f.ident.as_ref().map(ident_name).unwrap_or_default();
-            let json_name = a.rename.clone().unwrap_or_else(|| {
-                rename_all.map_or_else(|| rust_name.clone(), |r| r.apply_to_field(&rust_name))
-            });
+            let json_name = a.name.clone();
             let markers = self.markers[file].for_node(id).to_vec();
             let known_with = a
                 .custom_with
@@ -610,22 +660,21 @@ impl<'a> Builder<'a> {
         module: &[String],
         file: usize,
         e: &'a syn::ItemEnum,
+        c: &serde_attrs::Container,
         diags: &mut Diagnostics,
     ) -> Shape {
-        let c = serde_attrs::container_attrs(&e.attrs);
-        let repr = match (&c.tag, &c.content, c.untagged) {
-            (_, _, true) => EnumRepr::Untagged,
-            (Some(tag), Some(content), _) => EnumRepr::Adjacent {
+        let repr = match &c.repr {
+            EnumTag::Untagged => EnumRepr::Untagged,
+            EnumTag::Adjacent { tag, content } => EnumRepr::Adjacent {
                 tag: tag.clone(),
                 content: content.clone(),
             },
-            (Some(tag), None, _) => EnumRepr::Internal { tag: tag.clone() },
-            _ => EnumRepr::External,
+            EnumTag::Internal { tag } => EnumRepr::Internal { tag: tag.clone() },
+            EnumTag::External => EnumRepr::External,
         };
         let mut variants = Vec::new();
-        for v in &e.variants {
-            let a = serde_attrs::field_attrs(&v.attrs);
-            if a.skip || a.skip_serializing {
+        for (v, a) in e.variants.iter().zip(&c.variants) {
+            if a.skip_serializing {
                 continue;
             }
             let id = stripped_id_variant(v);
@@ -635,10 +684,7 @@ impl<'a> Builder<'a> {
                 column: id.1,
             };
             let rust_name = ident_name(&v.ident);
-            let json_name = a.rename.clone().unwrap_or_else(|| {
-                c.rename_all
-                    .map_or_else(|| rust_name.clone(), |r| r.apply_to_variant(&rust_name))
-            });
+            let json_name = a.name.clone();
             let content = match &v.fields {
                 syn::Fields::Unit => VariantContent::Unit,
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
@@ -654,17 +700,13 @@ impl<'a> Builder<'a> {
                     }
                 }
                 syn::Fields::Unnamed(u) => VariantContent::Tuple(u.unnamed.len()),
-                syn::Fields::Named(n) => {
-                    let rule = a.rename_all.or(c.rename_all_fields);
-                    VariantContent::Struct(self.fields(
-                        module,
-                        file,
-                        n.named.iter(),
-                        rule,
-                        false,
-                        diags,
-                    ))
-                }
+                syn::Fields::Named(n) => VariantContent::Struct(self.fields(
+                    module,
+                    file,
+                    n.named.iter().zip(&a.fields),
+                    false,
+                    diags,
+                )),
             };
             variants.push(Variant {
                 rust_name,

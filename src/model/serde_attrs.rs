@@ -1,189 +1,163 @@
-//! The `#[serde(...)]` attributes that decide JSON names and shapes, read the way
-//! serde_derive reads them.
+//! serde's view of a struct or enum: the JSON names, skipped members, defaults, flattening and
+//! enum representation its `#[serde(...)]` attributes give it. Read with serde_derive_internals,
+//! the crate serde_derive itself reads them with, so rename rules, `rename(serialize = ..)`,
+//! `skip`, `tag`/`content`/`untagged` and serde's own consistency checks are serde's, not a
+//! copy of them; what serde_derive would refuse to compile is refused here, at its span.
 
-use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+use proc_macro2::Span;
+use serde_derive_internals::{Ctxt, Derive, ast, attr};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RenameRule {
-    Lower,
-    Upper,
-    Pascal,
-    Camel,
-    Snake,
-    ScreamingSnake,
-    Kebab,
-    ScreamingKebab,
-}
-
-impl RenameRule {
-    pub fn parse(s: &str) -> Option<RenameRule> {
-        Some(match s {
-            "lowercase" => RenameRule::Lower,
-            "UPPERCASE" => RenameRule::Upper,
-            "PascalCase" => RenameRule::Pascal,
-            "camelCase" => RenameRule::Camel,
-            "snake_case" => RenameRule::Snake,
-            "SCREAMING_SNAKE_CASE" => RenameRule::ScreamingSnake,
-            "kebab-case" => RenameRule::Kebab,
-            "SCREAMING-KEBAB-CASE" => RenameRule::ScreamingKebab,
-            _ => return None,
-        })
-    }
-
-    /// serde_derive's `apply_to_field`: the input is a snake_case field name.
-    pub fn apply_to_field(self, field: &str) -> String {
-        match self {
-            RenameRule::Lower | RenameRule::Snake => field.to_owned(),
-            RenameRule::Upper | RenameRule::ScreamingSnake => field.to_ascii_uppercase(),
-            RenameRule::Pascal => {
-                let mut out = String::new();
-                let mut capitalize = true;
-                for c in field.chars() {
-                    if c == '_' {
-                        capitalize = true;
-                    } else if capitalize {
-                        out.push(c.to_ascii_uppercase());
-                        capitalize = false;
-                    } else {
-                        out.push(c);
-                    }
-                }
-                out
-            }
-            RenameRule::Camel => {
-                let pascal = RenameRule::Pascal.apply_to_field(field);
-                let mut chars = pascal.chars();
-                match chars.next() {
-                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
-                    None => pascal,
-                }
-            }
-            RenameRule::Kebab => field.replace('_', "-"),
-            RenameRule::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
-        }
-    }
-
-    /// serde_derive's `apply_to_variant`: the input is a PascalCase variant name.
-    pub fn apply_to_variant(self, variant: &str) -> String {
-        match self {
-            RenameRule::Pascal => variant.to_owned(),
-            RenameRule::Lower => variant.to_ascii_lowercase(),
-            RenameRule::Upper => variant.to_ascii_uppercase(),
-            RenameRule::Camel => {
-                let mut chars = variant.chars();
-                match chars.next() {
-                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
-                    None => String::new(),
-                }
-            }
-            RenameRule::Snake => {
-                let mut out = String::new();
-                for (i, c) in variant.char_indices() {
-                    if i > 0 && c.is_uppercase() {
-                        out.push('_');
-                    }
-                    out.push(c.to_ascii_lowercase());
-                }
-                out
-            }
-            RenameRule::ScreamingSnake => RenameRule::Snake
-                .apply_to_variant(variant)
-                .to_ascii_uppercase(),
-            RenameRule::Kebab => RenameRule::Snake
-                .apply_to_variant(variant)
-                .replace('_', "-"),
-            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
-                .apply_to_variant(variant)
-                .replace('_', "-"),
-        }
-    }
-}
-
-/// serde attributes of a struct or enum.
+/// serde's view of one struct or enum.
 #[derive(Debug, Clone, Default)]
-pub struct ContainerAttrs {
-    pub rename_all: Option<RenameRule>,
-    pub rename_all_fields: Option<RenameRule>,
+pub struct Container {
     pub default: bool,
     pub transparent: bool,
-    pub tag: Option<String>,
-    pub content: Option<String>,
-    pub untagged: bool,
+    pub repr: EnumTag,
     /// `into`, `from` or `try_from`: the type serde goes through instead.
     pub proxy: Option<String>,
-    pub custom: bool,
+    /// The named or tuple fields of a struct, in declaration order.
+    pub fields: Vec<FieldAttrs>,
+    /// The variants of an enum, in declaration order.
+    pub variants: Vec<VariantAttrs>,
 }
 
-/// serde attributes of a field or variant.
+/// How serde writes an enum's variants.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum EnumTag {
+    #[default]
+    External,
+    Internal {
+        tag: String,
+    },
+    Adjacent {
+        tag: String,
+        content: String,
+    },
+    Untagged,
+}
+
+/// serde's view of a field.
 #[derive(Debug, Clone, Default)]
 pub struct FieldAttrs {
-    pub rename: Option<String>,
-    pub skip: bool,
+    /// The JSON name: `rename`, else the container's `rename_all` applied (serialize side).
+    pub name: String,
     pub skip_serializing: bool,
     pub skip_deserializing: bool,
     pub default: bool,
     pub flatten: bool,
     pub skip_serializing_if: bool,
-    pub untagged: bool,
-    pub rename_all: Option<RenameRule>,
     /// `with`, `serialize_with` or `deserialize_with`: a hand-written (de)serializer.
     pub custom_with: Option<String>,
     /// `with` or `deserialize_with`: serde then needs the field even when it is an `Option`.
     pub deserialize_with: bool,
-    pub alias: Vec<String>,
 }
 
-/// The `key = "value"` pairs and bare words of every `#[serde(...)]` attribute.
-fn serde_items(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
-    let mut out = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let Ok(nested) = attr
-            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-        else {
-            continue;
-        };
-        for meta in nested {
-            match meta {
-                Meta::Path(p) => out.push((path_name(&p), None)),
-                Meta::NameValue(nv) => {
-                    let value = match &nv.value {
-                        Expr::Lit(ExprLit {
-                            lit: Lit::Str(s), ..
-                        }) => Some(s.value()),
-                        _ => None,
-                    };
-                    out.push((path_name(&nv.path), value));
-                }
-                Meta::List(list) => {
-                    // `rename(serialize = "a", deserialize = "b")`: use the serialize name.
-                    let name = path_name(&list.path);
-                    let inner = list
-                        .parse_args_with(
-                            syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
-                        )
-                        .ok()
-                        .and_then(|items| {
-                            items.into_iter().find_map(|m| match m {
-                                Meta::NameValue(nv) if nv.path.is_ident("serialize") => {
-                                    match nv.value {
-                                        Expr::Lit(ExprLit {
-                                            lit: Lit::Str(s), ..
-                                        }) => Some(s.value()),
-                                        _ => None,
-                                    }
-                                }
-                                _ => None,
-                            })
-                        });
-                    out.push((name, inner));
+/// serde's view of an enum variant.
+#[derive(Debug, Clone, Default)]
+pub struct VariantAttrs {
+    pub name: String,
+    pub skip_serializing: bool,
+    pub skip_deserializing: bool,
+    pub untagged: bool,
+    /// Its fields, their names after the variant's `rename_all` or the enum's
+    /// `rename_all_fields`.
+    pub fields: Vec<FieldAttrs>,
+}
+
+/// serde's view of `item` (a struct or an enum; anything else has the default view), or the
+/// errors serde_derive would report, each at its span.
+pub fn read(item: &syn::Item) -> Result<Container, Vec<syn::Error>> {
+    let input: syn::DeriveInput = match item {
+        syn::Item::Struct(s) => s.clone().into(),
+        syn::Item::Enum(e) => e.clone().into(),
+        _ => return Ok(Container::default()),
+    };
+    let cx = Ctxt::new();
+    let private = syn::Ident::new("__private", Span::call_site());
+    let parsed =
+        ast::Container::from_ast(&cx, &input, Derive::Deserialize, &private).map(|c| container(&c));
+    match (cx.check(), parsed) {
+        (Ok(()), Some(c)) => Ok(c),
+        (Ok(()), None) => Ok(Container::default()),
+        // serde reports a conflict at each attribute in it; once is enough here.
+        (Err(e), _) => {
+            let mut errors: Vec<syn::Error> = Vec::new();
+            for e in e {
+                if !errors.iter().any(|seen| seen.to_string() == e.to_string()) {
+                    errors.push(e);
                 }
             }
+            Err(errors)
         }
     }
-    out
 }
 
-fn path_name(p: &syn::Path) -> String {
+fn container(c: &ast::Container) -> Container {
+    let a = &c.attrs;
+    let repr = match a.tag() {
+        attr::TagType::External => EnumTag::External,
+        attr::TagType::Internal { tag } => EnumTag::Internal { tag: tag.clone() },
+        attr::TagType::Adjacent { tag, content } => EnumTag::Adjacent {
+            tag: tag.clone(),
+            content: content.clone(),
+        },
+        attr::TagType::None => EnumTag::Untagged,
+    };
+    let proxy = a
+        .type_into()
+        .or(a.type_from())
+        .or(a.type_try_from())
+        .map(type_text);
+    let (fields, variants) = match &c.data {
+        ast::Data::Struct(_, fields) => (fields.iter().map(field).collect(), Vec::new()),
+        ast::Data::Enum(variants) => (
+            Vec::new(),
+            variants
+                .iter()
+                .map(|v| VariantAttrs {
+                    name: v.attrs.name().serialize_name().value.clone(),
+                    skip_serializing: v.attrs.skip_serializing(),
+                    skip_deserializing: v.attrs.skip_deserializing(),
+                    untagged: v.attrs.untagged(),
+                    fields: v.fields.iter().map(field).collect(),
+                })
+                .collect(),
+        ),
+    };
+    Container {
+        default: !a.default().is_none(),
+        transparent: a.transparent(),
+        repr,
+        proxy,
+        fields,
+        variants,
+    }
+}
+
+fn field(f: &ast::Field) -> FieldAttrs {
+    let a = &f.attrs;
+    let custom_with = a.serialize_with().or(a.deserialize_with()).map(|p| {
+        let path = path_text(&p.path);
+        // `with = "m"` reads as `m::serialize` and `m::deserialize`: the module names the
+        // (de)serializer.
+        match path.rsplit_once("::") {
+            Some((module, "serialize" | "deserialize")) => module.to_string(),
+            _ => path,
+        }
+    });
+    FieldAttrs {
+        name: a.name().serialize_name().value.clone(),
+        skip_serializing: a.skip_serializing(),
+        skip_deserializing: a.skip_deserializing(),
+        default: !a.default().is_none(),
+        flatten: a.flatten(),
+        skip_serializing_if: a.skip_serializing_if().is_some(),
+        custom_with,
+        deserialize_with: a.deserialize_with().is_some(),
+    }
+}
+
+fn path_text(p: &syn::Path) -> String {
     p.segments
         .iter()
         .map(|s| s.ident.to_string())
@@ -191,105 +165,107 @@ fn path_name(p: &syn::Path) -> String {
         .join("::")
 }
 
-pub fn container_attrs(attrs: &[Attribute]) -> ContainerAttrs {
-    let mut c = ContainerAttrs::default();
-    for (key, value) in serde_items(attrs) {
-        match key.as_str() {
-            "rename_all" => c.rename_all = value.as_deref().and_then(RenameRule::parse),
-            "rename_all_fields" => {
-                c.rename_all_fields = value.as_deref().and_then(RenameRule::parse)
-            }
-            "default" => c.default = true,
-            "transparent" => c.transparent = true,
-            "tag" => c.tag = value,
-            "content" => c.content = value,
-            "untagged" => c.untagged = true,
-            "into" | "from" | "try_from" if c.proxy.is_none() => c.proxy = value,
-            "remote" => c.custom = true,
-            _ => {}
-        }
-    }
-    c
-}
-
-pub fn field_attrs(attrs: &[Attribute]) -> FieldAttrs {
-    let mut f = FieldAttrs::default();
-    for (key, value) in serde_items(attrs) {
-        match key.as_str() {
-            "rename" => f.rename = value,
-            "skip" => f.skip = true,
-            "skip_serializing" => f.skip_serializing = true,
-            "skip_deserializing" => f.skip_deserializing = true,
-            "default" => f.default = true,
-            "flatten" => f.flatten = true,
-            "skip_serializing_if" => f.skip_serializing_if = true,
-            "untagged" => f.untagged = true,
-            "rename_all" => f.rename_all = value.as_deref().and_then(RenameRule::parse),
-            "with" | "serialize_with" | "deserialize_with" => {
-                f.deserialize_with |= key != "serialize_with";
-                f.custom_with = Some(value.unwrap_or_default());
-            }
-            "alias" => f.alias.extend(value),
-            _ => {}
-        }
-    }
-    f
+fn type_text(t: &syn::Type) -> String {
+    use quote::ToTokens;
+    t.to_token_stream().to_string().replace(' ', "")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn field_renames_match_serde() {
-        let cases = [
-            (RenameRule::Camel, "container_port", "containerPort"),
-            (RenameRule::Camel, "a_b_c", "aBC"),
-            (RenameRule::Pascal, "ttl_seconds", "TtlSeconds"),
-            (RenameRule::Kebab, "max_surge", "max-surge"),
-            (RenameRule::ScreamingSnake, "max_surge", "MAX_SURGE"),
-        ];
-        for (rule, input, want) in cases {
-            assert_eq!(rule.apply_to_field(input), want);
-        }
+    fn view(item: syn::Item) -> Container {
+        read(&item).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    fn names(fields: &[FieldAttrs]) -> Vec<&str> {
+        fields.iter().map(|f| f.name.as_str()).collect()
     }
 
     #[test]
-    fn variant_renames_match_serde() {
-        let cases = [
-            (RenameRule::Snake, "OnFailure", "on_failure"),
-            (RenameRule::Camel, "OnFailure", "onFailure"),
-            (RenameRule::Kebab, "OnFailure", "on-failure"),
-            (RenameRule::Lower, "OnFailure", "onfailure"),
-            (RenameRule::ScreamingSnake, "OnFailure", "ON_FAILURE"),
-        ];
-        for (rule, input, want) in cases {
-            assert_eq!(rule.apply_to_variant(input), want);
-        }
-    }
-
-    #[test]
-    fn reads_attributes() {
-        let item: syn::DeriveInput = syn::parse_quote! {
-            #[serde(rename_all = "camelCase", tag = "type")]
-            #[serde(default)]
+    fn field_names_follow_serde() {
+        let c = view(syn::parse_quote! {
+            #[serde(rename_all = "camelCase", default)]
             struct A {
-                #[serde(rename = "x-y", default, skip_serializing_if = "Option::is_none")]
-                a: Option<i32>,
+                container_port: i32,
+                a_b_c: i32,
+                #[serde(rename = "x-y", skip_serializing_if = "Option::is_none")]
+                renamed: Option<i32>,
+                #[serde(rename(serialize = "ser", deserialize = "de"))]
+                both: i32,
                 #[serde(flatten)]
-                b: B,
+                rest: B,
+                #[serde(skip)]
+                hidden: i32,
             }
-        };
-        let c = container_attrs(&item.attrs);
-        assert_eq!(c.rename_all, Some(RenameRule::Camel));
-        assert_eq!(c.tag.as_deref(), Some("type"));
+        });
+        assert_eq!(
+            names(&c.fields),
+            ["containerPort", "aBC", "x-y", "ser", "rest", "hidden"]
+        );
         assert!(c.default);
-        let syn::Data::Struct(s) = item.data else {
-            unreachable!()
+        assert!(c.fields[2].skip_serializing_if && !c.fields[0].skip_serializing_if);
+        assert!(c.fields[4].flatten);
+        assert!(c.fields[5].skip_serializing && c.fields[5].skip_deserializing);
+    }
+
+    #[test]
+    fn variant_names_and_representations_follow_serde() {
+        let c = view(syn::parse_quote! {
+            #[serde(rename_all = "kebab-case", tag = "type", rename_all_fields = "camelCase")]
+            enum E {
+                OnFailure,
+                #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+                Struct { max_surge: i32 },
+                Other { max_surge: i32 },
+            }
+        });
+        assert_eq!(c.repr, EnumTag::Internal { tag: "type".into() });
+        let variant_names: Vec<_> = c.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(variant_names, ["on-failure", "struct", "other"]);
+        assert_eq!(names(&c.variants[1].fields), ["MAX_SURGE"]);
+        assert_eq!(names(&c.variants[2].fields), ["maxSurge"]);
+        let untagged = view(syn::parse_quote! {
+            #[serde(untagged)]
+            enum U { A(i32), B(String) }
+        });
+        assert_eq!(untagged.repr, EnumTag::Untagged);
+    }
+
+    #[test]
+    fn with_modules_and_proxies() {
+        let c = view(syn::parse_quote! {
+            #[serde(into = "Wire", from = "Wire")]
+            struct A {
+                #[serde(with = "humantime_serde")]
+                a: Duration,
+                #[serde(serialize_with = "ser::write")]
+                b: i32,
+            }
+        });
+        assert_eq!(c.proxy.as_deref(), Some("Wire"));
+        assert_eq!(c.fields[0].custom_with.as_deref(), Some("humantime_serde"));
+        assert!(c.fields[0].deserialize_with);
+        assert_eq!(c.fields[1].custom_with.as_deref(), Some("ser::write"));
+        assert!(!c.fields[1].deserialize_with);
+    }
+
+    #[test]
+    fn what_serde_derive_refuses_is_refused_at_its_span() {
+        let item: syn::Item = syn::parse_quote! {
+            #[serde(tag = "t", untagged)]
+            enum E { A { a: i32 } }
         };
-        let fields: Vec<_> = s.fields.iter().map(|f| field_attrs(&f.attrs)).collect();
-        assert_eq!(fields[0].rename.as_deref(), Some("x-y"));
-        assert!(fields[0].default && fields[0].skip_serializing_if);
-        assert!(fields[1].flatten);
+        let errors = read(&item).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].to_string().contains("untagged"), "{}", errors[0]);
+        let item: syn::Item = syn::parse_quote! {
+            struct A { #[serde(renam = "b")] a: i32 }
+        };
+        let errors = read(&item).unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "unknown serde field attribute `renam`"
+        );
     }
 }

@@ -40,6 +40,8 @@ pub struct ManifestReport {
     pub warnings: Vec<Diagnostic>,
     /// Every file the command owns, whether or not it changed.
     pub files: Vec<PathBuf>,
+    /// What the `+operator-sdk:csv` markers say of each kind version (for `opgen bundle`).
+    pub csv: Vec<crate::model::csv::CsvKind>,
 }
 
 /// What the generators made of the sources.
@@ -47,6 +49,7 @@ struct Generated {
     crds: Vec<Crd>,
     roles: Vec<Value>,
     webhooks: Vec<Value>,
+    csv: Vec<crate::model::csv::CsvKind>,
     warnings: Vec<Diagnostic>,
 }
 
@@ -75,6 +78,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         crds,
         roles,
         webhooks,
+        csv,
         mut warnings,
     } = generated;
     warnings.extend(version_warning);
@@ -82,6 +86,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let mut report = ManifestReport {
         warnings,
         files: Vec::new(),
+        csv,
     };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
     for crd in &crds {
@@ -214,7 +219,7 @@ fn sync_helper_roles(
 
 /// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
 /// k8s-openapi dependency. A Cargo.toml that exists must be a valid manifest.
-fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
+pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
     let Some(text) = ws.read(Path::new("Cargo.toml"))? else {
         return Ok(None);
     };
@@ -314,6 +319,7 @@ fn generate(
         crds,
         roles,
         webhooks,
+        csv: model.csv.clone(),
         warnings: diags.finish()?,
     })
 }

@@ -2,6 +2,7 @@
 //! writes in a [`crate::writer::Workspace`] and leaves committing to the caller, so that
 //! `opgen new` can chain `init`, `create api` and `manifests` into one all-or-nothing write.
 
+pub mod bundle;
 pub mod create_api;
 pub mod create_helm;
 pub mod create_webhook;

@@ -46,6 +46,8 @@ pub fn is_structural(name: &str) -> bool {
                 | "kubebuilder:metadata"
                 | "kubebuilder:selectablefield"
                 | "opgen:metadata:required"
+                // The CSV's descriptors (opgen bundle), not the schema.
+                | "operator-sdk:csv:customresourcedefinitions"
         )
 }
 

@@ -280,7 +280,13 @@ impl Checker<'_> {
     /// The type of `operand.field`.
     fn field(&mut self, offset: usize, operand: &Type, field: &str) -> Type {
         match operand {
-            Type::Object(fields) => match fields.get(field) {
+            // Since 1.31 the API server also finds a keyword's escaped field by its plain name
+            // (`self.metadata.namespace` for `__namespace__`).
+            Type::Object(fields) => match fields.get(field).or_else(|| {
+                super::types::is_keyword(field)
+                    .then(|| fields.get(&format!("__{field}__")))
+                    .flatten()
+            }) {
                 Some(t) => t.clone(),
                 None => {
                     let hint = crate::generators::crd::cel::did_you_mean(

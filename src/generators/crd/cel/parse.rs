@@ -841,6 +841,7 @@ impl Parser<'_> {
                 format!("reserved word `{name}` cannot be an identifier"),
             ));
         }
+        let paren = self.peek().start;
         if !self.eat("(") {
             return Ok(Expr::new(id.start, ExprKind::Ident { name, leading_dot }));
         }
@@ -854,8 +855,9 @@ impl Parser<'_> {
                     field,
                     optional: false,
                     test_only: false,
+                    // cel-go places the macro's expression at its `(`, and so its errors.
                 } => Ok(Expr::new(
-                    arg.offset,
+                    paren,
                     ExprKind::Select {
                         operand,
                         field,

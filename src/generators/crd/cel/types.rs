@@ -153,14 +153,18 @@ fn string_bound(m: &Map<String, Value>) -> i64 {
     }
 }
 
+/// CEL's literals and reserved words, which the API server escapes as property names (`__if__`).
+pub fn is_keyword(name: &str) -> bool {
+    ["true", "false", "null", "in"].contains(&name) || super::parse::RESERVED.contains(&name)
+}
+
 /// A CEL field name for a property, escaped as the API server does (`a-b` → `a__dash__b`),
 /// or None if the property is not reachable from CEL.
 pub fn escape(name: &str) -> Option<String> {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    // The API server escapes CEL's literals and reserved words (`__if__`).
-    if ["true", "false", "null", "in"].contains(&name) || super::parse::RESERVED.contains(&name) {
+    if is_keyword(name) {
         return Some(format!("__{name}__"));
     }
     let mut out = String::new();

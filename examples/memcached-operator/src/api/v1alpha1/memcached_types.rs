@@ -30,6 +30,8 @@ pub const DEFAULT_SIZE: i32 = 3;
 pub const DEFAULT_CONTAINER_PORT: i32 = 11211;
 
 /// MemcachedSpec defines the desired state of Memcached
+// The kind's entry in the OLM ClusterServiceVersion (`make bundle`), as in operator-sdk's tutorial:
+// +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,memcached-deployment}}
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "cache.example.com",
@@ -49,6 +51,7 @@ pub struct MemcachedSpec {
     // +kubebuilder:validation:ExclusiveMaximum=false
     // +kubebuilder:default=3
     // +optional
+    // +operator-sdk:csv:customresourcedefinitions:type=spec,xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<i32>,
 
@@ -57,6 +60,7 @@ pub struct MemcachedSpec {
     // +kubebuilder:validation:Maximum=65535
     // +kubebuilder:default=11211
     // +optional
+    // +operator-sdk:csv:customresourcedefinitions:type=spec,xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container_port: Option<i32>,
 }
@@ -86,6 +90,7 @@ pub struct MemcachedStatus {
     // +listType=map
     // +listMapKey=type
     // +optional
+    // +operator-sdk:csv:customresourcedefinitions:type=status,xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
 }
