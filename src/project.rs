@@ -37,6 +37,10 @@ pub struct Project {
     pub repo: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
+    /// The scaffold generation the project's files were written by (opgen's crate version says
+    /// nothing about it). Absent in projects of opgen 0.1.0; `opgen upgrade` infers it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaffold_version: Option<u32>,
     pub version: String,
 }
 
@@ -92,6 +96,7 @@ impl Project {
             project_name: project_name.to_owned(),
             repo: repo.map(str::to_owned),
             resources: Vec::new(),
+            scaffold_version: Some(crate::generators::templates::SCAFFOLD_VERSION),
             version: "3".to_owned(),
         }
     }
@@ -236,6 +241,7 @@ mod tests {
             Some("github.com/example/memcached-operator"),
         );
         p.cli_version = None;
+        p.scaffold_version = None;
         p.resources.push(Resource {
             api: Some(ResourceApi {
                 crd_version: "v1".into(),

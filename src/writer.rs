@@ -106,7 +106,7 @@ impl Workspace {
     }
 
     /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
-    /// `suffix`, on disk or staged, sorted.
+    /// `suffix` (any file when it is empty), on disk or staged, sorted.
     pub fn list_files(&self, rel_dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
         let mut found = BTreeSet::new();
         let dir = self.root.join(rel_dir);
@@ -146,7 +146,7 @@ impl Workspace {
                     continue;
                 }
                 let file_type = entry.file_type();
-                // An empty suffix asks for every file: directories are walked, not listed.
+                // With no suffix, every file is wanted and directories are only walked.
                 if file_type.is_dir() && suffix.is_empty() {
                     continue;
                 }
@@ -259,7 +259,20 @@ impl Workspace {
             return Err(err);
         }
         self.remove_commit_dir()?;
+        self.remove_emptied_dirs(&pending);
         Ok(changes)
+    }
+
+    /// Directories that removals left empty go too (a moved module leaves none behind).
+    /// Best effort, after the commit: an empty directory is harmless.
+    fn remove_emptied_dirs(&self, done: &[&Change]) {
+        for change in done.iter().filter(|c| c.kind == ChangeKind::Delete) {
+            for dir in change.path.ancestors().skip(1) {
+                if dir.as_os_str().is_empty() || fs::remove_dir(self.root.join(dir)).is_err() {
+                    break;
+                }
+            }
+        }
     }
 
     /// `.opgen/commit/`: new contents and the journal of a commit in progress.
@@ -482,6 +495,16 @@ mod tests {
         ws.stage_removal("gone.yaml", None);
         ws.commit().unwrap();
         assert!(!dir.path().join("gone.yaml").exists());
+
+        // Directories the removals emptied go; one still holding a file stays.
+        fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        fs::write(dir.path().join("a/b/x.rs"), "x").unwrap();
+        fs::write(dir.path().join("a/keep.rs"), "k").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage_removal("a/b/x.rs", None);
+        ws.commit().unwrap();
+        assert!(!dir.path().join("a/b").exists());
+        assert!(dir.path().join("a/keep.rs").exists());
     }
 
     #[test]

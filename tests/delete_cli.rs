@@ -53,7 +53,9 @@ fn delete_webhook_undoes_create_webhook() {
         "would remove tests/memcached_webhooks.rs",
         "would update src/webhooks/mod.rs",
         "would update PROJECT",
-        "would update config/webhook/manifests.yaml",
+        // The last webhook: config/webhook goes, with what opgen generated in it.
+        "would remove config/webhook/manifests.yaml",
+        "would update config/default/kustomization.yaml",
     ] {
         assert!(out.lines().any(|l| l == line), "{line:?} not in:\n{out}");
     }
@@ -74,12 +76,8 @@ fn delete_webhook_undoes_create_webhook() {
             "{file} differs from before create webhook"
         );
     }
-    // No webhook left in the generated configuration.
-    assert!(
-        !read(dir.path(), "config/webhook/manifests.yaml").contains("memcached"),
-        "{}",
-        read(dir.path(), "config/webhook/manifests.yaml")
-    );
+    // No webhook configuration left.
+    assert!(!dir.path().join("config/webhook").exists());
     let out = opgen_ok(dir.path(), &["manifests", "--check"]);
     assert!(out.contains("up to date"), "{out}");
 
@@ -185,4 +183,119 @@ fn delete_api_undoes_create_api_and_waits_for_the_webhook() {
     );
     let out = opgen_ok(dir.path(), &["manifests", "--check"]);
     assert!(out.contains("up to date"), "{out}");
+}
+
+#[test]
+fn refusals_point_at_the_edited_lines() {
+    let (dir, _) = project_with_api();
+    let hook = read(dir.path(), "src/webhooks/memcached.rs");
+    let lines = hook.lines().count();
+    std::fs::write(
+        dir.path().join("src/webhooks/memcached.rs"),
+        format!("{hook}// my own notes\n"),
+    )
+    .unwrap();
+    let registry = read(dir.path(), "src/webhooks/mod.rs");
+    let line = registry
+        .lines()
+        .position(|l| l.trim() == "memcached::WEBHOOK,")
+        .unwrap()
+        + 1;
+    std::fs::write(
+        dir.path().join("src/webhooks/mod.rs"),
+        registry.replace("memcached::WEBHOOK,", "memcached::WEBHOOK, // mine"),
+    )
+    .unwrap();
+    let err = opgen_err(dir.path(), &with(&["delete", "webhook"], &[]));
+    let first_change = lines + 1;
+    for want in [
+        format!(
+            "src/webhooks/memcached.rs was edited since opgen created it (first change at line {first_change})"
+        ),
+        format!("--> src/webhooks/memcached.rs:{first_change}:1"),
+        format!("{first_change} | // my own notes"),
+        "it looks edited here:".to_owned(),
+        format!("--> src/webhooks/mod.rs:{line}:5"),
+        format!("{line} |     memcached::WEBHOOK, // mine"),
+    ] {
+        assert!(err.contains(&want), "{want:?} not in:\n{err}");
+    }
+}
+
+#[test]
+fn deleting_the_last_webhook_switches_the_kustomize_parts_back_off() {
+    let (dir, before) = project_with_api();
+    let enabled = read(dir.path(), "config/default/kustomization.yaml");
+    assert!(enabled.lines().any(|l| l == "- ../webhook"), "{enabled}");
+    opgen_ok(dir.path(), &with(&["delete", "webhook"], &[]));
+    let disabled = read(dir.path(), "config/default/kustomization.yaml");
+    assert!(disabled.lines().any(|l| l == "#- ../webhook"), "{disabled}");
+    assert!(
+        disabled
+            .lines()
+            .any(|l| l == "#- path: manager_webhook_patch.yaml"),
+        "{disabled}"
+    );
+    // Byte for byte the project before create webhook: the toggles, the network policy list,
+    // the webhook and cert-manager config (unchanged, so removed) and the generated manifests.
+    let after = tree(dir.path());
+    assert_eq!(support::listing(&after), support::listing(&before));
+    assert_eq!(
+        after, before,
+        "create webhook + delete webhook is not a round trip"
+    );
+}
+
+#[test]
+fn deleting_one_version_of_a_kind_keeps_a_storage_version() {
+    let (dir, _) = project_with_api();
+    opgen_ok(dir.path(), &with(&["delete", "webhook"], &[]));
+    let before = tree(dir.path());
+    let backup = |version: &'static str| -> Vec<&'static str> {
+        vec!["--group", "cache", "--version", version, "--kind", "Backup"]
+    };
+    let run = |cmd: &[&'static str], target: Vec<&'static str>, extra: &[&'static str]| {
+        let mut args = cmd.to_vec();
+        args.extend(target);
+        args.extend_from_slice(extra);
+        opgen_ok(dir.path(), &args)
+    };
+    run(&["create", "api"], backup("v1"), &[]);
+    run(&["create", "api"], backup("v2"), &["--controller=false"]);
+    run(
+        &["create", "webhook"],
+        backup("v1"),
+        &["--conversion", "--spoke", "v2"],
+    );
+    assert!(read(dir.path(), "src/api/v2/backup_types.rs").contains("storage = false"));
+
+    // The conversion webhook converts to v2: v2 stays until it goes.
+    let err = opgen_err(dir.path(), &{
+        let mut a = vec!["delete", "api"];
+        a.extend(backup("v2"));
+        a
+    });
+    assert!(
+        err.contains("is a spoke of the conversion webhook of version v1"),
+        "{err}"
+    );
+    run(&["delete", "webhook"], backup("v1"), &[]);
+    // The first version goes: the second, still as scaffolded, becomes the storage version.
+    run(&["delete", "api"], backup("v1"), &[]);
+    let types = read(dir.path(), "src/api/v2/backup_types.rs");
+    assert!(!types.contains("storage"), "{types}");
+    let crd = read(
+        dir.path(),
+        "config/crd/bases/cache.example.com_backups.yaml",
+    );
+    assert!(
+        crd.contains("name: v2\n    schema:") && !crd.contains("name: v1\n"),
+        "{crd}"
+    );
+    assert!(crd.contains("storage: true"), "{crd}");
+    let out = opgen_ok(dir.path(), &["manifests", "--check"]);
+    assert!(out.contains("up to date"), "{out}");
+    // And the last one: the project is as before the kind.
+    run(&["delete", "api"], backup("v2"), &[]);
+    assert_eq!(tree(dir.path()), before, "the kind left something behind");
 }

@@ -42,10 +42,32 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
     );
 }
 
-#[test]
-fn scaffolded_project_builds_tests_and_lints_clean() {
-    let parent = tempfile::tempdir().unwrap();
-    let project = new_memcached_project(parent.path(), "demo-operator");
+/// The project both tests build: a namespaced kind with defaulting and validating webhooks, and
+/// a cluster-scoped kind with a second version and a conversion webhook.
+fn demo_project(parent: &Path, k8s_version: Option<&str>) -> PathBuf {
+    let project = match k8s_version {
+        None => new_memcached_project(parent, "demo-operator"),
+        Some(version) => {
+            opgen_ok(
+                parent,
+                &[
+                    "new",
+                    "demo-operator",
+                    "--domain",
+                    "example.com",
+                    "--group",
+                    "cache",
+                    "--version",
+                    "v1alpha1",
+                    "--kind",
+                    "Memcached",
+                    "--k8s-version",
+                    version,
+                ],
+            );
+            parent.join("demo-operator")
+        }
+    };
     opgen_ok(
         &project,
         &[
@@ -107,6 +129,13 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         ],
     );
 
+    project
+}
+
+#[test]
+fn scaffolded_project_builds_tests_and_lints_clean() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = demo_project(parent.path(), None);
     run(&project, "cargo", &["fmt", "--check"]);
     fill_in_the_webhooks(&project);
     run(&project, "cargo", &["fmt"]);
@@ -174,6 +203,29 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             "notice: no envtest kubectl (tools/envtest/setup.sh builds it); skipping `kubectl kustomize config/default`"
         ),
     }
+}
+
+/// The scaffold and the vendored opgen-runtime and opgen-envtest compile, lint-clean, against
+/// k8s-openapi's newest Kubernetes too, where some fields changed type (v1_37: TokenReview's
+/// `spec.token` and RoleRef's `apiGroup`). The test above builds against the default, 1.33.
+#[test]
+fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = demo_project(parent.path(), Some("1.37"));
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(r#"features = ["v1_37"]"#), "{manifest}");
+    run(
+        &project,
+        "cargo",
+        &[
+            "clippy",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
 }
 
 /// The kubectl built with the envtest control plane; none only outside CI.

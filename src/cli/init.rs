@@ -49,7 +49,7 @@ pub struct ProjectArgs {
 }
 
 /// The ops layer's `License` as clap choices, each with its help.
-fn license_parser() -> impl clap::builder::TypedValueParser<Value = License> {
+pub(super) fn license_parser() -> impl clap::builder::TypedValueParser<Value = License> {
     let choices = License::CHOICES.map(|(name, _, help)| PossibleValue::new(name).help(help));
     PossibleValuesParser::new(choices).map(|name| {
         License::CHOICES

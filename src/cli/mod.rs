@@ -8,10 +8,12 @@ mod create_helm;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;
+mod edit;
 mod init;
 mod manifests;
 mod markers;
 mod new;
+mod upgrade;
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::writer::{ChangeKind, Workspace};
@@ -69,7 +71,9 @@ pub enum Command {
     New(new::Args),
     /// Delete what `opgen create` scaffolded
     Delete(delete::DeleteArgs),
+    Edit(edit::Args),
     Manifests(manifests::Args),
+    Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
     Markers(markers::Args),
@@ -85,7 +89,9 @@ pub fn main() -> i32 {
         Command::Create(args) => create_api::run(args, &global),
         Command::New(args) => new::run(args, &global),
         Command::Delete(args) => delete::run(args, &global),
+        Command::Edit(args) => edit::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
         Command::Markers(args) => markers::run(args),

@@ -4,14 +4,57 @@
 //! `templates/` without the extension (`project/Cargo.toml`). Templates are parsed on first
 //! use: parsing all of them costs more than a whole `opgen manifests` run otherwise needs.
 //! Rendering is strict: a template that names a missing variable is an error.
+//!
+//! Earlier scaffold generations' templates are embedded too (`data/upgrade/scaffold-<n>/`):
+//! `opgen upgrade` renders what an earlier opgen wrote for a project by running today's plan
+//! code inside [`with_generation`].
 
 use crate::diag::{Error, Result};
 use handlebars::Handlebars;
 use include_dir::{Dir, include_dir};
 use serde::Serialize;
+use std::cell::Cell;
 use std::sync::{Mutex, OnceLock};
 
 static TEMPLATE_DIR: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/templates");
+/// The templates of scaffold generation 1 (opgen 0.1.0 before opgen-runtime), as of 960d21b.
+static GENERATION_1: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-1/templates");
+
+/// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
+/// when a template of a file the user owns changes, and embed the previous templates as
+/// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
+pub const SCAFFOLD_VERSION: u32 = 2;
+
+thread_local! {
+    static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
+}
+
+/// Runs `f` with the templates of scaffold generation `generation` (1..=SCAFFOLD_VERSION).
+/// A scoped choice rather than a parameter so that the plans render an earlier scaffold
+/// through exactly the code `init` and `create` run.
+pub fn with_generation<R>(generation: u32, f: impl FnOnce() -> R) -> R {
+    struct Restore(u32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GENERATION.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(GENERATION.with(|g| g.replace(generation)));
+    f()
+}
+
+/// The scaffold generation being rendered on this thread.
+pub fn generation() -> u32 {
+    GENERATION.with(Cell::get)
+}
+
+fn template_dir() -> &'static Dir<'static> {
+    match generation() {
+        1 => &GENERATION_1,
+        _ => &TEMPLATE_DIR,
+    }
+}
 
 fn registry() -> &'static Mutex<Handlebars<'static>> {
     static REGISTRY: OnceLock<Mutex<Handlebars<'static>>> = OnceLock::new();
@@ -24,7 +67,7 @@ fn registry() -> &'static Mutex<Handlebars<'static>> {
 }
 
 fn source(name: &str) -> Option<&'static str> {
-    TEMPLATE_DIR
+    template_dir()
         .get_file(format!("{name}.hbs"))
         .and_then(|f| f.contents_utf8())
 }
@@ -41,12 +84,16 @@ pub fn render(name: &str, data: &impl Serialize) -> Result<String> {
     let mut hb = registry()
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !hb.has_template(name) {
+    let key = match generation() {
+        SCAFFOLD_VERSION => name.to_owned(),
+        earlier => format!("scaffold-{earlier}/{name}"),
+    };
+    if !hb.has_template(&key) {
         let text = source(name).ok_or_else(|| internal("is missing".into()))?;
-        hb.register_template_string(name, text)
+        hb.register_template_string(&key, text)
             .map_err(|e| internal(format!("does not parse: {e}")))?;
     }
-    hb.render(name, data)
+    hb.render(&key, data)
         .map_err(|e| internal(format!("failed to render: {e}")))
 }
 

@@ -120,7 +120,7 @@ fn check_group(project: &Project, group: &str) -> Result<()> {
                 "this project already has the group {:?}, and a single-group project holds only one API group",
                 other.group
             ),
-            "set `multigroup: true` in PROJECT and move src/api/<version> to src/api/<group>/<version>, or start the project with `opgen init --multigroup`",
+            "run `opgen edit --multigroup` first: it moves the existing kinds into group directories (src/api/<group>/<version>, ...) and fixes their module paths",
         )),
         None => Ok(()),
     }

@@ -3,13 +3,12 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::webhook::{
-    self, ConversionContext, DEFAULT_KUSTOMIZATION, NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
+    self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
+    NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
 use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
-
-const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 
 #[derive(Debug, Clone)]
 pub struct WebhookOptions {

@@ -4,11 +4,16 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::{self, ResourceContext};
-use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
-use crate::generators::scaffold::{Action, Policy};
+use crate::generators::scaffold::webhook::{
+    self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
+    NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
+};
+use crate::generators::scaffold::{Action, Policy, ScaffoldPlan};
+use crate::ops::manifests::{WEBHOOK_FILE, WEBHOOK_KUSTOMIZATION};
 use crate::pluralize;
-use crate::project::{self, Project};
+use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
+use std::path::Path;
 
 #[derive(Debug, Clone)]
 pub struct DeleteWebhookOptions {
@@ -46,23 +51,180 @@ pub fn delete_webhook(
         ));
     };
     // The header is part of the files compared: the year is today's, as create would write it.
-    let resource_ctx = super::webhook_resource_context(ws, project, &resource)?;
-    let mut warnings = Vec::new();
-    if hooks.defaulting || hooks.validation {
-        let ctx = WebhookContext::new(resource_ctx.clone(), hooks.defaulting, hooks.validation);
-        warnings.extend(webhook::plan(&ctx)?.revert(ws, opts.force)?);
+    let plan = webhook_plans(ws, project, &resource, &hooks)?;
+    // What the other webhooks still need stays (group modules, the shared config files).
+    let mut kept = Vec::new();
+    for other in project.resources.iter().filter(|r| !same(r, opts)) {
+        if let Some(w) = &other.webhooks {
+            kept.extend(webhook_plans(ws, project, other, w)?);
+        }
     }
-    if hooks.conversion {
-        let ctx = ConversionContext::new(resource_ctx, &hooks.spoke);
-        warnings.extend(webhook::conversion_plan(&ctx)?.revert(ws, opts.force)?);
-    }
+    let mut warnings = revert_own(ws, plan, &kept, opts.force)?;
     let entry = project
         .resources
         .iter_mut()
-        .find(|r| r.group == opts.group && r.version == opts.version && r.kind == opts.kind)
+        .find(|r| same(r, opts))
         .expect("found above");
     entry.webhooks = None;
+    let left = |f: fn(&ResourceWebhooks) -> bool| {
+        project
+            .resources
+            .iter()
+            .any(|r| r.webhooks.as_ref().is_some_and(f))
+    };
+    if hooks.conversion
+        && !left(|w| w.conversion)
+        && let Some(text) = ws.read(Path::new(CRD_KUSTOMIZATION))?
+    {
+        match webhook::without_crd_patches_section(&text) {
+            Some(without) => ws.stage(CRD_KUSTOMIZATION, without),
+            None => warnings.push(Diagnostic::warning(format!(
+                "{CRD_KUSTOMIZATION}: its conversion `patches:` and `configurations:` section is not as opgen added it, so it stays; remove it by hand if no CRD needs it"
+            ))),
+        }
+    }
+    // The last webhook switches off what `create webhook` switched on.
+    if !left(|w| w.defaulting || w.validation || w.conversion) {
+        if let Some(text) = ws.read(Path::new(DEFAULT_KUSTOMIZATION))? {
+            ws.stage(
+                DEFAULT_KUSTOMIZATION,
+                webhook::disable_in_default_kustomization(&text),
+            );
+        }
+        if let Some(text) = ws.read(Path::new(NETWORK_POLICY_KUSTOMIZATION))? {
+            ws.stage(
+                NETWORK_POLICY_KUSTOMIZATION,
+                webhook::without_webhook_network_policy(&text),
+            );
+        }
+        // `opgen manifests` writes it while config/webhook lists it.
+        if !ws.exists(Path::new(WEBHOOK_KUSTOMIZATION)) && ws.exists(Path::new(WEBHOOK_FILE)) {
+            ws.stage_removal(WEBHOOK_FILE, None);
+        }
+    }
     ws.stage(project::FILE_NAME, project.to_yaml());
+    Ok(warnings)
+}
+
+fn same(r: &project::Resource, opts: &impl Target) -> bool {
+    let (group, version, kind) = opts.target();
+    r.group == group && r.version == version && r.kind == kind
+}
+
+trait Target {
+    fn target(&self) -> (&str, &str, &str);
+}
+
+impl Target for DeleteWebhookOptions {
+    fn target(&self) -> (&str, &str, &str) {
+        (&self.group, &self.version, &self.kind)
+    }
+}
+
+impl Target for DeleteApiOptions {
+    fn target(&self) -> (&str, &str, &str) {
+        (&self.group, &self.version, &self.kind)
+    }
+}
+
+/// What `create webhook` writes for the webhooks `hooks` of `resource` today.
+fn webhook_plans(
+    ws: &Workspace,
+    project: &Project,
+    resource: &project::Resource,
+    hooks: &ResourceWebhooks,
+) -> Result<Vec<Action>> {
+    let resource_ctx = super::webhook_resource_context(ws, project, resource)?;
+    let mut actions = Vec::new();
+    if hooks.defaulting || hooks.validation {
+        let ctx = WebhookContext::new(resource_ctx.clone(), hooks.defaulting, hooks.validation);
+        actions.extend(webhook::plan(&ctx)?.actions);
+    }
+    if hooks.conversion {
+        let ctx = ConversionContext::new(resource_ctx, &hooks.spoke);
+        actions.extend(webhook::conversion_plan(&ctx)?.actions);
+    }
+    Ok(actions)
+}
+
+/// Reverts the actions of `plan` that `kept` (the plans of what stays) does not repeat: shared
+/// module declarations and files written once stay while something still needs them. Files
+/// written once go when nothing needs them and they are as opgen wrote them.
+fn revert_own(
+    ws: &mut Workspace,
+    plan: Vec<Action>,
+    kept: &[Action],
+    force: bool,
+) -> Result<Vec<Diagnostic>> {
+    let shared = |a: &Action| {
+        kept.iter().any(|k| match (a, k) {
+            (
+                Action::Insert { path, fragment, .. },
+                Action::Insert {
+                    path: p,
+                    fragment: f,
+                    ..
+                },
+            ) => path == p && fragment == f,
+            (Action::Write { path, .. }, Action::Write { path: p, .. }) => path == p,
+            _ => false,
+        })
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let own: Vec<Action> = plan
+        .into_iter()
+        .filter(|a| !shared(a))
+        // Two plans of one kind (defaulting and conversion) write the same shared files.
+        .filter(|a| match a {
+            Action::Write { path, .. } => seen.insert(path.clone()),
+            Action::Insert { path, fragment, .. } => seen.insert(path.join(fragment)),
+        })
+        .collect();
+    let once: Vec<(std::path::PathBuf, String)> = own
+        .iter()
+        .filter_map(|a| match a {
+            Action::Write {
+                path,
+                content,
+                policy: Policy::IfMissing,
+            } => Some((path.clone(), content.clone())),
+            _ => None,
+        })
+        .collect();
+    let tool_owned: Vec<std::path::PathBuf> = own
+        .iter()
+        .filter_map(|a| match a {
+            Action::Write {
+                path,
+                policy: Policy::ToolOwned,
+                ..
+            } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    let plan = ScaffoldPlan {
+        actions: own,
+        warnings: Vec::new(),
+    };
+    let mut warnings = plan.revert(ws, force)?;
+    // Regenerated by opgen: removed without comparing.
+    for path in tool_owned {
+        if ws.exists(&path) {
+            ws.stage_removal(path, None);
+        }
+    }
+    // A mod.rs or config file nothing needs any more goes when it is back to what create
+    // wrote (a mod.rs with only its markers left); otherwise it holds the user's work and stays.
+    for (path, fresh) in once {
+        match ws.read(&path)? {
+            Some(now) if now == fresh => ws.stage_removal(path, None),
+            Some(_) => warnings.push(Diagnostic::warning(format!(
+                "{} is no longer needed by opgen's scaffold but differs from what opgen wrote: left in place",
+                path.display()
+            ))),
+            None => {}
+        }
+    }
     Ok(warnings)
 }
 
@@ -141,79 +303,54 @@ pub fn delete_api(
             header.clone(),
         )
     };
-    let ctx = context(project, &resource);
-    let mut plan = api::plan(&ctx)?;
+    let ctx = context(&super::as_created(project, &resource), &resource);
+    let plan = api::plan(&ctx)?;
     // What the other resources still need stays.
     let mut kept = Vec::new();
-    for other in project
-        .resources
-        .iter()
-        .filter(|r| !(r.group == opts.group && r.version == opts.version && r.kind == opts.kind))
-    {
+    for other in project.resources.iter().filter(|r| !same(r, opts)) {
         kept.extend(api::plan(&context(project, other))?.actions);
     }
-    let shared = |a: &Action| {
-        kept.iter().any(|k| match (a, k) {
-            (
-                Action::Insert { path, fragment, .. },
-                Action::Insert {
-                    path: p,
-                    fragment: f,
-                    ..
-                },
-            ) => path == p && fragment == f,
-            (Action::Write { path, .. }, Action::Write { path: p, .. }) => path == p,
-            _ => false,
-        })
-    };
-    let (shared_actions, own): (Vec<Action>, Vec<Action>) =
-        plan.actions.drain(..).partition(|a| shared(a));
-    drop(shared_actions);
-    let once_per_scope: Vec<(std::path::PathBuf, String)> = own
-        .iter()
-        .filter_map(|a| match a {
-            Action::Write {
-                path,
-                content,
-                policy: Policy::IfMissing,
-            } => Some((path.clone(), content.clone())),
-            _ => None,
-        })
-        .collect();
-    let tool_owned: Vec<std::path::PathBuf> = own
-        .iter()
-        .filter_map(|a| match a {
-            Action::Write {
-                path,
-                policy: Policy::ToolOwned,
-                ..
-            } => Some(path.clone()),
-            _ => None,
-        })
-        .collect();
-    plan.actions = own;
-    let mut warnings = plan.revert(ws, opts.force)?;
-    // The kind's helper roles are regenerated by opgen: removed without comparing.
-    for path in tool_owned {
-        if ws.exists(&path) {
-            ws.stage_removal(path, None);
+    let mut warnings = revert_own(ws, plan.actions, &kept, opts.force)?;
+    let before = project.clone();
+    project.resources.retain(|r| !same(r, opts));
+    // The kind's other versions were scaffolded around this one (`storage = false` while it
+    // was the storage version): those still as written are rewritten as create writes them
+    // now, so that one of them is the storage version.
+    if resource.api.is_some() {
+        for other in project
+            .resources
+            .iter()
+            .filter(|r| r.group == opts.group && r.kind == opts.kind && r.api.is_some())
+        {
+            let types = |p: &Project| -> Result<Option<(std::path::PathBuf, String)>> {
+                let ctx = context(&super::as_created(p, other), other);
+                Ok(api::plan(&ctx)?.actions.into_iter().find_map(|a| match a {
+                    Action::Write { path, content, .. }
+                        if path.to_string_lossy().ends_with("_types.rs") =>
+                    {
+                        Some((path, content))
+                    }
+                    _ => None,
+                }))
+            };
+            let (Some((path, then)), Some((_, now))) = (types(&before)?, types(project)?) else {
+                continue;
+            };
+            if then == now {
+                continue;
+            }
+            match ws.read(&path)? {
+                Some(text) if text == then => ws.stage(path, now),
+                Some(_) => warnings.push(Diagnostic::warning(format!(
+                    "{} was scaffolded with `storage = false` while {} was the storage version, and it was edited since: make one remaining version of {} the storage version by hand",
+                    path.display(),
+                    opts.version,
+                    opts.kind
+                ))),
+                None => {}
+            }
         }
     }
-    // A version's or group's mod.rs that no other kind needs goes when it is back to what
-    // create wrote (only its markers left); otherwise it holds the user's code and stays.
-    for (path, fresh) in once_per_scope {
-        match ws.read(&path)? {
-            Some(now) if now == fresh => ws.stage_removal(path, None),
-            Some(_) => warnings.push(Diagnostic::warning(format!(
-                "{} no longer declares any kind of opgen's but holds other code: left in place",
-                path.display()
-            ))),
-            None => {}
-        }
-    }
-    project
-        .resources
-        .retain(|r| !(r.group == opts.group && r.version == opts.version && r.kind == opts.kind));
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
 }

@@ -179,7 +179,7 @@ fn merge_ignore_patterns(theirs: &str, ours: &str) -> String {
 /// The manifest, relative to `root`, of the Cargo workspace `root` lies in without being one
 /// of its members. Cargo refuses to build such a package ("believes it's in a workspace when
 /// it's not"), as after `opgen new` inside another Rust repository.
-fn enclosing_workspace(root: &Path) -> Option<String> {
+pub(crate) fn enclosing_workspace(root: &Path) -> Option<String> {
     let root = std::path::absolute(root).ok()?;
     for (depth, dir) in root.ancestors().enumerate().skip(1) {
         let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {

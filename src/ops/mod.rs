@@ -8,8 +8,11 @@ pub mod create_helm;
 pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;
+pub mod edit;
 pub mod init;
 pub mod manifests;
+pub mod relayout;
+pub mod upgrade;
 
 use crate::diag::Result;
 use crate::generators::scaffold::api::ResourceContext;
@@ -24,6 +27,22 @@ fn file_header(ws: &Workspace) -> Result<String> {
         .read(Path::new(BOILERPLATE_PATH))?
         .map(|b| fill_year(&b))
         .unwrap_or_default())
+}
+
+/// `project` as `create api` saw it when it scaffolded `resource`: only the resources recorded
+/// before it. Templates depend on them (a later version of a kind is not the storage one), so
+/// comparing a file against today's rendering needs them as they were.
+fn as_created(project: &Project, resource: &Resource) -> Project {
+    let mut then = project.clone();
+    let at = project
+        .resources
+        .iter()
+        .position(|r| {
+            r.group == resource.group && r.version == resource.version && r.kind == resource.kind
+        })
+        .unwrap_or(project.resources.len());
+    then.resources.truncate(at);
+    then
 }
 
 /// The context `create webhook` renders a recorded kind version's webhook files with, and

@@ -266,11 +266,7 @@ impl ControlPlane {
                             name: Some(binding_name.clone()),
                             ..Default::default()
                         },
-                        role_ref: RoleRef {
-                            api_group: "rbac.authorization.k8s.io".into(),
-                            kind: "ClusterRole".into(),
-                            name: role_name,
-                        },
+                        role_ref: role_ref("ClusterRole", role_name),
                         subjects: Some(vec![subject.clone()]),
                     };
                     Api::<ClusterRoleBinding>::all(admin.clone())
@@ -302,11 +298,7 @@ impl ControlPlane {
                             namespace: Some(role_namespace.clone()),
                             ..Default::default()
                         },
-                        role_ref: RoleRef {
-                            api_group: "rbac.authorization.k8s.io".into(),
-                            kind: "Role".into(),
-                            name: role_name,
-                        },
+                        role_ref: role_ref("Role", role_name),
                         subjects: Some(vec![subject.clone()]),
                     };
                     Api::<RoleBinding>::namespaced(admin.clone(), &role_namespace)
@@ -574,4 +566,15 @@ where
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A reference to an RBAC role, built from JSON: `apiGroup` is a `String` up to k8s-openapi's
+/// v1_36 and an `Option<String>` from v1_37, and the crate that uses this one picks the version.
+fn role_ref(kind: &str, name: String) -> RoleRef {
+    serde_json::from_value(serde_json::json!({
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": kind,
+        "name": name,
+    }))
+    .expect("a RoleRef deserializes")
 }

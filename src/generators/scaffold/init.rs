@@ -2,7 +2,7 @@
 
 use super::{Policy, ScaffoldPlan};
 use crate::diag::Result;
-use crate::generators::templates::render;
+use crate::generators::templates::{self, render};
 use crate::names::fnv32a;
 use crate::project::Project;
 use include_dir::{Dir, include_dir};
@@ -111,7 +111,7 @@ pub struct ProjectContext {
     pub boilerplate: String,
     /// The header to put on top of generated Rust files (year filled in; empty without a license).
     pub header: String,
-    pub opgen_version: &'static str,
+    pub opgen_version: String,
     /// The manifest (relative to the project) of an enclosing Cargo workspace that does not
     /// list the project: the project then gets an empty `[workspace]` table of its own.
     pub enclosing_workspace: Option<String>,
@@ -125,10 +125,7 @@ impl ProjectContext {
         k8s_version: K8sVersion,
     ) -> Self {
         let identity = project.repo.as_deref().unwrap_or(&project.project_name);
-        let boilerplate = match license {
-            License::Apache2 => apache2_boilerplate(owner, &project.project_name),
-            License::None => String::new(),
-        };
+        let boilerplate = boilerplate(license, owner, &project.project_name);
         ProjectContext {
             project_name: project.project_name.clone(),
             crate_name: project.crate_name(),
@@ -144,9 +141,17 @@ impl ProjectContext {
             license: license == License::Apache2,
             header: fill_year(&boilerplate),
             boilerplate,
-            opgen_version: env!("CARGO_PKG_VERSION"),
+            opgen_version: env!("CARGO_PKG_VERSION").to_owned(),
             enclosing_workspace: None,
         }
+    }
+}
+
+/// The content of hack/boilerplate.rs.txt (`YEAR` left in); empty without a license.
+pub fn boilerplate(license: License, owner: Option<&str>, project_name: &str) -> String {
+    match license {
+        License::Apache2 => apache2_boilerplate(owner, project_name),
+        License::None => String::new(),
     }
 }
 
@@ -328,14 +333,37 @@ const FILES: &[(&str, &str, Policy)] = &[
     ),
 ];
 
+/// The framework modules every project of scaffold generation 1 carried in `src/`, which
+/// opgen-runtime holds since generation 2.
+pub const GENERATION_1_FRAMEWORK: &[&str] = &[
+    "src/cli.rs",
+    "src/error.rs",
+    "src/leader_election.rs",
+    "src/logging.rs",
+    "src/manager.rs",
+    "src/metrics.rs",
+    "src/testing.rs",
+    "src/server/mod.rs",
+    "src/server/auth.rs",
+    "src/server/tls.rs",
+    "src/controllers/backoff.rs",
+    "src/controllers/conditions.rs",
+];
+
 pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     let mut plan = ScaffoldPlan::default();
-    for (template, path, policy) in FILES {
+    let generation = templates::generation();
+    let framework = GENERATION_1_FRAMEWORK
+        .iter()
+        .filter(|_| generation == 1)
+        .map(|path| (*path, *path, Policy::UserOwned));
+    let files = FILES.iter().copied().chain(framework);
+    for (template, path, policy) in files {
         let content = render(&format!("project/{template}"), ctx)?;
         if path.ends_with(".rs") {
-            plan.write_rust(*path, format!("{}{content}", ctx.header), *policy)?;
+            plan.write_rust(path, format!("{}{content}", ctx.header), policy)?;
         } else {
-            plan.write(*path, content, *policy);
+            plan.write(path, content, policy);
         }
     }
     if ctx.license {
@@ -346,8 +374,11 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
         SETUP_ENVTEST.to_owned(),
         Policy::ToolOwned,
     );
-    for (path, content) in vendored_crate_files() {
-        plan.write(path, content.to_owned(), Policy::ToolOwned);
+    // Earlier generations' vendored copies are not kept: vendor/ is opgen's, replaced whole.
+    if generation == templates::SCAFFOLD_VERSION {
+        for (path, content) in vendored_crate_files() {
+            plan.write(path, content.to_owned(), Policy::ToolOwned);
+        }
     }
     plan.write(
         "Cargo.lock",
@@ -360,6 +391,8 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
 /// The package name the embedded lock file was resolved for (`tests/scaffold_lock.rs` makes it).
 pub const LOCK_PLACEHOLDER: &str = "opgen-scaffold-project";
 const SCAFFOLD_LOCK: &str = include_str!("../../../data/scaffold/Cargo.lock");
+/// The lock file scaffold generation 1 wrote.
+const GENERATION_1_LOCK: &str = include_str!("../../../data/upgrade/scaffold-1/Cargo.lock");
 
 /// The Cargo.lock of a new project: the versions opgen's own workspace builds and tests, so a
 /// fresh project builds with `--locked` (its Dockerfile does) and offline once they are cached.
@@ -367,7 +400,11 @@ const SCAFFOLD_LOCK: &str = include_str!("../../../data/scaffold/Cargo.lock");
 /// sorts.
 pub fn cargo_lock(project_name: &str) -> String {
     const SEPARATOR: &str = "\n[[package]]\n";
-    let (header, packages) = SCAFFOLD_LOCK
+    let lock = match templates::generation() {
+        1 => GENERATION_1_LOCK,
+        _ => SCAFFOLD_LOCK,
+    };
+    let (header, packages) = lock
         .split_once(SEPARATOR)
         .expect("the embedded Cargo.lock lists packages");
     let placeholder = format!("name = \"{LOCK_PLACEHOLDER}\"\n");

@@ -11,7 +11,7 @@ pub mod init;
 pub mod manifest;
 pub mod webhook;
 
-use crate::diag::{Diagnostic, Error, Result};
+use crate::diag::{Diagnostic, Error, Location, Result};
 use crate::generators::rustfmt::{self, Formatted};
 use crate::writer::Workspace;
 use std::path::PathBuf;
@@ -285,10 +285,16 @@ impl ScaffoldPlan {
                 } => match ws.read(&path)? {
                     None => {}
                     Some(now) if now == content || force => staged.push((path, None)),
-                    Some(_) => problems.push(Diagnostic::error(format!(
-                        "{} was edited since opgen created it",
-                        path.display()
-                    ))),
+                    Some(now) => {
+                        let line = first_difference(&now, &content);
+                        problems.push(
+                            Diagnostic::error(format!(
+                                "{} was edited since opgen created it (first change at line {line})",
+                                path.display()
+                            ))
+                            .at(Location::new(&path, line, 1).with_source(&now, 1)),
+                        )
+                    }
                 },
                 Action::Write { .. } => {}
                 Action::Insert {
@@ -301,11 +307,20 @@ impl ScaffoldPlan {
                     match removed {
                         Some(text) => staged.push((path, Some(text))),
                         None => {
-                            let d = Diagnostic::error(format!(
+                            let mut d = Diagnostic::error(format!(
                                 "{} no longer holds the lines opgen inserted:\n{}",
                                 path.display(),
                                 indent_block(&fragment, "        ")
                             ));
+                            // Located in the file as the user has it, before this revert.
+                            if let Some(text) = ws.read(&path)?
+                                && let Some((line, column, width)) = edited_copy(&text, &fragment)
+                            {
+                                d.message.push_str("\n    it looks edited here:");
+                                d = d
+                                    .at(Location::new(&path, line, column)
+                                        .with_source(&text, width));
+                            }
                             if force {
                                 warnings.push(Diagnostic::warning(format!(
                                     "{}; remove them by hand",
@@ -336,6 +351,31 @@ impl ScaffoldPlan {
         warnings.extend(self.warnings);
         Ok(warnings)
     }
+}
+
+/// The 1-based line where `now` first differs from `then`.
+fn first_difference(now: &str, then: &str) -> usize {
+    now.lines()
+        .zip(then.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| now.lines().count().min(then.lines().count()))
+        + 1
+}
+
+/// Where an edited copy of an inserted fragment seems to be: the first line holding the
+/// fragment's first line (trimmed) as part of a longer one (line, column, width).
+fn edited_copy(text: &str, fragment: &str) -> Option<(usize, usize, usize)> {
+    let first = fragment.lines().map(str::trim).find(|l| !l.is_empty())?;
+    text.lines().enumerate().find_map(|(i, line)| {
+        let at = line.find(first)?;
+        (line.trim() != first).then(|| {
+            (
+                i + 1,
+                line[..at].chars().count() + 1,
+                line.trim_end().chars().count() - line[..at].chars().count(),
+            )
+        })
+    })
 }
 
 /// Removes the first run of lines equal (trimmed) to `fragment`'s; `None` when absent.

@@ -174,6 +174,39 @@ pub fn enable_in_default_kustomization(text: &str) -> Result<String> {
     Ok(out.concat())
 }
 
+/// The inverse of [`enable_in_default_kustomization`], for when the last webhook goes: the
+/// webhook and cert-manager parts commented out again. Parts already off are left alone.
+pub fn disable_in_default_kustomization(text: &str) -> String {
+    let block_enabled = text
+        .lines()
+        .skip_while(|l| l.trim_end() != BLOCK_BEGIN)
+        .skip(1)
+        .take_while(|l| l.trim_end() != BLOCK_END)
+        .any(|l| !l.starts_with('#'));
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut in_block = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed == BLOCK_BEGIN || trimmed == BLOCK_END {
+            in_block = trimmed == BLOCK_BEGIN;
+            out.push_str(line);
+        } else if (in_block && block_enabled) || TOGGLED_LINES.iter().any(|t| trimmed == &t[1..]) {
+            out.push('#');
+            out.push_str(line);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// config/network-policy/kustomization.yaml without the webhook NetworkPolicy.
+pub fn without_webhook_network_policy(text: &str) -> String {
+    text.split_inclusive('\n')
+        .filter(|l| l.trim_start().strip_prefix("- ").map(str::trim) != Some(WEBHOOK_POLICY))
+        .collect()
+}
+
 /// Lists the webhook NetworkPolicy in config/network-policy/kustomization.yaml, after the
 /// last entry of `resources:`. `None` when the file has no `resources:` list to extend.
 pub fn with_webhook_network_policy(text: &str) -> Option<String> {
@@ -285,7 +318,7 @@ impl ConversionContext {
     }
 }
 
-const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+pub const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 
 /// The conversion webhook of a kind: its Rust module and registry entry, the CRD patch that
 /// points the API server at `/convert`, and the CA injection into that CRD.
@@ -375,14 +408,21 @@ pub fn conversion_plan(ctx: &ConversionContext) -> Result<ScaffoldPlan> {
     Ok(plan)
 }
 
+const CRD_PATCHES_SECTION: &str = "\n\n# Conversion webhooks of the CRDs (added by `opgen create webhook --conversion`).\npatches:\n# +opgen:scaffold:crdkustomizewebhookpatch\n\nconfigurations:\n- kustomizeconfig.yaml\n";
+
 /// Gives config/crd/kustomization.yaml the patches section conversion webhooks need, once.
 pub fn with_crd_patches_section(text: &str) -> String {
     if text.contains("+opgen:scaffold:crdkustomizewebhookpatch") {
         return text.to_owned();
     }
     let mut out = text.trim_end().to_owned();
-    out.push_str(
-        "\n\n# Conversion webhooks of the CRDs (added by `opgen create webhook --conversion`).\npatches:\n# +opgen:scaffold:crdkustomizewebhookpatch\n\nconfigurations:\n- kustomizeconfig.yaml\n",
-    );
+    out.push_str(CRD_PATCHES_SECTION);
     out
+}
+
+/// The inverse of [`with_crd_patches_section`] once no patch is listed in it; `None` when the
+/// section is not as opgen added it (then it stays).
+pub fn without_crd_patches_section(text: &str) -> Option<String> {
+    text.strip_suffix(CRD_PATCHES_SECTION)
+        .map(|rest| format!("{rest}\n"))
 }

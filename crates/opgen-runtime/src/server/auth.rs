@@ -13,7 +13,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use k8s_openapi::api::{
-    authentication::v1::{TokenReview, TokenReviewSpec, UserInfo},
+    authentication::v1::{TokenReview, UserInfo},
     authorization::v1::{NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec},
 };
 use kube::{Api, Client, api::PostParams};
@@ -52,13 +52,11 @@ fn bearer_token(headers: &HeaderMap) -> Option<String> {
 }
 
 async fn review(client: &Client, token: String, path: &str, verb: &str) -> kube::Result<Decision> {
-    let token_review = TokenReview {
-        spec: TokenReviewSpec {
-            token: Some(token),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    // Built from JSON: `spec.token` is `Option<String>` up to k8s-openapi's v1_36 and `String`
+    // from v1_37, and the project picks the version.
+    let token_review: TokenReview =
+        serde_json::from_value(serde_json::json!({ "spec": { "token": token } }))
+            .expect("a TokenReview with a token deserializes");
     let status = Api::<TokenReview>::all(client.clone())
         .create(&PostParams::default(), &token_review)
         .await?

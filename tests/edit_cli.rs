@@ -1,0 +1,321 @@
+//! `opgen edit`: `--multigroup` turns a single-group project into exactly what `init
+//! --multigroup` and the same `create` commands would have made (and `=false` back), keeps
+//! edited files with their paths rewritten, refuses what it cannot rewrite with its place, and
+//! changes no manifest. `--license`/`--owner` change the header of later files.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use support::{opgen_err, opgen_ok, tree};
+
+/// init (with `init_flags`), two kinds of one group with a webhook each (defaulting, and a
+/// conversion between two versions of the second kind).
+fn project(parent: &Path, name: &str, init_flags: &[&str]) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir(&dir).unwrap();
+    let mut init = vec!["init", "--domain", "example.com", "--project-name", "demo"];
+    init.extend_from_slice(init_flags);
+    opgen_ok(&dir, &init);
+    let kind = |v: &'static str, k: &'static str| ["--group", "cache", "--version", v, "--kind", k];
+    let run = |cmd: &[&str], target: [&str; 6], extra: &[&str]| {
+        let mut args = cmd.to_vec();
+        args.extend_from_slice(&target);
+        args.extend_from_slice(extra);
+        opgen_ok(&dir, &args);
+    };
+    run(&["create", "api"], kind("v1", "Memcached"), &[]);
+    run(&["create", "api"], kind("v1", "Backup"), &[]);
+    run(
+        &["create", "webhook"],
+        kind("v1", "Memcached"),
+        &["--defaulting"],
+    );
+    run(
+        &["create", "api"],
+        kind("v2", "Backup"),
+        &["--controller=false"],
+    );
+    run(
+        &["create", "webhook"],
+        kind("v1", "Backup"),
+        &["--conversion", "--spoke", "v2"],
+    );
+    dir
+}
+
+/// The generated manifests: CRDs, the manager's role, the webhook configurations.
+fn manifests(dir: &Path) -> BTreeMap<PathBuf, String> {
+    tree(dir)
+        .into_iter()
+        .filter(|(p, _)| {
+            p.starts_with("config/crd/bases")
+                || p == Path::new("config/rbac/role.yaml")
+                || p == Path::new("config/webhook/manifests.yaml")
+        })
+        .collect()
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap()
+}
+
+#[test]
+fn multigroup_makes_what_a_multigroup_project_has_and_back() {
+    let parent = tempfile::tempdir().unwrap();
+    let single = project(parent.path(), "single", &[]);
+    let multi = project(parent.path(), "multi", &["--multigroup"]);
+    let before = tree(&single);
+    let generated = manifests(&single);
+
+    let out = opgen_ok(&single, &["edit", "--multigroup", "--dry-run"]);
+    assert_eq!(tree(&single), before, "--dry-run changed the tree");
+    for line in [
+        "would remove src/api/v1/memcached_types.rs",
+        "would create src/api/cache/v1/memcached_types.rs",
+        "would create src/api/cache/mod.rs",
+        "would update src/api/mod.rs",
+        "would remove src/controllers/memcached.rs",
+        "would create src/controllers/cache/memcached.rs",
+        "would create src/webhooks/cache/backup_conversion.rs",
+        "would remove tests/memcached_webhooks.rs",
+        "would create tests/cache_memcached_webhooks.rs",
+        "would remove config/rbac/memcached_admin_role.yaml",
+        "would create config/rbac/cache_memcached_admin_role.yaml",
+        "would update config/rbac/kustomization.yaml",
+        "would update PROJECT",
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line:?} not in:\n{out}");
+    }
+
+    let out = opgen_ok(&single, &["edit", "--multigroup"]);
+    assert!(out.contains("22 created, 8 updated, 19 removed"), "{out}");
+    let after = tree(&single);
+    assert_eq!(
+        support::listing(&after),
+        support::listing(&tree(&multi)),
+        "files differ from a multigroup project's"
+    );
+    assert_eq!(
+        after,
+        tree(&multi),
+        "contents differ from a multigroup project's"
+    );
+    assert_eq!(manifests(&single), generated, "the manifests changed");
+    assert!(read(&single, "PROJECT").contains("multigroup: true\n"));
+    assert!(read(&single, "PROJECT").contains("path: demo::api::cache::v2\n"));
+
+    let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
+    assert!(out.contains("19 created, 8 updated, 22 removed"), "{out}");
+    assert_eq!(
+        tree(&single),
+        before,
+        "edit --multigroup=false is not the way back"
+    );
+
+    // Again: a warning, and nothing to do.
+    let out = support::opgen(&single, &["edit", "--multigroup=false"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already single-group"));
+    assert_eq!(tree(&single), before);
+}
+
+#[test]
+fn edited_files_move_with_their_paths_rewritten() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path(), "p", &[]);
+    // A module of the user's that names the moved ones in every way opgen resolves.
+    let lib =
+        read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    let util = "use crate::api::v1::{Memcached, MemcachedSpec};\nuse crate::controllers::{self, memcached};\n\npub fn names() -> Vec<&'static str> {\n    let _ = crate::api::v2::BackupSpec::default();\n    vec![memcached::CONTROLLER.name, controllers::backup::CONTROLLER.name, std::any::type_name::<(Memcached, MemcachedSpec)>()]\n}\n";
+    std::fs::write(dir.join("src/util.rs"), util).unwrap();
+    // An edited controller: its relative path to the registry must still lead there.
+    let controller = read(&dir, "src/controllers/memcached.rs")
+        + "\npub fn count() -> usize {\n    super::CONTROLLERS.len()\n}\n";
+    std::fs::write(dir.join("src/controllers/memcached.rs"), &controller).unwrap();
+    let test = "use demo::api::v1::Memcached;\nuse demo::controllers;\n\n#[test]\nfn registered() {\n    assert_eq!(controllers::memcached::CONTROLLER.name, \"memcached\");\n    let _ = std::any::type_name::<Memcached>();\n}\n";
+    std::fs::write(dir.join("tests/mine.rs"), test).unwrap();
+
+    opgen_ok(&dir, &["edit", "--multigroup"]);
+    assert_eq!(
+        read(&dir, "src/util.rs"),
+        "use crate::api::cache::v1::{Memcached, MemcachedSpec};\nuse crate::controllers::{self, cache::memcached};\n\npub fn names() -> Vec<&'static str> {\n    let _ = crate::api::cache::v2::BackupSpec::default();\n    vec![memcached::CONTROLLER.name, controllers::cache::backup::CONTROLLER.name, std::any::type_name::<(Memcached, MemcachedSpec)>()]\n}\n"
+    );
+    let moved = read(&dir, "src/controllers/cache/memcached.rs");
+    assert_eq!(
+        moved,
+        controller
+            .replace("use crate::api::v1::", "use crate::api::cache::v1::")
+            .replace(
+                "super::CONTROLLERS.len()",
+                "crate::controllers::CONTROLLERS.len()"
+            ),
+        "the edited controller moved with exactly its paths rewritten"
+    );
+    assert!(!dir.join("src/controllers/memcached.rs").exists());
+    assert_eq!(
+        read(&dir, "tests/mine.rs"),
+        test.replace("demo::api::v1", "demo::api::cache::v1")
+            .replace(
+                "controllers::memcached::",
+                "controllers::cache::memcached::"
+            )
+    );
+    // A later kind of another group lands in the group layout.
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Pipeline",
+        ],
+    );
+    for file in [
+        "src/api/apps/v1/pipeline_types.rs",
+        "src/controllers/apps/pipeline.rs",
+        "tests/apps_pipeline_controller.rs",
+        "config/rbac/apps_pipeline_admin_role.yaml",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} was not created");
+    }
+    assert!(read(&dir, "src/api/mod.rs").contains("pub mod apps;\npub mod cache;\n"));
+
+    // Two groups cannot go back to one; nothing changes.
+    let snapshot = tree(&dir);
+    let err = opgen_err(&dir, &["edit", "--multigroup=false"]);
+    assert!(
+        err.contains(
+            "a single-group project holds one API group, and this one has \"apps\", \"cache\""
+        ),
+        "{err}"
+    );
+    assert!(err.contains("opgen delete api"), "{err}");
+    assert_eq!(tree(&dir), snapshot);
+}
+
+#[test]
+fn a_path_it_cannot_resolve_is_refused_at_its_place() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path(), "p", &[]);
+    let lib =
+        read(&dir, "src/lib.rs").replace("pub mod webhooks;", "pub mod webhooks;\npub mod util;");
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    // Through a glob of a module that is not opgen's, `v1` cannot be told apart.
+    std::fs::write(
+        dir.join("src/util.rs"),
+        "use some_crate::*;\n\npub fn f() {\n    let _ = v1::Memcached::default();\n}\n",
+    )
+    .unwrap();
+    let snapshot = tree(&dir);
+    let err = opgen_err(&dir, &["edit", "--multigroup"]);
+    assert!(
+        err.contains("cannot tell which module `v1::Memcached::default` names"),
+        "{err}"
+    );
+    assert!(err.contains("--> src/util.rs:4:13"), "{err}");
+    assert!(err.contains("write the path from the crate root"), "{err}");
+    assert_eq!(tree(&dir), snapshot, "a refused edit changed the tree");
+
+    let out = opgen_err(&dir, &["edit"]);
+    assert!(out.contains("nothing to edit"), "{out}");
+}
+
+#[test]
+fn license_and_owner_change_the_header_of_later_files() {
+    let dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    let types_before = tree(dir.path());
+
+    opgen_ok(dir.path(), &["edit", "--owner", "Example Corp"]);
+    assert!(
+        read(dir.path(), "hack/boilerplate.rs.txt")
+            .starts_with("// Copyright YEAR Example Corp.\n"),
+        "{}",
+        read(dir.path(), "hack/boilerplate.rs.txt")
+    );
+    // Existing files keep their header.
+    assert_eq!(
+        read(dir.path(), "src/lib.rs"),
+        types_before[Path::new("src/lib.rs")]
+    );
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    assert!(
+        read(dir.path(), "src/api/v1/memcached_types.rs")
+            .starts_with("// Copyright 2026 Example Corp.\n")
+    );
+
+    opgen_ok(dir.path(), &["edit", "--license", "none"]);
+    assert!(!dir.path().join("hack/boilerplate.rs.txt").exists());
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Backup",
+        ],
+    );
+    assert!(
+        read(dir.path(), "src/api/v1/backup_types.rs").starts_with("//! The `Backup` kind.\n"),
+        "{}",
+        read(dir.path(), "src/api/v1/backup_types.rs")
+    );
+
+    let err = opgen_err(dir.path(), &["edit", "--license", "none", "--owner", "Me"]);
+    assert!(err.contains("--license none has none"), "{err}");
+}
+
+#[test]
+fn edit_and_delete_have_their_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, wants) in [
+        (
+            &["edit", "--help"][..],
+            &[
+                "--multigroup [<BOOL>]",
+                "--license <LICENSE>",
+                "--owner <OWNER>",
+                "--dry-run",
+                "opgen edit --multigroup=false",
+            ][..],
+        ),
+        (
+            &["delete", "api", "--help"][..],
+            &["--group <GROUP>", "--force", "--dry-run"][..],
+        ),
+        (
+            &["delete", "webhook", "--help"][..],
+            &["--group <GROUP>", "--force", "--dry-run"][..],
+        ),
+    ] {
+        let out = opgen_ok(dir.path(), args);
+        for want in wants {
+            assert!(out.contains(want), "{args:?}: {want:?} not in:\n{out}");
+        }
+    }
+}
