@@ -2,7 +2,9 @@
 //! exactly what this opgen generates, so that a change to opgen that would alter an example's
 //! output fails here until the example is regenerated (`cd examples/<name> && opgen manifests`).
 
+use opgen::generators::scaffold::{Provenance, provenance};
 use opgen::ops::bundle::{BundleArgs, bundle};
+use opgen::ops::create_helm::{HelmOptions, create_helm};
 use opgen::ops::manifests::{ManifestOptions, manifests};
 use opgen::writer::{ChangeKind, Workspace};
 use std::path::Path;
@@ -138,4 +140,64 @@ fn examples_bundles_are_up_to_date_and_valid() {
             None => assert!(!on_ci, "CI=true requires OLM_VALIDATE"),
         }
     }
+}
+
+/// The examples' Helm charts (dist/chart) are what `make helm` makes of them today: config/default
+/// rendered by the envtest kubectl (as `make build-installer` renders it), then `opgen create
+/// helm`. Regenerate one with `make helm` in the example (and delete dist/install.yaml).
+#[test]
+fn examples_charts_are_up_to_date() {
+    let kubectl = match opgen_envtest::Assets::locate() {
+        Ok(assets) => assets.kubectl(),
+        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("notice: {e}; skipping");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let mut checked = Vec::new();
+    for name in EXAMPLES {
+        let root = example_root(name);
+        if !root.join("dist/chart").is_dir() {
+            continue;
+        }
+        let out = std::process::Command::new(&kubectl)
+            .args(["kustomize", "config/default"])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut ws = Workspace::new(&root);
+        ws.stage("dist/install.yaml", String::from_utf8(out.stdout).unwrap());
+        let project = opgen::project::Project::load(&ws).unwrap();
+        create_helm(&mut ws, &project, &HelmOptions::default())
+            .unwrap_or_else(|e| panic!("{name}:\n{e}"));
+        let stale: Vec<String> = ws
+            .changes()
+            .unwrap()
+            .into_iter()
+            .filter(|c| c.kind != ChangeKind::Unchanged && c.path.starts_with("dist/chart"))
+            .map(|c| c.path.display().to_string())
+            .collect();
+        assert!(
+            stale.is_empty(),
+            "{name}: chart out of date, run `make helm` there: {stale:?}"
+        );
+        // Edited files are kept by create helm: an example's chart must have none.
+        for file in ws.list_files(Path::new("dist/chart"), "").unwrap() {
+            let text = ws.read(&file).unwrap().unwrap();
+            assert_eq!(
+                provenance(&text),
+                Provenance::Unedited,
+                "{name}: {} was edited; the examples' charts are opgen's output",
+                file.display()
+            );
+        }
+        checked.push(*name);
+    }
+    assert_eq!(checked, ["memcached-operator"]);
 }

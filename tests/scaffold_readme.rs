@@ -261,6 +261,22 @@ async fn the_scaffolded_readme_works_as_written() {
                 let installer = std::fs::read_to_string(project.join("dist/install.yaml")).unwrap();
                 assert!(installer.contains(&format!("image: {image}")));
             }
+            s if s.starts_with("make helm IMG=") => {
+                shell.run(&script);
+                let values =
+                    std::fs::read_to_string(project.join("dist/chart/values.yaml")).unwrap();
+                let (repository, tag) = image.rsplit_once(':').unwrap();
+                assert!(
+                    values.contains(&format!("repository: {repository}\n")),
+                    "{values}"
+                );
+                assert!(values.contains(&format!("tag: {tag}\n")), "{values}");
+                assert!(
+                    project
+                        .join("dist/chart/templates/manager/controller-manager.yaml")
+                        .is_file()
+                );
+            }
             s if s.starts_with(
                 "kubectl apply --server-side -f https://raw.githubusercontent.com/",
             ) =>
@@ -307,7 +323,7 @@ async fn the_scaffolded_readme_works_as_written() {
         ran.push(script.lines().next().unwrap_or_default().to_owned());
     }
     drop(manager);
-    assert_eq!(ran.len(), 15, "blocks run: {ran:#?}");
+    assert_eq!(ran.len(), 16, "blocks run: {ran:#?}");
     assert!(
         shell.target.join("release/rd").is_file(),
         "make build wrote no binary"

@@ -16,6 +16,7 @@ pub struct CreateArgs {
 pub enum CreateCommand {
     Api(Args),
     Webhook(super::create_webhook::Args),
+    Helm(super::create_helm::Args),
 }
 
 /// Scaffold a kind: its Rust types, a controller, a sample and helper roles
@@ -79,6 +80,7 @@ pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
     let args = match args.what {
         CreateCommand::Api(args) => args,
         CreateCommand::Webhook(args) => return super::create_webhook::run(args, global),
+        CreateCommand::Helm(args) => return super::create_helm::run(args, global),
     };
     let (mut ws, mut project) = super::open_project(global)?;
     let warnings = create_api(&mut ws, &mut project, &args.api.options(args.force))?;

@@ -4,6 +4,7 @@
 mod bundle;
 mod completion;
 mod create_api;
+mod create_helm;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;

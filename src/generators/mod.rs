@@ -3,6 +3,7 @@
 
 pub mod bundle;
 pub mod crd;
+pub mod helm;
 pub mod package;
 pub mod rbac;
 pub mod rustfmt;

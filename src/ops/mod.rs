@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod create_api;
+pub mod create_helm;
 pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;

@@ -24,6 +24,67 @@ pub enum Policy {
     IfMissing,
     /// opgen's own output, regenerated every time.
     ToolOwned,
+    /// opgen's output that the user may edit: the first line holds a digest of the rest
+    /// (see [`stamp`]). Unedited → regenerated; edited → refused unless `--force`; without
+    /// the digest line the file is the user's → left alone (a warning), `--force` replaces it.
+    Generated,
+}
+
+/// How a [`Policy::Generated`] file's first line is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentStyle {
+    /// `# ...` (YAML)
+    Hash,
+    /// `{{- /* ... */}}` (Go templates, e.g. Helm's): nothing of it reaches the rendered output.
+    GoTemplate,
+}
+
+const DIGEST_TAG: &str = "opgen-digest: ";
+
+/// What the first line of a [`Policy::Generated`] file says after its digest, by default.
+pub const REFUSES_EDITED: &str = "Edit freely: opgen then refuses to replace it without --force; delete this line to make it yours for good.";
+
+/// `body` with a first line recording its digest, for [`Policy::Generated`]: `what`, the
+/// digest, then `then` (what opgen does once the file is edited).
+pub fn stamp(body: &str, style: CommentStyle, what: &str, then: &str) -> String {
+    let note = format!("{what} ({DIGEST_TAG}{}). {then}", digest(body));
+    match style {
+        CommentStyle::Hash => format!("# {note}\n{body}"),
+        CommentStyle::GoTemplate => format!("{{{{- /* {note} */}}}}\n{body}"),
+    }
+}
+
+/// What became of a [`Policy::Generated`] file since opgen wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    Unedited,
+    Edited,
+    /// No digest line: the user took the file over.
+    Adopted,
+}
+
+pub fn provenance(text: &str) -> Provenance {
+    let (first, body) = text.split_once('\n').unwrap_or((text, ""));
+    let Some(at) = first.find(DIGEST_TAG) else {
+        return Provenance::Adopted;
+    };
+    let recorded: String = first[at + DIGEST_TAG.len()..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    if recorded == digest(body) {
+        Provenance::Unedited
+    } else {
+        Provenance::Edited
+    }
+}
+
+/// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
+fn digest(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +193,27 @@ impl ScaffoldPlan {
                             staged.push((path, content, note));
                         }
                         (Policy::IfMissing, true) => {}
+                        (Policy::Generated, true) => {
+                            let now = read(&path, &staged)?.unwrap_or_default();
+                            match provenance(&now) {
+                                _ if now == content => {}
+                                Provenance::Unedited => staged.push((path, content, None)),
+                                _ if force => {
+                                    staged.push((path, content, Some("replaced (--force)".into())))
+                                }
+                                Provenance::Edited => problems.push(Diagnostic::error(format!(
+                                    "{} was edited since opgen generated it",
+                                    path.display()
+                                ))),
+                                Provenance::Adopted => self.warnings.push(
+                                    Diagnostic::warning(format!(
+                                        "{} has no opgen-digest line, so it is yours: not regenerated",
+                                        path.display()
+                                    ))
+                                    .help("pass --force to replace it with what opgen generates"),
+                                ),
+                            }
+                        }
                         _ => staged.push((path, content, None)),
                     }
                 }
@@ -155,6 +237,15 @@ impl ScaffoldPlan {
             {
                 problems[last].help = Some(
                     "nothing was written; pass --force to replace user-owned files (your edits in them are lost)"
+                        .to_owned(),
+                );
+            }
+            if let Some(last) = problems
+                .iter()
+                .rposition(|d| d.message.ends_with("was edited since opgen generated it"))
+            {
+                problems[last].help = Some(
+                    "nothing was written; pass --force to replace the edited files (your edits are lost), or delete the first line (the opgen-digest comment) of each to keep it as yours"
                         .to_owned(),
                 );
             }
@@ -482,5 +573,62 @@ mod tests {
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].note.as_deref(), Some("replaced (--force)"));
         assert_eq!(ws.read(Path::new("keep.rs")).unwrap().unwrap(), "mine");
+    }
+
+    #[test]
+    fn generated_files_are_replaced_until_edited_and_adopted_ones_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = stamp("a: 1\n", CommentStyle::Hash, "Generated", REFUSES_EDITED);
+        assert_eq!(provenance(&old), Provenance::Unedited);
+        assert!(old.starts_with("# Generated (opgen-digest: "), "{old}");
+        let tpl = stamp("x\n", CommentStyle::GoTemplate, "G", "T");
+        assert!(tpl.starts_with("{{- /* G (opgen-digest: ") && tpl.ends_with(". T */}}\nx\n"));
+        std::fs::write(dir.path().join("same.yaml"), &old).unwrap();
+        std::fs::write(dir.path().join("edited.yaml"), old.replace("1", "2")).unwrap();
+        std::fs::write(dir.path().join("mine.yaml"), "a: 3\n").unwrap();
+        assert_eq!(provenance(&old.replace("1", "2")), Provenance::Edited);
+        let plan = |ws: &mut Workspace, force| {
+            let mut plan = ScaffoldPlan::default();
+            for file in ["same.yaml", "edited.yaml", "mine.yaml", "new.yaml"] {
+                let body = stamp("a: 9\n", CommentStyle::Hash, "Generated", REFUSES_EDITED);
+                plan.write(file, body, Policy::Generated);
+            }
+            plan.apply(ws, force)
+        };
+        let mut ws = Workspace::new(dir.path());
+        let err = plan(&mut ws, false).unwrap_err().to_string();
+        assert!(
+            err.contains("edited.yaml was edited since opgen generated it"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("same.yaml") && !err.contains("mine.yaml"),
+            "{err}"
+        );
+        assert!(ws.changes().unwrap().is_empty(), "nothing staged");
+
+        std::fs::write(dir.path().join("edited.yaml"), &old).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        let warnings = plan(&mut ws, false).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0]
+                .message
+                .starts_with("mine.yaml has no opgen-digest line")
+        );
+        let changed: Vec<_> = ws.changes().unwrap().into_iter().map(|c| c.path).collect();
+        assert_eq!(
+            changed,
+            ["edited.yaml", "new.yaml", "same.yaml"].map(PathBuf::from)
+        );
+
+        let mut ws = Workspace::new(dir.path());
+        plan(&mut ws, true).unwrap();
+        assert!(
+            ws.read(Path::new("mine.yaml"))
+                .unwrap()
+                .unwrap()
+                .ends_with("a: 9\n")
+        );
     }
 }
