@@ -3,7 +3,6 @@
 use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::{Error, Result};
 use crate::ops::create_helm::{HelmOptions, create_helm};
-use crate::project::{self, Project};
 use std::path::PathBuf;
 
 /// Write a Helm chart of the operator to dist/chart/, from the rendered install manifests
@@ -30,11 +29,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
-    let root = project::find_root(&cwd)?;
-    let mut ws = super::open_workspace(root, global)?;
-    let project = Project::load(&ws)?;
+    let cwd = super::current_dir()?;
+    let (mut ws, project) = super::open_project(global)?;
     // Relative to where opgen runs, like any path argument; the workspace reads from the root.
     let manifests = cwd
         .join(&args.manifests)
