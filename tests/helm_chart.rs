@@ -247,7 +247,8 @@ async fn helm_lints_and_renders_the_chart_and_the_api_server_accepts_it() {
         json!([
             "--leader-elect",
             "--metrics-bind-address=:8443",
-            "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs"
+            "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
+            "--health-probe-bind-address=:8081"
         ])
     );
     assert_eq!(container["image"], "controller:latest");
@@ -281,7 +282,11 @@ async fn helm_lints_and_renders_the_chart_and_the_api_server_accepts_it() {
     let pod = &deployment["spec"]["template"]["spec"];
     assert_eq!(
         pod["containers"][0]["args"],
-        json!(["--leader-elect", "--metrics-bind-address=:8443"])
+        json!([
+            "--leader-elect",
+            "--metrics-bind-address=:8443",
+            "--health-probe-bind-address=:8081"
+        ])
     );
     assert!(pod["volumes"].is_null(), "{pod}");
     assert!(pod["containers"][0]["volumeMounts"].is_null(), "{pod}");

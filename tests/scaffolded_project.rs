@@ -179,6 +179,8 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
                 "cert-manager.io/inject-ca-from: demo-operator-system/demo-operator-serving-cert",
                 "- demo-operator-webhook-service.demo-operator-system.svc",
                 "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
+                // The webhook patch appends to the manager's args; it must not replace them.
+                "        - --metrics-bind-address=:8443\n        - --leader-elect\n        - --health-probe-bind-address=:8081\n        - --webhook-cert-path=",
                 // The conversion webhook of CacheCluster, with the CA injected into its CRD.
                 "strategy: Webhook",
                 "path: /convert",
