@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{new_memcached_project, opgen, opgen_err, opgen_ok, tree};
+use support::{add_memcached_webhooks, new_memcached_project, opgen, opgen_err, opgen_ok, tree};
 
 fn ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
@@ -63,28 +63,10 @@ fn build_installer(kubectl: &Path, project: &Path) {
     std::fs::write(project.join("dist/install.yaml"), out.stdout).unwrap();
 }
 
-fn add_webhook(project: &Path) {
-    opgen_ok(
-        project,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
-    );
-}
-
 /// A fresh memcached project with a webhook, its install manifests and its chart.
 fn project_with_chart(parent: &Path, kubectl: &Path) -> PathBuf {
     let project = new_memcached_project(parent, "memcached-operator");
-    add_webhook(&project);
+    add_memcached_webhooks(&project);
     build_installer(kubectl, &project);
     let out = opgen_ok(&project, &["create", "helm"]);
     assert!(out.contains("wrote the Helm chart dist/chart: "), "{out}");
@@ -406,7 +388,7 @@ fn rerunning_keeps_edited_values_and_refuses_edited_templates() {
     std::fs::write(&template_path, &edited_template).unwrap();
 
     // A webhook later: the chart must gain it, but the edited template is refused first.
-    add_webhook(&project);
+    add_memcached_webhooks(&project);
     build_installer(&kubectl, &project);
     let before = chart_tree(&project);
     let err = opgen_err(&project, &["create", "helm"]);

@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 
 use kube::api::{PatchParams, ValidationDirective};
 use serde_json::{Value, json};
-use support::{new_memcached_project, opgen_ok, tree};
+use support::{add_memcached_webhooks, new_memcached_project, opgen_ok, tree};
 
 fn on_ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
@@ -88,21 +88,7 @@ const TYPES: &str = "src/api/v1alpha1/memcached_types.rs";
 /// kind, a spec field and a status field.
 fn project(parent: &Path) -> PathBuf {
     let dir = new_memcached_project(parent, "memcached-operator");
-    opgen_ok(
-        &dir,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
-    );
+    add_memcached_webhooks(&dir);
     edit(&dir, TYPES, |s| {
         s.replacen(
             "/// MemcachedSpec defines the desired state of Memcached.\n",

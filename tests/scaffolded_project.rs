@@ -14,7 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{new_memcached_project, opgen_ok};
+use support::{add_memcached_webhooks, new_memcached_project, opgen_ok};
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -82,21 +82,7 @@ fn demo_project(parent: &Path, k8s_version: Option<&str>) -> PathBuf {
             "--namespaced=false",
         ],
     );
-    opgen_ok(
-        &project,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--defaulting",
-            "--programmatic-validation",
-        ],
-    );
+    add_memcached_webhooks(&project);
     opgen_ok(
         &project,
         &[

@@ -79,6 +79,26 @@ pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }
 
+/// `opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting
+/// --programmatic-validation` in `project` (one made by [`new_memcached_project`]).
+pub fn add_memcached_webhooks(project: &Path) {
+    opgen_ok(
+        project,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
+}
+
 /// `opgen new <name> --domain example.com --group cache --version v1alpha1 --kind Memcached`
 /// in `parent`: the one-kind project most tests start from. Returns its directory.
 pub fn new_memcached_project(parent: &Path, name: &str) -> PathBuf {
