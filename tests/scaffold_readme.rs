@@ -12,7 +12,7 @@ mod support;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use support::new_memcached_project;
@@ -70,21 +70,46 @@ impl Shell {
     }
 }
 
-/// `make run` in the background, stopped (its whole process group) when dropped.
-struct Background(Child);
+/// `make run` in the background, its output in `log`, stopped (its whole process group) when
+/// dropped.
+struct Background {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Background {
+    /// Fails the test at once, with the log, when the manager has exited (a build error, a
+    /// crash): waiting for what it would have done only hides why.
+    fn assert_running(&mut self) {
+        if let Some(status) = self.child.try_wait().unwrap() {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(60).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            panic!(
+                "`make run` exited ({status}); the end of its output:\n{}",
+                tail.join("\n")
+            );
+        }
+    }
+}
 
 impl Drop for Background {
     fn drop(&mut self) {
         // The child leads its own process group: make, cargo and the manager go together.
         let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
             .status();
-        let _ = self.0.wait();
+        let _ = self.child.wait();
     }
 }
 
-fn eventually(shell: &Shell, what: &str, check: &str) -> String {
+/// Runs `check` until it succeeds with some output, failing early if the manager `make run`
+/// started is gone.
+fn eventually(shell: &Shell, manager: &mut Option<Background>, what: &str, check: &str) -> String {
     for _ in 0..1200 {
+        if let Some(manager) = manager.as_mut() {
+            manager.assert_running();
+        }
         let out = shell.command(check).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         if out.status.success() && !text.trim().is_empty() {
@@ -182,11 +207,16 @@ async fn the_scaffolded_readme_works_as_written() {
             "make install\nmake run" => {
                 shell.run("make install");
                 shell.kubectl("get crd memcacheds.cache.example.com widgets.cache.example.com");
+                let log = parent.path().join("make-run.log");
+                let out = std::fs::File::create(&log).unwrap();
                 let mut cmd = shell.command("make run");
                 cmd.process_group(0)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null());
-                manager = Some(Background(cmd.spawn().unwrap()));
+                    .stdout(out.try_clone().unwrap())
+                    .stderr(out);
+                manager = Some(Background {
+                    child: cmd.spawn().unwrap(),
+                    log,
+                });
             }
             "kubectl apply -k config/samples/" => {
                 shell.run(&script);
@@ -194,6 +224,7 @@ async fn the_scaffolded_readme_works_as_written() {
                     // The manager on this machine reconciles the sample: its status appears.
                     eventually(
                         &shell,
+                        &mut manager,
                         "the manager started by `make run` to set the sample's conditions",
                         "kubectl get memcached memcached-sample -o jsonpath='{.status.conditions[0].type}'",
                     );
@@ -218,6 +249,7 @@ async fn the_scaffolded_readme_works_as_written() {
                 shell.run(&script);
                 eventually(
                     &shell,
+                    &mut manager,
                     "the samples to be deleted (their finalizers removed by the manager)",
                     "[ \"$(kubectl get memcached,widget -o name)\" = '' ] && echo gone",
                 );
@@ -233,6 +265,7 @@ async fn the_scaffolded_readme_works_as_written() {
                 );
                 eventually(
                     &shell,
+                    &mut manager,
                     "the rd-system Namespace to be gone",
                     "kubectl get namespace rd-system >/dev/null 2>&1 || echo gone",
                 );
@@ -244,6 +277,7 @@ async fn the_scaffolded_readme_works_as_written() {
                 // deploy made).
                 eventually(
                     &shell,
+                    &mut manager,
                     "make undeploy to remove the CRDs",
                     "[ \"$(kubectl get crd -o name | { grep cache.example.com || true; })\" = '' ] && echo gone",
                 );
@@ -252,6 +286,7 @@ async fn the_scaffolded_readme_works_as_written() {
                 // The API server removes a CRD once its objects are gone (no waiting here).
                 eventually(
                     &shell,
+                    &mut manager,
                     "make uninstall to remove the CRDs",
                     "[ \"$(kubectl get crd -o name | { grep cache.example.com || true; })\" = '' ] && echo gone",
                 );
