@@ -1,13 +1,18 @@
-//! The example operators under examples/ are opgen projects: their committed manifests must be
-//! exactly what this opgen generates, so that a change to opgen that would alter an example's
-//! output fails here until the example is regenerated (`cd examples/<name> && opgen manifests`).
+//! The example operators under examples/ are opgen projects: their scaffold files and committed
+//! manifests must be exactly what this opgen writes, so that a change to opgen that would alter
+//! an example fails here until the example follows it (`cd examples/<name> && opgen manifests`
+//! for the manifests; the failure says how for the rest).
 
 use opgen::generators::scaffold::{Provenance, provenance};
 use opgen::ops::bundle::{BundleArgs, bundle};
+use opgen::ops::create_api::{ApiOptions, create_api};
 use opgen::ops::create_helm::{HelmOptions, create_helm};
+use opgen::ops::create_webhook::{WebhookOptions, create_webhook};
+use opgen::ops::init::{InitOptions, K8sVersion, License, init};
 use opgen::ops::manifests::{ManifestOptions, manifests};
 use opgen::writer::{ChangeKind, Workspace};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 const EXAMPLES: &[&str] = &[
     "cnat-operator",
@@ -34,37 +39,479 @@ fn example_root(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// The examples' Dockerfiles are `opgen init`'s, untouched: rendered again from each PROJECT
-/// they must be the same bytes. (Their Makefiles are not checked: they predate the current
-/// scaffold and wait for `opgen upgrade`.)
-#[test]
-fn examples_dockerfiles_are_what_opgen_init_writes() {
-    use opgen::ops::init::{InitOptions, K8sVersion, License, init};
-    for name in EXAMPLES {
-        let root = example_root(name);
-        let project = opgen::project::Project::load(&Workspace::new(&root)).unwrap();
-        let scratch = tempfile::tempdir().unwrap();
-        let mut ws = Workspace::new(scratch.path());
-        let options = InitOptions {
-            domain: project.domain.clone(),
-            repo: project.repo.clone(),
-            project_name: Some(project.project_name.clone()),
-            owner: None,
-            license: License::Apache2,
-            k8s_version: K8sVersion::V1_33,
-            namespaced: project.namespaced,
-            multigroup: project.multigroup,
+/// What the replay writes that the examples do not hold, and why: they are members of this
+/// workspace.
+const LEFT_OUT: &[(&str, &str)] = &[
+    (
+        "vendor",
+        "the workspace's crates/ stand in for opgen's copies of opgen-runtime and opgen-envtest",
+    ),
+    (
+        "Cargo.lock",
+        "the workspace's Cargo.lock is the examples' lock",
+    ),
+];
+
+/// A file of an example that is not what opgen writes for its PROJECT: the example's own
+/// (`edits` empty: not compared), or what opgen writes with `edits` applied, each replacing
+/// text that occurs once in opgen's file.
+struct Own {
+    path: &'static str,
+    reason: &'static str,
+    edits: &'static [(&'static str, &'static str)],
+}
+
+const fn own(path: &'static str, reason: &'static str) -> Own {
+    Own {
+        path,
+        reason,
+        edits: &[],
+    }
+}
+
+const fn edited(
+    path: &'static str,
+    reason: &'static str,
+    edits: &'static [(&'static str, &'static str)],
+) -> Own {
+    Own {
+        path,
+        reason,
+        edits,
+    }
+}
+
+const CARGO_TOML: Own = edited(
+    "Cargo.toml",
+    "opgen-runtime and opgen-envtest by path from the workspace's crates/, not vendor/",
+    &[
+        (
+            "# plumbing. opgen writes and updates this copy (vendor/ is opgen's, not yours) until the crate\n\
+             # is published; then this line becomes `opgen-runtime = \"0.1\"` (see README.md).\n\
+             opgen-runtime = { path = \"vendor/opgen-runtime\" }\n",
+            "# plumbing: the workspace's crate (a scaffolded project has opgen's copy in vendor/opgen-runtime).\n\
+             opgen-runtime = { path = \"../../crates/opgen-runtime\" }\n",
+        ),
+        (
+            "opgen-runtime = { path = \"vendor/opgen-runtime\", features = [\"testing\"] }\n\
+             # The tests/ that run the controllers against a real API server. opgen writes and updates this\n\
+             # copy (vendor/ is opgen's, not yours) until the crate is published.\n\
+             opgen-envtest = { path = \"vendor/opgen-envtest\" }\n",
+            "opgen-runtime = { path = \"../../crates/opgen-runtime\", features = [\"testing\"] }\n\
+             # The tests/ that run the controllers against a real API server: the workspace's crate (a\n\
+             # scaffolded project has opgen's copy in vendor/opgen-envtest).\n\
+             opgen-envtest = { path = \"../../crates/opgen-envtest\" }\n",
+        ),
+    ],
+);
+const README: Own = own("README.md", "the example's own documentation");
+const ROLE: Own = own(
+    "config/rbac/role.yaml",
+    "opgen manifests writes it from the controller's markers (examples_manifests_are_up_to_date)",
+);
+
+/// The files of each example that differ from what opgen scaffolds for its PROJECT, each with
+/// why. Every other file is checked byte for byte by `examples_are_what_opgen_scaffolds`.
+const CUSTOMIZED: &[(&str, &[Own])] = &[
+    (
+        "cnat-operator",
+        &[
+            CARGO_TOML,
+            README,
+            ROLE,
+            own(
+                "config/crd/bases/cnat.programming-kubernetes.info_ats.yaml",
+                "opgen manifests writes it from the At types (examples_manifests_are_up_to_date)",
+            ),
+            own(
+                "config/samples/cnat_v1alpha1_at.yaml",
+                "an At with a schedule and a command",
+            ),
+            own("src/api/v1alpha1/at_types.rs", "cnat's At"),
+            own("src/controllers/at.rs", "cnat's controller"),
+            own(
+                "tests/at_controller.rs",
+                "the controller's envtest test, run through every phase",
+            ),
+        ],
+    ),
+    (
+        "memcached-operator",
+        &[
+            CARGO_TOML,
+            README,
+            ROLE,
+            edited(
+                "Makefile",
+                "MEMCACHED_IMAGE for make run, and VERSION 0.1.0, the version of the committed bundle",
+                &[
+                    (
+                        "# Extra flags for the manager in `make run`",
+                        "# The memcached image `make run` gives the manager (config/manager/manager.yaml sets the same\n\
+                         # one for the deployed manager). Override it, e.g. `make run MEMCACHED_IMAGE=memcached:1.6-alpine`.\n\
+                         MEMCACHED_IMAGE ?= memcached:1.4.36-alpine\n\
+                         \n\
+                         # Extra flags for the manager in `make run`",
+                    ),
+                    (
+                        "\t$(CARGO) run --bin memcached-operator -- ",
+                        "\tMEMCACHED_IMAGE=$(MEMCACHED_IMAGE) $(CARGO) run --bin memcached-operator -- ",
+                    ),
+                    ("VERSION ?= 0.0.1\n", "VERSION ?= 0.1.0\n"),
+                ],
+            ),
+            own(
+                "config/crd/bases/cache.example.com_memcacheds.yaml",
+                "opgen manifests writes it from the Memcached types (examples_manifests_are_up_to_date)",
+            ),
+            edited(
+                "config/manager/manager.yaml",
+                "MEMCACHED_IMAGE in the manager's environment",
+                &[(
+                    "        env:\n",
+                    "        env:\n\
+                     \x20       # The image of the memcached Deployments the operator creates (the operand).\n\
+                     \x20       - name: MEMCACHED_IMAGE\n\
+                     \x20         value: memcached:1.4.36-alpine\n",
+                )],
+            ),
+            own(
+                "config/samples/cache_v1alpha1_memcached.yaml",
+                "operator-sdk's sample",
+            ),
+            own(
+                "src/api/v1alpha1/memcached_types.rs",
+                "operator-sdk's Memcached",
+            ),
+            own("src/controllers/memcached.rs", "operator-sdk's controller"),
+            own(
+                "src/webhooks/memcached.rs",
+                "the defaults of size and containerPort",
+            ),
+            own(
+                "tests/memcached_controller.rs",
+                "the controller's envtest test",
+            ),
+            own(
+                "tests/memcached_webhooks.rs",
+                "the defaulting webhook's envtest test",
+            ),
+        ],
+    ),
+    (
+        "sample-controller",
+        &[
+            CARGO_TOML,
+            README,
+            ROLE,
+            own(
+                "config/crd/bases/samplecontroller.k8s.io_foos.yaml",
+                "opgen manifests writes it from the Foo types (examples_manifests_are_up_to_date)",
+            ),
+            own(
+                "config/samples/samplecontroller_v1alpha1_foo.yaml",
+                "upstream's example Foo",
+            ),
+            own("src/api/v1alpha1/foo_types.rs", "sample-controller's Foo"),
+            own("src/controllers/foo.rs", "sample-controller's controller"),
+            own("tests/foo_controller.rs", "the controller's envtest test"),
+        ],
+    ),
+    (
+        "secret-operator",
+        &[
+            CARGO_TOML,
+            README,
+            ROLE,
+            own(
+                "config/crd/bases/multi.ddnw.ml_multisecrets.yaml",
+                "opgen manifests writes it from the MultiSecret types (examples_manifests_are_up_to_date)",
+            ),
+            own(
+                "config/samples/multi_v1alpha1_multisecret.yaml",
+                "upstream's sample, verbatim",
+            ),
+            own(
+                "src/api/v1alpha1/multi_secret_types.rs",
+                "secret-operator's MultiSecret",
+            ),
+            own(
+                "src/controllers/multi_secret.rs",
+                "secret-operator's controller",
+            ),
+            own(
+                "tests/multi_secret_controller.rs",
+                "the controller's envtest test",
+            ),
+        ],
+    ),
+    (
+        "tdset-operator",
+        &[
+            CARGO_TOML,
+            README,
+            ROLE,
+            own(
+                "config/crd/bases/schedule.rs_tdsets.yaml",
+                "opgen manifests writes it from the TDSet types (examples_manifests_are_up_to_date)",
+            ),
+            own(
+                "config/samples/kustomization.yaml",
+                "lists the second sample",
+            ),
+            own(
+                "config/samples/schedule_v1_tdset.yaml",
+                "a TDSet with a schedule and a Service",
+            ),
+            own("src/api/v1/td_set_types.rs", "tdset-operator's TDSet"),
+            own("src/controllers/td_set.rs", "tdset-operator's controller"),
+            own(
+                "tests/td_set_controller.rs",
+                "the controller's envtest test",
+            ),
+        ],
+    ),
+];
+
+/// What `opgen init`, then `opgen create api` for each resource and `opgen create webhook` for
+/// each webhook of `project`, then `opgen manifests` write, path → content.
+fn replay(project: &opgen::project::Project) -> BTreeMap<PathBuf, String> {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut ws = Workspace::new(scratch.path());
+    let options = InitOptions {
+        domain: project.domain.clone(),
+        repo: project.repo.clone(),
+        project_name: Some(project.project_name.clone()),
+        owner: None,
+        license: License::Apache2,
+        // The examples' k8s-openapi feature (Cargo.toml is customized, so not compared).
+        k8s_version: K8sVersion::V1_33,
+        namespaced: project.namespaced,
+        multigroup: project.multigroup,
+        force: false,
+    };
+    let name = &project.project_name;
+    let (mut replayed, _) = init(&mut ws, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
+    for r in &project.resources {
+        let options = ApiOptions {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            kind: r.kind.clone(),
+            plural: r.plural.clone(),
+            namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
+            resource: r.api.is_some(),
+            controller: r.controller,
             force: false,
         };
-        init(&mut ws, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
-        let path = Path::new("Dockerfile");
-        let rendered = ws.read(path).unwrap().expect("init writes a Dockerfile");
-        let committed = std::fs::read_to_string(root.join(path)).unwrap();
-        assert!(
-            committed == rendered,
-            "examples/{name}/Dockerfile is not what `opgen init` writes today: copy it from a new project"
-        );
+        create_api(&mut ws, &mut replayed, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
     }
+    // After every API: a conversion webhook needs its spokes.
+    for r in &project.resources {
+        let Some(hooks) = &r.webhooks else { continue };
+        let options = WebhookOptions {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            kind: r.kind.clone(),
+            defaulting: hooks.defaulting,
+            validation: hooks.validation,
+            conversion: hooks.conversion,
+            spokes: hooks.spoke.clone(),
+            force: false,
+        };
+        create_webhook(&mut ws, &mut replayed, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
+    }
+    // As `opgen new` and `opgen create` do by default (--make): CRDs, role, kustomizations.
+    manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{name}:\n{e}"));
+    let mut files = BTreeMap::new();
+    for change in ws.changes().unwrap() {
+        if let Some(content) = ws.read(&change.path).unwrap() {
+            files.insert(change.path, content);
+        }
+    }
+    files
+}
+
+/// The opgen commands that write what the replay writes, for the failure message.
+fn scaffold_commands(project: &opgen::project::Project) -> String {
+    let mut commands = format!(
+        "opgen new /tmp/{0} --domain {1}{2} --project-name {0}{3}",
+        project.project_name,
+        project.domain,
+        project
+            .repo
+            .as_ref()
+            .map_or(String::new(), |r| format!(" --repo {r}")),
+        if project.namespaced {
+            " --namespaced"
+        } else {
+            ""
+        },
+    );
+    commands += &format!(" && cd /tmp/{}", project.project_name);
+    for r in &project.resources {
+        commands += &format!(
+            " && opgen create api --group {} --version {} --kind {}",
+            r.group, r.version, r.kind
+        );
+        if let Some(plural) = &r.plural {
+            commands += &format!(" --plural {plural}");
+        }
+        match &r.api {
+            Some(api) if !api.namespaced => commands += " --namespaced=false",
+            Some(_) => {}
+            None => commands += " --resource=false",
+        }
+        if !r.controller {
+            commands += " --controller=false";
+        }
+    }
+    for r in &project.resources {
+        let Some(hooks) = &r.webhooks else { continue };
+        commands += &format!(
+            " && opgen create webhook --group {} --version {} --kind {}{}{}",
+            r.group,
+            r.version,
+            r.kind,
+            if hooks.defaulting {
+                " --defaulting"
+            } else {
+                ""
+            },
+            if hooks.validation {
+                " --programmatic-validation"
+            } else {
+                ""
+            },
+        );
+        if hooks.conversion {
+            commands += &format!(" --conversion --spoke {}", hooks.spoke.join(","));
+        }
+    }
+    commands
+}
+
+/// `text` with each `(from, to)` of `edits` made, or the first `from` that does not occur in it
+/// exactly once.
+fn apply_edits(text: &str, edits: &[(&'static str, &'static str)]) -> Result<String, &'static str> {
+    let mut text = text.to_owned();
+    for (from, to) in edits {
+        if text.matches(from).count() != 1 {
+            return Err(from);
+        }
+        text = text.replacen(from, to, 1);
+    }
+    Ok(text)
+}
+
+/// The first line where `a` and `b` differ (1-based), with both versions of it.
+fn first_difference(a: &str, b: &str) -> String {
+    let (mut a_lines, mut b_lines) = (a.lines(), b.lines());
+    for number in 1.. {
+        match (a_lines.next(), b_lines.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (None, None) => break,
+            (x, y) => {
+                return format!(
+                    "line {number}: expected {:?}, the example has {:?}",
+                    x.unwrap_or("<end of file>"),
+                    y.unwrap_or("<end of file>")
+                );
+            }
+        }
+    }
+    "only in line endings".into()
+}
+
+/// Every file an example holds from the scaffold is what opgen writes today for its PROJECT,
+/// byte for byte, so that a change to a template fails here until the examples follow it. The
+/// examples' own files, and those with a few edits (made exactly), are listed in CUSTOMIZED
+/// with their reasons.
+#[test]
+fn examples_are_what_opgen_scaffolds() {
+    assert_eq!(
+        CUSTOMIZED.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+        EXAMPLES,
+        "one CUSTOMIZED entry per example"
+    );
+    let mut problems = Vec::new();
+    for (name, customized) in CUSTOMIZED {
+        let root = example_root(name);
+        let project = opgen::project::Project::load(&Workspace::new(&root)).unwrap();
+        let mut files = replay(&project);
+        // The license headers carry the year the example was made in.
+        let year_line = |text: &str| text.lines().next().unwrap_or_default().to_owned();
+        let ours = year_line(&std::fs::read_to_string(root.join("src/lib.rs")).unwrap());
+        let today = year_line(&files[Path::new("src/lib.rs")]);
+        for text in files.values_mut() {
+            if ours.starts_with("// Copyright ") && text.starts_with(&format!("{today}\n")) {
+                *text = format!("{ours}{}", &text[today.len()..]);
+            }
+        }
+        let commands = scaffold_commands(&project);
+        for (path, replayed) in &files {
+            if LEFT_OUT.iter().any(|(p, _)| path.starts_with(p)) {
+                continue;
+            }
+            let shown = path.display();
+            let Ok(bytes) = std::fs::read(root.join(path)) else {
+                problems.push(format!(
+                    "examples/{name}/{shown} is missing: opgen writes it for this PROJECT; \
+                     copy it from a project made with `{commands}`"
+                ));
+                continue;
+            };
+            let committed = String::from_utf8_lossy(&bytes);
+            let Some(listed) = customized.iter().find(|o| Path::new(o.path) == path) else {
+                if committed != *replayed {
+                    problems.push(format!(
+                        "examples/{name}/{shown} is not what opgen writes for this PROJECT ({}): \
+                         copy it from a project made with `{commands}`, or, if the example \
+                         really customizes it, list it in CUSTOMIZED in tests/examples.rs with \
+                         the reason",
+                        first_difference(replayed, &committed)
+                    ));
+                }
+                continue;
+            };
+            if committed == *replayed {
+                problems.push(format!(
+                    "examples/{name}/{shown} is what opgen writes: remove it from CUSTOMIZED in \
+                     tests/examples.rs"
+                ));
+                continue;
+            }
+            if listed.edits.is_empty() {
+                continue;
+            }
+            match apply_edits(replayed, listed.edits) {
+                Err(from) => problems.push(format!(
+                    "examples/{name}/{shown}: opgen's file no longer holds {from:?} exactly once, \
+                     where CUSTOMIZED in tests/examples.rs edits it: redo the example's edits \
+                     ({}) on the file of a project made with `{commands}`, and update them in \
+                     the list",
+                    listed.reason
+                )),
+                Ok(expected) if committed != expected => problems.push(format!(
+                    "examples/{name}/{shown} is not what opgen writes with the edits CUSTOMIZED \
+                     in tests/examples.rs lists ({}): take the file of a project made with \
+                     `{commands}` and redo those edits ({}), or update them in the list",
+                    first_difference(&expected, &committed),
+                    listed.reason
+                )),
+                Ok(_) => {}
+            }
+        }
+        for listed in *customized {
+            if !files.contains_key(Path::new(listed.path)) {
+                problems.push(format!(
+                    "examples/{name}/{} is listed in CUSTOMIZED but opgen does not write it: \
+                     remove it from the list in tests/examples.rs",
+                    listed.path
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
 #[test]

@@ -15,17 +15,15 @@
 //! memcached-operator: a Kubernetes operator built on kube-rs and opgen-runtime.
 //!
 //! - [`api`]: the custom resource types, one module per API version;
-//! - [`controllers`]: one controller per kind, and the registry of them.
+//! - [`controllers`]: one controller per kind, and the registry of them;
 //! - [`webhooks`]: one module of admission webhooks per kind, and the registry of them.
 //!
 //! The manager, its flags, leader election, the metrics and webhook servers and the
-//! reconcile error type come from the opgen-runtime crate.
+//! webhook plumbing come from the opgen-runtime crate.
 
 pub mod api;
 pub mod controllers;
 pub mod webhooks;
-
-pub use opgen_runtime::{Error, Result};
 
 /// The project name: field manager of server-side applies and reporter of events.
 pub const PROJECT_NAME: &str = "memcached-operator";

@@ -15,15 +15,15 @@
 //! secret-operator: a Kubernetes operator built on kube-rs and opgen-runtime.
 //!
 //! - [`api`]: the custom resource types, one module per API version;
-//! - [`controllers`]: one controller per kind, and the registry of them.
+//! - [`controllers`]: one controller per kind, and the registry of them;
+//! - [`webhooks`]: one module of admission webhooks per kind, and the registry of them.
 //!
-//! The manager, its flags, leader election, the metrics servers and the
-//! reconcile error type come from the opgen-runtime crate.
+//! The manager, its flags, leader election, the metrics and webhook servers and the
+//! webhook plumbing come from the opgen-runtime crate.
 
 pub mod api;
 pub mod controllers;
-
-pub use opgen_runtime::{Error, Result};
+pub mod webhooks;
 
 /// The project name: field manager of server-side applies and reporter of events.
 pub const PROJECT_NAME: &str = "secret-operator";
@@ -32,10 +32,11 @@ pub const PROJECT_NAME: &str = "secret-operator";
 /// fnv32a of the repository, plus the domain).
 pub const LEASE_NAME: &str = "61614b75.ddnw.ml";
 
-/// The manager of this operator: every registered controller.
+/// The manager of this operator: every registered controller and webhook.
 pub fn manager() -> opgen_runtime::Manager {
     opgen_runtime::Manager::new(PROJECT_NAME)
         .lease_name(LEASE_NAME)
         .metrics_prefix("secret_operator")
         .controllers(controllers::CONTROLLERS)
+        .webhooks(webhooks::WEBHOOKS)
 }

@@ -12,10 +12,25 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The manager binary: the manager (opgen-runtime) with this operator's controllers, its
-//! flags parsed from the command line.
+//! The manager binary: parses flags and runs the manager (opgen-runtime) with this
+//! operator's controllers and webhooks.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use opgen_runtime::ManagerArgs;
+
+/// Runs the tdset-operator controllers.
+#[derive(Debug, Parser)]
+#[command(name = "tdset-operator", version)]
+struct Args {
+    #[command(flatten)]
+    manager: ManagerArgs,
+    // TODO(user): add this operator's own flags here.
+}
 
 #[tokio::main]
-async fn main() -> std::process::ExitCode {
-    tdset_operator::manager().main_from_command_line().await
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    tdset_operator::manager().main(args.manager).await
 }

@@ -48,12 +48,14 @@ use kube::{
         watcher,
     },
 };
+use opgen_runtime::{
+    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+};
 use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
+use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{At, AtStatus, PHASE_DONE, PHASE_PENDING, PHASE_RUNNING};
-use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
-use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -564,13 +566,14 @@ async fn publish_event(ctx: &Context, obj: &At, event: Event) {
 mod tests {
     use super::*;
     use crate::api::v1alpha1::AtSpec;
-    use http::{Method, StatusCode};
     use k8s_openapi::api::core::v1::{
         ContainerState, ContainerStateTerminated, ContainerStatus, PodStatus,
     };
     use kube::core::Status;
     use opgen_runtime::MetricLabel;
-    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
+    use opgen_runtime::testing::{
+        ApiServerVerifier, Method, StatusCode, mock_client, test_context,
+    };
 
     const STATUS_PATH: &str =
         "/apis/cnat.programming-kubernetes.info/v1alpha1/namespaces/default/ats/test/status";

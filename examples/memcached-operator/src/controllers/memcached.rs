@@ -47,12 +47,14 @@ use kube::{
         watcher,
     },
 };
+use opgen_runtime::{
+    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+};
 use serde_json::json;
 use tracing::{debug, instrument, warn};
 
+use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{Memcached, MemcachedStatus};
-use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
-use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -628,11 +630,12 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
-    use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::DeploymentStatus;
     use kube::core::Status;
     use opgen_runtime::MetricLabel;
-    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
+    use opgen_runtime::testing::{
+        ApiServerVerifier, Method, StatusCode, mock_client, test_context,
+    };
     use serde_json::Value;
     use std::time::Duration;
 

@@ -12,9 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Admission webhooks, one module per kind, and the registry the manager serves
-//! them from (opgen-runtime's webhook server: HTTPS on `--webhook-port`, served
-//! by every replica). With no entry, no server is started.
+//! Admission and conversion webhooks, one module per kind, and the registry the
+//! manager serves them from (opgen-runtime's webhook server: HTTPS on
+//! `--webhook-port`, served by every replica). With no entry, no server is started.
 //!
 //! Adding a kind's webhooks adds its module above `+opgen:scaffold:webhook-modules`
 //! and its entry above `+opgen:scaffold:webhooks`; nothing else here changes.
@@ -29,3 +29,24 @@ pub const WEBHOOKS: &[WebhookEntry] = &[
     memcached::WEBHOOK,
     // +opgen:scaffold:webhooks
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_paths_are_unique() {
+        let mut paths = std::collections::HashSet::new();
+        for route in WEBHOOKS.iter().flat_map(|webhook| webhook.routes) {
+            assert!(route.path.starts_with('/'), "{}", route.path);
+            assert_ne!(route.path, opgen_runtime::webhook::CONVERSION_PATH);
+            assert!(
+                paths.insert(route.path),
+                "{} is registered twice",
+                route.path
+            );
+        }
+        // Panics on an invalid or duplicate path.
+        let _ = opgen_runtime::webhook::router(WEBHOOKS);
+    }
+}

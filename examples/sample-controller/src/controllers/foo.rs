@@ -42,12 +42,12 @@ use kube::{
         watcher,
     },
 };
+use opgen_runtime::{Context, ControllerEntry, Error, Result, controller::is_not_found};
 use serde_json::json;
 use tracing::{debug, error, info, instrument, warn};
 
+use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{Foo, FooStatus};
-use crate::controllers::{Context, ControllerEntry, is_not_found};
-use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -408,14 +408,15 @@ async fn publish_event(ctx: &Context, obj: &Foo, type_: EventType, reason: &str,
 mod tests {
     use super::*;
     use crate::api::v1alpha1::FooSpec;
-    use http::{Method, StatusCode};
     use k8s_openapi::{
         api::apps::v1::DeploymentStatus,
         apimachinery::pkg::apis::meta::v1::{ListMeta, Time},
         jiff::Timestamp,
     };
     use kube::core::{ObjectList, Status, TypeMeta};
-    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
+    use opgen_runtime::testing::{
+        ApiServerVerifier, Method, StatusCode, mock_client, test_context,
+    };
 
     const UID: &str = "4c0c9c1e-1b5a-4bd5-9d3b-3f7c3f9d2a10";
     const DEPLOYMENT: &str = "example-foo";

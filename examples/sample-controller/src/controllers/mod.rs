@@ -17,11 +17,7 @@
 //! Adding a kind adds its module above `+opgen:scaffold:controller-modules` and its
 //! entry above `+opgen:scaffold:controllers`; nothing else here changes.
 
-pub use opgen_runtime::{
-    Context, ControllerEntry, ErrorBackoff,
-    controller::{ensure_crd_installed, is_not_found, log_reconcile_result},
-    set_condition,
-};
+use opgen_runtime::ControllerEntry;
 
 pub mod foo;
 // +opgen:scaffold:controller-modules

@@ -45,12 +45,12 @@ use kube::{
         watcher,
     },
 };
+use opgen_runtime::{Context, ControllerEntry, Error, Result, controller::is_not_found};
 use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
+use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{MultiSecret, MultiSecretStatus};
-use crate::controllers::{Context, ControllerEntry, is_not_found};
-use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -543,11 +543,12 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1alpha1::{MultiSecretSpec, SecretBytes};
-    use http::{Method, StatusCode};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use kube::core::Status;
     use opgen_runtime::MetricLabel;
-    use opgen_runtime::testing::{ApiServerVerifier, mock_client, test_context};
+    use opgen_runtime::testing::{
+        ApiServerVerifier, Method, StatusCode, mock_client, test_context,
+    };
     use serde_json::Value;
 
     const OBJECT_PATH: &str = "/apis/multi.ddnw.ml/v1alpha1/namespaces/default/multisecrets/test";

@@ -50,12 +50,14 @@ use kube::{
         watcher,
     },
 };
+use opgen_runtime::{
+    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+};
 use serde_json::json;
 use tracing::{debug, instrument, warn};
 
+use crate::PROJECT_NAME;
 use crate::api::v1::{Service as ServiceConfig, TDSet, TDSetSpec, TDSetStatus};
-use crate::controllers::{Context, ControllerEntry, is_not_found, set_condition};
-use crate::{Error, PROJECT_NAME, Result};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -679,10 +681,11 @@ async fn publish_event(
 mod tests {
     use super::*;
     use crate::api::v1::{Container as ContainerConfig, Scheduling};
-    use http::{Method, StatusCode};
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
     use kube::core::Status;
-    use opgen_runtime::testing::{ApiServerVerifier, ReceivedRequest, mock_client, test_context};
+    use opgen_runtime::testing::{
+        ApiServerVerifier, Method, ReceivedRequest, StatusCode, mock_client, test_context,
+    };
 
     const STATUS_PATH: &str = "/apis/schedule.rs/v1/namespaces/default/tdsets/test/status";
     const EVENTS_PATH: &str = "/apis/events.k8s.io/v1/namespaces/default/events";

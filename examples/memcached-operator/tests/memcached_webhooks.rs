@@ -18,7 +18,7 @@
 //! `+kubebuilder:webhook` marker) with this address in place of the in-cluster Service.
 //!
 //! A separate test binary, so a separate control plane: the webhook configuration (failure
-//! policy Fail) must not refuse the Memcacheds of `tests/envtest.rs` while nothing serves it.
+//! policy Fail) must not refuse the Memcacheds of `tests/memcached_controller.rs` while nothing serves it.
 //!
 //! The webhook turns `size: 0` into 3. The CRD's own default (3) already fills an omitted
 //! size before admission, so `size: 0` is what shows the webhook at work: without it the
