@@ -243,7 +243,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let mut model = Model {
-            files: self.files,
+            files: self.files.iter().map(SourceFile::source).collect(),
             kinds,
             types: self.types,
             item_markers,
