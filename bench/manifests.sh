@@ -13,7 +13,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
-opgen="$repo/target/release/opgen"
+opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
 
 time_cmd() { # name, runs, command...
   local name="$1" runs="$2"; shift 2

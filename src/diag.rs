@@ -191,6 +191,10 @@ impl Diagnostics {
         self.items.extend(err.diagnostics);
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }

@@ -11,6 +11,7 @@ pub mod markers;
 pub mod model;
 pub mod names;
 pub mod ops;
+pub mod parallel;
 pub mod pluralize;
 pub mod project;
 pub mod writer;

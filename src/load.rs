@@ -24,7 +24,28 @@ impl std::fmt::Debug for SourceFile {
     }
 }
 
+/// A file's path and text: all that diagnostics need after the model is built. Unlike syn's
+/// tree (its spans index a thread-local source map), it can be shared between threads.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceText<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+}
+
+impl SourceText<'_> {
+    pub fn location(&self, line: usize, column: usize, width: usize) -> Location {
+        Location::new(self.path, line, column).with_source(self.text, width)
+    }
+}
+
 impl SourceFile {
+    pub fn source(&self) -> SourceText<'_> {
+        SourceText {
+            path: &self.path,
+            text: &self.text,
+        }
+    }
+
     /// The directory module ("package") the file belongs to, e.g. `["api", "v1alpha1"]`.
     pub fn package(&self) -> &[String] {
         let stem = self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -36,7 +57,7 @@ impl SourceFile {
     }
 
     pub fn location(&self, line: usize, column: usize, width: usize) -> Location {
-        Location::new(&self.path, line, column).with_source(&self.text, width)
+        self.source().location(line, column, width)
     }
 }
 

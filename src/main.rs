@@ -5,7 +5,7 @@ fn main() {
     // deep input is an error with a location, never a stack overflow.
     let code = std::thread::Builder::new()
         .name("opgen".into())
-        .stack_size(256 * 1024 * 1024)
+        .stack_size(opgen::parallel::STACK_SIZE)
         .spawn(opgen::cli::main)
         .expect("start opgen's main thread")
         .join()

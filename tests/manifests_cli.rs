@@ -489,3 +489,66 @@ fn cel_rules_are_checked_at_their_markers() {
     assert!(crd.contains("self.items.all(a, a != '')"), "{crd}");
     assert!(!crd.contains("x-opgen-origin"), "{crd}");
 }
+
+#[test]
+fn many_kinds_give_the_same_bytes_and_the_same_errors_every_run() {
+    // Enough kinds that the CRDs are built and written on several threads.
+    let write_project = |errors: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let api = dir.path().join("src/api/v1");
+        fs::create_dir_all(&api).unwrap();
+        fs::write(
+            dir.path().join("PROJECT"),
+            "domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: par\nversion: \"3\"\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join("src/lib.rs"), "pub mod api;\n").unwrap();
+        fs::write(dir.path().join("src/api/mod.rs"), "pub mod v1;\n").unwrap();
+        let mut modules = String::new();
+        for i in 0..16 {
+            let kind = format!("Widget{i:02}");
+            let rule = if errors && i % 5 == 2 {
+                "// +kubebuilder:validation:Minimum=1\n    pub label: String,\n"
+            } else {
+                "pub label: String,\n"
+            };
+            fs::write(
+                api.join(format!("widget{i:02}.rs")),
+                format!(
+                    "use kube::CustomResource;\nuse serde::{{Deserialize, Serialize}};\n\n/// {kind}Spec is the spec of {kind}.\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"par.example.com\", version = \"v1\", kind = \"{kind}\", namespaced)]\npub struct {kind}Spec {{\n    /// size is field {i}.\n    // +kubebuilder:validation:Maximum={i}\n    pub size: i32,\n    {rule}}}\n"
+                ),
+            )
+            .unwrap();
+            modules.push_str(&format!("pub mod widget{i:02};\n"));
+        }
+        fs::write(api.join("mod.rs"), modules).unwrap();
+        dir
+    };
+    let (first, second) = (write_project(false), write_project(false));
+    opgen_ok(first.path(), &["manifests"]);
+    opgen_ok(second.path(), &["manifests"]);
+    let written = tree(first.path());
+    let crds = written
+        .keys()
+        .filter(|p| p.starts_with("config/crd/bases") && p.extension().is_some_and(|e| e == "yaml"))
+        .count();
+    assert_eq!(crds, 16, "{:?}", written.keys());
+    assert_eq!(tree(second.path()), written);
+    let crd = &written[std::path::Path::new("config/crd/bases/par.example.com_widget07s.yaml")];
+    assert!(crd.contains("maximum: 7\n"), "{crd}");
+
+    let (first, second) = (write_project(true), write_project(true));
+    let stderr = opgen_err(first.path(), &["manifests"]);
+    assert_eq!(opgen_err(second.path(), &["manifests"]), stderr);
+    let at: Vec<usize> = [2, 7, 12]
+        .iter()
+        .map(|i| {
+            let file = format!("src/api/v1/widget{i:02}.rs:");
+            stderr
+                .find(&file)
+                .unwrap_or_else(|| panic!("{file} in {stderr}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{stderr}");
+    assert!(!first.path().join("config").exists());
+}

@@ -11,7 +11,7 @@ mod resolve;
 pub mod serde_attrs;
 
 use crate::diag::{Diagnostic, Diagnostics, Location};
-use crate::load::SourceFile;
+use crate::load::{SourceFile, SourceText};
 use crate::markers::{FileMarkers, Marker};
 use kube_attrs::KubeAttrs;
 use std::collections::HashMap;
@@ -232,7 +232,9 @@ pub struct ItemMarker {
 }
 
 pub struct Model<'a> {
-    pub files: &'a [SourceFile],
+    /// The loaded files' paths and texts, for locations (not their syn trees, so that
+    /// generators can share the model between threads).
+    pub files: Vec<SourceText<'a>>,
     pub kinds: Vec<Kind>,
     pub types: Vec<TypeDef>,
     /// Item-level markers (RBAC, webhooks) from every file, in file and line order.

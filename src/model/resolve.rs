@@ -15,6 +15,9 @@ use crate::markers::{
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// What [`serde_attrs::read`] made of an item.
+type SerdeView = Result<serde_attrs::Container, Vec<syn::Error>>;
+
 enum Serialization {
     Derived,
     Display,
@@ -240,7 +243,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let mut model = Model {
-            files: self.files,
+            files: self.files.iter().map(SourceFile::source).collect(),
             kinds,
             types: self.types,
             item_markers,
@@ -256,6 +259,29 @@ impl<'a> Builder<'a> {
     fn loc_of<T: syn::spanned::Spanned>(&self, file: usize, node: &T) -> SrcLoc {
         let (line, column) = node_id(node);
         SrcLoc { file, line, column }
+    }
+
+    /// Where a type expression starts. A plain path's first token says so at once;
+    /// `Spanned::span` would print the whole type to join the spans of its tokens.
+    fn ty_loc(&self, file: usize, ty: &syn::Type) -> SrcLoc {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+        {
+            let first = match (&p.path.leading_colon, p.path.segments.first()) {
+                (Some(colon), _) => Some(colon.spans[0]),
+                (None, Some(seg)) => Some(seg.ident.span()),
+                (None, None) => None,
+            };
+            if let Some(span) = first {
+                let start = span.start();
+                return SrcLoc {
+                    file,
+                    line: start.line,
+                    column: start.column + 1,
+                };
+            }
+        }
+        self.loc_of(file, ty)
     }
 
     fn error(&self, loc: SrcLoc, width: usize, message: impl Into<String>) -> Diagnostic {
@@ -288,11 +314,10 @@ impl<'a> Builder<'a> {
             if pkg_markers.iter().any(|m| m.name() == "kubebuilder:skip") {
                 continue;
             }
-            let loc = self.loc_of(file, &{
-                let mut s = s.clone();
-                s.attrs.clear();
-                s
-            });
+            // Where the struct starts after its attributes (cloning it to drop them and
+            // joining every token's span cost more than the rest of finding the kind).
+            let (line, column) = s.start();
+            let loc = SrcLoc { file, line, column };
             let attrs = match kube_attrs::parse(&s.attrs) {
                 Ok(Some(a)) => a,
                 Ok(None) => {
@@ -406,6 +431,9 @@ impl<'a> Builder<'a> {
         let attrs = item_attrs(item);
         let id = self.types.len();
         self.memo.insert(key, id);
+        // serde's view of a struct, read once for `transparent` and again for its shape:
+        // serde_derive_internals on a clone of the item is the model's largest cost.
+        let mut view = None;
         let mut path = vec!["crate".to_owned()];
         path.extend(module.iter().cloned());
         path.push(ident_name(ident));
@@ -418,7 +446,10 @@ impl<'a> Builder<'a> {
             shape: Shape::Invalid,
             transparent: match item {
                 syn::Item::Type(_) => true,
-                syn::Item::Struct(_) => serde_attrs::read(item).is_ok_and(|c| c.transparent),
+                syn::Item::Struct(_) => view
+                    .insert(serde_attrs::read(item))
+                    .as_ref()
+                    .is_ok_and(|c| c.transparent),
                 _ => false,
             },
             loc,
@@ -437,7 +468,7 @@ impl<'a> Builder<'a> {
                 // As controller-gen does, read the type itself; if that fails, say why the
                 // Type marker would help.
                 let mut inner = Diagnostics::default();
-                let shape = self.shape(module, file, item, loc, &mut inner);
+                let shape = self.shape(module, file, item, loc, view, &mut inner);
                 if inner.has_errors() {
                     diags.push(self.error(loc, 1, format!(
                         "`{}` has a hand-written `impl Serialize`, and its fields cannot be described",
@@ -450,7 +481,7 @@ impl<'a> Builder<'a> {
                 }
                 shape
             }
-            Serialization::Derived => self.shape(module, file, item, loc, diags),
+            Serialization::Derived => self.shape(module, file, item, loc, view, diags),
         };
         self.types[id].shape = shape;
         Some(id)
@@ -484,6 +515,7 @@ impl<'a> Builder<'a> {
         file: usize,
         item: &'a syn::Item,
         loc: SrcLoc,
+        view: Option<SerdeView>,
         diags: &mut Diagnostics,
     ) -> Shape {
         let id = self.memo[&(file, stripped_id(item))];
@@ -494,12 +526,12 @@ impl<'a> Builder<'a> {
                     format!("the type alias `{}`", ident_name(&t.ident)),
                     lenient,
                 );
-                let ty_loc = self.loc_of(file, &t.ty);
+                let ty_loc = self.ty_loc(file, &t.ty);
                 self.with_site(site, |b| b.ty(module, file, &t.ty, ty_loc, diags))
                     .map_or(Shape::Invalid, Shape::Wrapper)
             }
             syn::Item::Struct(s) => {
-                let Some(c) = self.serde_view(file, item, diags) else {
+                let Some(c) = self.serde_view(file, item, view, diags) else {
                     return Shape::Invalid;
                 };
                 if let Some(proxy) = &c.proxy {
@@ -512,7 +544,7 @@ impl<'a> Builder<'a> {
                     syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                         let f = &u.unnamed[0];
                         let site = Site::new(format!("`{}`", ident_name(&s.ident)), lenient);
-                        let ty_loc = self.loc_of(file, &f.ty);
+                        let ty_loc = self.ty_loc(file, &f.ty);
                         self.with_site(site, |b| b.ty(module, file, &f.ty, ty_loc, diags))
                             .map_or(Shape::Invalid, Shape::Wrapper)
                     }
@@ -542,7 +574,7 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            syn::Item::Enum(e) => match self.serde_view(file, item, diags) {
+            syn::Item::Enum(e) => match self.serde_view(file, item, view, diags) {
                 Some(c) => self.enum_shape(module, file, e, &c, diags),
                 None => Shape::Invalid,
             },
@@ -556,9 +588,10 @@ impl<'a> Builder<'a> {
         &self,
         file: usize,
         item: &syn::Item,
+        read: Option<SerdeView>,
         diags: &mut Diagnostics,
     ) -> Option<serde_attrs::Container> {
-        match serde_attrs::read(item) {
+        match read.unwrap_or_else(|| serde_attrs::read(item)) {
             Ok(c) => Some(c),
             Err(errors) => {
                 for e in errors {
@@ -631,7 +664,7 @@ impl<'a> Builder<'a> {
                         field: true,
                         ..Site::new(format!("field `{rust_name}`"), lenient)
                     };
-                    let ty_loc = self.loc_of(file, &f.ty);
+                    let ty_loc = self.ty_loc(file, &f.ty);
                     match self.with_site(site, |b| b.ty(module, file, &f.ty, ty_loc, diags)) {
                         Some(ty) => ty,
                         None => continue,
@@ -693,7 +726,7 @@ impl<'a> Builder<'a> {
                         format!("variant `{rust_name}` of `{}`", ident_name(&e.ident)),
                         false,
                     );
-                    let ty_loc = self.loc_of(file, ty);
+                    let ty_loc = self.ty_loc(file, ty);
                     match self.with_site(site, |b| b.ty(module, file, ty, ty_loc, diags)) {
                         Some(t) => VariantContent::Newtype(t),
                         None => continue,
@@ -845,14 +878,20 @@ impl<'a> Builder<'a> {
     ) -> Option<Ty> {
         let segs: Vec<String> = path.segments.iter().map(|s| ident_name(&s.ident)).collect();
         let last = path.segments.last()?;
-        let display = quote::ToTokens::to_token_stream(path)
-            .to_string()
-            .replace(' ', "");
-        // The path itself, inside the field's type (`Vec<other::Thing>`), where spans allow.
-        let (at, width) = if self.site.spans {
-            (self.loc_of(file, path), display.chars().count())
-        } else {
-            (loc, 1)
+        // The path as written, and where it stands (inside the field's type,
+        // `Vec<other::Thing>`, where spans allow): both print the path, so only for a message
+        // or a foreign type.
+        let display = || {
+            quote::ToTokens::to_token_stream(path)
+                .to_string()
+                .replace(' ', "")
+        };
+        let at = |b: &Self, display: &str| {
+            if b.site.spans {
+                (b.loc_of(file, path), display.chars().count())
+            } else {
+                (loc, 1)
+            }
         };
         match self.resolve(module, &segs, &mut HashSet::new()) {
             Some(Resolved::Local {
@@ -862,17 +901,19 @@ impl<'a> Builder<'a> {
             }) => {
                 if self.site.schemaless {
                     return Some(Ty::Foreign {
-                        path: display,
+                        path: display(),
                         known: None,
                     });
                 }
                 if !matches!(last.arguments, syn::PathArguments::None) {
                     if self.site.lenient {
                         return Some(Ty::Foreign {
-                            path: display,
+                            path: display(),
                             known: None,
                         });
                     }
+                    let display = display();
+                    let (at, width) = at(self, &display);
                     diags.push(
                         self.error(
                             at,
@@ -900,22 +941,28 @@ impl<'a> Builder<'a> {
                 match well_known(&full) {
                     Some(Ok(known)) => {
                         return Some(Ty::Foreign {
-                            path: display,
+                            path: display(),
                             known: Some(known),
                         });
                     }
                     Some(Err(unstated)) => {
+                        let display = display();
+                        let (at, width) = at(self, &display);
                         return self.unresolved(at, width, &display, Some(unstated), diags);
                     }
                     None => {}
                 }
                 if !external_known(&full) {
+                    let display = display();
+                    let (at, width) = at(self, &display);
                     return self.unresolved(at, width, &display, None, diags);
                 }
                 let args = self.generic_args(module, file, last, loc, diags)?;
                 match external_ty(&full, args) {
                     Ok(t) => Some(t),
                     Err(why) => {
+                        let display = display();
+                        let (at, width) = at(self, &display);
                         diags.push(self.error(
                             at,
                             width,

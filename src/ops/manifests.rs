@@ -12,6 +12,7 @@ use crate::generators::{rbac, webhook};
 use crate::load::{self, Scope};
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
+use crate::parallel;
 use crate::pluralize;
 use crate::project::Project;
 use crate::writer::Workspace;
@@ -64,16 +65,25 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let (k8s, version_warning) = k8s_types(ws)?;
     let k8s = k8s.with_embedded_object_meta(opts.generate_embedded_object_meta);
     let src = Path::new("src");
-    let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
-    let generated = match generate(&files, opts, &k8s, project.as_ref()) {
-        Ok(g) => g,
-        // A type may live in a file without markers: try again with every file.
-        Err(_) if skipped => {
-            let (all, _) = load::load(ws, src, Scope::All)?;
-            generate(&all, opts, &k8s, project.as_ref())?
-        }
-        Err(e) => return Err(e),
-    };
+    let generated = parallel::alongside(
+        // Both are built on first use; another core builds them while this one parses.
+        || {
+            MarkerCatalog::get();
+            K8sTypes::build_index();
+        },
+        || {
+            let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
+            match generate(&files, opts, &k8s, project.as_ref()) {
+                Ok(g) => Ok(g),
+                // A type may live in a file without markers: try again with every file.
+                Err(_) if skipped => {
+                    let (all, _) = load::load(ws, src, Scope::All)?;
+                    generate(&all, opts, &k8s, project.as_ref())
+                }
+                Err(e) => Err(e),
+            }
+        },
+    )?;
     let Generated {
         crds,
         roles,
@@ -89,10 +99,13 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         csv,
     };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
-    for crd in &crds {
+    let texts = parallel::map(&crds, |crd| {
+        yaml::to_documents(std::slice::from_ref(&crd.object))
+    });
+    for (crd, text) in crds.iter().zip(texts) {
         let name = crd.file_name();
         let path = Path::new(CRD_DIR).join(&name);
-        ws.stage(&path, yaml::to_documents(std::slice::from_ref(&crd.object)));
+        ws.stage(&path, text);
         report.files.push(path);
         if let Some(text) = &kustomization {
             let entry = format!("- bases/{name}");
@@ -296,14 +309,14 @@ fn generate(
         .map(|f| attach(f, catalog, &mut diags))
         .collect();
     let model = model::build(files, markers, &mut diags);
-    let crds = CrdGenerator::new(
+    let crd_generator = CrdGenerator::new(
         &model,
         k8s,
         CrdOptions {
             max_desc_len: opts.max_desc_len,
         },
-    )
-    .generate(&mut diags);
+    );
+    let crds = crds_on_all_cores(&crd_generator, &model.kinds, &mut diags);
     let empty_role_ns = project
         .filter(|p| p.namespaced)
         .map(|p| format!("{}-system", p.project_name));
@@ -322,6 +335,37 @@ fn generate(
         csv: model.csv.clone(),
         warnings: diags.finish()?,
     })
+}
+
+/// What `generator.generate(diags)` returns and reports, with the kinds built on every core.
+/// Each kind is first built against diagnostics of its own; that CRD is kept when it reported
+/// nothing and `diags` holds no error yet, for then a build against `diags` takes the same path
+/// (a generator looks at them only to skip checks after an error, and to not repeat one).
+/// Any other kind is built again, in order, against `diags`: the same CRDs and messages, in
+/// the same order, as one thread makes.
+fn crds_on_all_cores(
+    generator: &CrdGenerator,
+    kinds: &[model::Kind],
+    diags: &mut Diagnostics,
+) -> Vec<Crd> {
+    if diags.has_errors() {
+        return generator.generate(diags);
+    }
+    let tried = parallel::map(kinds, |kind| {
+        let mut own = Diagnostics::default();
+        let crd = generator.kind(kind, &mut own);
+        (crd, own.is_empty())
+    });
+    let mut crds = Vec::with_capacity(kinds.len());
+    for (kind, (crd, quiet)) in kinds.iter().zip(tried) {
+        let crd = if quiet && !diags.has_errors() {
+            crd
+        } else {
+            generator.kind(kind, diags)
+        };
+        crds.extend(crd);
+    }
+    crds
 }
 
 /// The k8s-openapi schemas for the Kubernetes version the project builds against, and a
@@ -356,4 +400,85 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
     let webhooks = webhook::generate(&model, &mut diags);
     diags.finish()?;
     Ok(webhooks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kind's types file, the spec with `marker` above it and `fields` after its first field.
+    fn kind_file(kind: &str, marker: &str, fields: &str) -> String {
+        format!(
+            "use kube::CustomResource;\nuse serde::{{Deserialize, Serialize}};\n\n{marker}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"par.example.com\", version = \"v1\", kind = \"{kind}\", namespaced)]\npub struct {kind}Spec {{\n    pub name: String,\n{fields}}}\n"
+        )
+    }
+
+    /// The CRDs and diagnostics of `kinds` (name, marker, fields), built by
+    /// `CrdGenerator::generate` on one thread and by `crds_on_all_cores`.
+    fn one_thread_and_all_cores(
+        kinds: &[(&str, &str, &str)],
+    ) -> [(Vec<Value>, Vec<Diagnostic>); 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ws = Workspace::new(dir.path());
+        for (kind, marker, fields) in kinds {
+            let path = format!("src/api/v1/{}.rs", kind.to_lowercase());
+            ws.stage(path, kind_file(kind, marker, fields));
+        }
+        let (files, _) = load::load(&ws, Path::new("src"), Scope::All).unwrap();
+        let mut diags = Diagnostics::default();
+        let markers = files
+            .iter()
+            .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+            .collect();
+        let model = model::build(&files, markers, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k8s = K8sTypes::new();
+        let generator = CrdGenerator::new(&model, &k8s, CrdOptions::default());
+        let run = |all_cores: bool| {
+            let mut diags = Diagnostics::default();
+            let crds = if all_cores {
+                crds_on_all_cores(&generator, &model.kinds, &mut diags)
+            } else {
+                generator.generate(&mut diags)
+            };
+            let diags = match diags.finish() {
+                Ok(warnings) => warnings,
+                Err(e) => e.diagnostics,
+            };
+            (crds.into_iter().map(|c| c.object).collect(), diags)
+        };
+        [run(false), run(true)]
+    }
+
+    #[test]
+    fn crds_built_on_all_cores_are_those_of_one_thread_in_order() {
+        let clean: Vec<String> = (0..12).map(|i| format!("Clean{i:02}")).collect();
+        let mut kinds: Vec<(&str, &str, &str)> = clean
+            .iter()
+            .map(|k| (k.as_str(), "", "    pub replicas: Option<i32>,\n"))
+            .collect();
+        let [(one, one_diags), (all, all_diags)] = one_thread_and_all_cores(&kinds);
+        assert_eq!(one.len(), 12);
+        assert!(one_diags.is_empty(), "{one_diags:?}");
+        assert_eq!(all, one);
+        assert_eq!(all_diags, one_diags);
+
+        // Errors: after the first, one thread checks no more CEL rules (so the second bad rule
+        // is not reported), and only the first kind with an error loses its CRD; the messages
+        // keep kind order.
+        let bad_rule = "// +kubebuilder:validation:XValidation:rule=\"self.nme.size() > 0\"";
+        let bad_label = "// +kubebuilder:metadata:labels=\"no-value\"";
+        kinds.insert(3, ("Broken1", bad_rule, ""));
+        kinds.insert(7, ("Broken2", bad_rule, ""));
+        kinds.push(("Zeta", bad_label, ""));
+        let [(one, one_diags), (all, all_diags)] = one_thread_and_all_cores(&kinds);
+        let messages: Vec<&str> = one_diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("Broken1"), "{messages:?}");
+        assert!(messages[1].contains("\"no-value\""), "{messages:?}");
+        assert_eq!(one.len(), 14);
+        assert!(!one.iter().any(|c| c["spec"]["names"]["kind"] == "Broken1"));
+        assert_eq!(all, one);
+        assert_eq!(all_diags, one_diags);
+    }
 }

@@ -79,6 +79,12 @@ impl Default for K8sTypes {
 }
 
 impl K8sTypes {
+    /// Builds the index of the embedded data now rather than at the first lookup (which
+    /// then only waits for it), so that a caller can have it built on another thread.
+    pub fn build_index() {
+        index();
+    }
+
     /// Schemas for Kubernetes 1.[`DEFAULT_K8S_MINOR`].
     pub fn new() -> Self {
         K8sTypes::for_version(DEFAULT_K8S_MINOR)

@@ -77,7 +77,9 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         ))
     }
 
-    fn kind(&self, kind: &Kind, diags: &mut Diagnostics) -> Option<Crd> {
+    /// One kind's CRD ([`CrdGenerator::generate`] makes them all, in order). `diags` counts:
+    /// after an error, schemas are no longer checked.
+    pub fn kind(&self, kind: &Kind, diags: &mut Diagnostics) -> Option<Crd> {
         let errors_before = diags.has_errors();
         let versions: Vec<&KindVersion> = kind
             .versions

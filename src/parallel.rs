@@ -1,0 +1,105 @@
+//! Independent work spread over the machine's cores, with results in input order.
+//!
+//! std's scoped threads, not rayon: opgen has two such places (the CRDs of different kinds, and
+//! their YAML), each a plain map over a slice, and a thread per core for a few milliseconds is
+//! all they need. syn's trees cannot take part: with span locations, proc-macro2 keeps the
+//! source map in a thread-local, so load, markers and model stay on the calling thread.
+
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The stack of every opgen thread: syn and the schema generator recurse once per nesting
+/// level. Inputs are limited far below what it holds (`load::MAX_NESTING`,
+/// `model::MAX_TYPE_DEPTH`); untouched pages cost no memory.
+pub const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// How many threads [`map`] uses at most: one per core the process may run on.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
+}
+
+/// `f` applied to each item, on up to [`threads`] threads (the caller's among them), taking
+/// the next item as each finishes one. The results are in the order of `items`, whichever
+/// thread made them, so the output does not depend on scheduling. A panic in `f` is resumed
+/// on the caller's thread.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads().min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let indexed = || {
+            let mut out = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break out };
+                out.push((i, f(item)));
+            }
+        };
+        let helpers: Vec<_> = (1..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("opgen-worker".into())
+                    .stack_size(STACK_SIZE)
+                    .spawn_scoped(s, indexed)
+                    .expect("start a worker thread")
+            })
+            .collect();
+        let mut done = indexed();
+        for h in helpers {
+            done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Runs `side` on another core while `main` runs on this thread, and returns `main`'s result
+/// once both are done; with one core, `side` is not run at all. For work that only makes later
+/// work cheaper (filling a `OnceLock` that `main` would otherwise fill when it first needs it).
+pub fn alongside<R>(side: impl FnOnce() + Send, main: impl FnOnce() -> R) -> R {
+    if threads() <= 1 {
+        return main();
+    }
+    std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name("opgen-warm-up".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, side);
+        let result = main();
+        if let Ok(h) = helper
+            && let Err(e) = h.join()
+        {
+            std::panic::resume_unwind(e);
+        }
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_order_of_the_items() {
+        let items: Vec<u64> = (0..1000).collect();
+        // Uneven work, so that threads finish items out of order.
+        let out = map(&items, |&i| {
+            let spin = if i % 7 == 0 { 20_000 } else { 10 };
+            std::hint::black_box((0..spin).fold(i, |acc, x| acc.wrapping_mul(31) ^ x));
+            i * 2
+        });
+        assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        assert!(map(&[] as &[u8], |_| 0).is_empty());
+    }
+
+    #[test]
+    fn alongside_runs_both_and_returns_mains_result() {
+        let side_ran = std::sync::atomic::AtomicBool::new(false);
+        let r = alongside(|| side_ran.store(true, Ordering::SeqCst), || 42);
+        assert_eq!(r, 42);
+        assert_eq!(side_ran.load(Ordering::SeqCst), threads() > 1);
+    }
+}
