@@ -5,9 +5,7 @@
 
 use opgen::generators::scaffold::{Provenance, provenance};
 use opgen::ops::bundle::{BundleArgs, bundle};
-use opgen::ops::create_api::{ApiOptions, create_api};
 use opgen::ops::create_helm::{HelmOptions, create_helm};
-use opgen::ops::create_webhook::{WebhookOptions, create_webhook};
 use opgen::ops::init::{InitOptions, K8sVersion, License, init};
 use opgen::ops::manifests::{ManifestOptions, manifests};
 use opgen::writer::{ChangeKind, Workspace};
@@ -292,34 +290,8 @@ fn replay(project: &opgen::project::Project) -> BTreeMap<PathBuf, String> {
     };
     let name = &project.project_name;
     let (mut replayed, _) = init(&mut ws, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
-    for r in &project.resources {
-        let options = ApiOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            plural: r.plural.clone(),
-            namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
-            resource: r.api.is_some(),
-            controller: r.controller,
-            force: false,
-        };
-        create_api(&mut ws, &mut replayed, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
-    }
-    // After every API: a conversion webhook needs its spokes.
-    for r in &project.resources {
-        let Some(hooks) = &r.webhooks else { continue };
-        let options = WebhookOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            defaulting: hooks.defaulting,
-            validation: hooks.validation,
-            conversion: hooks.conversion,
-            spokes: hooks.spoke.clone(),
-            force: false,
-        };
-        create_webhook(&mut ws, &mut replayed, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
-    }
+    opgen::ops::create_recorded_resources(&mut ws, &mut replayed, project)
+        .unwrap_or_else(|e| panic!("{name}:\n{e}"));
     // As `opgen new` and `opgen create` do by default (--make): CRDs, role, kustomizations.
     manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{name}:\n{e}"));
     let mut files = BTreeMap::new();

@@ -15,8 +15,6 @@ use crate::generators::scaffold::init::{
     ProjectContext, RUNTIME_CRATE_PATH, SETUP_ENVTEST_PATH, fill_year,
 };
 use crate::generators::templates::{self, SCAFFOLD_VERSION};
-use crate::ops::create_api::{ApiOptions, create_api};
-use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::project::{self, Project};
 use crate::writer::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
@@ -507,34 +505,7 @@ fn render(
         ctx.enclosing_workspace = inputs.enclosing_workspace.clone();
         ctx.opgen_version = opgen_version.to_owned();
         scaffold_init::plan(&ctx)?.apply(&mut scratch, false)?;
-        for r in &project.resources {
-            let opts = ApiOptions {
-                group: r.group.clone(),
-                version: r.version.clone(),
-                kind: r.kind.clone(),
-                plural: r.plural.clone(),
-                namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
-                resource: r.api.is_some(),
-                controller: r.controller,
-                force: false,
-            };
-            create_api(&mut scratch, &mut replay, &opts)?;
-        }
-        // Webhooks after every API: a conversion webhook needs its spokes.
-        for r in &project.resources {
-            let Some(hooks) = &r.webhooks else { continue };
-            let opts = WebhookOptions {
-                group: r.group.clone(),
-                version: r.version.clone(),
-                kind: r.kind.clone(),
-                defaulting: hooks.defaulting,
-                validation: hooks.validation,
-                conversion: hooks.conversion,
-                spokes: hooks.spoke.clone(),
-                force: false,
-            };
-            create_webhook(&mut scratch, &mut replay, &opts)?;
-        }
+        super::create_recorded_resources(&mut scratch, &mut replay, project)?;
         let mut files = BTreeMap::new();
         for change in scratch.changes()? {
             if change.path == Path::new(project::FILE_NAME) {
