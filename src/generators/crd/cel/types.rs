@@ -4,6 +4,7 @@
 //! bounded by how many of its smallest elements fit in a 3 MiB request.
 
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -227,12 +228,13 @@ pub fn decl(m: &Map<String, Value>, resource_root: bool) -> Option<Decl> {
                     is_map: true,
                 });
             }
-            let mut props = m
-                .get("properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
+            // Borrowed: cloning every level's properties made this quadratic in the depth.
+            let mut props = match m.get("properties").and_then(Value::as_object) {
+                Some(props) => Cow::Borrowed(props),
+                None => Cow::Owned(Map::new()),
+            };
             if resource_root && !has_type_and_object_meta(&props) {
+                let props = props.to_mut();
                 let string = serde_json::json!({"type": "string"});
                 props.insert("kind".into(), string.clone());
                 props.insert("apiVersion".into(), string.clone());
@@ -248,7 +250,7 @@ pub fn decl(m: &Map<String, Value>, resource_root: bool) -> Option<Decl> {
                 .unwrap_or_default();
             let mut fields = BTreeMap::new();
             let mut min_size = 2;
-            for (name, prop) in &props {
+            for (name, prop) in props.iter() {
                 let Some(prop) = prop.as_object() else {
                     continue;
                 };
