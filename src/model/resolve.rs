@@ -886,12 +886,14 @@ impl<'a> Builder<'a> {
                 .to_string()
                 .replace(' ', "")
         };
-        let at = |b: &Self, display: &str| {
-            if b.site.spans {
+        let located = |b: &Self| {
+            let display = display();
+            let (at, width) = if b.site.spans {
                 (b.loc_of(file, path), display.chars().count())
             } else {
                 (loc, 1)
-            }
+            };
+            (display, at, width)
         };
         match self.resolve(module, &segs, &mut HashSet::new()) {
             Some(Resolved::Local {
@@ -912,8 +914,7 @@ impl<'a> Builder<'a> {
                             known: None,
                         });
                     }
-                    let display = display();
-                    let (at, width) = at(self, &display);
+                    let (display, at, width) = located(self);
                     diags.push(
                         self.error(
                             at,
@@ -946,23 +947,20 @@ impl<'a> Builder<'a> {
                         });
                     }
                     Some(Err(unstated)) => {
-                        let display = display();
-                        let (at, width) = at(self, &display);
+                        let (display, at, width) = located(self);
                         return self.unresolved(at, width, &display, Some(unstated), diags);
                     }
                     None => {}
                 }
                 if !external_known(&full) {
-                    let display = display();
-                    let (at, width) = at(self, &display);
+                    let (display, at, width) = located(self);
                     return self.unresolved(at, width, &display, None, diags);
                 }
                 let args = self.generic_args(module, file, last, loc, diags)?;
                 match external_ty(&full, args) {
                     Ok(t) => Some(t),
                     Err(why) => {
-                        let display = display();
-                        let (at, width) = at(self, &display);
+                        let (display, at, width) = located(self);
                         diags.push(self.error(
                             at,
                             width,
