@@ -8,7 +8,6 @@
 # Uses hyperfine when it is installed (apt-get install hyperfine), else a shell loop.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-shared="${OPGEN_SHARED_DIR:-$repo/../shared}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -41,8 +40,8 @@ if [ -x /usr/bin/time ]; then
 fi
 
 if [ -z "${SKIP_KUBE:-}" ]; then
-  # The kube-rs way: kube-derive + a crdgen binary (shared/reference/kube-scratch/operator).
-  cp -r "$shared/reference/kube-scratch/operator" "$work/kube"
+  # The kube-rs way: kube-derive + a crdgen binary (bench/kube-crdgen).
+  cp -r "$repo/bench/kube-crdgen" "$work/kube"
   (cd "$work/kube" && cargo build --quiet --bin crdgen)
   time_cmd "kube-rs: touch types + cargo run --bin crdgen (warm)" 5 \
     "cd $work/kube && touch src/types.rs && cargo run --quiet --bin crdgen"

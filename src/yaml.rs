@@ -1743,25 +1743,9 @@ mod golden_tests {
     use serde_json::Value;
     use std::path::{Path, PathBuf};
 
-    /// `OPGEN_SHARED_DIR`, else `shared/` next to the crate (opgen's layout), else two levels up
-    /// (this scratch crate's layout).
-    fn shared_dir() -> PathBuf {
-        if let Some(dir) = std::env::var_os("OPGEN_SHARED_DIR") {
-            return PathBuf::from(dir);
-        }
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let candidates = [manifest.join("../shared"), manifest.join("../../shared")];
-        candidates
-            .iter()
-            .find(|dir| dir.join("conformance/controller-gen").is_dir())
-            .cloned()
-            .unwrap_or_else(|| {
-                panic!("no shared/ directory with conformance/controller-gen found at {candidates:?}; set OPGEN_SHARED_DIR")
-            })
-    }
-
+    /// controller-gen's golden files, kept with their sources in the repository.
     fn golden_root() -> PathBuf {
-        shared_dir().join("conformance/controller-gen")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/goldens/controller-gen")
     }
 
     fn yaml_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -1783,7 +1767,8 @@ mod golden_tests {
         Obsolete,
     }
 
-    /// INDEX.md: webhook files are hand-edited, `crd/gen/*.v1beta1.yaml` are obsolete.
+    /// tests/fixtures/goldens/README.md: webhook files are hand-edited, `crd/gen/*.v1beta1.yaml`
+    /// are obsolete.
     fn comparison(relative: &str) -> Comparison {
         if relative.starts_with("crd/gen/") && relative.ends_with(".v1beta1.yaml") {
             Comparison::Obsolete

@@ -1,7 +1,7 @@
 //! Conformance with controller-gen's golden CRDs (all but CronJob, which has its own file).
 //!
-//! Each test runs `opgen manifests` on a hand-written Rust port of the Go input that
-//! `shared/conformance/controller-gen/INDEX.md` describes (under `tests/fixtures/controller-gen/`),
+//! Each test runs `opgen manifests` on a hand-written Rust port of controller-tools' Go test
+//! input (under `tests/fixtures/controller-gen/`; golden files in `tests/fixtures/goldens/`),
 //! applies only the normalisations listed in the test (each a function of the harness with the
 //! reason in its doc, or a JSON-pointer edit with a one-line comment), and asserts that the
 //! parsed documents are equal and that opgen's YAML writer prints them byte for byte like

@@ -1,5 +1,4 @@
-//! Bad-input conformance: the inputs controller-gen refuses (its negative test cases, spec §10
-//! and the "Negative CRD cases" of INDEX.md), written in Rust, must be refused by opgen too,
+//! Bad-input conformance: the inputs controller-gen refuses (its negative test cases), written in Rust, must be refused by opgen too,
 //! with file:line:col. Each test names controller-gen's message; opgen's own message is
 //! snapshotted (insta, under `tests/fixtures/controller-gen/snapshots/`) with its location and
 //! help, and its essential part asserted.

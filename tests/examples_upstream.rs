@@ -5,9 +5,8 @@
 //! upstream"): change both together. Where an example's README discusses several upstream
 //! variants, each variant has its own list.
 //!
-//! Upstream's files are the copies under `shared/reference-operators/` (`$OPGEN_SHARED_DIR`,
-//! else `<repo>/../shared`). Without them (a user's clone) the tests say so in one line on stderr
-//! and pass; under `CI=true` that is a failure.
+//! Upstream's files are the copies under `tests/fixtures/upstream-operators/`, each listed with
+//! its repository, path and commit in `sources.json` there.
 //!
 //! `cargo test -p opgen --test examples_upstream cnat` runs one example's comparisons.
 
@@ -93,30 +92,6 @@ fn defaulted_names(list_kind: &str, singular: &str) -> [Deliberate; 2] {
         only_generated("spec.names.listKind", json!(list_kind), why),
         only_generated("spec.names.singular", json!(singular), why),
     ]
-}
-
-/// The reference copies, or `None` (said once on stderr) where they are not at hand.
-fn reference_operators() -> Option<PathBuf> {
-    let dir = support::shared_dir().join("reference-operators");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true requires the upstream CRDs in {} (set OPGEN_SHARED_DIR)",
-        dir.display()
-    );
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        // Not eprintln!: the test harness would swallow it.
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "examples_upstream: the examples' CRDs not compared with upstream's, {} is missing (set OPGEN_SHARED_DIR)",
-            dir.display()
-        );
-    });
-    None
 }
 
 /// The first document of a YAML file, as JSON.
@@ -233,12 +208,10 @@ fn show(value: &Option<Value>) -> String {
     value.as_ref().map_or("(absent)".into(), Value::to_string)
 }
 
-/// Compares `examples/<example>/config/crd/bases/<crd>` with `reference-operators/<upstream>`
+/// Compares `examples/<example>/config/crd/bases/<crd>` with `upstream-operators/<upstream>`
 /// and fails unless they differ by exactly `deliberate`.
 fn compare(example: &str, crd: &str, upstream: &str, deliberate: Vec<Deliberate>) {
-    let Some(reference) = reference_operators() else {
-        return;
-    };
+    let reference = support::fixture("upstream-operators");
     let generated = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
         .join(example)

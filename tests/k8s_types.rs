@@ -1,8 +1,7 @@
 //! Schemas of k8s-openapi types (`K8sTypes`, data/k8s-schemas.jsonl) against controller-gen's
 //! renderings of the same Go types, plus the special shapes, recursion, and version selection.
 //!
-//! Golden files come from the shared conformance data: `$OPGEN_SHARED_DIR`, else
-//! `<CARGO_MANIFEST_DIR>/../shared`. The comparisons are exact, descriptions included (the data
+//! Golden files are controller-gen outputs kept under `tests/fixtures/` with their sources. The comparisons are exact, descriptions included (the data
 //! is controller-gen's own output, see tools/k8s-schemas/README.md).
 
 use opgen::generators::crd::k8s::{DEFAULT_K8S_MINOR, K8sTypes, QUANTITY_PATTERN};
@@ -12,15 +11,11 @@ use std::path::PathBuf;
 
 const META: &str = "apimachinery::pkg::apis::meta::v1::";
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("OPGEN_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    }
-}
-
+/// A YAML file under `tests/fixtures/`.
 fn golden(relative: &str) -> Value {
-    let path = shared_dir().join(relative);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(relative);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -88,7 +83,7 @@ fn schema(k8s: &K8sTypes, path: &str) -> Value {
 #[test]
 fn condition_matches_controller_gen() {
     let crd = golden(
-        "reference-operators/memcached-operator/kubebuilder-deploy-image/crd/example.com.testproject.org_memcacheds.yaml",
+        "upstream-operators/memcached-operator/kubebuilder-deploy-image/crd/example.com.testproject.org_memcacheds.yaml",
     );
     let expected = crd_version_schema(&crd, "v1alpha1")["properties"]["status"]["properties"]["conditions"]["items"].clone();
     assert_eq!(expected["type"], "object", "golden file layout changed");
@@ -103,7 +98,7 @@ fn condition_matches_controller_gen() {
 /// v0.36.1; the data is from v0.36.6, whose docs are the same), but for the root description.
 #[test]
 fn job_template_spec_1_36_matches_controller_gen_cronjob() {
-    let crd = golden("conformance/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
+    let crd = golden("goldens/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
     let mut expected =
         crd_version_schema(&crd, "v1")["properties"]["spec"]["properties"]["jobTemplate"].clone();
     let mut ours = schema(

@@ -1,5 +1,5 @@
 //! RBAC conformance: controller-gen's `rbac/role.yaml` golden file, from a Rust port of its
-//! input (shared/conformance/controller-gen/INDEX.md, "rbac/role.yaml"), byte for byte.
+//! input (`tests/fixtures/goldens/controller-gen/rbac/role.yaml`), byte for byte.
 
 mod support;
 
@@ -56,12 +56,8 @@ const CONTROLLER: &str = r#"//! The controller package of controller-gen's RBAC 
 
 #[test]
 fn role_yaml_matches_controller_gen_byte_for_byte() {
-    let golden = std::fs::read_to_string(
-        support::shared_dir().join("conformance/controller-gen/rbac/role.yaml"),
-    )
-    .expect(
-        "the shared conformance data sits beside the repository (set OPGEN_SHARED_DIR otherwise)",
-    );
+    let golden =
+        std::fs::read_to_string(support::fixture("goldens/controller-gen/rbac/role.yaml")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut ws = Workspace::new(dir.path());
     ws.stage("src/controller.rs", CONTROLLER);

@@ -1,5 +1,5 @@
 //! Webhook configuration conformance with controller-gen's webhook golden files (compared as
-//! parsed YAML, as upstream does), from Rust ports of the inputs INDEX.md describes, and the
+//! parsed YAML, as upstream does), from Rust ports of controller-tools' inputs, and the
 //! invalid cases refused with located errors.
 
 mod support;
@@ -43,8 +43,8 @@ fn parse(text: &str) -> Vec<Value> {
 }
 
 fn golden(case: &str) -> Vec<Value> {
-    let path = support::shared_dir().join(format!(
-        "conformance/controller-gen/webhook/{case}/manifests.yaml"
+    let path = support::fixture(&format!(
+        "goldens/controller-gen/webhook/{case}/manifests.yaml"
     ));
     parse(&std::fs::read_to_string(path).unwrap())
 }

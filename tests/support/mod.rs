@@ -71,12 +71,11 @@ pub fn listing(tree: &BTreeMap<PathBuf, String>) -> String {
         .join("\n")
 }
 
-/// The `shared/` directory beside the repository.
-pub fn shared_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("OPGEN_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+/// A file or folder under `tests/fixtures/`.
+pub fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(relative)
 }
 
 /// `opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting

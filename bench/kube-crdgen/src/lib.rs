@@ -1,0 +1,3 @@
+//! One kind, as a kube-rs operator declares it.
+
+pub mod types;
