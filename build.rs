@@ -1,8 +1,24 @@
 //! Turns `markers/catalog.yaml` into JSON at build time: opgen reads the catalog on every run,
 //! and serde_json parses it several times faster than a YAML parser (benchmarks: a one-kind
 //! `opgen manifests` spent a quarter of its instructions in the YAML parse).
+//!
+//! Sets `opgen_vendored` when opgen is built in its repository, beside `crates/opgen-runtime`
+//! and `crates/opgen-envtest`: it then embeds them for projects' `vendor/`. The published
+//! package cannot hold them (cargo leaves nested packages out).
 
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(opgen_vendored)");
+    let crates = [
+        "crates/opgen-runtime/Cargo.toml",
+        "crates/opgen-envtest/Cargo.toml",
+    ];
+    for manifest in crates {
+        println!("cargo::rerun-if-changed={manifest}");
+    }
+    if crates.iter().all(|m| std::path::Path::new(m).is_file()) {
+        println!("cargo::rustc-cfg=opgen_vendored");
+    }
+
     println!("cargo::rerun-if-changed=markers/catalog.yaml");
     let yaml = std::fs::read_to_string("markers/catalog.yaml").expect("markers/catalog.yaml");
     let catalog: serde_json::Value =

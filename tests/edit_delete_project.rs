@@ -10,29 +10,10 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use support::{new_memcached_project, opgen_ok, tree};
 
-fn target_dir() -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    base.join("scaffolded-project")
-}
-
 fn cargo(dir: &Path, args: &[&str]) {
-    let status = Command::new("cargo")
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("RUSTFLAGS")
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "`cargo {}` failed in the project",
-        args.join(" ")
-    );
+    support::project_cargo_ok(dir, args);
 }
 
 fn opgen(dir: &Path, args: &[&str]) {

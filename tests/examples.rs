@@ -81,26 +81,18 @@ const fn edited(
 
 const CARGO_TOML: Own = edited(
     "Cargo.toml",
-    "opgen-runtime and opgen-envtest by path from the workspace's crates/, not vendor/",
-    &[
-        (
-            "# plumbing. opgen writes and updates this copy (vendor/ is opgen's, not yours) until the crate\n\
-             # is published; then this line becomes `opgen-runtime = \"0.1\"` (see README.md).\n\
-             opgen-runtime = { path = \"vendor/opgen-runtime\" }\n",
-            "# plumbing: the workspace's crate (a scaffolded project has opgen's copy in vendor/opgen-runtime).\n\
-             opgen-runtime = { path = \"../../crates/opgen-runtime\" }\n",
-        ),
-        (
-            "opgen-runtime = { path = \"vendor/opgen-runtime\", features = [\"testing\"] }\n\
-             # The tests/ that run the controllers against a real API server. opgen writes and updates this\n\
-             # copy (vendor/ is opgen's, not yours) until the crate is published.\n\
-             opgen-envtest = { path = \"vendor/opgen-envtest\" }\n",
-            "opgen-runtime = { path = \"../../crates/opgen-runtime\", features = [\"testing\"] }\n\
-             # The tests/ that run the controllers against a real API server: the workspace's crate (a\n\
-             # scaffolded project has opgen's copy in vendor/opgen-envtest).\n\
-             opgen-envtest = { path = \"../../crates/opgen-envtest\" }\n",
-        ),
-    ],
+    "a workspace member: the workspace root's [patch.crates-io] points opgen-runtime and \
+     opgen-envtest at crates/ (cargo ignores a member's own table), not vendor/",
+    &[(
+        "\n# opgen-runtime and opgen-envtest are not on crates.io yet: until they are, the copies that opgen\n\
+         # writes and updates in vendor/ (opgen's, not yours) stand in for them. Once they are published,\n\
+         # delete this table and vendor/; nothing else changes.\n\
+         [patch.crates-io]\n\
+         opgen-runtime = { path = \"vendor/opgen-runtime\" }\n\
+         opgen-envtest = { path = \"vendor/opgen-envtest\" }\n",
+        "# (A scaffolded project's `[patch.crates-io]` table points both at vendor/ until they are\n\
+         # published; in opgen's workspace, its root Cargo.toml points them at crates/.)\n",
+    )],
 );
 const README: Own = own("README.md", "the example's own documentation");
 const ROLE: Own = own(

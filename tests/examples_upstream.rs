@@ -8,7 +8,7 @@
 //! Upstream's files are the copies under `tests/fixtures/upstream-operators/`, each listed with
 //! its repository, path and commit in `sources.json` there.
 //!
-//! `cargo test -p opgen --test examples_upstream cnat` runs one example's comparisons.
+//! `cargo test -p opgen-cli --test examples_upstream cnat` runs one example's comparisons.
 
 mod support;
 

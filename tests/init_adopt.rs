@@ -91,16 +91,8 @@ fn init_adopts_a_cargo_new_crate_and_it_builds() {
     );
 
     // The adopted crate builds, and its manifests are up to date. It shares the scaffolded
-    // project test's target directory: the same dependencies, built once.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("scaffolded-project");
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--bin", "my-operator"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("RUSTFLAGS")
+    // projects' target directory: the same dependencies, built once.
+    let out = support::project_cargo(&dir, &["build", "--bin", "my-operator"])
         .output()
         .unwrap();
     assert!(

@@ -4,6 +4,7 @@
 
 mod support;
 
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -148,18 +149,34 @@ fn vendored_crates_are_copies_of_the_workspace_crates() {
         t[Path::new("hack/setup-envtest.sh")],
         std::fs::read_to_string(root.join("tools/envtest/setup.sh")).unwrap()
     );
-    // The project depends on the copy, by path, for the build and (with test support) tests.
-    let manifest = &t[Path::new("Cargo.toml")];
-    assert!(
-        manifest.contains("\nopgen-runtime = { path = \"vendor/opgen-runtime\" }\n"),
-        "{manifest}"
+    // The project asks for the crates by version, as for published ones, and one
+    // `[patch.crates-io]` table points both at the copies: deleting it is all that switching
+    // to the published crates takes.
+    let toml = |text: &str| -> serde_json::Value {
+        serde_json::to_value(text.parse::<toml::Table>().unwrap()).unwrap()
+    };
+    let manifest = toml(&t[Path::new("Cargo.toml")]);
+    assert_eq!(manifest["dependencies"]["opgen-runtime"], json!("0.1"));
+    assert_eq!(
+        manifest["dev-dependencies"]["opgen-runtime"],
+        json!({ "version": "0.1", "features": ["testing"] })
     );
-    assert!(
-        manifest.contains(
-            "\nopgen-runtime = { path = \"vendor/opgen-runtime\", features = [\"testing\"] }\n"
-        ),
-        "{manifest}"
+    assert_eq!(manifest["dev-dependencies"]["opgen-envtest"], json!("0.1"));
+    assert_eq!(
+        manifest["patch"],
+        json!({ "crates-io": {
+            "opgen-runtime": { "path": "vendor/opgen-runtime" },
+            "opgen-envtest": { "path": "vendor/opgen-envtest" },
+        }})
     );
+    for name in ["opgen-runtime", "opgen-envtest"] {
+        let vendored = toml(&t[&Path::new("vendor").join(name).join("Cargo.toml")]);
+        assert_eq!(
+            vendored["package"]["version"],
+            json!("0.1.0"),
+            "{name}: 0.1 takes it"
+        );
+    }
 }
 
 #[test]

@@ -6,41 +6,15 @@
 //! config/default` (with the envtest kubectl).
 //!
 //! The project gets a namespaced and a cluster-scoped kind, defaulting and validating webhooks
-//! for the first, and a second version of the other with a conversion webhook. It builds in its own target
-//! directory under this workspace's (the outer `cargo test` holds the workspace's build
-//! lock), with the Cargo.lock `opgen init` wrote.
+//! for the first, and a second version of the other with a conversion webhook. It builds in the target
+//! directory of every project the tests build (`support::project_cargo`; the outer `cargo test`
+//! holds the workspace's build lock), with the Cargo.lock `opgen init` wrote.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{add_memcached_webhooks, new_memcached_project, opgen_ok};
-
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn target_dir() -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    base.join("scaffolded-project")
-}
-
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let status = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("RUSTFLAGS")
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(
-        status.success(),
-        "`{program} {}` failed in the scaffolded project",
-        args.join(" ")
-    );
-}
+use support::{add_memcached_webhooks, new_memcached_project, opgen_ok, project_cargo_ok};
 
 /// The project both tests build: a namespaced kind with defaulting and validating webhooks, and
 /// a cluster-scoped kind with a second version and a conversion webhook.
@@ -122,9 +96,9 @@ fn demo_project(parent: &Path, k8s_version: Option<&str>) -> PathBuf {
 fn scaffolded_project_builds_tests_and_lints_clean() {
     let parent = tempfile::tempdir().unwrap();
     let project = demo_project(parent.path(), None);
-    run(&project, "cargo", &["fmt", "--check"]);
+    project_cargo_ok(&project, &["fmt", "--check"]);
     fill_in_the_webhooks(&project);
-    run(&project, "cargo", &["fmt"]);
+    project_cargo_ok(&project, &["fmt"]);
     // The envtest tests run too: every kind's controller under its generated role, the
     // admission webhooks and the conversion called by a real API server. Under CI they must
     // find the control plane (CI=true is passed through).
@@ -140,10 +114,9 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         );
     }
     // --locked, as the Dockerfile builds: the Cargo.lock init wrote must do as it is.
-    run(&project, "cargo", &["test", "--locked"]);
-    run(
+    project_cargo_ok(&project, &["test", "--locked"]);
+    project_cargo_ok(
         &project,
-        "cargo",
         &["clippy", "--all-targets", "--", "-D", "warnings"],
     );
     opgen_ok(&project, &["manifests", "--check"]);
@@ -202,9 +175,8 @@ fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
     let project = demo_project(parent.path(), Some("1.37"));
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains(r#"features = ["v1_37"]"#), "{manifest}");
-    run(
+    project_cargo_ok(
         &project,
-        "cargo",
         &[
             "clippy",
             "--locked",

@@ -99,7 +99,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 1 to 2"),
+        out.contains("upgraded memcached-operator from scaffold 1 to 3"),
         "{out}"
     );
     // Untouched by the user, so nothing was a conflict and every framework file went.
@@ -113,7 +113,12 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     );
     let manifest = read(&project, "Cargo.toml");
     assert!(
-        manifest.contains("opgen-runtime = { path = \"vendor/opgen-runtime\" }"),
+        manifest.contains("\nopgen-runtime = \"0.1\"\n"),
+        "{manifest}"
+    );
+    assert!(
+        manifest
+            .contains("[patch.crates-io]\nopgen-runtime = { path = \"vendor/opgen-runtime\" }\n"),
         "{manifest}"
     );
     assert!(!manifest.contains("kube-lease-manager"), "{manifest}");
@@ -123,7 +128,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
             .is_file()
     );
     let recorded = read(&project, "PROJECT");
-    assert!(recorded.contains("scaffoldVersion: 2\n"), "{recorded}");
+    assert!(recorded.contains("scaffoldVersion: 3\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     // The controller and webhook run on opgen-runtime now, the 2025 headers kept.
@@ -145,7 +150,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 2)\n"
+        "memcached-operator is already up to date (scaffold 3)\n"
     );
     assert_eq!(without_build_output(tree(&project)), before);
 }
@@ -158,6 +163,68 @@ fn without_build_output(mut files: BTreeMap<PathBuf, String>) -> BTreeMap<PathBu
 /// What opgen 0.1.0 wrote is rendered again exactly for other kinds of projects too: no
 /// license, conversion webhooks, registries not in PROJECT's order, multigroup, namespaced,
 /// another owner and Kubernetes version. Any difference would be a conflict here.
+const SCAFFOLD_2: &str = "tests/fixtures/upgrade/scaffold-2/memcached-operator";
+
+/// Scaffold 2 asked for opgen-runtime and opgen-envtest by path on vendor/; scaffold 3 asks by
+/// version and patches crates.io with vendor/, and installs the `opgen-cli` package.
+#[test]
+fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_2, parent.path());
+    let types = read(&project, "src/api/v1alpha1/memcached_types.rs");
+    let out = opgen_ok(&project, &["upgrade"]);
+    assert!(
+        out.contains("upgraded memcached-operator from scaffold 2 to 3"),
+        "{out}"
+    );
+    let manifest = read(&project, "Cargo.toml");
+    for line in [
+        "\nopgen-runtime = \"0.1\"\n",
+        "\nopgen-runtime = { version = \"0.1\", features = [\"testing\"] }\n",
+        "\nopgen-envtest = \"0.1\"\n",
+        "\n[patch.crates-io]\n\
+         opgen-runtime = { path = \"vendor/opgen-runtime\" }\n\
+         opgen-envtest = { path = \"vendor/opgen-envtest\" }\n",
+    ] {
+        assert!(manifest.contains(line), "{line:?} in\n{manifest}");
+    }
+    assert!(
+        !manifest.contains("path = \"vendor/opgen-runtime\", features"),
+        "{manifest}"
+    );
+    assert!(
+        read(&project, "Makefile").contains("\nOPGEN_INSTALL_FROM ?= opgen-cli@$(OPGEN_VERSION)\n")
+    );
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 3\n"));
+    assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
+    cargo(
+        &project,
+        &["build", "--locked", "--offline", "--all-targets"],
+    );
+
+    // A user who added a dependency: both changed Cargo.toml, in lines apart, so --merge
+    // settles it without conflict markers.
+    let project = copy_of(SCAFFOLD_2, &parent.path().join("edited"));
+    edit(
+        &project,
+        "Cargo.toml",
+        "clap = { version = \"4.6\", features = [\"derive\", \"env\"] }\n",
+        "clap = { version = \"4.6\", features = [\"derive\", \"env\"] }\nanyhow = \"1\"\n",
+    );
+    let before = tree(&project);
+    let err = opgen_err(&project, &["upgrade"]);
+    assert!(err.contains("Cargo.toml"), "{err}");
+    assert_eq!(tree(&project), before, "a refused upgrade writes nothing");
+    opgen_ok(&project, &["upgrade", "--merge"]);
+    let manifest = read(&project, "Cargo.toml");
+    assert!(manifest.contains("\nanyhow = \"1\"\n"), "{manifest}");
+    assert!(
+        manifest.contains("\nopgen-runtime = \"0.1\"\n"),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("<<<<<<<"), "{manifest}");
+}
+
 #[test]
 fn other_0_1_0_projects_upgrade_without_conflicts() {
     for fixture in ["conversion-operator", "multigroup-operator"] {
@@ -173,7 +240,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         );
         assert!(out.status.success(), "{fixture}: {stderr}");
         assert!(
-            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 2")),
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 3")),
             "{stdout}"
         );
         assert_eq!(
@@ -189,7 +256,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         let out = opgen_ok(&project, &["upgrade"]);
         assert_eq!(
             out,
-            format!("{fixture} is already up to date (scaffold 2)\n")
+            format!("{fixture} is already up to date (scaffold 3)\n")
         );
     }
     // The registry keeps the order the user created the webhooks in.
@@ -338,7 +405,7 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
-    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 2\n"));
+    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 3\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
     assert!(
@@ -371,7 +438,7 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
     assert!(
-        stderr.contains("src/metrics.rs is no longer part of the scaffold 2"),
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 3"),
         "{stderr}"
     );
 }
@@ -474,27 +541,28 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 fn a_current_project_is_already_up_to_date() {
     let parent = tempfile::tempdir().unwrap();
     let project = new_memcached_project(parent.path(), "memcached-operator");
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 2\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 3\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 2)\n"
+        "memcached-operator is already up to date (scaffold 3)\n"
     );
     assert_eq!(tree(&project), before);
 
-    // Made by an opgen that used opgen-runtime before PROJECT recorded the scaffold: only
-    // PROJECT changes.
+    // Without scaffoldVersion, a project on opgen-runtime is taken for scaffold 2 (PROJECT
+    // records it since then). Its files are already as scaffold 3 writes them, so the upgrade
+    // to 3 finds both sides equal everywhere: only PROJECT changes.
     let recorded = read(&project, "PROJECT");
     write(
         &project,
         "PROJECT",
-        &recorded.replace("scaffoldVersion: 2\n", ""),
+        &recorded.replace("scaffoldVersion: 3\n", ""),
     );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
-        "updated PROJECT\nrefreshed memcached-operator at scaffold 2: 0 created, 1 updated\n"
+        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 3: 0 created, 1 updated\n"
     );
     assert_eq!(tree(&project), before);
 }
@@ -512,7 +580,7 @@ fn a_project_of_a_newer_opgen_is_refused() {
     let before = tree(&project);
     let err = opgen_err(&project, &["upgrade"]);
     assert!(
-        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 2"),
+        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 3"),
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");

@@ -30,4 +30,4 @@ echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked "$@"
 
 echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest)"
-KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen --test control_plane --test envtest --test k8s_resources --test helm_chart
+KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen-cli --test control_plane --test envtest --test k8s_resources --test helm_chart

@@ -20,11 +20,15 @@ static TEMPLATE_DIR: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The templates of scaffold generation 1 (opgen 0.1.0 before opgen-runtime), as of 960d21b.
 static GENERATION_1: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-1/templates");
+/// The templates of scaffold generation 2 (opgen-runtime and opgen-envtest as path dependencies
+/// on `vendor/`), as of d82e7a7.
+static GENERATION_2: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-2/templates");
 
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as
 /// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 2;
+pub const SCAFFOLD_VERSION: u32 = 3;
 
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
@@ -52,6 +56,7 @@ pub fn generation() -> u32 {
 fn template_dir() -> &'static Dir<'static> {
     match generation() {
         1 => &GENERATION_1,
+        2 => &GENERATION_2,
         _ => &TEMPLATE_DIR,
     }
 }

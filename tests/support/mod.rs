@@ -118,3 +118,51 @@ pub fn new_memcached_project(parent: &Path, name: &str) -> PathBuf {
     );
     parent.join(name)
 }
+
+/// The target directory of every project the tests build: what they share (kube, k8s-openapi
+/// and the rest) compiles once.
+pub fn projects_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("scaffolded-project")
+}
+
+/// `cargo <args>` in a project the tests scaffolded, in [`projects_target_dir`], with
+/// opgen-runtime and opgen-envtest patched to this workspace's `crates/` instead of the
+/// project's `vendor/` copies, which `scaffold_snapshots` proves identical: one build of each
+/// for every project rather than one per project directory. `readme.rs` and `upgrade.rs` build
+/// from `vendor/`, as a user does, and `tools/package.sh` from the packaged crates.
+pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut cmd = Command::new(env!("CARGO"));
+    // Before the subcommand: what follows a `--` in `args` is not cargo's.
+    for name in ["opgen-runtime", "opgen-envtest"] {
+        let path = crates.join(name);
+        cmd.arg("--config").arg(format!(
+            "patch.crates-io.{name}.path={}",
+            toml_string(&path.to_string_lossy())
+        ));
+    }
+    cmd.args(args)
+        .current_dir(project)
+        .env("CARGO_TARGET_DIR", projects_target_dir())
+        .env_remove("RUSTFLAGS");
+    cmd
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}
+
+/// Runs [`project_cargo`] and fails the test unless it succeeds.
+pub fn project_cargo_ok(project: &Path, args: &[&str]) {
+    let status = project_cargo(project, args).status().expect("cargo runs");
+    assert!(
+        status.success(),
+        "`cargo {}` failed in {}",
+        args.join(" "),
+        project.display()
+    );
+}

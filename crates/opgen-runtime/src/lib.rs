@@ -50,7 +50,7 @@
 //! the oldest Kubernetes version it supports.
 //!
 //! [kube-rs]: https://kube.rs
-//! [opgen]: https://github.com/opgen/opgen
+//! [opgen]: https://github.com/opgen-dev/opgen
 
 #![warn(missing_docs)]
 

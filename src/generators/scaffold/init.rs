@@ -5,7 +5,7 @@ use crate::diag::Result;
 use crate::generators::templates::{self, render};
 use crate::names::fnv32a;
 use crate::project::Project;
-use include_dir::{Dir, include_dir};
+use include_dir::Dir;
 use serde::Serialize;
 
 /// The license header of the Rust files a project's scaffold writes.
@@ -115,6 +115,9 @@ pub struct ProjectContext {
     /// The manifest (relative to the project) of an enclosing Cargo workspace that does not
     /// list the project: the project then gets an empty `[workspace]` table of its own.
     pub enclosing_workspace: Option<String>,
+    /// This opgen carries copies of opgen-runtime and opgen-envtest for `vendor/`, and the
+    /// project's Cargo.toml patches crates.io's with them.
+    pub vendored: bool,
 }
 
 impl ProjectContext {
@@ -143,6 +146,7 @@ impl ProjectContext {
             boilerplate,
             opgen_version: env!("CARGO_PKG_VERSION").to_owned(),
             enclosing_workspace: None,
+            vendored: VENDORED,
         }
     }
 }
@@ -441,21 +445,36 @@ const SETUP_ENVTEST: &str = include_str!("../../../tools/envtest/setup.sh");
 /// Where a project gets the opgen-envtest crate until it is on crates.io: a copy opgen
 /// writes (and owns), so a project builds offline from its own tree.
 pub const ENVTEST_CRATE_PATH: &str = "vendor/opgen-envtest";
-static ENVTEST_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-envtest");
-
 /// Where a project gets the opgen-runtime crate (its manager, servers and webhook plumbing)
 /// until it is on crates.io; like the envtest crate, opgen's copy, never the user's.
 pub const RUNTIME_CRATE_PATH: &str = "vendor/opgen-runtime";
-static RUNTIME_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-runtime");
 
-/// The vendored crates' manifests and sources (not their own tests), as (project path,
-/// content), sorted by path.
-pub fn vendored_crate_files() -> Vec<(String, &'static str)> {
-    let mut files = Vec::new();
-    for (root, vendored) in [
+/// Whether this opgen was built from its repository, beside `crates/` (build.rs), and so
+/// carries the two crates for `vendor/`. A build of the published package cannot (cargo leaves
+/// nested packages out of a package): its projects use the published crates.
+pub const VENDORED: bool = cfg!(opgen_vendored);
+
+#[cfg(opgen_vendored)]
+fn vendored_crates() -> [(&'static Dir<'static>, &'static str); 2] {
+    use include_dir::include_dir;
+    static ENVTEST_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-envtest");
+    static RUNTIME_CRATE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/crates/opgen-runtime");
+    [
         (&ENVTEST_CRATE, ENVTEST_CRATE_PATH),
         (&RUNTIME_CRATE, RUNTIME_CRATE_PATH),
-    ] {
+    ]
+}
+
+#[cfg(not(opgen_vendored))]
+fn vendored_crates() -> [(&'static Dir<'static>, &'static str); 0] {
+    []
+}
+
+/// The vendored crates' manifests and sources (not their own tests), as (project path,
+/// content), sorted by path; none when this opgen does not carry them.
+pub fn vendored_crate_files() -> Vec<(String, &'static str)> {
+    let mut files = Vec::new();
+    for (root, vendored) in vendored_crates() {
         let mut pending = vec![root];
         while let Some(dir) = pending.pop() {
             pending.extend(dir.dirs());
