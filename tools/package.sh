@@ -25,11 +25,12 @@ for crate in opgen-cli opgen-runtime opgen-envtest; do
 done
 
 echo "== the packaged opgen scaffolds a project that builds on the packaged crates"
-# The packaged CLI, with the lock file it ships, as `cargo install --locked` builds it (in the
-# dev profile: its dependencies are those the workspace's build already compiled, in the shared
-# build directory; only its binary goes elsewhere).
+# The packaged CLI, with the lock file it ships, as `cargo install --locked` builds it (dev
+# profile), in a target directory of its own: cargo hashes a root package's path relative to its
+# workspace, so the packaged crate and the workspace's would share build-script output (the
+# packaged one has no crates/ to vendor) and binaries in one directory.
 cargo build --quiet --locked --manifest-path "$work/opgen-cli-$version/Cargo.toml" --bin opgen \
-  --config "build.build-dir='$target'" --target-dir "$target/package-cli"
+  --target-dir "$target/package-cli"
 (cd "$work" && "$target/package-cli/debug/opgen" new packaged-operator --domain example.com \
   --group cache --version v1alpha1 --kind Memcached -q)
 project="$work/packaged-operator"
