@@ -27,7 +27,7 @@ export HELM
 echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm) took $((SECONDS - start)) s"
 
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
-KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked "$@"
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@"
 
 echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest)"
 KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen-cli --test control_plane --test envtest --test k8s_resources --test helm_chart
