@@ -79,12 +79,9 @@ pub fn provenance(text: &str) -> Provenance {
     }
 }
 
-/// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
+/// FNV-1a, 64 bits (the writer's journal uses the same).
 fn digest(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("{hash:016x}")
+    format!("{:016x}", crate::writer::fnv1a64(text.as_bytes()))
 }
 
 #[derive(Debug, Clone)]
