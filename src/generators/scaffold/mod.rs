@@ -265,6 +265,7 @@ impl ScaffoldPlan {
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
         let mut staged: Vec<(PathBuf, Option<String>)> = Vec::new();
+        let mut forced = std::collections::BTreeSet::new();
         let read = |path: &PathBuf, staged: &[(PathBuf, Option<String>)]| match staged
             .iter()
             .rev()
@@ -281,7 +282,12 @@ impl ScaffoldPlan {
                     policy: Policy::UserOwned,
                 } => match ws.read(&path)? {
                     None => {}
-                    Some(now) if now == content || force => staged.push((path, None)),
+                    Some(now) if now == content => staged.push((path, None)),
+                    // Its content is gone: named in the report like a file replaced with --force.
+                    Some(_) if force => {
+                        forced.insert(path.clone());
+                        staged.push((path, None));
+                    }
                     Some(now) => {
                         let line = first_difference(&now, &content);
                         problems.push(
@@ -342,7 +348,12 @@ impl ScaffoldPlan {
         for (path, content) in staged {
             match content {
                 Some(text) => ws.stage(path, text),
-                None => ws.stage_removal(path, None),
+                None => {
+                    let note = forced
+                        .contains(&path)
+                        .then(|| "removed (--force)".to_owned());
+                    ws.stage_removal(path, note)
+                }
             }
         }
         warnings.extend(self.warnings);
