@@ -101,6 +101,16 @@ impl Workspace {
 
     fn stage_content(&mut self, rel: PathBuf, content: Option<String>, note: Option<String>) {
         debug_assert!(rel.is_relative(), "{}", rel.display());
+        // Generators write LF; a file the user keeps in CRLF stays CRLF, inserted lines too.
+        let content = content.map(|text| {
+            if text.contains('\n')
+                && fs::read(self.root.join(&rel)).is_ok_and(|old| uses_crlf(&old))
+            {
+                text.replace("\r\n", "\n").replace('\n', "\r\n")
+            } else {
+                text
+            }
+        });
         let note = note.or_else(|| self.staged.get(&rel).and_then(|s| s.note.clone()));
         self.staged.insert(rel, Staged { content, note });
     }
@@ -586,6 +596,12 @@ fn hash_hex(bytes: &[u8]) -> String {
 pub const COMMIT_DIR: &str = ".opgen/commit";
 const JOURNAL: &str = "journal";
 
+/// Whether every line of `text` ends in CRLF (and there is at least one).
+fn uses_crlf(text: &[u8]) -> bool {
+    let newlines = text.iter().filter(|b| **b == b'\n').count();
+    newlines > 0 && text.windows(2).filter(|w| w == b"\r\n").count() == newlines
+}
+
 fn read_disk(path: &Path) -> Result<Option<String>> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
@@ -995,6 +1011,23 @@ mod tests {
             fs::read_to_string(outside.path().join("f.rs")).unwrap(),
             "out"
         );
+    }
+
+    #[test]
+    fn a_crlf_file_stays_crlf() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("PROJECT"), "a: 1\r\nb: 2\r\n").unwrap();
+        fs::write(dir.path().join("mixed"), "a\r\nb\n").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        // Lines inserted into the CRLF text as LF become CRLF too.
+        ws.stage("PROJECT", "a: 1\r\nb: 2\nc: 3\n");
+        ws.stage("mixed", "a\nb\nc\n");
+        ws.stage("new", "x\n");
+        ws.commit().unwrap();
+        let read = |name: &str| fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(read("PROJECT"), "a: 1\r\nb: 2\r\nc: 3\r\n");
+        assert_eq!(read("mixed"), "a\nb\nc\n");
+        assert_eq!(read("new"), "x\n");
     }
 
     #[cfg(unix)]

@@ -729,3 +729,48 @@ fn a_linked_file_stays_a_link() {
     let text = std::fs::read_to_string(dir.join("src/controllers_mod.rs")).unwrap();
     assert!(text.contains("other"), "{text}");
 }
+
+/// Issue 24: a CRLF project stays CRLF: PROJECT rewritten and lines inserted into a CRLF
+/// source by `create api` end in CRLF like the rest.
+#[test]
+fn crlf_files_keep_their_line_endings() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    for file in [
+        "PROJECT",
+        "src/controllers/mod.rs",
+        "src/api/v1alpha1/mod.rs",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        std::fs::write(dir.join(file), text.replace('\n', "\r\n")).unwrap();
+    }
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Other",
+        ],
+    );
+    for file in [
+        "PROJECT",
+        "src/controllers/mod.rs",
+        "src/api/v1alpha1/mod.rs",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            text.contains("Other") || text.contains("other"),
+            "{file}: {text}"
+        );
+        assert_eq!(
+            text.matches('\n').count(),
+            text.matches("\r\n").count(),
+            "{file} has LF lines:\n{text:?}"
+        );
+    }
+}
