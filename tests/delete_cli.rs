@@ -331,3 +331,42 @@ fn delete_api_force_names_the_edited_files_it_removes() {
     );
     assert!(!types.exists());
 }
+
+/// Issue 24: `delete api` refuses while the user's code still names a module it removes,
+/// at file:line:col, and with --force deletes anyway, naming the uses.
+#[test]
+fn delete_api_refuses_while_user_code_uses_the_kinds_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(dir.path(), &with(&["create", "api"], &[]));
+    std::fs::create_dir_all(dir.path().join("examples")).unwrap();
+    std::fs::write(
+        dir.path().join("examples/user.rs"),
+        "use demo::api::v1::memcached_types::Memcached;\nfn main() {\n    let _ = demo::controllers::memcached::CONTROLLER;\n}\n",
+    )
+    .unwrap();
+    let snapshot = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "api"], &[]));
+    for want in [
+        "examples/user.rs:1:5",
+        "examples/user.rs:3:13",
+        "which this change removes",
+        "pass --force",
+    ] {
+        assert!(err.contains(want), "expected {want:?} in:\n{err}");
+    }
+    assert_eq!(
+        tree(dir.path()),
+        snapshot,
+        "a refused delete changed the tree"
+    );
+
+    let out = support::opgen(dir.path(), &with(&["delete", "api"], &["--force"]));
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("examples/user.rs:3:13"), "{stderr}");
+    assert!(!dir.path().join("src/controllers/memcached.rs").exists());
+}

@@ -457,7 +457,7 @@ fn keep_formatted(old: &str, new: String) -> String {
 }
 
 /// `src/main.rs`, `src/bin/*`: crates of their own that name the library by its name.
-fn is_other_crate_root(path: &Path) -> bool {
+pub(super) fn is_other_crate_root(path: &Path) -> bool {
     path == Path::new("src/main.rs") || path.starts_with("src/bin")
 }
 
