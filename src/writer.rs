@@ -535,7 +535,6 @@ impl Workspace {
             };
             match &self.staged[&change.path].content {
                 Some(content) => {
-                    tx.create_dirs(target.parent().expect("a file path has a parent"))?;
                     let file = dir.join(index.to_string());
                     fs::write(&file, content).map_err(|e| Error::io(&file, e))?;
                     // The replaced file's mode (600, 755...) carries over.
@@ -566,6 +565,8 @@ impl Workspace {
             if change.kind == ChangeKind::Delete {
                 fs::remove_file(&target).map_err(|e| Error::io(&target, e))?;
             } else {
+                // Created only now: a kill before the journal leaves no empty directory.
+                tx.create_dirs(target.parent().expect("a file path has a parent"))?;
                 fs::rename(dir.join(index.to_string()), &target)
                     .map_err(|e| Error::io(&target, e))?;
             }

@@ -642,7 +642,12 @@ fn an_interrupted_commit_is_not_finished_over_later_user_work() {
 fn an_untouched_interrupted_commit_is_finished_and_recover_finish_overwrites() {
     let parent = project();
     let dir = parent.path().join("p");
-    edit_killed_after(&dir, 1);
+    // Killed before any rename: no directory was created yet.
+    edit_killed_after(&dir, 0);
+    assert!(
+        !dir.join("src/api/cache").exists(),
+        "a directory before the renames"
+    );
     let out = support::opgen(&dir, &["manifests"]);
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("note: finished writing the"));
