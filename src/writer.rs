@@ -996,6 +996,21 @@ mod tests {
             "new"
         );
 
+        // A failed commit leaves the link a link, its target as it was.
+        fs::create_dir_all(dir.path().join("zz/full")).unwrap();
+        fs::write(dir.path().join("zz/full/x"), "").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("mod.rs", "newer");
+        // Renamed after mod.rs, and a file cannot replace a directory.
+        ws.stage("zz/full", "fails");
+        assert!(ws.commit().is_err());
+        let link = fs::symlink_metadata(dir.path().join("mod.rs")).unwrap();
+        assert!(link.file_type().is_symlink());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/mod.rs")).unwrap(),
+            "new"
+        );
+
         // A link leading out of the project is refused.
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("f.rs"), "out").unwrap();
