@@ -444,14 +444,16 @@ impl Workspace {
         let mut removals = Vec::new();
         for line in text.lines() {
             let fields: Vec<&str> = line.splitn(4, '\t').collect();
-            let [entry, before, after, rel] = fields[..] else {
-                return Err(Error::with_help(
-                    format!(
-                        "{}: a line opgen cannot read ({line:?}): it may come from an older opgen",
-                        journal.display()
-                    ),
-                    RECOVER_HELP,
-                ));
+            // An older opgen's journal holds no digests: nothing to check against.
+            let (entry, digests, rel) = match fields[..] {
+                [entry, before, after, rel] => (entry, Some((before, after)), rel),
+                [entry, rel] => (entry, None, rel),
+                _ => {
+                    return Err(Error::with_help(
+                        format!("{}: a malformed line {line:?}", journal.display()),
+                        RECOVER_HELP,
+                    ));
+                }
             };
             let target = self.root.join(rel);
             let now = match fs::read(&target) {
@@ -465,12 +467,15 @@ impl Workspace {
                 // Done or not, the directories it empties go as after a whole commit.
                 removals.push(PathBuf::from(rel));
             }
-            if now == expect(after) {
-                continue; // done before the kill
-            }
             let content_there = content.as_ref().is_none_or(|c| c.exists());
-            if (now != expect(before) || !content_there) && !overwrite {
-                moved_on.push(format!("  {rel}"));
+            match digests {
+                Some((_, after)) if now == expect(after) => continue, // done before the kill
+                Some((before, _)) if now == expect(before) && content_there => {}
+                _ if overwrite => {}
+                Some(_) => moved_on.push(format!("  {rel}")),
+                None => moved_on.push(format!(
+                    "  {rel} (recorded by an older opgen, which kept no digest to check it against)"
+                )),
             }
             if content_there {
                 todo.push((target, content));
@@ -807,6 +812,15 @@ mod tests {
         fs::write(dir.path().join("new.yaml"), "new").unwrap();
         fs::write(commit.join("1"), "after").unwrap();
         let h = |s: &str| hash_hex(s.as_bytes());
+        // An older opgen's journal (no digests) is not replayed without `recover --finish`.
+        fs::write(commit.join(JOURNAL), "1\tsub/kept.yaml\n").unwrap();
+        fs::write(commit.join("1"), "after").unwrap();
+        let ws = Workspace::new(dir.path());
+        let err = ws.finish_interrupted_commit().unwrap_err().to_string();
+        assert!(
+            err.contains("sub/kept.yaml (recorded by an older opgen"),
+            "{err}"
+        );
         fs::write(
             commit.join(JOURNAL),
             format!(
