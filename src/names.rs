@@ -19,6 +19,23 @@ const RUST_KEYWORDS: &[&str] = &[
 
 /// Identifiers the scaffolded controller and types files use unqualified; a Kind with one of
 /// these names would shadow or clash with them.
+/// Crates the scaffolded code names by path: a module of the same name would shadow them.
+const SHADOWED_CRATES: &[&str] = &[
+    "std",
+    "core",
+    "alloc",
+    "kube",
+    "k8s_openapi",
+    "serde",
+    "serde_json",
+    "tokio",
+    "futures",
+    "tracing",
+    "clap",
+    "opgen_runtime",
+    "opgen_envtest",
+];
+
 const RESERVED_KINDS: &[&str] = &[
     "Action",
     "Api",
@@ -250,6 +267,14 @@ pub fn validate_kind(kind: &str) -> Result<()> {
             "choose another kind name, e.g. prefix it with your domain noun",
         ));
     }
+    if SHADOWED_CRATES.contains(&snake.as_str()) {
+        return Err(Error::with_help(
+            format!(
+                "invalid value {kind:?} for --kind: its module `{snake}` would shadow the crate `{snake}` that the scaffolded code uses (`use {snake}::...` would then name the kind's module)"
+            ),
+            format!("choose a more specific kind name (e.g. App{kind})"),
+        ));
+    }
     if RESERVED_KINDS.contains(&kind) {
         return Err(Error::with_help(
             format!(
@@ -353,6 +378,15 @@ mod tests {
         for bad in ["Memcached", "1op", "test", "op_1", "self", "a-"] {
             assert!(validate_project_name(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn kinds_that_would_shadow_a_crate_are_refused() {
+        for kind in ["Std", "Core", "Kube", "Serde", "Tokio", "OpgenRuntime"] {
+            let err = validate_kind(kind).unwrap_err().to_string();
+            assert!(err.contains("would shadow the crate"), "{kind}: {err}");
+        }
+        validate_kind("Stdio").unwrap();
     }
 
     #[test]

@@ -101,6 +101,16 @@ impl Workspace {
 
     fn stage_content(&mut self, rel: PathBuf, content: Option<String>, note: Option<String>) {
         debug_assert!(rel.is_relative(), "{}", rel.display());
+        // Generators write LF; a file the user keeps in CRLF stays CRLF, inserted lines too.
+        let content = content.map(|text| {
+            if text.contains('\n')
+                && fs::read(self.root.join(&rel)).is_ok_and(|old| uses_crlf(&old))
+            {
+                text.replace("\r\n", "\n").replace('\n', "\r\n")
+            } else {
+                text
+            }
+        });
         let note = note.or_else(|| self.staged.get(&rel).and_then(|s| s.note.clone()));
         self.staged.insert(rel, Staged { content, note });
     }
@@ -252,22 +262,114 @@ impl Workspace {
         if pending.is_empty() {
             return Ok(changes);
         }
+        // Every target is resolved before the first byte is written.
+        let targets = pending
+            .iter()
+            .map(|c| self.resolve_target(&c.path, c.kind == ChangeKind::Delete))
+            .collect::<Result<Vec<_>>>()?;
         let mut tx = Transaction::default();
-        if let Err(err) = self.write_all(&pending, &mut tx) {
+        if let Err(err) = self.write_all(&pending, &targets, &mut tx) {
             let _ = self.remove_commit_dir();
             tx.roll_back();
             return Err(err);
         }
         self.remove_commit_dir()?;
-        self.remove_emptied_dirs(&pending);
+        self.remove_emptied_dirs(
+            pending
+                .iter()
+                .filter(|c| c.kind == ChangeKind::Delete)
+                .map(|c| c.path.as_path()),
+        );
         Ok(changes)
+    }
+
+    /// Checks every path a commit would write or remove (see [`Workspace::resolve_target`])
+    /// without writing: what `--dry-run` reports as an error the real run would hit.
+    pub fn check_targets(&self) -> Result<()> {
+        for change in self.changes()? {
+            if change.kind != ChangeKind::Unchanged {
+                self.resolve_target(&change.path, change.kind == ChangeKind::Delete)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The path, relative to the root, that writing (or removing) `rel` really touches. A
+    /// symbolic link to a directory on the way is refused: writing through it would write or
+    /// remove files outside the project, or elsewhere than the user sees. A linked file is
+    /// written through to its target (the link stays a link) when that target is inside the
+    /// project; removing one removes the link. A read-only file is refused, not replaced.
+    fn resolve_target(&self, rel: &Path, removal: bool) -> Result<PathBuf> {
+        let mut prefix = PathBuf::new();
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        for component in parent.components() {
+            prefix.push(component);
+            match fs::symlink_metadata(self.root.join(&prefix)) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let to = fs::read_link(self.root.join(&prefix))
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_default();
+                    return Err(Error::with_help(
+                        format!(
+                            "{}: a symbolic link to a directory ({to}), on the way to {}: opgen does not write or remove files through a linked directory",
+                            prefix.display(),
+                            rel.display()
+                        ),
+                        "replace the link with the directory itself (e.g. `cp -r` its target over it), then run again; nothing was written",
+                    ));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                Err(e) => return Err(Error::io(&self.root.join(&prefix), e)),
+            }
+        }
+        let full = self.root.join(rel);
+        let meta = match fs::symlink_metadata(&full) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(rel.to_path_buf()),
+            Err(e) => return Err(Error::io(&full, e)),
+        };
+        let mut resolved = rel.to_path_buf();
+        if meta.file_type().is_symlink() && !removal {
+            let outside = || {
+                Error::with_help(
+                    format!(
+                        "{}: a symbolic link to a file outside the project, or to nothing: opgen does not write through it",
+                        rel.display()
+                    ),
+                    "replace the link with a copy of its target, then run again; nothing was written",
+                )
+            };
+            let root = fs::canonicalize(&self.root).map_err(|e| Error::io(&self.root, e))?;
+            let real = fs::canonicalize(&full).map_err(|_| outside())?;
+            resolved = real
+                .strip_prefix(&root)
+                .map_err(|_| outside())?
+                .to_path_buf();
+        }
+        let meta = if meta.file_type().is_symlink() && removal {
+            meta
+        } else {
+            fs::metadata(self.root.join(&resolved)).map_err(|e| Error::io(&full, e))?
+        };
+        if meta.permissions().readonly() {
+            return Err(Error::with_help(
+                format!(
+                    "{}: read-only: opgen does not {} a file its owner protected",
+                    rel.display(),
+                    if removal { "remove" } else { "replace" }
+                ),
+                "make it writable (`chmod u+w`) to let opgen change it, then run again; nothing was written",
+            ));
+        }
+        Ok(resolved)
     }
 
     /// Directories that removals left empty go too (a moved module leaves none behind).
     /// Best effort, after the commit: an empty directory is harmless.
-    fn remove_emptied_dirs(&self, done: &[&Change]) {
-        for change in done.iter().filter(|c| c.kind == ChangeKind::Delete) {
-            for dir in change.path.ancestors().skip(1) {
+    fn remove_emptied_dirs<'a>(&self, removed: impl Iterator<Item = &'a Path>) {
+        for path in removed {
+            for dir in path.ancestors().skip(1) {
                 if dir.as_os_str().is_empty() || fs::remove_dir(self.root.join(dir)).is_err() {
                     break;
                 }
@@ -294,7 +396,36 @@ impl Workspace {
 
     /// Completes a commit that an earlier opgen run started but did not finish (it was
     /// killed): returns how many files it wrote or removed, `None` if there was nothing to do.
+    /// Each journal line holds the digest of the file before and after the commit: a file
+    /// that is neither (edited, checked out, removed since) stops the replay before it
+    /// writes anything, naming the files and the choices (`opgen recover`).
     pub fn finish_interrupted_commit(&self) -> Result<Option<usize>> {
+        self.replay(false)
+    }
+
+    /// `opgen recover --finish`: as [`Workspace::finish_interrupted_commit`], but files that
+    /// changed since are overwritten (or removed) as the interrupted command meant to.
+    pub fn finish_interrupted_commit_anyway(&self) -> Result<Option<usize>> {
+        self.replay(true)
+    }
+
+    /// `opgen recover --abandon`: drops the interrupted commit and leaves every file as it
+    /// is now. Returns whether there was one.
+    pub fn abandon_interrupted_commit(&self) -> Result<bool> {
+        let dir = self.commit_dir();
+        if !dir.exists() {
+            return Ok(false);
+        }
+        self.remove_commit_dir()?;
+        Ok(true)
+    }
+
+    /// Whether an interrupted commit waits to be finished.
+    pub fn has_interrupted_commit(&self) -> bool {
+        self.commit_dir().join(JOURNAL).exists()
+    }
+
+    fn replay(&self, overwrite: bool) -> Result<Option<usize>> {
         let dir = self.commit_dir();
         let journal = dir.join(JOURNAL);
         let text = match fs::read_to_string(&journal) {
@@ -308,24 +439,67 @@ impl Workspace {
             }
             Err(e) => return Err(Error::io(&journal, e)),
         };
-        let mut done = 0;
+        let mut todo = Vec::new();
+        let mut moved_on = Vec::new();
+        let mut removals = Vec::new();
         for line in text.lines() {
-            let Some((entry, rel)) = line.split_once('\t') else {
-                return Err(Error::msg(format!(
-                    "{}: a malformed line {line:?}",
-                    journal.display()
-                )));
+            let fields: Vec<&str> = line.splitn(4, '\t').collect();
+            // An older opgen's journal holds no digests: nothing to check against.
+            let (entry, digests, rel) = match fields[..] {
+                [entry, before, after, rel] => (entry, Some((before, after)), rel),
+                [entry, rel] => (entry, None, rel),
+                _ => {
+                    return Err(Error::with_help(
+                        format!("{}: a malformed line {line:?}", journal.display()),
+                        RECOVER_HELP,
+                    ));
+                }
             };
             let target = self.root.join(rel);
+            let now = match fs::read(&target) {
+                Ok(bytes) => Some(hash_hex(&bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(Error::io(&target, e)),
+            };
+            let expect = |h: &str| (h != "-").then(|| h.to_owned());
+            let content = (entry != "-").then(|| dir.join(entry));
             if entry == "-" {
-                match fs::remove_file(&target) {
+                // Done or not, the directories it empties go as after a whole commit.
+                removals.push(PathBuf::from(rel));
+            }
+            let content_there = content.as_ref().is_none_or(|c| c.exists());
+            match digests {
+                Some((_, after)) if now == expect(after) => continue, // done before the kill
+                Some((before, _)) if now == expect(before) && content_there => {}
+                _ if overwrite => {}
+                Some(_) => moved_on.push(format!("  {rel}")),
+                None => moved_on.push(format!(
+                    "  {rel} (recorded by an older opgen, which kept no digest to check it against)"
+                )),
+            }
+            if content_there {
+                todo.push((target, content));
+            }
+        }
+        if !moved_on.is_empty() {
+            return Err(Error::with_help(
+                format!(
+                    "an earlier opgen run was interrupted while writing, and {} of the files it was writing changed since (edited, checked out or removed): finishing it would lose that work, so nothing was written:\n{}",
+                    moved_on.len(),
+                    moved_on.join("\n")
+                ),
+                RECOVER_HELP,
+            ));
+        }
+        let mut done = 0;
+        for (target, content) in todo {
+            match content {
+                None => match fs::remove_file(&target) {
                     Ok(()) => done += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => return Err(Error::io(&target, e)),
-                }
-            } else {
-                let content = dir.join(entry);
-                if content.exists() {
+                },
+                Some(content) => {
                     if let Some(parent) = target.parent() {
                         fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
                     }
@@ -335,43 +509,69 @@ impl Workspace {
             }
         }
         self.remove_commit_dir()?;
+        self.remove_emptied_dirs(removals.iter().map(PathBuf::as_path));
         Ok(Some(done))
     }
 
-    fn write_all(&self, pending: &[&Change], tx: &mut Transaction) -> Result<()> {
+    fn write_all(
+        &self,
+        pending: &[&Change],
+        targets: &[PathBuf],
+        tx: &mut Transaction,
+    ) -> Result<()> {
         let dir = self.commit_dir();
         tx.create_dirs(&dir)?;
         // Phase 1: every new content lands in .opgen/commit/, and the journal says where each
-        // goes. Renaming the journal into place is the commit point.
+        // goes and what the file holds before and after. Renaming the journal into place is
+        // the commit point.
         let mut journal = String::new();
-        for (index, change) in pending.iter().enumerate() {
-            let rel = change.path.to_str().ok_or_else(|| {
+        for (index, (change, rel)) in pending.iter().zip(targets).enumerate() {
+            let target = self.root.join(rel);
+            let rel = rel.to_str().ok_or_else(|| {
                 Error::msg(format!(
                     "{}: opgen writes UTF-8 paths only",
                     change.path.display()
                 ))
             })?;
+            let before = match fs::read(&target) {
+                Ok(bytes) => hash_hex(&bytes),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "-".to_owned(),
+                Err(e) => return Err(Error::io(&target, e)),
+            };
             match &self.staged[&change.path].content {
                 Some(content) => {
-                    let target = self.root.join(&change.path);
-                    tx.create_dirs(target.parent().expect("a file path has a parent"))?;
                     let file = dir.join(index.to_string());
                     fs::write(&file, content).map_err(|e| Error::io(&file, e))?;
-                    journal.push_str(&format!("{index}\t{rel}\n"));
+                    // The replaced file's mode (600, 755...) carries over.
+                    if let Ok(meta) = fs::metadata(&target) {
+                        fs::set_permissions(&file, meta.permissions())
+                            .map_err(|e| Error::io(&file, e))?;
+                    }
+                    let after = hash_hex(content.as_bytes());
+                    journal.push_str(&format!("{index}\t{before}\t{after}\t{rel}\n"));
                 }
-                None => journal.push_str(&format!("-\t{rel}\n")),
+                None => journal.push_str(&format!("-\t{before}\t-\t{rel}\n")),
             }
         }
         let journal_tmp = dir.join(format!("{JOURNAL}.tmp"));
         fs::write(&journal_tmp, journal).map_err(|e| Error::io(&journal_tmp, e))?;
         fs::rename(&journal_tmp, dir.join(JOURNAL)).map_err(|e| Error::io(&dir, e))?;
+        // Tests simulate a kill after the journal and this many renames.
+        let kill_after = std::env::var(TEST_KILL_AFTER)
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok());
         // Phase 2: rename over the targets (or remove them), remembering what to restore.
-        for (index, change) in pending.iter().enumerate() {
-            let target = self.root.join(&change.path);
+        for (index, (change, rel)) in pending.iter().zip(targets).enumerate() {
+            if kill_after == Some(index) {
+                std::process::exit(137);
+            }
+            let target = self.root.join(rel);
             let original = read_disk(&target)?;
             if change.kind == ChangeKind::Delete {
                 fs::remove_file(&target).map_err(|e| Error::io(&target, e))?;
             } else {
+                // Created only now: a kill before the journal leaves no empty directory.
+                tx.create_dirs(target.parent().expect("a file path has a parent"))?;
                 fs::rename(dir.join(index.to_string()), &target)
                     .map_err(|e| Error::io(&target, e))?;
             }
@@ -381,9 +581,32 @@ impl Workspace {
     }
 }
 
+/// The choices when an interrupted commit cannot be finished safely.
+const RECOVER_HELP: &str = "run `opgen recover --finish` to write every file as the interrupted run meant to (overwriting the changes listed), or `opgen recover --abandon` to drop it and keep the files as they are now (then `git status` shows what the interrupted run changed)";
+
+/// Hidden: the number of renames after which a commit exits as if killed (tests only).
+pub const TEST_KILL_AFTER: &str = "OPGEN_TEST_KILL_AFTER_RENAMES";
+
+/// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn hash_hex(bytes: &[u8]) -> String {
+    format!("{:016x}", fnv1a64(bytes))
+}
+
 /// Where a commit stages its files, relative to the workspace root (git-ignored in projects).
 pub const COMMIT_DIR: &str = ".opgen/commit";
 const JOURNAL: &str = "journal";
+
+/// Whether every line of `text` ends in CRLF (and there is at least one).
+fn uses_crlf(text: &[u8]) -> bool {
+    let newlines = text.iter().filter(|b| **b == b'\n').count();
+    newlines > 0 && text.windows(2).filter(|w| w == b"\r\n").count() == newlines
+}
 
 fn read_disk(path: &Path) -> Result<Option<String>> {
     let bytes = match fs::read(path) {
@@ -588,9 +811,24 @@ mod tests {
         // Killed after the journal and the first rename: `0` is already in place.
         fs::write(dir.path().join("new.yaml"), "new").unwrap();
         fs::write(commit.join("1"), "after").unwrap();
+        let h = |s: &str| hash_hex(s.as_bytes());
+        // An older opgen's journal (no digests) is not replayed without `recover --finish`.
+        fs::write(commit.join(JOURNAL), "1\tsub/kept.yaml\n").unwrap();
+        fs::write(commit.join("1"), "after").unwrap();
+        let ws = Workspace::new(dir.path());
+        let err = ws.finish_interrupted_commit().unwrap_err().to_string();
+        assert!(
+            err.contains("sub/kept.yaml (recorded by an older opgen"),
+            "{err}"
+        );
         fs::write(
             commit.join(JOURNAL),
-            "0\tnew.yaml\n1\tsub/kept.yaml\n-\told.yaml\n",
+            format!(
+                "0\t-\t{}\tnew.yaml\n1\t-\t{}\tsub/kept.yaml\n-\t{}\t-\told.yaml\n",
+                h("new"),
+                h("after"),
+                h("old")
+            ),
         )
         .unwrap();
         let ws = Workspace::new(dir.path());
@@ -644,5 +882,215 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["", "config", "config/a.yaml"]);
+    }
+
+    /// An interrupted commit, as a kill after the journal and the first rename leaves it:
+    /// `a/x.rs` moved to `b/x.rs`, `c.rs` not yet rewritten.
+    fn interrupted(dir: &Path) {
+        fs::create_dir_all(dir.join("a")).unwrap();
+        fs::write(dir.join("a/x.rs"), "x").unwrap();
+        fs::write(dir.join("c.rs"), "c").unwrap();
+        let mut ws = Workspace::new(dir);
+        ws.stage("b/x.rs", "x");
+        ws.stage("c.rs", "c2");
+        ws.stage_removal("a/x.rs", None);
+        let changes = ws.changes().unwrap();
+        let pending: Vec<&Change> = changes.iter().collect();
+        let targets: Vec<PathBuf> = pending.iter().map(|c| c.path.clone()).collect();
+        let mut tx = Transaction::default();
+        // Paths commit in order a/x.rs, b/x.rs, c.rs: simulate the kill by undoing nothing
+        // and putting back what the later renames did.
+        ws.write_all(&pending, &targets, &mut tx).unwrap();
+        fs::write(dir.join("c.rs"), "c").unwrap();
+        fs::remove_file(dir.join("b/x.rs")).unwrap();
+        fs::write(dir.join(COMMIT_DIR).join("1"), "x").unwrap();
+        fs::write(dir.join(COMMIT_DIR).join("2"), "c2").unwrap();
+    }
+
+    #[test]
+    fn replay_refuses_when_a_file_changed_since_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        interrupted(dir.path());
+        // The user edits a file the interrupted commit was about to rewrite.
+        fs::write(dir.path().join("c.rs"), "c // USER WORK").unwrap();
+        let ws = Workspace::new(dir.path());
+        let err = ws.finish_interrupted_commit().unwrap_err().to_string();
+        assert!(
+            err.contains("c.rs") && err.contains("opgen recover --finish"),
+            "{err}"
+        );
+        assert!(!err.contains("b/x.rs"), "{err}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("c.rs")).unwrap(),
+            "c // USER WORK"
+        );
+        assert!(!dir.path().join("b/x.rs").exists());
+        assert!(ws.has_interrupted_commit());
+        // A commit refuses the same way.
+        assert!(ws.commit().is_err());
+
+        // --abandon keeps the user's files; nothing is left to replay.
+        assert!(ws.abandon_interrupted_commit().unwrap());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("c.rs")).unwrap(),
+            "c // USER WORK"
+        );
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), None);
+    }
+
+    #[test]
+    fn replay_finishes_an_untouched_interrupted_commit_and_recover_finish_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        interrupted(dir.path());
+        let ws = Workspace::new(dir.path());
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), Some(2));
+        assert_eq!(fs::read_to_string(dir.path().join("c.rs")).unwrap(), "c2");
+        assert_eq!(fs::read_to_string(dir.path().join("b/x.rs")).unwrap(), "x");
+        // The directory its removals emptied goes, as after a whole commit.
+        assert!(!dir.path().join("a").exists());
+
+        let dir = tempfile::tempdir().unwrap();
+        interrupted(dir.path());
+        fs::write(dir.path().join("c.rs"), "edited").unwrap();
+        let ws = Workspace::new(dir.path());
+        assert_eq!(ws.finish_interrupted_commit_anyway().unwrap(), Some(2));
+        assert_eq!(fs::read_to_string(dir.path().join("c.rs")).unwrap(), "c2");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn no_write_or_removal_goes_through_a_linked_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("x.rs"), "outside").unwrap();
+        fs::create_dir(dir.path().join("src")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("src/v1")).unwrap();
+        fs::write(dir.path().join("a.rs"), "a").unwrap();
+        for removal in [false, true] {
+            let mut ws = Workspace::new(dir.path());
+            ws.stage("a.rs", "changed");
+            if removal {
+                ws.stage_removal("src/v1/x.rs", None);
+            } else {
+                ws.stage("src/v1/new.rs", "new");
+            }
+            let err = ws.commit().unwrap_err().to_string();
+            assert!(
+                err.contains("src/v1: a symbolic link to a directory"),
+                "{err}"
+            );
+            assert!(ws.check_targets().is_err());
+            assert_eq!(fs::read_to_string(dir.path().join("a.rs")).unwrap(), "a");
+            assert_eq!(
+                fs::read_to_string(outside.path().join("x.rs")).unwrap(),
+                "outside"
+            );
+            assert!(!outside.path().join("new.rs").exists());
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_file_is_written_through_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        fs::write(dir.path().join("real/mod.rs"), "old").unwrap();
+        std::os::unix::fs::symlink("real/mod.rs", dir.path().join("mod.rs")).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("mod.rs", "new");
+        ws.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(dir.path().join("mod.rs"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/mod.rs")).unwrap(),
+            "new"
+        );
+
+        // A failed commit leaves the link a link, its target as it was.
+        fs::create_dir_all(dir.path().join("zz/full")).unwrap();
+        fs::write(dir.path().join("zz/full/x"), "").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("mod.rs", "newer");
+        // Renamed after mod.rs, and a file cannot replace a directory.
+        ws.stage("zz/full", "fails");
+        assert!(ws.commit().is_err());
+        let link = fs::symlink_metadata(dir.path().join("mod.rs")).unwrap();
+        assert!(link.file_type().is_symlink());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/mod.rs")).unwrap(),
+            "new"
+        );
+
+        // A link leading out of the project is refused.
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("f.rs"), "out").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("f.rs"), dir.path().join("out.rs")).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("out.rs", "new");
+        assert!(
+            ws.commit()
+                .unwrap_err()
+                .to_string()
+                .contains("outside the project")
+        );
+        assert_eq!(
+            fs::read_to_string(outside.path().join("f.rs")).unwrap(),
+            "out"
+        );
+    }
+
+    #[test]
+    fn a_crlf_file_stays_crlf() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("PROJECT"), "a: 1\r\nb: 2\r\n").unwrap();
+        fs::write(dir.path().join("mixed"), "a\r\nb\n").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        // Lines inserted into the CRLF text as LF become CRLF too.
+        ws.stage("PROJECT", "a: 1\r\nb: 2\nc: 3\n");
+        ws.stage("mixed", "a\nb\nc\n");
+        ws.stage("new", "x\n");
+        ws.commit().unwrap();
+        let read = |name: &str| fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(read("PROJECT"), "a: 1\r\nb: 2\r\nc: 3\r\n");
+        assert_eq!(read("mixed"), "a\nb\nc\n");
+        assert_eq!(read("new"), "x\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewrite_keeps_the_file_mode_and_refuses_a_read_only_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |name: &str| {
+            fs::metadata(dir.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        for (name, m) in [("private", 0o600), ("script.sh", 0o755)] {
+            fs::write(dir.path().join(name), "old").unwrap();
+            fs::set_permissions(dir.path().join(name), fs::Permissions::from_mode(m)).unwrap();
+        }
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("private", "new");
+        ws.stage("script.sh", "new");
+        ws.commit().unwrap();
+        assert_eq!((mode("private"), mode("script.sh")), (0o600, 0o755));
+
+        fs::write(dir.path().join("locked"), "old").unwrap();
+        fs::set_permissions(dir.path().join("locked"), fs::Permissions::from_mode(0o444)).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("locked", "new");
+        let err = ws.commit().unwrap_err().to_string();
+        assert!(err.contains("locked: read-only"), "{err}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("locked")).unwrap(),
+            "old"
+        );
     }
 }

@@ -597,3 +597,34 @@ fn conversion_webhooks_need_existing_spokes() {
     );
     assert_eq!(out.status.code(), Some(2), "--spoke requires --conversion");
 }
+
+/// Issue 24: a 63-character kind passes its own check, but its plural (64 characters) cannot
+/// name the CRD's resource: refused by `create api`, not later by `manifests`; and a kind
+/// whose module would shadow `std` or a scaffold crate is refused before it blocks `edit`.
+#[test]
+fn create_api_refuses_a_kind_whose_plural_or_module_cannot_work() {
+    let dir = initialized();
+    let kind = format!("A{}", "b".repeat(62));
+    let create = |kind: &str| {
+        vec![
+            "create".to_owned(),
+            "api".to_owned(),
+            "--group".to_owned(),
+            "cache".to_owned(),
+            "--version".to_owned(),
+            "v1".to_owned(),
+            "--kind".to_owned(),
+            kind.to_owned(),
+        ]
+    };
+    let args = create(&kind);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refuses(
+        dir.path(),
+        &args,
+        "(64 characters) cannot name the CRD's resource",
+    );
+    let args = create("Std");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refuses(dir.path(), &args, "would shadow the crate `std`");
+}

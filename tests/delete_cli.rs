@@ -134,6 +134,12 @@ fn delete_webhook_refuses_edited_files_and_lines_without_force() {
     assert!(out.status.success());
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("remove them by hand"), "{stderr}");
+    // The edited file's content is gone: it is named (issue 24).
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("removed src/webhooks/memcached.rs (removed (--force))"),
+        "{stdout}"
+    );
     assert!(!hook.exists());
     assert!(read(dir.path(), "src/webhooks/mod.rs").contains("memcached::WEBHOOK, // mine"));
     assert!(!read(dir.path(), "PROJECT").contains("webhooks:"));
@@ -298,4 +304,69 @@ fn deleting_one_version_of_a_kind_keeps_a_storage_version() {
     // And the last one: the project is as before the kind.
     run(&["delete", "api"], backup("v2"), &[]);
     assert_eq!(tree(dir.path()), before, "the kind left something behind");
+}
+
+/// Issue 24: `delete api --force` names each edited file it removes, as the other commands
+/// name the files they replace with --force; unedited ones are only counted.
+#[test]
+fn delete_api_force_names_the_edited_files_it_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(dir.path(), &with(&["create", "api"], &[]));
+    let types = dir.path().join("src/api/v1/memcached_types.rs");
+    let mut text = read(dir.path(), "src/api/v1/memcached_types.rs");
+    text.push_str("\nimpl Memcached {}\n");
+    std::fs::write(&types, text).unwrap();
+    let out = opgen_ok(dir.path(), &with(&["delete", "api"], &["--force"]));
+    assert!(
+        out.contains("removed src/api/v1/memcached_types.rs (removed (--force))"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("removed src/controllers/memcached.rs"),
+        "{out}"
+    );
+    assert!(!types.exists());
+}
+
+/// Issue 24: `delete api` refuses while the user's code still names a module it removes,
+/// at file:line:col, and with --force deletes anyway, naming the uses.
+#[test]
+fn delete_api_refuses_while_user_code_uses_the_kinds_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(dir.path(), &with(&["create", "api"], &[]));
+    std::fs::create_dir_all(dir.path().join("examples")).unwrap();
+    std::fs::write(
+        dir.path().join("examples/user.rs"),
+        "use demo::api::v1::memcached_types::Memcached;\nfn main() {\n    let _ = demo::controllers::memcached::CONTROLLER;\n}\n",
+    )
+    .unwrap();
+    let snapshot = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "api"], &[]));
+    for want in [
+        "examples/user.rs:1:5",
+        "examples/user.rs:3:13",
+        "which this change removes",
+        "pass --force",
+    ] {
+        assert!(err.contains(want), "expected {want:?} in:\n{err}");
+    }
+    assert_eq!(
+        tree(dir.path()),
+        snapshot,
+        "a refused delete changed the tree"
+    );
+
+    let out = support::opgen(dir.path(), &with(&["delete", "api"], &["--force"]));
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("examples/user.rs:3:13"), "{stderr}");
+    assert!(!dir.path().join("src/controllers/memcached.rs").exists());
 }

@@ -319,3 +319,117 @@ fn edit_and_delete_have_their_help() {
         }
     }
 }
+
+/// init + one kind, for the issue-24 cases below.
+fn small(parent: &Path, name: &str) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir(&dir).unwrap();
+    opgen_ok(
+        &dir,
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    dir
+}
+
+fn append(dir: &Path, file: &str, text: &str) -> usize {
+    let path = dir.join(file);
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, format!("{old}{text}")).unwrap();
+    old.lines().count() + 1
+}
+
+/// Issue 24: `$crate::` in macro bodies, `::demo::` and an `extern crate demo as op;` alias
+/// in tests/ name moved modules too: rewritten.
+#[test]
+fn multigroup_rewrites_dollar_crate_leading_colons_and_crate_aliases() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = small(parent.path(), "p");
+    append(
+        &dir,
+        "src/lib.rs",
+        "#[macro_export]\nmacro_rules! memcached {\n    () => {\n        $crate::api::v1::Memcached::default()\n    };\n}\n",
+    );
+    append(
+        &dir,
+        "tests/user.rs",
+        "extern crate demo as op;\nuse ::demo::api::v1::MemcachedSpec;\nuse op::api::v1::MemcachedStatus;\n\n#[test]\nfn f() {\n    let _ = ::demo::api::v1::Memcached::default;\n    let _ = op::api::v1::Memcached::default;\n}\n",
+    );
+    opgen_ok(&dir, &["edit", "--multigroup"]);
+    let lib = read(&dir, "src/lib.rs");
+    assert!(
+        lib.contains("$crate::api::cache::v1::Memcached::default()"),
+        "{lib}"
+    );
+    let user = read(&dir, "tests/user.rs");
+    for want in [
+        "use ::demo::api::cache::v1::MemcachedSpec;",
+        "use op::api::cache::v1::MemcachedStatus;",
+        "let _ = ::demo::api::cache::v1::Memcached::default;",
+        "let _ = op::api::cache::v1::Memcached::default;",
+    ] {
+        assert!(user.contains(want), "expected {want:?} in:\n{user}");
+    }
+}
+
+/// Issue 24: file paths opgen cannot rewrite (`#[path]`, `include_str!` into a moved
+/// directory) and a user module whose file would collide with a new group `mod.rs` are
+/// refused at their place, nothing written.
+#[test]
+fn multigroup_refuses_file_paths_and_colliding_modules() {
+    let parent = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "src/lib.rs",
+            "#[path = \"api/v1/extra_user.rs\"]\nmod extra_user;\n",
+            "#[path] \"api/v1/extra_user.rs\"",
+        ),
+        (
+            "src/api/v1/mod.rs",
+            "#[path = \"../../user_helpers.rs\"]\nmod user_helpers;\n",
+            "instead of src/user_helpers.rs",
+        ),
+        (
+            "src/lib.rs",
+            "pub const TYPES: &str = include_str!(\"api/v1/memcached_types.rs\");\n",
+            "include_str! \"api/v1/memcached_types.rs\"",
+        ),
+        (
+            "src/api/cache.rs",
+            "pub fn mine() {}\n",
+            "src/api/cache.rs: this module's file would also be src/api/cache/mod.rs",
+        ),
+    ];
+    for (i, (file, text, want)) in cases.into_iter().enumerate() {
+        let dir = small(parent.path(), &format!("p{i}"));
+        let line = append(&dir, file, text);
+        if file == "src/api/cache.rs" {
+            append(&dir, "src/api/mod.rs", "pub mod cache;\n");
+        }
+        let before = support::tree(&dir);
+        let err = opgen_err(&dir, &["edit", "--multigroup"]);
+        assert!(err.contains(want), "expected {want:?} in:\n{err}");
+        if file != "src/api/cache.rs" {
+            let at = format!("{file}:{}:", line + usize::from(text.starts_with("#[")));
+            let at_attr = format!("{file}:{line}:");
+            assert!(
+                err.contains(&at) || err.contains(&at_attr),
+                "expected {at:?} in:\n{err}"
+            );
+        }
+        assert_eq!(support::tree(&dir), before, "{file}: the tree changed");
+    }
+}

@@ -575,3 +575,207 @@ fn rbac_markers_that_grant_nothing_are_refused() {
     );
     assert!(!stderr.contains("servicemonitors"), "{stderr}");
 }
+
+/// Runs `opgen edit --multigroup` in `dir` and kills it (as the writer's test hook does) after
+/// the journal and `renames` renames.
+fn edit_killed_after(dir: &Path, renames: usize) {
+    let out = Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(["edit", "--multigroup"])
+        .current_dir(dir)
+        .env("OPGEN_TEST_KILL_AFTER_RENAMES", renames.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(137), "{out:?}");
+    assert!(dir.join(".opgen/commit/journal").is_file());
+}
+
+/// Issue 24: a user edit made after a killed `edit --multigroup` is never overwritten or
+/// removed by the next command finishing it; `opgen recover` chooses.
+#[test]
+fn an_interrupted_commit_is_not_finished_over_later_user_work() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    edit_killed_after(&dir, 1);
+    let controller = "src/controllers/memcached.rs";
+    let mut text = std::fs::read_to_string(dir.join(controller)).unwrap();
+    text.push_str("// USER WORK\n");
+    std::fs::write(dir.join(controller), &text).unwrap();
+    let before = tree(&dir);
+    for args in [
+        &["manifests"][..],
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Other",
+        ],
+    ] {
+        let stderr = opgen_err(&dir, args);
+        for want in [
+            "an earlier opgen run was interrupted while writing",
+            controller,
+            "opgen recover --finish",
+            "opgen recover --abandon",
+        ] {
+            assert!(stderr.contains(want), "expected {want:?} in:\n{stderr}");
+        }
+        assert_eq!(tree(&dir), before, "opgen changed the tree while refusing");
+    }
+    // A dry run cannot compute its listing on a half-written tree.
+    let stderr = opgen_err(&dir, &["manifests", "--dry-run"]);
+    assert!(stderr.contains("the tree is half-written"), "{stderr}");
+
+    let out = opgen_ok(&dir, &["recover", "--abandon"]);
+    assert!(out.contains("abandoned"), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.join(controller)).unwrap(), text);
+    assert!(!dir.join(".opgen/commit").exists());
+    opgen_ok(&dir, &["manifests", "--dry-run"]);
+}
+
+/// The same interruption with nothing touched since is finished by the next command; `opgen
+/// recover --finish` finishes one over later changes.
+#[test]
+fn an_untouched_interrupted_commit_is_finished_and_recover_finish_overwrites() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    // Killed before any rename: no directory was created yet.
+    edit_killed_after(&dir, 0);
+    assert!(
+        !dir.join("src/api/cache").exists(),
+        "a directory before the renames"
+    );
+    let out = support::opgen(&dir, &["manifests"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: finished writing the"));
+    assert!(dir.join("src/controllers/cache/memcached.rs").is_file());
+    assert!(!dir.join("src/controllers/memcached.rs").exists());
+    assert!(
+        !dir.join("src/api/v1alpha1").exists(),
+        "an emptied directory was left"
+    );
+
+    let parent = project();
+    let dir = parent.path().join("p");
+    edit_killed_after(&dir, 1);
+    std::fs::write(dir.join("src/controllers/memcached.rs"), "// edited\n").unwrap();
+    opgen_ok(&dir, &["recover", "--finish"]);
+    assert!(!dir.join("src/controllers/memcached.rs").exists());
+    assert!(dir.join("src/controllers/cache/memcached.rs").is_file());
+    opgen_ok(&dir, &["manifests", "--check"]);
+}
+
+/// Issue 24: with `src/api/v1alpha1` a link to a directory outside the project, `edit`,
+/// `create api` and `delete api` (and their dry runs) refuse at the link; nothing inside or
+/// outside changes.
+#[test]
+fn nothing_is_written_or_removed_through_a_linked_directory() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    let outside = parent.path().join("outside");
+    std::fs::rename(dir.join("src/api/v1alpha1"), &outside).unwrap();
+    std::fs::write(outside.join("outside_note.txt"), "mine").unwrap();
+    symlink(&outside, dir.join("src/api/v1alpha1")).unwrap();
+    let before = tree(&dir);
+    let outside_before = tree(&outside);
+    let kind = ["--group", "cache", "--version", "v1alpha1", "--kind"];
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["edit", "--multigroup"],
+        vec!["edit", "--multigroup", "--dry-run"],
+        [&["create", "api"][..], &kind, &["Other"]].concat(),
+        [&["delete", "api"][..], &kind, &["Memcached"]].concat(),
+        [&["delete", "api", "--force"][..], &kind, &["Memcached"]].concat(),
+    ];
+    for args in commands {
+        let stderr = opgen_err(&dir, &args);
+        assert!(
+            stderr.contains("src/api/v1alpha1: a symbolic link to a directory"),
+            "{args:?}:\n{stderr}"
+        );
+        assert_eq!(tree(&dir), before, "{args:?} changed the project");
+        assert_eq!(
+            tree(&outside),
+            outside_before,
+            "{args:?} changed the outside"
+        );
+    }
+}
+
+/// Issue 24: a linked `src/controllers/mod.rs` (to a file inside the project) stays a link
+/// when `create api` inserts its lines: they go to the link's target.
+#[test]
+fn a_linked_file_stays_a_link() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    std::fs::rename(
+        dir.join("src/controllers/mod.rs"),
+        dir.join("src/controllers_mod.rs"),
+    )
+    .unwrap();
+    symlink("../controllers_mod.rs", dir.join("src/controllers/mod.rs")).unwrap();
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Other",
+        ],
+    );
+    let link = std::fs::symlink_metadata(dir.join("src/controllers/mod.rs")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let text = std::fs::read_to_string(dir.join("src/controllers_mod.rs")).unwrap();
+    assert!(text.contains("other"), "{text}");
+}
+
+/// Issue 24: a CRLF project stays CRLF: PROJECT rewritten and lines inserted into a CRLF
+/// source by `create api` end in CRLF like the rest.
+#[test]
+fn crlf_files_keep_their_line_endings() {
+    let parent = project();
+    let dir = parent.path().join("p");
+    for file in [
+        "PROJECT",
+        "src/controllers/mod.rs",
+        "src/api/v1alpha1/mod.rs",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        std::fs::write(dir.join(file), text.replace('\n', "\r\n")).unwrap();
+    }
+    opgen_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Other",
+        ],
+    );
+    for file in [
+        "PROJECT",
+        "src/controllers/mod.rs",
+        "src/api/v1alpha1/mod.rs",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            text.contains("Other") || text.contains("other"),
+            "{file}: {text}"
+        );
+        assert_eq!(
+            text.matches('\n').count(),
+            text.matches("\r\n").count(),
+            "{file} has LF lines:\n{text:?}"
+        );
+    }
+}

@@ -13,6 +13,7 @@ mod init;
 mod manifests;
 mod markers;
 mod new;
+mod recover;
 mod upgrade;
 
 use crate::diag::{Diagnostic, Error, Result};
@@ -76,6 +77,7 @@ pub enum Command {
     Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
+    Recover(recover::Args),
     Markers(markers::Args),
     Completion(completion::Args),
 }
@@ -94,6 +96,7 @@ pub fn main() -> i32 {
         Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
+        Command::Recover(args) => recover::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),
     };
@@ -166,15 +169,12 @@ pub(crate) fn check_up_to_date(
 pub(crate) fn open_workspace(root: PathBuf, global: &GlobalArgs) -> Result<Workspace> {
     let ws = Workspace::new(root);
     if global.dry_run {
-        if ws
-            .root()
-            .join(crate::writer::COMMIT_DIR)
-            .join("journal")
-            .exists()
-        {
-            eprintln!(
-                "note: an earlier opgen run was interrupted while writing; the next run without --dry-run finishes it"
-            );
+        // A listing computed on a half-written tree would be wrong.
+        if ws.has_interrupted_commit() {
+            return Err(Error::with_help(
+                "an earlier opgen run was interrupted while writing: the tree is half-written, so a dry run cannot say what this command would change",
+                "run any opgen command without --dry-run to finish it (or `opgen recover --finish` / `--abandon`), then the dry run again; nothing was written",
+            ));
         }
         return Ok(ws);
     }
@@ -191,6 +191,7 @@ pub(crate) fn finish(ws: &Workspace, global: &GlobalArgs, summary: &str) -> Resu
     let mut out = std::io::stdout().lock();
     let io_err = |e: std::io::Error| Error::msg(format!("cannot write to stdout: {e}"));
     if global.dry_run {
+        ws.check_targets()?;
         for change in ws.changes()? {
             let verb = match change.kind {
                 ChangeKind::Create => "would create",

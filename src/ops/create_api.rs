@@ -83,6 +83,18 @@ pub fn create_api(
         .clone()
         .or_else(|| existing.as_ref().and_then(|r| r.plural.clone()))
         .unwrap_or_else(|| pluralize::flect_plural(&opts.kind));
+    // A kind of 63 characters passes its own check; its plural, the CRD's resource name,
+    // may not.
+    if opts.plural.is_none() && names::validate_plural(&plural).is_err() {
+        return Err(Error::with_help(
+            format!(
+                "invalid value {:?} for --kind: its plural `{plural}` ({} characters) cannot name the CRD's resource, which must be a lowercase DNS-1123 label of at most 63 characters",
+                opts.kind,
+                plural.len()
+            ),
+            "choose a shorter kind, or pass a shorter --plural",
+        ));
+    }
     let namespaced = match existing.as_ref().and_then(|r| r.api.as_ref()) {
         Some(api) if !opts.resource => api.namespaced,
         _ => opts.namespaced,

@@ -285,6 +285,8 @@ pub fn delete_api(
             ),
         ));
     }
+    // The modules as they are before the delete: what user code may still name.
+    let tree = super::relayout::module_tree(ws)?;
     let header = super::file_header(ws)?;
     let context = |project: &Project, r: &project::Resource| {
         let plural = r
@@ -351,6 +353,75 @@ pub fn delete_api(
             }
         }
     }
+    warnings.extend(uses_of_removed_modules(
+        ws,
+        &tree,
+        &project.crate_name(),
+        opts.force,
+    )?);
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
+}
+
+/// Paths in the package's remaining Rust files (src/, tests/, examples/, benches/, build.rs)
+/// that name a module whose file this delete removes: refused at file:line:col, or with
+/// `force` warned about (the crate then does not build until they go).
+fn uses_of_removed_modules(
+    ws: &Workspace,
+    tree: &super::relayout::ModuleTree,
+    crate_name: &str,
+    force: bool,
+) -> Result<Vec<Diagnostic>> {
+    use super::relayout::{FileKind, Moves, rewrite_paths};
+    let vanishing: Vec<_> = tree
+        .files
+        .iter()
+        .filter(|(path, _)| !ws.exists(path))
+        .map(|(_, module)| module.clone())
+        .collect();
+    if vanishing.is_empty() {
+        return Ok(Vec::new());
+    }
+    let moves = Moves {
+        moves: Vec::new(),
+        vanishing,
+        crate_name: crate_name.to_owned(),
+    };
+    let mut sources = Vec::new();
+    for dir in ["src", "tests", "examples", "benches"] {
+        sources.extend(ws.list_files(Path::new(dir), ".rs")?);
+    }
+    if ws.exists(Path::new("build.rs")) {
+        sources.push("build.rs".into());
+    }
+    let mut uses = Vec::new();
+    for path in &sources {
+        let kind = match tree.files.get(path) {
+            Some(module) => FileKind::Lib(module.clone()),
+            None if path.starts_with("src") && !super::edit::is_other_crate_root(path) => continue,
+            None => FileKind::External,
+        };
+        let text = ws.read(path)?.unwrap_or_default();
+        if let Err(found) = rewrite_paths(path, &text, &kind, tree, &moves) {
+            uses.extend(found);
+        }
+    }
+    if uses.is_empty() {
+        return Ok(Vec::new());
+    }
+    if force {
+        return Ok(uses
+            .into_iter()
+            .map(|d| Diagnostic {
+                severity: crate::diag::Severity::Warning,
+                help: Some("the crate does not build until this use goes".to_owned()),
+                ..d
+            })
+            .collect());
+    }
+    let last = uses.len() - 1;
+    uses[last].help = Some(
+        "nothing was changed; remove or change these uses first, or pass --force to delete the kind anyway (the crate then does not build until they go)".to_owned(),
+    );
+    Err(Error::many(uses))
 }

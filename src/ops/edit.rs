@@ -422,6 +422,32 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             }
         }
     }
+    // A module has one file: `x.rs` beside a new `x/mod.rs` (or the reverse) is rustc's E0761.
+    for (path, content) in &files {
+        if content.is_none() {
+            continue;
+        }
+        let twin = if path.file_name().is_some_and(|n| n == "mod.rs") {
+            path.parent().map(|dir| dir.with_extension("rs"))
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            Some(path.with_extension("").join("mod.rs"))
+        } else {
+            None
+        };
+        if let Some(twin) = twin
+            && !files.contains_key(&twin)
+            && ws.exists(&twin)
+        {
+            problems.push(
+                Diagnostic::error(format!(
+                    "{}: this module's file would also be {}, which this change creates (rustc: error[E0761])",
+                    twin.display(),
+                    path.display()
+                ))
+                .help("rename or move your module, then run the command again"),
+            );
+        }
+    }
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
@@ -457,7 +483,7 @@ fn keep_formatted(old: &str, new: String) -> String {
 }
 
 /// `src/main.rs`, `src/bin/*`: crates of their own that name the library by its name.
-fn is_other_crate_root(path: &Path) -> bool {
+pub(super) fn is_other_crate_root(path: &Path) -> bool {
     path == Path::new("src/main.rs") || path.starts_with("src/bin")
 }
 

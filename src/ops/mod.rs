@@ -11,6 +11,7 @@ pub mod dev_webhooks;
 pub mod edit;
 pub mod init;
 pub mod manifests;
+pub mod recover;
 pub mod relayout;
 pub mod upgrade;
 

@@ -152,10 +152,18 @@ pub fn rewrite_paths(
     };
     scan.module = start.clone();
     scan.visit_file(&ast);
+    // Names that stand for the library: its own, and aliases of it.
+    let mut crate_names: BTreeSet<String> = BTreeSet::from([moves.crate_name.clone()]);
+    for (name, alias) in &scan.crate_aliases {
+        if *name == moves.crate_name || (lib && name == "self") {
+            crate_names.insert(alias.clone());
+        }
+    }
     let mut rw = Rewriter {
         file,
         text,
         lib,
+        crate_names,
         module: start,
         tree,
         moves,
@@ -263,9 +271,18 @@ struct UseScan {
     module: ModPath,
     bound: Vec<(ModPath, String, Vec<Seg>)>,
     globs: BTreeMap<ModPath, Vec<Vec<Seg>>>,
+    /// `extern crate <name> as <alias>;` (or `extern crate self as <alias>;`): (name, alias).
+    crate_aliases: Vec<(String, String)>,
 }
 
 impl<'ast> Visit<'ast> for UseScan {
+    fn visit_item_extern_crate(&mut self, e: &'ast syn::ItemExternCrate) {
+        if let Some((_, alias)) = &e.rename {
+            self.crate_aliases
+                .push((e.ident.to_string(), alias.to_string()));
+        }
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         self.module.push(m.ident.to_string());
         syn::visit::visit_item_mod(self, m);
@@ -359,6 +376,7 @@ struct Rewriter<'a> {
     file: &'a Path,
     text: &'a str,
     lib: bool,
+    crate_names: BTreeSet<String>,
     module: ModPath,
     tree: &'a ModuleTree,
     moves: &'a Moves,
@@ -386,7 +404,7 @@ impl Rewriter<'_> {
                     )
                 })
             }
-            name if name == self.moves.crate_name => Some((Vec::new(), 1, Anchor::Root)),
+            name if self.crate_names.contains(name) => Some((Vec::new(), 1, Anchor::Root)),
             name => {
                 let mut child = self.module.clone();
                 child.push(name.to_owned());
@@ -560,6 +578,60 @@ impl Rewriter<'_> {
         }
     }
 
+    /// Where the file at `path` (under src/) is after the moves.
+    fn map_file(&self, path: &Path) -> PathBuf {
+        for (from, to) in &self.moves.moves {
+            let dir = Path::new("src").join(from.join("/"));
+            let new_dir = Path::new("src").join(to.join("/"));
+            if let Ok(rest) = path.strip_prefix(&dir) {
+                return new_dir.join(rest);
+            }
+            if path == dir.with_extension("rs") {
+                return new_dir.with_extension("rs");
+            }
+        }
+        path.to_path_buf()
+    }
+
+    /// A file path relative to this file (`#[path]`, `include_str!`…) is not rewritten: it is
+    /// refused unless it leads to the same file after the moves.
+    fn check_file_path(&mut self, lit: &syn::LitStr, what: &str) {
+        let resolve = |from: &Path| {
+            let mut target = from.parent().map(Path::to_path_buf).unwrap_or_default();
+            for part in Path::new(&lit.value()).components() {
+                match part {
+                    std::path::Component::ParentDir => {
+                        target.pop();
+                    }
+                    std::path::Component::Normal(p) => target.push(p),
+                    _ => {}
+                }
+            }
+            target
+        };
+        let before = resolve(self.file);
+        let after = resolve(&self.map_file(self.file));
+        let wanted = self.map_file(&before);
+        // A file under a module that goes away without a move goes with it.
+        let vanishes = wanted == before
+            && self.moves.vanishing.iter().any(|gone| {
+                let dir = Path::new("src").join(gone.join("/"));
+                before.starts_with(&dir) || before == dir.with_extension("rs")
+            });
+        if after != wanted || vanishes {
+            self.problems.push(
+                Diagnostic::error(format!(
+                    "{what} {:?}: opgen does not rewrite file paths, and after this change it would lead to {} instead of {}",
+                    lit.value(),
+                    after.display(),
+                    wanted.display()
+                ))
+                .at(self.location(lit.span()))
+                .help("replace it with a `mod`/`crate::` path, or move the file by hand after the command; nothing was written"),
+            );
+        }
+    }
+
     fn scan_tokens(&mut self, tokens: TokenStream) {
         let tokens: Vec<TokenTree> = tokens.into_iter().collect();
         let mut i = 0;
@@ -572,9 +644,18 @@ impl Rewriter<'_> {
                 TokenTree::Ident(ident) => {
                     let is_punct = |t: &TokenTree, c: char| matches!(t, TokenTree::Punct(p) if p.as_char() == c);
                     // The middle of a longer path, or a macro variable: not a path start.
-                    let preceded =
-                        (i >= 2 && is_punct(&tokens[i - 1], ':') && is_punct(&tokens[i - 2], ':'))
-                            || (i >= 1 && is_punct(&tokens[i - 1], '$'));
+                    let after_colons =
+                        i >= 2 && is_punct(&tokens[i - 1], ':') && is_punct(&tokens[i - 2], ':');
+                    // `::name::…` starts a path when nothing comes before the `::`.
+                    let leading_colons = after_colons
+                        && self.crate_names.contains(&ident.to_string())
+                        && (i < 3
+                            || !(matches!(&tokens[i - 3], TokenTree::Ident(_))
+                                || is_punct(&tokens[i - 3], '>')));
+                    // `$crate` in a macro body is `crate`.
+                    let dollar_crate = i >= 1 && is_punct(&tokens[i - 1], '$') && ident == "crate";
+                    let preceded = (after_colons && !leading_colons)
+                        || (i >= 1 && is_punct(&tokens[i - 1], '$') && !dollar_crate);
                     let mut segs = vec![seg(ident)];
                     let mut j = i + 1;
                     while j + 2 < tokens.len()
@@ -599,25 +680,45 @@ impl Rewriter<'_> {
 }
 
 impl<'ast> Visit<'ast> for Rewriter<'_> {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let mut leaves = Vec::new();
+        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
+        for leaf in leaves {
+            // `::name::…` is another crate's path, unless it names the library.
+            if u.leading_colon.is_some()
+                && leaf
+                    .segs
+                    .first()
+                    .is_none_or(|s| !self.crate_names.contains(&s.name))
+            {
+                continue;
+            }
+            self.process(&leaf.segs, matches!(leaf.kind, Leaf::Glob));
+        }
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        for attr in m.attrs.iter().filter(|a| a.path().is_ident("path")) {
+            if let syn::Meta::NameValue(nv) = &attr.meta
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(lit),
+                    ..
+                }) = &nv.value
+            {
+                self.check_file_path(lit, "#[path]");
+            }
+        }
         self.module.push(m.ident.to_string());
         syn::visit::visit_item_mod(self, m);
         self.module.pop();
     }
 
-    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        if u.leading_colon.is_some() {
-            return;
-        }
-        let mut leaves = Vec::new();
-        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
-        for leaf in leaves {
-            self.process(&leaf.segs, matches!(leaf.kind, Leaf::Glob));
-        }
-    }
-
     fn visit_path(&mut self, p: &'ast syn::Path) {
-        if p.leading_colon.is_none() && p.segments.len() >= 2 {
+        let own_crate = p
+            .segments
+            .first()
+            .is_some_and(|s| self.crate_names.contains(&s.ident.to_string()));
+        if (p.leading_colon.is_none() || own_crate) && p.segments.len() >= 2 {
             let segs: Vec<Seg> = p.segments.iter().map(|s| seg(&s.ident)).collect();
             self.process(&segs, false);
         }
@@ -625,6 +726,12 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = m.path.segments.last().map(|s| s.ident.to_string());
+        if let Some(name @ ("include_str" | "include_bytes" | "include")) = name.as_deref()
+            && let Ok(lit) = m.parse_body::<syn::LitStr>()
+        {
+            self.check_file_path(&lit, &format!("{name}!"));
+        }
         self.scan_tokens(m.tokens.clone());
         syn::visit::visit_macro(self, m);
     }

@@ -79,12 +79,9 @@ pub fn provenance(text: &str) -> Provenance {
     }
 }
 
-/// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
+/// FNV-1a, 64 bits (the writer's journal uses the same).
 fn digest(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("{hash:016x}")
+    format!("{:016x}", crate::writer::fnv1a64(text.as_bytes()))
 }
 
 #[derive(Debug, Clone)]
@@ -268,6 +265,7 @@ impl ScaffoldPlan {
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
         let mut staged: Vec<(PathBuf, Option<String>)> = Vec::new();
+        let mut forced = std::collections::BTreeSet::new();
         let read = |path: &PathBuf, staged: &[(PathBuf, Option<String>)]| match staged
             .iter()
             .rev()
@@ -284,7 +282,12 @@ impl ScaffoldPlan {
                     policy: Policy::UserOwned,
                 } => match ws.read(&path)? {
                     None => {}
-                    Some(now) if now == content || force => staged.push((path, None)),
+                    Some(now) if now == content => staged.push((path, None)),
+                    // Its content is gone: named in the report like a file replaced with --force.
+                    Some(_) if force => {
+                        forced.insert(path.clone());
+                        staged.push((path, None));
+                    }
                     Some(now) => {
                         let line = first_difference(&now, &content);
                         problems.push(
@@ -345,7 +348,12 @@ impl ScaffoldPlan {
         for (path, content) in staged {
             match content {
                 Some(text) => ws.stage(path, text),
-                None => ws.stage_removal(path, None),
+                None => {
+                    let note = forced
+                        .contains(&path)
+                        .then(|| "removed (--force)".to_owned());
+                    ws.stage_removal(path, note)
+                }
             }
         }
         warnings.extend(self.warnings);
