@@ -163,19 +163,7 @@ fn edited_files_move_with_their_paths_rewritten() {
             )
     );
     // A later kind of another group lands in the group layout.
-    opgen_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "apps",
-            "--version",
-            "v1",
-            "--kind",
-            "Pipeline",
-        ],
-    );
+    support::create_api(&dir, "apps", "v1", "Pipeline");
     for file in [
         "src/api/apps/v1/pipeline_types.rs",
         "src/controllers/apps/pipeline.rs",
@@ -247,19 +235,7 @@ fn license_and_owner_change_the_header_of_later_files() {
         read(dir.path(), "src/lib.rs"),
         types_before[Path::new("src/lib.rs")]
     );
-    opgen_ok(
-        dir.path(),
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ],
-    );
+    support::create_api(dir.path(), "cache", "v1", "Memcached");
     assert!(
         read(dir.path(), "src/api/v1/memcached_types.rs")
             .starts_with("// Copyright 2026 Example Corp.\n")
@@ -267,19 +243,7 @@ fn license_and_owner_change_the_header_of_later_files() {
 
     opgen_ok(dir.path(), &["edit", "--license", "none"]);
     assert!(!dir.path().join("hack/boilerplate.rs.txt").exists());
-    opgen_ok(
-        dir.path(),
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Backup",
-        ],
-    );
+    support::create_api(dir.path(), "cache", "v1", "Backup");
     assert!(
         read(dir.path(), "src/api/v1/backup_types.rs").starts_with("//! The `Backup` kind.\n"),
         "{}",
@@ -328,19 +292,7 @@ fn small(parent: &Path, name: &str) -> PathBuf {
         &dir,
         &["init", "--domain", "example.com", "--project-name", "demo"],
     );
-    opgen_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ],
-    );
+    support::create_api(&dir, "cache", "v1", "Memcached");
     dir
 }
 

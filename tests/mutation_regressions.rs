@@ -716,19 +716,7 @@ fn a_linked_file_stays_a_link() {
     )
     .unwrap();
     symlink("../controllers_mod.rs", dir.join("src/controllers/mod.rs")).unwrap();
-    opgen_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Other",
-        ],
-    );
+    support::create_api(&dir, "cache", "v1alpha1", "Other");
     let link = std::fs::symlink_metadata(dir.join("src/controllers/mod.rs")).unwrap();
     assert!(link.file_type().is_symlink());
     let text = std::fs::read_to_string(dir.join("src/controllers_mod.rs")).unwrap();
@@ -749,19 +737,7 @@ fn crlf_files_keep_their_line_endings() {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         std::fs::write(dir.join(file), text.replace('\n', "\r\n")).unwrap();
     }
-    opgen_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Other",
-        ],
-    );
+    support::create_api(&dir, "cache", "v1alpha1", "Other");
     for file in [
         "PROJECT",
         "src/controllers/mod.rs",

@@ -167,10 +167,7 @@ fn the_tutorial_works_as_written() {
         "{role}"
     );
 
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("scaffolded-project");
+    let target = support::projects_target_dir();
     // --locked: the Cargo.lock `opgen init` wrote builds as it is, as the Dockerfile needs.
     for args in [
         &["test", "--locked"][..],

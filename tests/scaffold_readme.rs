@@ -164,10 +164,7 @@ async fn the_scaffolded_readme_works_as_written() {
         path,
         kubeconfig: control_plane.kubeconfig_path().to_path_buf(),
         assets: control_plane.assets().dir().to_path_buf(),
-        target: std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-            .join("scaffolded-project"),
+        target: support::projects_target_dir(),
     };
     let image = "registry.example.com/rd:v0.1.0";
     let mut manager = None;

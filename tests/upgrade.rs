@@ -56,14 +56,10 @@ fn rust_lines(project: &Path, dir: &str) -> usize {
 }
 
 fn cargo(project: &Path, args: &[&str]) {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("scaffolded-project");
     let status = Command::new("cargo")
         .args(args)
         .current_dir(project)
-        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TARGET_DIR", support::projects_target_dir())
         .env_remove("RUSTFLAGS")
         .status()
         .expect("cargo runs");

@@ -166,3 +166,20 @@ pub fn project_cargo_ok(project: &Path, args: &[&str]) {
         project.display()
     );
 }
+
+/// `opgen create api --group <group> --version <version> --kind <kind>` in `project`.
+pub fn create_api(project: &Path, group: &str, version: &str, kind: &str) {
+    opgen_ok(
+        project,
+        &[
+            "create",
+            "api",
+            "--group",
+            group,
+            "--version",
+            version,
+            "--kind",
+            kind,
+        ],
+    );
+}
