@@ -5,13 +5,14 @@
 //! every refusal by the binary leaves the tree as it was.
 //!
 //! `OPGEN_FUZZ_INPUTS` (default 2,000) and `OPGEN_FUZZ_SEED` (default fixed, so CI is
-//! reproducible) widen the search; a failing input is written to
-//! `$CARGO_TARGET_TMPDIR/fuzz-failures/` with the seed and input number that make it.
+//! reproducible) widen the search; each input is made from the seed and its number alone, so
+//! the inputs run on every core and a failing one, written to
+//! `$CARGO_TARGET_TMPDIR/fuzz-failures/` with the seed and input number, is made again alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -352,15 +353,150 @@ struct Figures {
     slowest: Duration,
 }
 
+impl Figures {
+    fn add(mut self, other: Figures) -> Figures {
+        self.inputs += other.inputs;
+        self.accepted += other.accepted;
+        self.refused += other.refused;
+        self.panics += other.panics;
+        self.binary_runs += other.binary_runs;
+        self.binary_failures += other.binary_failures;
+        self.slowest = self.slowest.max(other.slowest);
+        self
+    }
+}
+
+/// The generator of input `n`: each input is reproducible alone, whichever worker runs it.
+fn input_rng(seed: u64, n: usize) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed ^ (n as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// What one worker is running, for the watchdog: when it started (ms since `epoch`, 0 when
+/// idle) and its name.
+#[derive(Default)]
+struct Running {
+    since: AtomicU64,
+    name: Mutex<String>,
+}
+
+/// What the workers share: the inputs still to run and what mutations draw on.
+struct Run {
+    seed: u64,
+    /// The next input to run, and the end of the range.
+    next: AtomicUsize,
+    end: usize,
+    originals: Vec<Vec<u8>>,
+    markers: Vec<String>,
+    failures: PathBuf,
+    epoch: Instant,
+}
+
+/// Runs the inputs `run` hands out on `seeds`, a copy of the seed projects of its own.
+fn fuzz_worker(run: &Run, seeds: &[Seed], running: &Running) -> Figures {
+    let Run {
+        seed,
+        end,
+        ref originals,
+        ref markers,
+        ref failures,
+        epoch,
+        ..
+    } = *run;
+    let mut figures = Figures::default();
+    loop {
+        let n = run.next.fetch_add(1, Ordering::Relaxed);
+        if n >= end {
+            return figures;
+        }
+        let mut rng = input_rng(seed, n);
+        let seed_dir = &seeds[rng.usize(..seeds.len())];
+        let file = &seed_dir.files[rng.usize(..seed_dir.files.len())];
+        let path = seed_dir.root.join(file);
+        let original = std::fs::read(&path).unwrap();
+        let mutated = mutate(&mut rng, &original, originals, markers);
+        std::fs::write(&path, &mutated).unwrap();
+        let name = format!("seed {seed:#x} input {n}: {}", file.display());
+        *running.name.lock().unwrap() = name.clone();
+        let save = |why: &str| {
+            std::fs::create_dir_all(failures).unwrap();
+            let out = failures.join(format!(
+                "{n}-{why}-{}",
+                file.file_name().unwrap().to_string_lossy()
+            ));
+            std::fs::write(&out, &mutated).unwrap();
+            eprintln!(
+                "fuzz: {why} on {name}; the input is {}; again: OPGEN_FUZZ_SEED={seed} OPGEN_FUZZ_INPUT={n}",
+                out.display()
+            );
+        };
+
+        running
+            .since
+            .store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+        let t = Instant::now();
+        let outcome = std::panic::catch_unwind(|| {
+            let mut ws = Workspace::new(&seed_dir.root);
+            manifests(&mut ws, &ManifestOptions::default()).is_ok()
+        });
+        running.since.store(0, Ordering::Relaxed);
+        figures.slowest = figures.slowest.max(t.elapsed());
+        figures.inputs += 1;
+        match outcome {
+            Ok(true) => figures.accepted += 1,
+            Ok(false) => figures.refused += 1,
+            Err(_) => {
+                figures.panics += 1;
+                save("panic");
+            }
+        }
+
+        if n % BINARY_EVERY == 0 {
+            let dir = scratch_copy(&seed_dir.root);
+            let before = snapshot(dir.path());
+            figures.binary_runs += 1;
+            match run_binary(dir.path()) {
+                None => {
+                    figures.binary_failures += 1;
+                    save("binary-hang");
+                }
+                Some(status) => match status.code() {
+                    Some(0) => {}
+                    Some(1) | Some(2) => {
+                        if snapshot(dir.path()) != before {
+                            figures.binary_failures += 1;
+                            save("wrote-while-refusing");
+                        }
+                    }
+                    _ => {
+                        figures.binary_failures += 1;
+                        save(&format!("binary-exit-{status}"));
+                    }
+                },
+            }
+        }
+        std::fs::write(&path, &original).unwrap();
+    }
+}
+
 #[test]
 fn no_input_panics_aborts_hangs_or_writes_when_refused() {
     let inputs = env_number("OPGEN_FUZZ_INPUTS", DEFAULT_INPUTS as u64) as usize;
     let seed = env_number("OPGEN_FUZZ_SEED", DEFAULT_SEED);
+    // OPGEN_FUZZ_INPUT=n runs input n alone (a failure's number).
+    let (first, end) = match std::env::var("OPGEN_FUZZ_INPUT") {
+        Ok(n) => {
+            let n: usize = n.parse().expect("OPGEN_FUZZ_INPUT is an input number");
+            (n, n + 1)
+        }
+        Err(_) => (0, inputs),
+    };
+    // Inputs are independent: one worker per core, each mutating its own copy of the seeds.
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
     let scratch = tempfile::tempdir().unwrap();
-    let failures = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures");
-    let seeds = seeds(scratch.path());
-    let markers = marker_names();
-    let originals: Vec<Vec<u8>> = seeds
+    let copies: Vec<Vec<Seed>> = (0..workers)
+        .map(|w| seeds(&scratch.path().join(w.to_string())))
+        .collect();
+    let originals: Vec<Vec<u8>> = copies[0]
         .iter()
         .flat_map(|s| {
             s.files
@@ -368,111 +504,72 @@ fn no_input_panics_aborts_hangs_or_writes_when_refused() {
                 .map(|f| std::fs::read(s.root.join(f)).unwrap())
         })
         .collect();
-    assert!(seeds.len() >= 10 && originals.len() >= 40, "too few seeds");
+    assert!(
+        copies[0].len() >= 10 && originals.len() >= 40,
+        "too few seeds"
+    );
+    let run = Run {
+        seed,
+        next: AtomicUsize::new(first),
+        end,
+        originals,
+        markers: marker_names(),
+        failures: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures"),
+        epoch: Instant::now(),
+    };
 
     // A watchdog: an input that runs longer than HANG in process is a hang. It cannot be
     // interrupted, so the watchdog names it and aborts the test process.
-    let started = Arc::new(AtomicU64::new(0));
-    let current = Arc::new(Mutex::new(String::new()));
-    let epoch = Instant::now();
+    let running: Arc<Vec<Running>> = Arc::new((0..workers).map(|_| Running::default()).collect());
     {
-        let (started, current) = (started.clone(), current.clone());
+        let (running, epoch) = (running.clone(), run.epoch);
         std::thread::spawn(move || {
             loop {
                 std::thread::sleep(Duration::from_millis(500));
-                let at = started.load(Ordering::Relaxed);
-                if at != 0 && epoch.elapsed().as_millis() as u64 - at > HANG.as_millis() as u64 {
-                    eprintln!("fuzz: HANG on {}", current.lock().unwrap());
-                    std::process::abort();
+                for worker in running.iter() {
+                    let at = worker.since.load(Ordering::Relaxed);
+                    let now = epoch.elapsed().as_millis() as u64;
+                    if at != 0 && now - at > HANG.as_millis() as u64 {
+                        eprintln!("fuzz: HANG on {}", worker.name.lock().unwrap());
+                        std::process::abort();
+                    }
                 }
             }
         });
     }
 
-    // opgen's main thread has a 256 MiB stack (src/main.rs): run the pipeline on one too.
-    let figures = std::thread::Builder::new()
-        .stack_size(256 * 1024 * 1024)
-        .spawn(move || {
-            let mut rng = fastrand::Rng::with_seed(seed);
-            let mut figures = Figures::default();
-            let run_start = Instant::now();
-            for n in 0..inputs {
-                let seed_dir = &seeds[rng.usize(..seeds.len())];
-                let file = &seed_dir.files[rng.usize(..seed_dir.files.len())];
-                let path = seed_dir.root.join(file);
-                let original = std::fs::read(&path).unwrap();
-                let mutated = mutate(&mut rng, &original, &originals, &markers);
-                std::fs::write(&path, &mutated).unwrap();
-                let name = format!("seed {seed:#x} input {n}: {}", file.display());
-                *current.lock().unwrap() = name.clone();
-                let save = |why: &str| {
-                    std::fs::create_dir_all(&failures).unwrap();
-                    let out = failures.join(format!("{n}-{why}-{}", file.file_name().unwrap().to_string_lossy()));
-                    std::fs::write(&out, &mutated).unwrap();
-                    eprintln!("fuzz: {why} on {name}; the input is {}", out.display());
-                };
+    let run_start = Instant::now();
+    let figures = std::thread::scope(|scope| {
+        let handles: Vec<_> = copies
+            .iter()
+            .zip(running.iter())
+            .map(|(seeds, running)| {
+                let run = &run;
+                // opgen's main thread has a 256 MiB stack (src/main.rs): so do the workers.
+                std::thread::Builder::new()
+                    .stack_size(256 * 1024 * 1024)
+                    .spawn_scoped(scope, move || fuzz_worker(run, seeds, running))
+                    .unwrap()
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a fuzz worker"))
+            .fold(Figures::default(), Figures::add)
+    });
+    eprintln!(
+        "fuzz: seed {seed:#x}: {} inputs in {:.1} s on {workers} workers ({} accepted, {} refused), {} panics; {} through the binary, {} failed; slowest input {} ms",
+        figures.inputs,
+        run_start.elapsed().as_secs_f64(),
+        figures.accepted,
+        figures.refused,
+        figures.panics,
+        figures.binary_runs,
+        figures.binary_failures,
+        figures.slowest.as_millis()
+    );
 
-                started.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
-                let t = Instant::now();
-                let outcome = std::panic::catch_unwind(|| {
-                    let mut ws = Workspace::new(&seed_dir.root);
-                    manifests(&mut ws, &ManifestOptions::default()).is_ok()
-                });
-                started.store(0, Ordering::Relaxed);
-                figures.slowest = figures.slowest.max(t.elapsed());
-                figures.inputs += 1;
-                match outcome {
-                    Ok(true) => figures.accepted += 1,
-                    Ok(false) => figures.refused += 1,
-                    Err(_) => {
-                        figures.panics += 1;
-                        save("panic");
-                    }
-                }
-
-                if n % BINARY_EVERY == 0 {
-                    let dir = scratch_copy(&seed_dir.root);
-                    let before = snapshot(dir.path());
-                    figures.binary_runs += 1;
-                    match run_binary(dir.path()) {
-                        None => {
-                            figures.binary_failures += 1;
-                            save("binary-hang");
-                        }
-                        Some(status) => match status.code() {
-                            Some(0) => {}
-                            Some(1) | Some(2) => {
-                                if snapshot(dir.path()) != before {
-                                    figures.binary_failures += 1;
-                                    save("wrote-while-refusing");
-                                }
-                            }
-                            _ => {
-                                figures.binary_failures += 1;
-                                save(&format!("binary-exit-{status}"));
-                            }
-                        },
-                    }
-                }
-                std::fs::write(&path, &original).unwrap();
-            }
-            eprintln!(
-                "fuzz: seed {seed:#x}: {} inputs in {:.1} s ({} accepted, {} refused), {} panics; {} through the binary, {} failed; slowest input {} ms",
-                figures.inputs,
-                run_start.elapsed().as_secs_f64(),
-                figures.accepted,
-                figures.refused,
-                figures.panics,
-                figures.binary_runs,
-                figures.binary_failures,
-                figures.slowest.as_millis()
-            );
-            figures
-        })
-        .unwrap()
-        .join()
-        .expect("the fuzz thread");
-
+    assert_eq!(figures.inputs, end - first);
     assert_eq!(figures.panics, 0, "inputs panicked: see above");
     assert_eq!(
         figures.binary_failures, 0,
@@ -480,7 +577,7 @@ fn no_input_panics_aborts_hangs_or_writes_when_refused() {
     );
     // Mutations must reach the generators, not only the parser's refusals.
     assert!(
-        figures.accepted * 10 >= figures.inputs,
+        end - first < 100 || figures.accepted * 10 >= figures.inputs,
         "under 10% of the inputs got through: the mutations are too coarse ({figures:?})"
     );
 }
