@@ -82,17 +82,28 @@ const fn edited(
 const CARGO_TOML: Own = edited(
     "Cargo.toml",
     "a workspace member: the workspace root's [patch.crates-io] points opgen-runtime and \
-     opgen-envtest at crates/ (cargo ignores a member's own table), not vendor/",
-    &[(
-        "\n# opgen-runtime and opgen-envtest are not on crates.io yet: until they are, the copies that opgen\n\
+     opgen-envtest at crates/ (cargo ignores a member's own table), not vendor/, and the root's \
+     profile is the one cargo uses (a member's own is ignored with a warning)",
+    &[
+        (
+            "\n# Your code keeps its debug info; the dependencies' (kube, k8s-openapi, tokio...) is most of\n\
+             # what `cargo test` would link after every edit, and of the first build. Backtraces still\n\
+             # name their functions.\n\
+             [profile.dev.package.\"*\"]\n\
+             debug = false\n",
+            "",
+        ),
+        (
+            "\n# opgen-runtime and opgen-envtest are not on crates.io yet: until they are, the copies that opgen\n\
          # writes and updates in vendor/ (opgen's, not yours) stand in for them. Once they are published,\n\
          # delete this table and vendor/; nothing else changes.\n\
          [patch.crates-io]\n\
          opgen-runtime = { path = \"vendor/opgen-runtime\" }\n\
          opgen-envtest = { path = \"vendor/opgen-envtest\" }\n",
-        "# (A scaffolded project's `[patch.crates-io]` table points both at vendor/ until they are\n\
+            "# (A scaffolded project's `[patch.crates-io]` table points both at vendor/ until they are\n\
          # published; in opgen's workspace, its root Cargo.toml points them at crates/.)\n",
-    )],
+        ),
+    ],
 );
 const README: Own = own("README.md", "the example's own documentation");
 const ROLE: Own = own(

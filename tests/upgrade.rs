@@ -7,7 +7,6 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use support::{new_memcached_project, opgen, opgen_err, opgen_ok, tree};
 
 const FIXTURE: &str = "tests/fixtures/upgrade/opgen-0.1.0/memcached-operator";
@@ -55,19 +54,11 @@ fn rust_lines(project: &Path, dir: &str) -> usize {
         .sum()
 }
 
+/// Builds in the tests' shared target, opgen-runtime and opgen-envtest from `crates/`, which
+/// the `vendor/` the upgrade wrote copies (`scaffold_snapshots`); the manifest's patch on
+/// `vendor/` is checked as text.
 fn cargo(project: &Path, args: &[&str]) {
-    let status = Command::new("cargo")
-        .args(args)
-        .current_dir(project)
-        .env("CARGO_TARGET_DIR", support::projects_target_dir())
-        .env_remove("RUSTFLAGS")
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "`cargo {}` failed in the upgraded project",
-        args.join(" ")
-    );
+    support::project_cargo_ok(project, args);
 }
 
 /// The framework modules 0.1.0 wrote into src/, which opgen-runtime holds now.
@@ -95,7 +86,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 1 to 3"),
+        out.contains("upgraded memcached-operator from scaffold 1 to 4"),
         "{out}"
     );
     // Untouched by the user, so nothing was a conflict and every framework file went.
@@ -124,7 +115,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
             .is_file()
     );
     let recorded = read(&project, "PROJECT");
-    assert!(recorded.contains("scaffoldVersion: 3\n"), "{recorded}");
+    assert!(recorded.contains("scaffoldVersion: 4\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     // The controller and webhook run on opgen-runtime now, the 2025 headers kept.
@@ -146,7 +137,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 3)\n"
+        "memcached-operator is already up to date (scaffold 4)\n"
     );
     assert_eq!(without_build_output(tree(&project)), before);
 }
@@ -170,7 +161,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     let types = read(&project, "src/api/v1alpha1/memcached_types.rs");
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 2 to 3"),
+        out.contains("upgraded memcached-operator from scaffold 2 to 4"),
         "{out}"
     );
     let manifest = read(&project, "Cargo.toml");
@@ -191,7 +182,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     assert!(
         read(&project, "Makefile").contains("\nOPGEN_INSTALL_FROM ?= opgen-cli@$(OPGEN_VERSION)\n")
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 3\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     cargo(
         &project,
@@ -221,6 +212,44 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     assert!(!manifest.contains("<<<<<<<"), "{manifest}");
 }
 
+/// Scaffold 3 built the dependencies with debug info; scaffold 4 builds them without (the
+/// project's own code keeps it), and changes nothing else.
+const SCAFFOLD_3: &str = "tests/fixtures/upgrade/scaffold-3/memcached-operator";
+
+#[test]
+fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_3, parent.path());
+    let before = tree(&project);
+    let out = opgen_ok(&project, &["upgrade"]);
+    assert!(
+        out.contains("upgraded memcached-operator from scaffold 3 to 4"),
+        "{out}"
+    );
+    let after = tree(&project);
+    let changed: Vec<&PathBuf> = after
+        .iter()
+        .filter(|(path, text)| before.get(*path) != Some(*text))
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(
+        changed,
+        [Path::new("Cargo.toml"), Path::new("PROJECT")],
+        "{out}"
+    );
+    assert_eq!(after.len(), before.len(), "{out}");
+    let manifest = read(&project, "Cargo.toml");
+    assert!(
+        manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = false\n"),
+        "{manifest}"
+    );
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
+    assert_eq!(
+        opgen_ok(&project, &["upgrade"]),
+        "memcached-operator is already up to date (scaffold 4)\n"
+    );
+}
+
 #[test]
 fn other_0_1_0_projects_upgrade_without_conflicts() {
     for fixture in ["conversion-operator", "multigroup-operator"] {
@@ -236,7 +265,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         );
         assert!(out.status.success(), "{fixture}: {stderr}");
         assert!(
-            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 3")),
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 4")),
             "{stdout}"
         );
         assert_eq!(
@@ -252,7 +281,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         let out = opgen_ok(&project, &["upgrade"]);
         assert_eq!(
             out,
-            format!("{fixture} is already up to date (scaffold 3)\n")
+            format!("{fixture} is already up to date (scaffold 4)\n")
         );
     }
     // The registry keeps the order the user created the webhooks in.
@@ -401,7 +430,7 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
-    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 3\n"));
+    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 4\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
     assert!(
@@ -434,7 +463,7 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
     assert!(
-        stderr.contains("src/metrics.rs is no longer part of the scaffold 3"),
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 4"),
         "{stderr}"
     );
 }
@@ -537,12 +566,12 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 fn a_current_project_is_already_up_to_date() {
     let parent = tempfile::tempdir().unwrap();
     let project = new_memcached_project(parent.path(), "memcached-operator");
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 3\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 3)\n"
+        "memcached-operator is already up to date (scaffold 4)\n"
     );
     assert_eq!(tree(&project), before);
 
@@ -553,12 +582,12 @@ fn a_current_project_is_already_up_to_date() {
     write(
         &project,
         "PROJECT",
-        &recorded.replace("scaffoldVersion: 3\n", ""),
+        &recorded.replace("scaffoldVersion: 4\n", ""),
     );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
-        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 3: 0 created, 1 updated\n"
+        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 4: 0 created, 1 updated\n"
     );
     assert_eq!(tree(&project), before);
 }
@@ -576,7 +605,7 @@ fn a_project_of_a_newer_opgen_is_refused() {
     let before = tree(&project);
     let err = opgen_err(&project, &["upgrade"]);
     assert!(
-        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 3"),
+        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 4"),
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");

@@ -24,11 +24,15 @@ static GENERATION_1: Dir<'_> =
 /// on `vendor/`), as of d82e7a7.
 static GENERATION_2: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-2/templates");
+/// The templates of scaffold generation 3 (the crates by version; dependencies built with debug
+/// info), as of b29cc35.
+static GENERATION_3: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-3/templates");
 
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as
 /// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 3;
+pub const SCAFFOLD_VERSION: u32 = 4;
 
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
@@ -57,6 +61,7 @@ fn template_dir() -> &'static Dir<'static> {
     match generation() {
         1 => &GENERATION_1,
         2 => &GENERATION_2,
+        3 => &GENERATION_3,
         _ => &TEMPLATE_DIR,
     }
 }
