@@ -144,6 +144,9 @@ async fn the_scaffolded_readme_works_as_written() {
         return;
     };
     let parent = tempfile::tempdir().unwrap();
+    // `tests/readme.rs` builds from vendor/ as a user does; here opgen-runtime and
+    // opgen-envtest compile once for all the tests' projects.
+    support::patch_projects_below(parent.path());
     let project = new_memcached_project(parent.path(), "rd");
     let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
     let shim = kubectl_shim(parent.path(), &control_plane.assets().kubectl());

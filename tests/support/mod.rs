@@ -128,27 +128,50 @@ pub fn projects_target_dir() -> PathBuf {
         .join("scaffolded-project")
 }
 
+/// The crates a scaffolded project takes from `vendor/`, and this workspace's copy of each.
+fn workspace_crates() -> impl Iterator<Item = (&'static str, String)> {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    ["opgen-runtime", "opgen-envtest"]
+        .into_iter()
+        .map(move |name| (name, toml_string(&crates.join(name).to_string_lossy())))
+}
+
 /// `cargo <args>` in a project the tests scaffolded, in [`projects_target_dir`], with
 /// opgen-runtime and opgen-envtest patched to this workspace's `crates/` instead of the
 /// project's `vendor/` copies, which `scaffold_snapshots` proves identical: one build of each
-/// for every project rather than one per project directory. `readme.rs` and `upgrade.rs` build
-/// from `vendor/`, as a user does, and `tools/package.sh` from the packaged crates.
+/// for every project rather than one per project directory (a config patch wins over the
+/// manifest's). Only `readme.rs` builds from `vendor/`, as a user does, and
+/// `tools/package.sh` from the packaged crates.
 pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
     let mut cmd = Command::new(env!("CARGO"));
     // Before the subcommand: what follows a `--` in `args` is not cargo's.
-    for name in ["opgen-runtime", "opgen-envtest"] {
-        let path = crates.join(name);
-        cmd.arg("--config").arg(format!(
-            "patch.crates-io.{name}.path={}",
-            toml_string(&path.to_string_lossy())
-        ));
+    for (name, path) in workspace_crates() {
+        cmd.arg("--config")
+            .arg(format!("patch.crates-io.{name}.path={path}"));
     }
+    // The scaffold's own profile, for a crate `init` adopted too: one build of the dependencies.
+    cmd.arg("--config")
+        .arg("profile.dev.package.\"*\".debug=false");
     cmd.args(args)
         .current_dir(project)
         .env("CARGO_TARGET_DIR", projects_target_dir())
         .env_remove("RUSTFLAGS");
     cmd
+}
+
+/// What [`project_cargo`] does, for the cargo that commands run below `dir` start (`make`
+/// in a scaffolded project): `dir/.cargo/config.toml` patches opgen-runtime and opgen-envtest
+/// to this workspace's `crates/`.
+pub fn patch_projects_below(dir: &Path) {
+    let patches: String = workspace_crates()
+        .map(|(name, path)| format!("{name} = {{ path = {path} }}\n"))
+        .collect();
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        format!("[patch.crates-io]\n{patches}"),
+    )
+    .unwrap();
 }
 
 /// A TOML basic string.
