@@ -6,8 +6,8 @@
 #   - controller-gen (tools/controller-gen/setup.sh), the live referee of the conformance tests;
 #   - olm-validate (tools/olm/setup.sh), operator-framework's validators for OLM bundles;
 #   - helm (tools/helm/setup.sh), which lints and renders the charts of `opgen create helm`.
-# Then `cargo test --workspace` against the oldest, and the tests that talk to an API server
-# once more against the newest (the Helm chart test too). Extra arguments go to the first cargo test.
+# Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
+# server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,8 +26,57 @@ HELM="$(bash tools/helm/setup.sh | tail -n 1)/helm"
 export HELM
 echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm) took $((SECONDS - start)) s"
 
-echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest)"
-KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@"
+# Everything builds first (cargo holds the target directory while it runs), so that the tests
+# that use an API server can run once more against the newest Kubernetes beside the main run:
+# they mostly wait on their API servers, the main run mostly compiles projects. They run from
+# their package's directory, as cargo runs them.
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+newest_log="$target/tests-k8s-$NEWEST_K8S.log"
+mkdir -p "$target"
+echo "== cargo test --workspace --no-run"
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-run --message-format=json-render-diagnostics "$@" |
+  python3 -c '
+import json, os, sys
+wanted = {("opgen-envtest", "control_plane"), ("opgen-runtime", "envtest"), ("opgen-cli", "envtest"),
+          ("opgen-cli", "k8s_resources"), ("opgen-cli", "helm_chart")}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        # path+file:///…/opgen-runtime#0.1.0, or path+file:///…/main#opgen-cli@0.1.0
+        url, _, fragment = m["package_id"].partition("#")
+        package = fragment.split("@")[0] if "@" in fragment else url.rsplit("/", 1)[-1]
+        if (package, m["target"]["name"]) in wanted and "test" in m["target"]["kind"]:
+            print(os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
+' > "$target/tests-k8s-$NEWEST_K8S.tsv"
+if [[ "$(wc -l < "$target/tests-k8s-$NEWEST_K8S.tsv")" -ne 5 ]]; then
+  echo "tools/test.sh: expected 5 test binaries to run against $NEWEST_K8S, found:" >&2
+  cat "$target/tests-k8s-$NEWEST_K8S.tsv" >&2
+  exit 1
+fi
 
-echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest)"
-KUBEBUILDER_ASSETS="$newest" cargo test --locked -p opgen-envtest -p opgen-runtime -p opgen-cli --test control_plane --test envtest --test k8s_resources --test helm_chart
+newest_tests() {
+  local failed=0
+  while IFS=$'\t' read -r dir exe; do
+    echo "-- $exe"
+    (cd "$dir" && KUBEBUILDER_ASSETS="$newest" "$exe") || failed=1
+  done < "$target/tests-k8s-$NEWEST_K8S.tsv"
+  return $failed
+}
+newest_tests > "$newest_log" 2>&1 &
+newest_pid=$!
+trap 'kill "$newest_pid" 2>/dev/null || true' EXIT
+
+echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API server tests against $NEWEST_K8S ($newest) beside it"
+status=0
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" || status=$?
+
+newest_status=0
+wait "$newest_pid" || newest_status=$?
+trap - EXIT
+echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest_log)"
+cat "$newest_log"
+if [[ $newest_status -ne 0 ]]; then
+  echo "tools/test.sh: a test failed against Kubernetes $NEWEST_K8S (above)" >&2
+  status=1
+fi
+exit $status
