@@ -38,8 +38,8 @@ pub struct Change {
 
 #[derive(Debug)]
 struct Staged {
-    /// `None`: the file is to be removed.
-    content: Option<String>,
+    /// `None`: the file is to be removed. Bytes: a data file moves as it is, text or not.
+    content: Option<Vec<u8>>,
     note: Option<String>,
 }
 
@@ -63,10 +63,18 @@ impl Workspace {
 
     /// The staged content of `rel`, else its content on disk, else `None`.
     pub fn read(&self, rel: &Path) -> Result<Option<String>> {
+        match self.read_bytes(rel)? {
+            Some(bytes) => decode(&self.root.join(rel), bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// As [`Workspace::read`], for a file that need not be text.
+    pub fn read_bytes(&self, rel: &Path) -> Result<Option<Vec<u8>>> {
         if let Some(s) = self.staged.get(rel) {
             return Ok(s.content.clone());
         }
-        read_disk(&self.root.join(rel))
+        read_disk_bytes(&self.root.join(rel))
     }
 
     pub fn exists(&self, rel: &Path) -> bool {
@@ -94,6 +102,19 @@ impl Workspace {
         self.stage_content(rel.into(), Some(content.into()), note);
     }
 
+    /// Stages `bytes` as they are (no line-ending conversion): a data file that moves.
+    pub fn stage_bytes(&mut self, rel: impl Into<PathBuf>, bytes: Vec<u8>) {
+        let rel = rel.into();
+        let note = self.staged.get(&rel).and_then(|s| s.note.clone());
+        self.staged.insert(
+            rel,
+            Staged {
+                content: Some(bytes),
+                note,
+            },
+        );
+    }
+
     /// Stages the removal of `rel`; committing removes it if it exists on disk.
     pub fn stage_removal(&mut self, rel: impl Into<PathBuf>, note: Option<String>) {
         self.stage_content(rel.into(), None, note);
@@ -112,6 +133,7 @@ impl Workspace {
             }
         });
         let note = note.or_else(|| self.staged.get(&rel).and_then(|s| s.note.clone()));
+        let content = content.map(String::into_bytes);
         self.staged.insert(rel, Staged { content, note });
     }
 
@@ -218,7 +240,7 @@ impl Workspace {
                 .cloned(),
         );
         for rel in files {
-            let Some(content) = self.read(&rel)? else {
+            let Some(content) = self.read_bytes(&rel)? else {
                 continue;
             };
             let target = dest.join(&rel);
@@ -235,7 +257,7 @@ impl Workspace {
         self.staged
             .iter()
             .map(|(path, staged)| {
-                let kind = match (read_disk(&self.root.join(path))?, &staged.content) {
+                let kind = match (read_disk_bytes(&self.root.join(path))?, &staged.content) {
                     (None, None) => ChangeKind::Unchanged,
                     (Some(_), None) => ChangeKind::Delete,
                     (None, Some(_)) => ChangeKind::Create,
@@ -456,11 +478,8 @@ impl Workspace {
                 }
             };
             let target = self.root.join(rel);
-            let now = match fs::read(&target) {
-                Ok(bytes) => Some(hash_hex(&bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(Error::io(&target, e)),
-            };
+            // A link swapped for another (or for a file) since is a change too.
+            let now = fingerprint(&target)?;
             let expect = |h: &str| (h != "-").then(|| h.to_owned());
             let content = (entry != "-").then(|| dir.join(entry));
             if entry == "-" {
@@ -533,11 +552,7 @@ impl Workspace {
                     change.path.display()
                 ))
             })?;
-            let before = match fs::read(&target) {
-                Ok(bytes) => hash_hex(&bytes),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "-".to_owned(),
-                Err(e) => return Err(Error::io(&target, e)),
-            };
+            let before = fingerprint(&target)?.unwrap_or_else(|| "-".to_owned());
             match &self.staged[&change.path].content {
                 Some(content) => {
                     let file = dir.join(index.to_string());
@@ -547,7 +562,7 @@ impl Workspace {
                         fs::set_permissions(&file, meta.permissions())
                             .map_err(|e| Error::io(&file, e))?;
                     }
-                    let after = hash_hex(content.as_bytes());
+                    let after = hash_hex(content);
                     journal.push_str(&format!("{index}\t{before}\t{after}\t{rel}\n"));
                 }
                 None => journal.push_str(&format!("-\t{before}\t-\t{rel}\n")),
@@ -566,7 +581,7 @@ impl Workspace {
                 std::process::exit(137);
             }
             let target = self.root.join(rel);
-            let original = read_disk(&target)?;
+            let original = Original::of(&target)?;
             if change.kind == ChangeKind::Delete {
                 fs::remove_file(&target).map_err(|e| Error::io(&target, e))?;
             } else {
@@ -598,6 +613,24 @@ fn hash_hex(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a64(bytes))
 }
 
+/// What the journal records of a path: the digest of a file's bytes, or `l` and the digest of
+/// a symbolic link's target path (so that a link replaced by another is told apart); `None`
+/// when nothing is there.
+fn fingerprint(path: &Path) -> Result<Option<String>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let to = fs::read_link(path).map_err(|e| Error::io(path, e))?;
+            Ok(Some(format!(
+                "l{}",
+                hash_hex(to.to_string_lossy().as_bytes())
+            )))
+        }
+        Ok(_) => Ok(read_disk_bytes(path)?.map(|bytes| hash_hex(&bytes))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
 /// Where a commit stages its files, relative to the workspace root (git-ignored in projects).
 pub const COMMIT_DIR: &str = ".opgen/commit";
 const JOURNAL: &str = "journal";
@@ -608,13 +641,17 @@ fn uses_crlf(text: &[u8]) -> bool {
     newlines > 0 && text.windows(2).filter(|w| w == b"\r\n").count() == newlines
 }
 
-fn read_disk(path: &Path) -> Result<Option<String>> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    String::from_utf8(bytes).map(Some).map_err(|e| {
+fn read_disk_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// `bytes` of the file at `path` as text; not UTF-8 is an error at the first bad byte.
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
         let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
@@ -637,7 +674,53 @@ fn read_disk(path: &Path) -> Result<Option<String>> {
 #[derive(Default)]
 struct Transaction {
     created_dirs: Vec<PathBuf>,
-    replaced: Vec<(PathBuf, Option<String>)>,
+    replaced: Vec<(PathBuf, Original)>,
+}
+
+/// What was at a path before the commit replaced or removed it.
+enum Original {
+    Missing,
+    File(Vec<u8>),
+    /// A symbolic link (removed): restored as a link to the same target, not as a copy.
+    Link(PathBuf),
+}
+
+impl Original {
+    fn of(path: &Path) -> Result<Self> {
+        match fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => fs::read_link(path)
+                .map(Original::Link)
+                .map_err(|e| Error::io(path, e)),
+            Ok(_) => Ok(read_disk_bytes(path)?.map_or(Original::Missing, Original::File)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Original::Missing),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    fn restore(&self, path: &Path) -> std::io::Result<()> {
+        match self {
+            Original::Missing => fs::remove_file(path),
+            Original::File(bytes) => fs::write(path, bytes),
+            Original::Link(to) => {
+                if let Err(e) = fs::remove_file(path)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    return Err(e);
+                }
+                symlink(to, path)
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn symlink(to: &Path, path: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(to, path)
+}
+
+#[cfg(windows)]
+fn symlink(to: &Path, path: &Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_file(to, path)
 }
 
 impl Transaction {
@@ -656,10 +739,7 @@ impl Transaction {
     /// Best effort: an error while undoing cannot be reported better than the original one.
     fn roll_back(self) {
         for (path, original) in self.replaced.iter().rev() {
-            let _ = match original {
-                Some(content) => fs::write(path, content),
-                None => fs::remove_file(path),
-            };
+            let _ = original.restore(path);
         }
         for dir in self.created_dirs.iter().rev() {
             let _ = fs::remove_dir(dir);
@@ -1041,6 +1121,82 @@ mod tests {
             fs::read_to_string(outside.path().join("f.rs")).unwrap(),
             "out"
         );
+    }
+
+    /// Issue 24: a removed symbolic link comes back as the same link when the commit fails,
+    /// not as a copy of its target.
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_commit_restores_a_removed_link_as_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("real.rs"), "real").unwrap();
+        std::os::unix::fs::symlink("real.rs", dir.path().join("link.rs")).unwrap();
+        fs::create_dir_all(dir.path().join("zz/full")).unwrap();
+        fs::write(dir.path().join("zz/full/x"), "").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage_removal("link.rs", None);
+        // Committed after link.rs, and a file cannot replace a directory.
+        ws.stage("zz/full", "fails");
+        assert!(ws.commit().is_err());
+        let link = dir.path().join("link.rs");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_link(&link).unwrap(), Path::new("real.rs"));
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real.rs")).unwrap(),
+            "real"
+        );
+    }
+
+    /// Issue 24: a link the interrupted commit was removing, pointed elsewhere since (even at
+    /// a file with the same content), stops the replay; the same link is removed.
+    #[cfg(unix)]
+    #[test]
+    fn replay_refuses_a_link_swapped_since() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("x.rs"), "same").unwrap();
+        fs::write(dir.path().join("y.rs"), "same").unwrap();
+        let link = dir.path().join("link.rs");
+        std::os::unix::fs::symlink("x.rs", &link).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage_removal("link.rs", None);
+        let changes = ws.changes().unwrap();
+        let pending: Vec<&Change> = changes.iter().collect();
+        let mut tx = Transaction::default();
+        ws.write_all(&pending, &[PathBuf::from("link.rs")], &mut tx)
+            .unwrap();
+        // Killed after the journal; the user puts a link back, to another file.
+        std::os::unix::fs::symlink("y.rs", &link).unwrap();
+        let ws = Workspace::new(dir.path());
+        let err = ws.finish_interrupted_commit().unwrap_err().to_string();
+        assert!(err.contains("link.rs"), "{err}");
+        assert_eq!(fs::read_link(&link).unwrap(), Path::new("y.rs"));
+        // The link as it was: the replay goes on and removes it.
+        fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("x.rs", &link).unwrap();
+        assert_eq!(ws.finish_interrupted_commit().unwrap(), Some(1));
+        assert!(fs::symlink_metadata(&link).is_err());
+        assert_eq!(fs::read_to_string(dir.path().join("x.rs")).unwrap(), "same");
+    }
+
+    /// Issue 24: bytes that are not UTF-8 are staged, committed and read back as they are.
+    #[test]
+    fn a_data_file_that_is_not_text_moves_as_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let blob = vec![0xff, 0xfe, 0x00, b'\n', 0xc3];
+        fs::write(dir.path().join("blob.bin"), &blob).unwrap();
+        let mut ws = Workspace::new(dir.path());
+        let bytes = ws.read_bytes(Path::new("blob.bin")).unwrap().unwrap();
+        assert!(ws.read(Path::new("blob.bin")).is_err());
+        ws.stage_bytes("moved/blob.bin", bytes);
+        ws.stage_removal("blob.bin", None);
+        ws.commit().unwrap();
+        assert_eq!(fs::read(dir.path().join("moved/blob.bin")).unwrap(), blob);
+        assert!(!dir.path().join("blob.bin").exists());
     }
 
     #[test]

@@ -370,3 +370,99 @@ fn delete_api_refuses_while_user_code_uses_the_kinds_modules() {
     assert!(stderr.contains("examples/user.rs:3:13"), "{stderr}");
     assert!(!dir.path().join("src/controllers/memcached.rs").exists());
 }
+
+/// Issue 24: a file whose only change is its line endings (CRLF) was refused "at line 88" of
+/// an 87-line file, with an empty source line: the line endings are named, at a real line.
+#[test]
+fn a_line_ending_change_is_named_as_one() {
+    let (dir, _) = project_with_api();
+    let text = read(dir.path(), "src/webhooks/memcached.rs");
+    std::fs::write(
+        dir.path().join("src/webhooks/memcached.rs"),
+        text.replace('\n', "\r\n"),
+    )
+    .unwrap();
+    let snapshot = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "webhook"], &[]));
+    let first = text.lines().next().unwrap();
+    for want in [
+        "src/webhooks/memcached.rs was edited since opgen created it (only its line endings: CRLF where opgen wrote LF, first at line 1)".to_owned(),
+        "--> src/webhooks/memcached.rs:1:1".to_owned(),
+        format!("1 | {first}"),
+    ] {
+        assert!(err.contains(&want), "{want:?} not in:\n{err}");
+    }
+    assert_eq!(
+        tree(dir.path()),
+        snapshot,
+        "a refused delete changed the tree"
+    );
+}
+
+/// Issue 24: a glob re-export (`pub use …::*`) hands the modules of what it names to code
+/// opgen cannot follow: one that re-exports a module `delete api` removes is refused like an
+/// explicit use (and named with --force), as is a glob of the removed module itself.
+#[test]
+fn delete_api_refuses_glob_reexports_of_the_kinds_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(dir.path(), &with(&["create", "api"], &[]));
+    // Another kind in v1: the version module stays, the Memcached modules go.
+    let backup = [
+        "create",
+        "api",
+        "--group",
+        "cache",
+        "--version",
+        "v1",
+        "--kind",
+        "Backup",
+    ];
+    opgen_ok(dir.path(), &backup);
+    let lib = read(dir.path(), "src/lib.rs");
+    let line = lib.lines().count() + 1;
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        format!("{lib}pub use crate::api::v1::*;\npub(crate) use crate::controllers::*;\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("tests/user.rs"),
+        "use demo::api::v1::memcached_types::*;\n",
+    )
+    .unwrap();
+    let snapshot = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "api"], &[]));
+    for want in [
+        format!(
+            "`crate::api::v1::*` re-exports the module `api::v1::memcached_types`, which this change removes\n  --> src/lib.rs:{line}:9"
+        ),
+        format!(
+            "`crate::controllers::*` re-exports the module `controllers::memcached`, which this change removes\n  --> src/lib.rs:{}:16",
+            line + 1
+        ),
+        "tests/user.rs:1:5".to_owned(),
+    ] {
+        assert!(err.contains(&want), "expected {want:?} in:\n{err}");
+    }
+    assert_eq!(
+        tree(dir.path()),
+        snapshot,
+        "a refused delete changed the tree"
+    );
+
+    let out = support::opgen(dir.path(), &with(&["delete", "api"], &["--force"]));
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    for want in [
+        format!("src/lib.rs:{line}:9"),
+        format!("src/lib.rs:{}:16", line + 1),
+    ] {
+        assert!(stderr.contains(&want), "expected {want:?} in:\n{stderr}");
+    }
+    assert!(!dir.path().join("src/api/v1/memcached_types.rs").exists());
+    assert!(dir.path().join("src/api/v1/backup_types.rs").exists());
+}

@@ -1,5 +1,6 @@
 //! `opgen edit`: `--multigroup` turns a single-group project into exactly what `init
-//! --multigroup` and the same `create` commands would have made (and `=false` back), keeps
+//! --multigroup` and the same `create` commands would have made but for the samples, which are
+//! the user's (and `=false` back), and the project still builds; it keeps
 //! edited files with their paths rewritten, refuses what it cannot rewrite with its place, and
 //! changes no manifest. `--license`/`--owner` change the header of later files.
 
@@ -88,8 +89,11 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
         assert!(out.lines().any(|l| l == line), "{line:?} not in:\n{out}");
     }
 
-    let out = opgen_ok(&single, &["edit", "--multigroup"]);
-    assert!(out.contains("22 created, 8 updated, 19 removed"), "{out}");
+    let out = opgen_ok(&single, &["edit", "--multigroup", "-v"]);
+    assert!(out.contains("22 created, 5 updated, 19 removed"), "{out}");
+    // The samples are the user's: left as they are (issue 24), and no CRD is rewritten.
+    assert!(!out.contains("config/samples"), "{out}");
+    assert!(!out.contains("config/crd"), "{out}");
     let after = tree(&single);
     assert_eq!(
         support::listing(&after),
@@ -97,16 +101,22 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
         "files differ from a multigroup project's"
     );
     assert_eq!(
-        after,
-        tree(&multi),
+        without_samples(after),
+        without_samples(tree(&multi)),
         "contents differ from a multigroup project's"
     );
+    for (path, content) in &before {
+        if path.starts_with("config/samples") && content != "<dir>" {
+            assert_eq!(&read(&single, &path.to_string_lossy()), content);
+        }
+    }
     assert_eq!(manifests(&single), generated, "the manifests changed");
     assert!(read(&single, "PROJECT").contains("multigroup: true\n"));
     assert!(read(&single, "PROJECT").contains("path: demo::api::cache::v2\n"));
+    support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
 
     let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
-    assert!(out.contains("19 created, 8 updated, 22 removed"), "{out}");
+    assert!(out.contains("19 created, 5 updated, 22 removed"), "{out}");
     assert_eq!(
         tree(&single),
         before,
@@ -185,6 +195,8 @@ fn edited_files_move_with_their_paths_rewritten() {
     );
     assert!(err.contains("opgen delete api"), "{err}");
     assert_eq!(tree(&dir), snapshot);
+    // The rewritten paths compile.
+    support::project_cargo_ok(&dir, &["check", "--all-targets", "--locked", "--quiet"]);
 }
 
 #[test]
@@ -318,7 +330,7 @@ fn multigroup_rewrites_dollar_crate_leading_colons_and_crate_aliases() {
     append(
         &dir,
         "tests/user.rs",
-        "extern crate demo as op;\nuse ::demo::api::v1::MemcachedSpec;\nuse op::api::v1::MemcachedStatus;\n\n#[test]\nfn f() {\n    let _ = ::demo::api::v1::Memcached::default;\n    let _ = op::api::v1::Memcached::default;\n}\n",
+        "extern crate demo as op;\nuse ::demo::api::v1::MemcachedSpec;\nuse op::api::v1::MemcachedStatus;\n\n#[test]\nfn f() {\n    let _ = ::demo::api::v1::Memcached::new;\n    let _ = op::api::v1::Memcached::new;\n}\n",
     );
     opgen_ok(&dir, &["edit", "--multigroup"]);
     let lib = read(&dir, "src/lib.rs");
@@ -330,11 +342,12 @@ fn multigroup_rewrites_dollar_crate_leading_colons_and_crate_aliases() {
     for want in [
         "use ::demo::api::cache::v1::MemcachedSpec;",
         "use op::api::cache::v1::MemcachedStatus;",
-        "let _ = ::demo::api::cache::v1::Memcached::default;",
-        "let _ = op::api::cache::v1::Memcached::default;",
+        "let _ = ::demo::api::cache::v1::Memcached::new;",
+        "let _ = op::api::cache::v1::Memcached::new;",
     ] {
         assert!(user.contains(want), "expected {want:?} in:\n{user}");
     }
+    support::project_cargo_ok(&dir, &["check", "--all-targets", "--locked", "--quiet"]);
 }
 
 /// Issue 24: file paths opgen cannot rewrite (`#[path]`, `include_str!` into a moved
@@ -384,4 +397,149 @@ fn multigroup_refuses_file_paths_and_colliding_modules() {
         }
         assert_eq!(support::tree(&dir), before, "{file}: the tree changed");
     }
+}
+
+/// `tree` without the user-owned samples, which `edit` leaves as they are (their TODO comment
+/// names the types file where `create api` put it).
+fn without_samples(tree: BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
+    tree.into_iter()
+        .filter(|(p, _)| !p.starts_with("config/samples"))
+        .collect()
+}
+
+/// init (with `init_flags`) + `create api` of `kind` in group `cache`, version v1alpha1.
+fn one_kind(parent: &Path, name: &str, init_flags: &[&str], kind: &str) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir(&dir).unwrap();
+    let mut init = vec![
+        "init",
+        "--domain",
+        "example.com",
+        "--repo",
+        "github.com/example/c1",
+        "--project-name",
+        "c1",
+    ];
+    init.extend_from_slice(init_flags);
+    opgen_ok(&dir, &init);
+    support::create_api(&dir, "cache", "v1alpha1", kind);
+    dir
+}
+
+/// Issue 24: a kind named like its group (`Cache` in `cache`) has a module `controllers::cache`
+/// in both layouts; `use c1::controllers::cache` was refused as ending in a moved module. The
+/// edited project is what `init --multigroup` makes, and it builds.
+#[test]
+fn multigroup_moves_a_kind_named_like_its_group() {
+    let parent = tempfile::tempdir().unwrap();
+    let single = one_kind(parent.path(), "single", &[], "Cache");
+    let multi = one_kind(parent.path(), "multi", &["--multigroup"], "Cache");
+    let samples = tree(&single.join("config/samples"));
+    opgen_ok(&single, &["edit", "--multigroup"]);
+    let after = without_samples(tree(&single));
+    assert_eq!(
+        support::listing(&after),
+        support::listing(&without_samples(tree(&multi)))
+    );
+    assert_eq!(after, without_samples(tree(&multi)));
+    assert_eq!(tree(&single.join("config/samples")), samples);
+    assert!(
+        read(&single, "tests/cache_cache_controller.rs")
+            .contains("use c1::{PROJECT_NAME, controllers::cache::cache};")
+    );
+    support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
+
+    // And back: the single-group project again.
+    opgen_ok(&single, &["edit", "--multigroup=false"]);
+    let back = one_kind(parent.path(), "back", &[], "Cache");
+    assert_eq!(tree(&single), tree(&back));
+}
+
+/// Issue 24: `multigroup: true` written into PROJECT by hand, the modules not moved: `edit
+/// --multigroup` said "nothing to move" and `manifests` then added a second set of helper
+/// roles. It goes by the modules: they move, and there is one set of roles.
+#[test]
+fn multigroup_set_by_hand_in_project_moves_the_modules_once() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = one_kind(parent.path(), "p", &[], "Memcached");
+    let multi = one_kind(parent.path(), "multi", &["--multigroup"], "Memcached");
+    let project = read(&dir, "PROJECT");
+    std::fs::write(
+        dir.join("PROJECT"),
+        project.replace("\nprojectName:", "\nmultigroup: true\nprojectName:"),
+    )
+    .unwrap();
+    let out = support::opgen(&dir, &["edit", "--multigroup"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "PROJECT says `multigroup: true`, but the modules are laid out for one group"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(without_samples(tree(&dir)), without_samples(tree(&multi)));
+    assert!(!dir.join("config/rbac/memcached_admin_role.yaml").exists());
+
+    // Again: nothing to move, nothing written.
+    let before = tree(&dir);
+    let out = support::opgen(&dir, &["edit", "--multigroup"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already multigroup: nothing to move"));
+    assert_eq!(tree(&dir), before);
+}
+
+/// Issue 24: a data file that is not UTF-8 beside an API version's modules stopped `edit`
+/// with "not UTF-8 text"; it moves with them, byte for byte.
+#[test]
+fn multigroup_moves_a_binary_data_file_as_bytes() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = small(parent.path(), "p");
+    let blob: &[u8] = &[0x89, b'P', b'N', b'G', 0xff, 0x00, 0xfe, b'\r', b'\n'];
+    std::fs::write(dir.join("src/api/v1/logo.png"), blob).unwrap();
+    let out = opgen_ok(&dir, &["edit", "--multigroup", "--dry-run"]);
+    assert!(
+        out.lines()
+            .any(|l| l == "would create src/api/cache/v1/logo.png"),
+        "{out}"
+    );
+    opgen_ok(&dir, &["edit", "--multigroup"]);
+    assert_eq!(
+        std::fs::read(dir.join("src/api/cache/v1/logo.png")).unwrap(),
+        blob
+    );
+    assert!(!dir.join("src/api/v1").exists());
+}
+
+/// Issue 24: `edit` rewrote the CRDs an older opgen had written (only the `opgen.dev/version`
+/// stamp differed) and the TODO comment of the samples, which are the user's.
+#[test]
+fn edit_leaves_samples_and_restamped_crds_alone() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = small(parent.path(), "p");
+    let crd = "config/crd/bases/cache.example.com_memcacheds.yaml";
+    let text = read(&dir, crd);
+    let stamp = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("opgen.dev/version:"))
+        .unwrap()
+        .to_owned();
+    let old = format!(
+        "{}opgen.dev/version: 0.0.1",
+        &stamp[..stamp.find('o').unwrap()]
+    );
+    std::fs::write(dir.join(crd), text.replace(&stamp, &old)).unwrap();
+    let sample = "config/samples/cache_v1_memcached.yaml";
+    let sample_text = read(&dir, sample);
+
+    let out = opgen_ok(&dir, &["edit", "--multigroup", "-v"]);
+    assert!(!out.contains("config/crd"), "{out}");
+    assert!(!out.contains("config/samples"), "{out}");
+    assert!(read(&dir, crd).contains(&old));
+    assert_eq!(read(&dir, sample), sample_text);
+    let out = opgen_ok(&dir, &["edit", "--license", "none", "-v"]);
+    assert!(!out.contains("config/crd"), "{out}");
+    // `opgen manifests` stamps today's version.
+    opgen_ok(&dir, &["manifests"]);
+    assert!(read(&dir, crd).contains(&stamp));
 }

@@ -49,7 +49,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let warnings = edit(&mut ws, &mut project, &opts)?;
     print_warnings(&warnings, global);
     if args.make {
-        let report = manifests(&mut ws, &ManifestOptions::default())?;
+        let opts = ManifestOptions {
+            keep_version_stamps: true,
+            ..ManifestOptions::default()
+        };
+        let report = manifests(&mut ws, &opts)?;
         print_warnings(&report.warnings, global);
     }
     finish(&ws, global, "edited the project")

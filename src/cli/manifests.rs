@@ -32,6 +32,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             max_desc_len: args.max_desc_len,
             strict: args.strict,
             generate_embedded_object_meta: args.generate_embedded_object_meta,
+            keep_version_stamps: false,
         },
     )?;
     print_warnings(&report.warnings, global);

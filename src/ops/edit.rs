@@ -4,8 +4,11 @@
 //! `create api` lays them out in that mode: `src/api/<version>` ↔ `src/api/<group>/<version>`,
 //! and likewise the controllers, webhooks, envtest tests and helper roles. Files still as
 //! opgen wrote them are written as `create` writes them in the new layout; edited ones move
-//! with their paths rewritten ([`super::relayout`]). `--license`/`--owner` rewrite the
-//! license header later files get (existing files keep theirs, as with kubebuilder).
+//! with their paths rewritten ([`super::relayout`]); other files in the moved directories move
+//! as they are (bytes). The samples stay as they are. It moves from the layout the modules
+//! are in, which PROJECT's `multigroup` (edited by hand) may contradict. `--license`/`--owner`
+//! rewrite the license header later files get (existing files keep theirs, as with
+//! kubebuilder).
 
 use super::relayout::{self, FileKind, ModPath, Moves};
 use crate::diag::{Diagnostic, Error, Result};
@@ -44,11 +47,23 @@ pub fn edit(
     let mut warnings = Vec::new();
     // The move first: it compares files with the header they were created with.
     if let Some(to) = opts.multigroup {
+        // The modules say where the code is; PROJECT may have been edited by hand.
+        if let Some(laid_out) = layout_on_disk(ws, project)?
+            && laid_out != project.multigroup
+        {
+            warnings.push(Diagnostic::warning(format!(
+                "PROJECT says `multigroup: {}`, but the modules are laid out {}: opgen goes by the modules",
+                project.multigroup,
+                if laid_out { "by group (src/api/<group>/<version>)" } else { "for one group (src/api/<version>)" }
+            )));
+            project.multigroup = laid_out;
+        }
         if to == project.multigroup {
             warnings.push(Diagnostic::warning(format!(
                 "the project is already {}: nothing to move",
                 if to { "multigroup" } else { "single-group" }
             )));
+            record_paths(project);
         } else {
             warnings.extend(set_multigroup(ws, project, to)?);
         }
@@ -261,7 +276,10 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             if old_path.starts_with("tests") && old_path != new_path && ws.exists(&old_path) {
                 moved.push((old_path.clone(), new_path.clone()));
             }
-            if ws.read(&old_path)?.as_deref() == Some(old_content.as_str()) {
+            // A file that stays where it is (a sample) is the user's: only a comment naming
+            // the types file would change, and the manifests do not.
+            if old_path != new_path && ws.read(&old_path)?.as_deref() == Some(old_content.as_str())
+            {
                 pristine.push((new_path, new_content));
             }
         }
@@ -314,13 +332,30 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         );
         return Err(Error::many(problems));
     }
+    // Data files beside the modules (anything not UTF-8) move as bytes.
+    let mut data_files: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
     let mut contents = Vec::new();
     for (old, _) in &moved {
-        contents.push(current(&files, old)?);
+        contents.push(match files.get(old) {
+            Some(text) => Ok(text.clone()),
+            None => match ws.read_bytes(old)? {
+                Some(bytes) => String::from_utf8(bytes)
+                    .map(Some)
+                    .map_err(|e| e.into_bytes()),
+                None => Ok(None),
+            },
+        });
     }
     for ((old, new), content) in moved.iter().zip(contents) {
         files.insert(old.clone(), None);
-        files.insert(new.clone(), content);
+        match content {
+            Ok(text) => {
+                files.insert(new.clone(), text);
+            }
+            Err(bytes) => {
+                data_files.insert(new.clone(), bytes);
+            }
+        }
     }
     for (path, content) in pristine {
         files.insert(path, Some(content));
@@ -345,6 +380,28 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         }
     }
 
+    let used_trees: BTreeSet<&str> = moves
+        .moves
+        .iter()
+        .map(|(from, _)| from[0].as_str())
+        .collect();
+    // Leaving the group: its declaration goes first, as a kind named like the group (`mod
+    // cache;`) takes its place and would be taken for it.
+    if !to {
+        for (tree_name, _) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
+            let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
+            let text = current(&files, &root)?.unwrap_or_default();
+            match take_mod_item(&root, &text, &group_mod)? {
+                Some((without, _)) => {
+                    files.insert(root, Some(without));
+                }
+                None => problems.push(Diagnostic::error(format!(
+                    "{} does not declare `mod {group_mod};`",
+                    root.display()
+                ))),
+            }
+        }
+    }
     // Module declarations: out of the old parent, into the new one.
     for (from, _) in &moves.moves {
         let (tree_name, marker) = TREES
@@ -379,12 +436,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             ),
         }
     }
-    // The group's own declaration in each tree's root module.
-    let used_trees: BTreeSet<&str> = moves
-        .moves
-        .iter()
-        .map(|(from, _)| from[0].as_str())
-        .collect();
+    // The group's own declaration in each tree's root module, and its module file.
     for (tree_name, marker) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
         let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
         let text = current(&files, &root)?.unwrap_or_default();
@@ -401,15 +453,6 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
                 )).help(format!("restore the marker comment, or add `pub mod {group_mod};` there by hand and run the command again"))),
             }
         } else {
-            match take_mod_item(&root, &text, &group_mod)? {
-                Some((without, _)) => {
-                    files.insert(root, Some(without));
-                }
-                None => problems.push(Diagnostic::error(format!(
-                    "{} does not declare `mod {group_mod};`",
-                    root.display()
-                ))),
-            }
             let left = current(&files, &group_file)?.unwrap_or_default();
             match group_files.get(&group_file) {
                 Some(fresh) if *fresh == left => {
@@ -458,15 +501,67 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             None => ws.stage_removal(path, None),
         }
     }
+    for (path, bytes) in data_files {
+        ws.stage_bytes(path, bytes);
+    }
     project.multigroup = to;
+    record_paths(project);
+    Ok(warnings)
+}
+
+/// Each resource's `path` in PROJECT as `create api` records it in the project's layout.
+fn record_paths(project: &mut Project) {
+    let layout = project.clone();
     for r in &mut project.resources {
         let plural = r
             .plural
             .clone()
             .unwrap_or_else(|| pluralize::flect_plural(&r.kind));
-        r.path = context(&new_project, r, &plural, true, false, String::new()).recorded_path();
+        r.path = context(&layout, r, &plural, true, false, String::new()).recorded_path();
     }
-    Ok(warnings)
+}
+
+/// Whether the kinds' modules are laid out by group (`true`) or for one group (`false`), as
+/// the module tree from src/lib.rs has them; `None` when no kind's module is found either way.
+/// Kinds laid out both ways are an error: opgen cannot tell which way to move them.
+fn layout_on_disk(ws: &Workspace, project: &Project) -> Result<Option<bool>> {
+    let tree = relayout::module_tree(ws)?;
+    let mut found: BTreeMap<bool, String> = BTreeMap::new();
+    for r in &project.resources {
+        let group = module_name(&r.group);
+        let (tree_name, name) = if r.api.is_some() {
+            ("api", r.version.clone())
+        } else if r.controller {
+            ("controllers", r.kind.to_snake_case())
+        } else {
+            continue;
+        };
+        let by_group = vec![tree_name.to_owned(), group, name.clone()];
+        let single = vec![tree_name.to_owned(), name];
+        // The group layout first: a kind named like its group has `controllers::cache` both ways.
+        let layout = if tree.modules.contains(&by_group) {
+            true
+        } else if tree.modules.contains(&single) {
+            false
+        } else {
+            continue;
+        };
+        let module = if layout { by_group } else { single };
+        found
+            .entry(layout)
+            .or_insert_with(|| format!("crate::{}", module.join("::")));
+    }
+    match (found.get(&false), found.get(&true)) {
+        (Some(single), Some(by_group)) => Err(Error::with_help(
+            format!(
+                "the kinds are laid out both ways: `{single}` for one group, `{by_group}` by group, so opgen cannot tell which way to move them"
+            ),
+            "move the modules by hand into one layout (and set `multigroup:` in PROJECT to match), then run the command again; nothing was written",
+        )),
+        (Some(_), None) => Ok(Some(false)),
+        (None, Some(_)) => Ok(Some(true)),
+        (None, None) => Ok(None),
+    }
 }
 
 /// `new` formatted with rustfmt when `old` was (longer paths can change the layout and the

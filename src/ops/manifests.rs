@@ -34,6 +34,9 @@ pub struct ManifestOptions {
     pub strict: bool,
     /// controller-gen's `crd:generateEmbeddedObjectMeta=true`.
     pub generate_embedded_object_meta: bool,
+    /// A CRD that differs only in the opgen version that wrote it stays as it is (`opgen edit`
+    /// changes no manifest; stamping today's version is `opgen manifests`' job).
+    pub keep_version_stamps: bool,
 }
 
 #[derive(Debug, Default)]
@@ -105,7 +108,13 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     for (crd, text) in crds.iter().zip(texts) {
         let name = crd.file_name();
         let path = Path::new(CRD_DIR).join(&name);
-        ws.stage(&path, text);
+        let restamp_only = opts.keep_version_stamps
+            && ws
+                .read(&path)?
+                .is_some_and(|old| old != text && without_stamp(&old) == without_stamp(&text));
+        if !restamp_only {
+            ws.stage(&path, text);
+        }
         report.files.push(path);
         if let Some(text) = &kustomization {
             let entry = format!("- bases/{name}");
@@ -146,6 +155,14 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, &crds, &mut report)?;
     }
     Ok(report)
+}
+
+/// A CRD's text without its `opgen.dev/version` annotation line.
+fn without_stamp(text: &str) -> String {
+    let marker = format!("{VERSION_ANNOTATION}:");
+    text.split_inclusive('\n')
+        .filter(|l| !l.trim_start().starts_with(&marker))
+        .collect()
 }
 
 /// Removes the CRDs opgen wrote earlier for kinds (or plurals) that are gone, and their

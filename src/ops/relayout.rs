@@ -170,6 +170,7 @@ pub fn rewrite_paths(
         suspicious: moves.suspicious(),
         bound: BTreeMap::new(),
         globs: BTreeMap::new(),
+        reexport: false,
         edits: Vec::new(),
         problems: Vec::new(),
     };
@@ -383,6 +384,8 @@ struct Rewriter<'a> {
     suspicious: BTreeSet<String>,
     bound: BTreeMap<String, Option<ModPath>>,
     globs: BTreeMap<ModPath, Vec<ModPath>>,
+    /// The `use` being visited is `pub` (a re-export).
+    reexport: bool,
     edits: Vec<(usize, usize, String)>,
     problems: Vec<Diagnostic>,
 }
@@ -480,6 +483,25 @@ impl Rewriter<'_> {
             );
             return;
         }
+        // A glob re-export hands its modules to code opgen cannot follow (other crates, or
+        // paths through the re-export): one of them going is refused like a `use` of it.
+        if glob
+            && self.reexport
+            && let Some(gone) = self
+                .moves
+                .vanishing
+                .iter()
+                .find(|v| v.len() == old.len() + 1 && v.starts_with(&old))
+        {
+            self.refuse(
+                first.span,
+                format!(
+                    "`{shown}::*` re-exports the module `{}`, which this change removes",
+                    gone.join("::")
+                ),
+            );
+            return;
+        }
         let new_abs = self.moves.map(&old);
         let new_anchor = match anchor {
             Anchor::Root => Vec::new(),
@@ -513,17 +535,18 @@ impl Rewriter<'_> {
     }
 
     fn diff(&mut self, old: &[Seg], new: &[String], glob: bool, shown: &str) {
-        let p = old
-            .iter()
-            .zip(new)
-            .take_while(|(o, n)| o.name == **n)
-            .count();
-        let max_s = old.len().min(new.len()) - p;
+        // The common end first: the last segment is the name a `use` binds, so
+        // `controllers::cache` → `controllers::cache::cache` (a kind named like its group)
+        // gains the group before it, keeping what the path ends in.
         let s = old
             .iter()
             .rev()
             .zip(new.iter().rev())
-            .take(max_s)
+            .take_while(|(o, n)| o.name == **n)
+            .count();
+        let p = old[..old.len() - s]
+            .iter()
+            .zip(&new[..new.len() - s])
             .take_while(|(o, n)| o.name == **n)
             .count();
         let old_mid = &old[p..old.len() - s];
@@ -683,6 +706,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         let mut leaves = Vec::new();
         use_leaves(&u.tree, Vec::new(), false, &mut leaves);
+        self.reexport = !matches!(u.vis, syn::Visibility::Inherited);
         for leaf in leaves {
             // `::name::…` is another crate's path, unless it names the library.
             if u.leading_colon.is_some()
@@ -695,6 +719,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
             }
             self.process(&leaf.segs, matches!(leaf.kind, Leaf::Glob));
         }
+        self.reexport = false;
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -865,6 +890,56 @@ mod tests {
         assert_eq!(
             out,
             "use crate::api::cache::v1;\nfn f() { let _: v1::Memcached; }\n"
+        );
+    }
+
+    /// Issue 24: `controllers::cache` → `controllers::cache::cache` keeps the name the `use`
+    /// binds (it was refused as ending in a moved module), and back.
+    #[test]
+    fn a_kind_named_like_its_group_gains_the_group_before_it() {
+        let forward = Moves {
+            moves: vec![(p("controllers::cache"), p("controllers::cache::cache"))],
+            vanishing: Vec::new(),
+            crate_name: "demo".to_owned(),
+        };
+        let single = "use demo::{PROJECT_NAME, controllers::cache};\nfn f() { demo::controllers::cache::CONTROLLER; }\n";
+        let multi = "use demo::{PROJECT_NAME, controllers::cache::cache};\nfn f() { demo::controllers::cache::cache::CONTROLLER; }\n";
+        assert_eq!(
+            rewrite(single, FileKind::External, &forward).unwrap(),
+            multi
+        );
+        let back = Moves {
+            moves: vec![(p("controllers::cache::cache"), p("controllers::cache"))],
+            vanishing: vec![p("controllers::cache")],
+            crate_name: "demo".to_owned(),
+        };
+        assert_eq!(rewrite(multi, FileKind::External, &back).unwrap(), single);
+    }
+
+    /// Issue 24: a `pub use …::*` of a module one of whose modules goes re-exports it.
+    #[test]
+    fn a_glob_reexport_of_a_removed_module_is_refused() {
+        let moves = Moves {
+            moves: Vec::new(),
+            vanishing: vec![p("api::v1::memcached_types")],
+            crate_name: "demo".to_owned(),
+        };
+        let err = rewrite(
+            "pub use crate::api::v1::*;\n",
+            FileKind::Lib(Vec::new()),
+            &moves,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("`crate::api::v1::*` re-exports the module `api::v1::memcached_types`"),
+            "{err}"
+        );
+        assert!(err.contains("src/x.rs:1:9"), "{err}");
+        // A private glob binds names for its module only: the paths through it are checked.
+        let text = "use crate::api::v1::*;\n";
+        assert_eq!(
+            rewrite(text, FileKind::Lib(Vec::new()), &moves).unwrap(),
+            text
         );
     }
 

@@ -289,10 +289,10 @@ impl ScaffoldPlan {
                         staged.push((path, None));
                     }
                     Some(now) => {
-                        let line = first_difference(&now, &content);
+                        let (line, what) = first_difference(&now, &content);
                         problems.push(
                             Diagnostic::error(format!(
-                                "{} was edited since opgen created it (first change at line {line})",
+                                "{} was edited since opgen created it ({what})",
                                 path.display()
                             ))
                             .at(Location::new(&path, line, 1).with_source(&now, 1)),
@@ -361,13 +361,42 @@ impl ScaffoldPlan {
     }
 }
 
-/// The 1-based line where `now` first differs from `then`.
-fn first_difference(now: &str, then: &str) -> usize {
-    now.lines()
-        .zip(then.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or_else(|| now.lines().count().min(then.lines().count()))
-        + 1
+/// Where `now` first differs from `then`: a 1-based line of `now` (one that exists, to show
+/// it) and what changed there. `str::lines` drops `\r`, so line endings are compared apart.
+fn first_difference(now: &str, then: &str) -> (usize, String) {
+    let lf = |text: &str| text.replace("\r\n", "\n");
+    let (now_lf, then_lf) = (lf(now), lf(then));
+    if now_lf == then_lf {
+        let line = now
+            .split_inclusive('\n')
+            .zip(then.split_inclusive('\n'))
+            .position(|(a, b)| a != b)
+            .unwrap_or(0)
+            + 1;
+        let ending = |text: &str| if text.contains("\r\n") { "CRLF" } else { "LF" };
+        return (
+            line,
+            format!(
+                "only its line endings: {} where opgen wrote {}, first at line {line}",
+                ending(now),
+                ending(then)
+            ),
+        );
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        now_lf.split_inclusive('\n').collect(),
+        then_lf.split_inclusive('\n').collect(),
+    );
+    match a.iter().zip(&b).position(|(x, y)| x != y) {
+        Some(i) => (i + 1, format!("first change at line {}", i + 1)),
+        None if a.len() > b.len() => (b.len() + 1, format!("first change at line {}", b.len() + 1)),
+        None if a.is_empty() => (1, "it is empty".to_owned()),
+        // Only lines at the end are gone: the last line left is shown.
+        None => (
+            a.len(),
+            format!("the lines after line {} are gone", a.len()),
+        ),
+    }
 }
 
 /// Where an edited copy of an inserted fragment seems to be: the first line holding the
@@ -492,6 +521,33 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
 mod tests {
     use super::*;
     use std::path::Path;
+
+    /// Issue 24: a change of line endings only was reported at the line after the last.
+    #[test]
+    fn first_difference_names_a_real_line_and_line_endings() {
+        let then = "a\nb\nc\n";
+        assert_eq!(
+            first_difference("a\r\nb\r\nc\r\n", then),
+            (
+                1,
+                "only its line endings: CRLF where opgen wrote LF, first at line 1".to_owned()
+            )
+        );
+        assert_eq!(
+            first_difference("a\r\nB\r\nc\r\n", then),
+            (2, "first change at line 2".to_owned())
+        );
+        assert_eq!(first_difference("a\nb\nc", then).0, 3);
+        assert_eq!(
+            first_difference("a\nb\nc\nd\n", then),
+            (4, "first change at line 4".to_owned())
+        );
+        assert_eq!(
+            first_difference("a\nb\n", then),
+            (2, "the lines after line 2 are gone".to_owned())
+        );
+        assert_eq!(first_difference("", then), (1, "it is empty".to_owned()));
+    }
 
     #[test]
     fn remove_fragment_removes_exactly_the_inserted_lines() {
