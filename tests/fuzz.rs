@@ -450,7 +450,7 @@ fn fuzz_worker(run: &Run, seeds: &[Seed], running: &Running) -> Figures {
             }
         }
 
-        if n % BINARY_EVERY == 0 {
+        if n.is_multiple_of(BINARY_EVERY) {
             let dir = scratch_copy(&seed_dir.root);
             let before = snapshot(dir.path());
             figures.binary_runs += 1;
