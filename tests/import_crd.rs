@@ -1,0 +1,226 @@
+//! `opgen import crd`: every CRD of the repository's corpus (controller-gen's golden files and
+//! the upstream operators' CRDs) imported into a fresh project and regenerated with `opgen
+//! manifests` must come back the same (as YAML values; byte for byte, but for the generator's
+//! version annotation, where the input is controller-gen's own output). Each CRD that does not
+//! is listed in `EXCEPTIONS` with the reason. The imported types must build (one project holding
+//! many CRDs, since building is expensive), and bad input must leave the tree untouched.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::{fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, tree};
+
+/// CRDs that do not round-trip, relative to tests/fixtures, with the reason.
+const EXCEPTIONS: &[(&str, &str)] = &[];
+
+/// Every CRD file of the corpus, relative to tests/fixtures.
+fn corpus() -> Vec<String> {
+    let root = fixture("");
+    let mut out = Vec::new();
+    for pattern in [
+        "goldens/controller-gen/**/*.yaml",
+        "upstream-operators/**/crd*/**/*.yaml",
+    ] {
+        for path in glob::glob(&root.join(pattern).to_string_lossy()).unwrap() {
+            let path = path.unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("kind: CustomResourceDefinition") {
+                out.push(
+                    path.strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn crd_of(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_yaml::from_str(&text).unwrap()
+}
+
+/// The CRD without what no two generators write alike: the generator's version annotation
+/// (controller-gen's or opgen's), the creation timestamp and the status.
+fn normalize(mut crd: Value) -> Value {
+    let o = crd.as_object_mut().unwrap();
+    o.remove("status");
+    let meta = o.get_mut("metadata").unwrap().as_object_mut().unwrap();
+    meta.remove("creationTimestamp");
+    if let Some(a) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
+        a.remove("controller-gen.kubebuilder.io/version");
+        a.remove("opgen.dev/version");
+        if a.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    crd
+}
+
+/// The text without the generator's version annotation line.
+fn without_version_line(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !t.starts_with("controller-gen.kubebuilder.io/version:")
+                && !t.starts_with("opgen.dev/version:")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A project whose domain holds `group`'s API group, in `parent`.
+fn project_for(parent: &Path, group: &str) -> Option<PathBuf> {
+    let (_, domain) = group.split_once('.')?;
+    let dir = parent.join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    opgen_ok(
+        &dir,
+        &["init", "--domain", domain, "--project-name", "imported"],
+    );
+    Some(dir)
+}
+
+/// Imports `file` into a new project and returns what `opgen manifests` then writes for it,
+/// or why that failed.
+fn round_trip(file: &Path) -> Result<String, String> {
+    let input = crd_of(file);
+    let group = input["spec"]["group"].as_str().unwrap_or_default();
+    let plural = input["spec"]["names"]["plural"].as_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(project) = project_for(tmp.path(), group) else {
+        return Err(format!("the group {group:?} has no domain part"));
+    };
+    let out = opgen(&project, &["import", "crd", &file.to_string_lossy()]);
+    if !out.status.success() {
+        return Err(format!(
+            "import failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    opgen_ok(&project, &["manifests"]);
+    let written = project.join(format!("config/crd/bases/{group}_{plural}.yaml"));
+    std::fs::read_to_string(&written).map_err(|e| format!("{}: {e}", written.display()))
+}
+
+#[test]
+fn every_corpus_crd_round_trips() {
+    let mut failures = Vec::new();
+    let mut matched = Vec::new();
+    for rel in corpus() {
+        let file = fixture(&rel);
+        let exception = EXCEPTIONS.iter().find(|(f, _)| *f == rel).map(|(_, r)| *r);
+        let outcome = round_trip(&file).and_then(|written| {
+            let want = normalize(crd_of(&file));
+            let got = normalize(serde_yaml::from_str(&written).unwrap());
+            // As values (a number is equal to the same number written another way).
+            let found = opgen::ops::import_crd::differences(&want, &got);
+            if !found.is_empty() {
+                return Err(format!(
+                    "{} difference(s):\n    {}",
+                    found.len(),
+                    found
+                        .iter()
+                        .take(15)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("\n    ")
+                ));
+            }
+            let input = std::fs::read_to_string(&file).unwrap();
+            if input.contains("controller-gen.kubebuilder.io/version")
+                && without_version_line(&input) != without_version_line(&written)
+            {
+                return Err("equal as YAML values but not byte for byte".into());
+            }
+            Ok(())
+        });
+        match (outcome, exception) {
+            (Ok(()), None) => matched.push(rel),
+            (Ok(()), Some(reason)) => failures.push(format!(
+                "{rel} now round-trips: remove it from EXCEPTIONS ({reason})"
+            )),
+            (Err(_), Some(_)) => {}
+            (Err(e), None) => failures.push(format!("{rel}: {e}")),
+        }
+    }
+    eprintln!("{} CRDs round-trip: {matched:#?}", matched.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// One project importing every kind of the corpus (owned where the domain allows, the rest with
+/// --external) builds, clippy-clean.
+#[test]
+fn imported_types_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("imported");
+    std::fs::create_dir_all(&project).unwrap();
+    opgen_ok(
+        &project,
+        &[
+            "init",
+            "--domain",
+            "kubebuilder.io",
+            "--project-name",
+            "imported",
+        ],
+    );
+    let owned = fixture("goldens/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
+    opgen_ok(&project, &["import", "crd", &owned.to_string_lossy()]);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut external = Vec::new();
+    for rel in corpus() {
+        let crd = crd_of(&fixture(&rel));
+        let key = (
+            crd["spec"]["group"].as_str().unwrap_or_default().to_owned(),
+            crd["spec"]["names"]["kind"].as_str().unwrap().to_owned(),
+        );
+        if key.0 == "testdata.kubebuilder.io" && key.1 == "CronJob" {
+            continue;
+        }
+        if seen.insert(key) {
+            external.push(fixture(&rel).to_string_lossy().into_owned());
+        }
+    }
+    let mut args = vec!["import", "crd", "--external"];
+    args.extend(external.iter().map(String::as_str));
+    opgen_ok(&project, &args);
+    opgen_ok(&project, &["manifests", "--check"]);
+    project_cargo_ok(
+        &project,
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
+}
+
+#[test]
+fn bad_yaml_is_an_error_at_its_line_and_nothing_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    opgen_ok(
+        &project,
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    let bad = project.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: [a,\n  names: {}\n",
+    )
+    .unwrap();
+    let before = tree(&project);
+    let stderr = opgen_err(&project, &["import", "crd", "bad.yaml"]);
+    assert!(stderr.contains("bad.yaml:"), "{stderr}");
+    assert!(stderr.contains("not valid YAML"), "{stderr}");
+    assert_eq!(before, tree(&project), "the tree changed");
+
+    // A CRD outside the project's domain is refused the same way.
+    let foreign = fixture("upstream-operators/tdset-operator/crd/schedule.rs_tdsets.yaml");
+    let stderr = opgen_err(&project, &["import", "crd", &foreign.to_string_lossy()]);
+    assert!(stderr.contains("--external"), "{stderr}");
+    assert_eq!(before, tree(&project), "the tree changed");
+}
