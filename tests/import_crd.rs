@@ -12,7 +12,93 @@ use std::path::{Path, PathBuf};
 use support::{fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, tree};
 
 /// CRDs that do not round-trip, relative to tests/fixtures, with the reason.
-const EXCEPTIONS: &[(&str, &str)] = &[];
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "goldens/controller-gen/crd/gen/bar.example.com_foos.v1beta1.yaml",
+        "its version `foo` is not a Kubernetes API version (vN, vNalphaN, vNbetaN), which `create api` refuses",
+    ),
+    (
+        "goldens/controller-gen/crd/gen/bar.example.com_foos.yaml",
+        "its version `foo` is not a Kubernetes API version (vN, vNalphaN, vNbetaN), which `create api` refuses",
+    ),
+    (
+        "goldens/controller-gen/crd/gen/bar.example.com_foos_maxdesclen.yaml",
+        "its version `foo` is not a Kubernetes API version (vN, vNalphaN, vNbetaN), which `create api` refuses",
+    ),
+    (
+        "goldens/controller-gen/crd/gen/zoo/bar.example.com_zoos.v1beta1.yaml",
+        "its version `zoo` is not a Kubernetes API version (vN, vNalphaN, vNbetaN), which `create api` refuses",
+    ),
+    (
+        "goldens/controller-gen/crd/gen/zoo/bar.example.com_zoos.yaml",
+        "its version `zoo` is not a Kubernetes API version (vN, vNalphaN, vNbetaN), which `create api` refuses",
+    ),
+    (
+        "goldens/controller-gen/crd/testdata._cronjobs.yaml",
+        "the core (empty) API group is in no project's domain, so a project cannot own it (only --external imports it)",
+    ),
+    (
+        "goldens/controller-gen/crd/testdata.kubebuilder.io_enums.yaml",
+        "the kind `Enum`: its module `enum` would be a Rust keyword, which `create api` refuses (--external imports it)",
+    ),
+    (
+        "upstream-operators/cnat/kubebuilder/crd/cnat_v1alpha1_at.yaml",
+        "v1beta1 from kubebuilder 2: no root `type: object`, no listKind or singular, one-line apiVersion and kind descriptions; opgen writes what controller-gen writes today",
+    ),
+    (
+        "upstream-operators/cnat/operator-sdk/crd/cnat_v1alpha1_at_crd.yaml",
+        "v1beta1 from operator-sdk 0.x: no root `type: object`, apiVersion and kind without descriptions; opgen writes what controller-gen writes today",
+    ),
+    (
+        "upstream-operators/cnat/client-go/crd/cnat-crd.yaml",
+        "it has no schema, so there are no types to import (an error)",
+    ),
+    (
+        "upstream-operators/sample-controller/crd/crd.yaml",
+        "hand-written: no apiVersion, kind and metadata in the schema, no listKind or singular (opgen writes them, as controller-gen does), and a status without the status subresource (kube-derive's `status` enables both)",
+    ),
+    (
+        "upstream-operators/sample-controller/crd/crd-status-subresource.yaml",
+        "hand-written: no apiVersion, kind and metadata in the schema, no listKind or singular (opgen writes them, as controller-gen does)",
+    ),
+    (
+        "upstream-operators/secret-operator/crd/multi.ddnw.ml_multisecrets.yaml",
+        "controller-gen before v0.12 wrote the descriptions of apiVersion and kind on one line; opgen writes today's",
+    ),
+    (
+        "upstream-operators/tdset-operator/crd/schedule.rs_tdsets.yaml",
+        "controller-gen v0.10's one-line apiVersion and kind descriptions, and a description with trailing spaces, which doc comments drop",
+    ),
+];
+
+/// Differences every CRD may show, with the reason, applied before comparing.
+/// * opgen requires `spec` at the root where controller-gen does not (Go's `omitempty`):
+///   kube-derive's root type cannot deserialize an object without it (as in
+///   tests/fixtures/controller-gen/harness.rs, `root_requires_spec`).
+/// * a v1beta1 CRD comes back as v1 (`opgen::ops::import_crd::to_v1` of the input).
+fn tolerate(want: &Value, got: &mut Value) {
+    let Some(versions) = got["spec"]["versions"].as_array_mut() else {
+        return;
+    };
+    for (i, v) in versions.iter_mut().enumerate() {
+        let input_required = &want["spec"]["versions"][i]["schema"]["openAPIV3Schema"]["required"];
+        let requires_spec = input_required
+            .as_array()
+            .is_some_and(|r| r.contains(&Value::from("spec")));
+        let root = &mut v["schema"]["openAPIV3Schema"];
+        if requires_spec {
+            continue;
+        }
+        if let Some(o) = root.as_object_mut()
+            && let Some(Value::Array(r)) = o.get_mut("required")
+        {
+            r.retain(|x| x != "spec");
+            if r.is_empty() {
+                o.remove("required");
+            }
+        }
+    }
+}
 
 /// Every CRD file of the corpus, relative to tests/fixtures.
 fn corpus() -> Vec<String> {
@@ -116,8 +202,13 @@ fn every_corpus_crd_round_trips() {
         let file = fixture(&rel);
         let exception = EXCEPTIONS.iter().find(|(f, _)| *f == rel).map(|(_, r)| *r);
         let outcome = round_trip(&file).and_then(|written| {
-            let want = normalize(crd_of(&file));
-            let got = normalize(serde_yaml::from_str(&written).unwrap());
+            let want = normalize(opgen::ops::import_crd::to_v1(&crd_of(&file)));
+            let mut got = normalize(serde_yaml::from_str(&written).unwrap());
+            let tolerated = {
+                let before = got.clone();
+                tolerate(&want, &mut got);
+                before != got
+            };
             // As values (a number is equal to the same number written another way).
             let found = opgen::ops::import_crd::differences(&want, &got);
             if !found.is_empty() {
@@ -133,7 +224,8 @@ fn every_corpus_crd_round_trips() {
                 ));
             }
             let input = std::fs::read_to_string(&file).unwrap();
-            if input.contains("controller-gen.kubebuilder.io/version")
+            if !tolerated
+                && input.contains("controller-gen.kubebuilder.io/version")
                 && without_version_line(&input) != without_version_line(&written)
             {
                 return Err("equal as YAML values but not byte for byte".into());
@@ -180,7 +272,9 @@ fn imported_types_build() {
             crd["spec"]["group"].as_str().unwrap_or_default().to_owned(),
             crd["spec"]["names"]["kind"].as_str().unwrap().to_owned(),
         );
-        if key.0 == "testdata.kubebuilder.io" && key.1 == "CronJob" {
+        // Imported above; and a CRD without a schema has no types to import.
+        let owned = key.0 == "testdata.kubebuilder.io" && key.1 == "CronJob";
+        if owned || rel == "upstream-operators/cnat/client-go/crd/cnat-crd.yaml" {
             continue;
         }
         if seen.insert(key) {
@@ -223,4 +317,57 @@ fn bad_yaml_is_an_error_at_its_line_and_nothing_is_written() {
     let stderr = opgen_err(&project, &["import", "crd", &foreign.to_string_lossy()]);
     assert!(stderr.contains("--external"), "{stderr}");
     assert_eq!(before, tree(&project), "the tree changed");
+}
+
+#[test]
+fn reimporting_needs_force_and_external_types_get_no_crd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    opgen_ok(
+        &project,
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    let crd = fixture(
+        "upstream-operators/memcached-operator/operator-sdk/crd/cache.example.com_memcacheds.yaml",
+    );
+    let crd = crd.to_string_lossy();
+    opgen_ok(&project, &["import", "crd", &crd]);
+    let types = project.join("src/api/v1alpha1/memcached_types.rs");
+    assert!(
+        std::fs::read_to_string(&types)
+            .unwrap()
+            .contains("pub struct MemcachedSpec")
+    );
+
+    let before = tree(&project);
+    let stderr = opgen_err(&project, &["import", "crd", &crd]);
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert_eq!(before, tree(&project), "the tree changed");
+    opgen_ok(&project, &["import", "crd", "--force", &crd]);
+    assert_eq!(
+        before,
+        tree(&project),
+        "a forced re-import changed the tree"
+    );
+
+    // --external: the types only, in a module opgen writes no CRD for.
+    let foreign = fixture("upstream-operators/tdset-operator/crd/schedule.rs_tdsets.yaml");
+    opgen_ok(
+        &project,
+        &["import", "crd", "--external", &foreign.to_string_lossy()],
+    );
+    let module = project.join("src/api/external/schedule_rs/v1");
+    assert!(module.join("tdset_types.rs").is_file());
+    assert!(
+        std::fs::read_to_string(module.join("mod.rs"))
+            .unwrap()
+            .contains("+kubebuilder:skip")
+    );
+    assert!(
+        !project
+            .join("config/crd/bases/schedule.rs_tdsets.yaml")
+            .exists()
+    );
+    opgen_ok(&project, &["manifests", "--check"]);
 }

@@ -1086,7 +1086,7 @@ impl Renderer<'_> {
                     "fieldPath",
                 ] {
                     if let Some(s) = o.get(key).and_then(Value::as_str) {
-                        args.push(format!("{key}={}", marker_string(s)));
+                        args.push(format!("{key}={}", quoted_string(s)));
                     }
                 }
                 if let Some(b) = o.get("optionalOldSelf").and_then(Value::as_bool) {
@@ -1251,6 +1251,16 @@ fn marker_string(s: &str) -> String {
     }
 }
 
+/// A marker argument always quoted (CEL rules and messages read better so): in backquotes
+/// unless it holds one or a line break.
+fn quoted_string(s: &str) -> String {
+    if s.contains(['`', '\n', '\r']) {
+        serde_json::to_string(s).expect("a string serializes")
+    } else {
+        format!("`{s}`")
+    }
+}
+
 fn marker_string_or_empty(s: &str) -> String {
     if s.is_empty() {
         "\"\"".to_owned()
@@ -1341,7 +1351,10 @@ fn singular(name: &str) -> String {
         format!("{stem}y")
     } else if pascal.ends_with("sses") || pascal.ends_with("xes") || pascal.ends_with("ches") {
         pascal[..pascal.len() - 2].to_owned()
-    } else if pascal.ends_with('s') && !pascal.ends_with("ss") && pascal.len() > 1 {
+    } else if pascal.ends_with('s')
+        && !["ss", "us", "is", "as"].iter().any(|e| pascal.ends_with(e))
+        && pascal.len() > 1
+    {
         pascal[..pascal.len() - 1].to_owned()
     } else {
         format!("{pascal}Item")
@@ -1362,6 +1375,7 @@ mod tests {
         assert_eq!(singular("containers"), "Container");
         assert_eq!(singular("policies"), "Policy");
         assert_eq!(singular("data"), "DataItem");
+        assert_eq!(singular("hostsAlias"), "HostsAliasItem");
     }
 
     #[test]

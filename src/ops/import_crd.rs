@@ -15,7 +15,6 @@ use crate::generators::rustfmt::{self, Formatted};
 use crate::generators::scaffold::api::ResourceContext;
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
 use crate::load_crd::CrdDocument;
-use crate::names;
 use crate::ops::create_api::{ApiOptions, create_api};
 use crate::ops::manifests::{CRD_DIR, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
@@ -161,6 +160,9 @@ pub fn import_crds(
             }
         }
     }
+    // `create api` warns about a kind once per version.
+    let mut seen = std::collections::HashSet::new();
+    report.warnings.retain(|w| seen.insert(w.to_string()));
     Ok(report)
 }
 
@@ -379,7 +381,16 @@ fn read_crd(object: &Value) -> std::result::Result<(Crd, Vec<String>), String> {
     let kind = text(&spec["names"]["kind"], "spec.names.kind")?;
     let plural = text(&spec["names"]["plural"], "spec.names.plural")?;
     let group = spec["group"].as_str().unwrap_or_default().to_owned();
-    names::validate_kind(&kind).map_err(|e| e.to_string())?;
+    // A Rust type name (`create api` checks the rest for owned kinds; external ones live in
+    // `<kind>_types` modules, which no kind name makes a keyword).
+    let pascal = kind.starts_with(|c: char| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric())
+        && kind != "Self";
+    if !pascal {
+        return Err(format!(
+            "the kind {kind:?} is not a PascalCase name (^[A-Z][A-Za-z0-9]*$), so it cannot name a Rust type"
+        ));
+    }
     let singular = spec["names"]["singular"]
         .as_str()
         .map_or_else(|| kind.to_lowercase(), str::to_owned);
