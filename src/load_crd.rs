@@ -58,7 +58,7 @@ pub fn read(inputs: &[PathBuf]) -> Result<Vec<CrdDocument>> {
     for (path, text) in &files {
         match parse(path, text) {
             Ok(found) => docs.extend(found),
-            Err(d) => diags.push(d),
+            Err(e) => diags.extend(e),
         }
     }
     if diags.has_errors() {
@@ -68,7 +68,7 @@ pub fn read(inputs: &[PathBuf]) -> Result<Vec<CrdDocument>> {
 }
 
 /// The CRD documents of one YAML stream.
-pub fn parse(path: &Path, text: &str) -> std::result::Result<Vec<CrdDocument>, Diagnostic> {
+pub fn parse(path: &Path, text: &str) -> Result<Vec<CrdDocument>> {
     let mut docs = Vec::new();
     for (start, chunk) in documents(text) {
         let has_content = chunk.lines().any(|l| {
@@ -78,15 +78,14 @@ pub fn parse(path: &Path, text: &str) -> std::result::Result<Vec<CrdDocument>, D
         if !has_content {
             continue;
         }
-        let value: Value =
-            serde_saphyr::from_str(&chunk).map_err(|e| {
-                let (line, column) = e
-                    .location()
-                    .map(|l| (l.line() as usize, l.column() as usize))
-                    .unwrap_or((start, 1));
-                Diagnostic::error(format!("not valid YAML: {}", e.without_snippet()))
-                    .at(Location::new(path, line.max(1), column.max(1)).with_source(text, 1))
-            })?;
+        let value: Value = serde_saphyr::from_str(&chunk).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize))
+                .unwrap_or((start, 1));
+            let at = Location::new(path, line.max(1), column.max(1)).with_source(text, 1);
+            Error::new(Diagnostic::error(format!("not valid YAML: {}", e.without_snippet())).at(at))
+        })?;
         let is_crd = value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
             && value
                 .get("apiVersion")
@@ -144,7 +143,7 @@ mod tests {
             "kind: CustomResourceDefinition\n---\nspec: [\n  a: b\n",
         )
         .unwrap_err();
-        let at = err.location.expect("located");
+        let at = err.diagnostics[0].location.clone().expect("located");
         assert!(at.line >= 3, "{at:?}");
     }
 }

@@ -1034,10 +1034,8 @@ impl Renderer<'_> {
             ("exclusiveMinimum", "ExclusiveMinimum"),
             ("uniqueItems", "UniqueItems"),
         ] {
-            if let Some(b) = rest.remove(key) {
-                if b == Value::Bool(true) {
-                    m.push(format!("{v}{name}=true"));
-                }
+            if rest.remove(key) == Some(Value::Bool(true)) {
+                m.push(format!("{v}{name}=true"));
             }
         }
         if let Some(p) = rest.remove("pattern") {
