@@ -358,7 +358,7 @@ fn reimporting_needs_force_and_external_types_get_no_crd() {
         &["import", "crd", "--external", &foreign.to_string_lossy()],
     );
     let module = project.join("src/api/external/schedule_rs/v1");
-    assert!(module.join("tdset_types.rs").is_file());
+    assert!(module.join("td_set_types.rs").is_file());
     assert!(
         std::fs::read_to_string(module.join("mod.rs"))
             .unwrap()
