@@ -288,6 +288,12 @@ fn imported_types_build() {
             external.push(fixture(&rel).to_string_lossy().into_owned());
         }
     }
+    // And the CRDs opgen writes for the real-world conformance fixtures.
+    for (name, text) in realworld_crds() {
+        let file = tmp.path().join(name);
+        std::fs::write(&file, text).unwrap();
+        external.push(file.to_string_lossy().into_owned());
+    }
     let mut args = vec!["import", "crd", "--external"];
     args.extend(external.iter().map(String::as_str));
     opgen_ok(&project, &args);
@@ -384,16 +390,33 @@ fn reimporting_needs_force_and_external_types_get_no_crd() {
 /// round-trip too, byte for byte.
 #[test]
 fn conformance_fixture_crds_round_trip() {
-    use opgen::ops::manifests::{ManifestOptions, manifests};
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut count = 0;
-    let fixtures = std::fs::read_dir(fixture("controller-gen")).unwrap();
-    let mut names: Vec<String> = fixtures
+    for (name, text) in realworld_crds() {
+        let file = tmp.path().join(&name);
+        std::fs::write(&file, text).unwrap();
+        count += 1;
+        if let Err(e) = check(&file) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    eprintln!("{count} CRDs of the real-world fixtures checked");
+    assert!(count >= 30, "only {count} CRDs");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The CRDs `opgen manifests` writes for tests/fixtures/controller-gen/realworld-* (file name,
+/// YAML), staged in memory as tests/fixtures/controller-gen/harness.rs does.
+fn realworld_crds() -> Vec<(String, String)> {
+    use opgen::ops::manifests::{ManifestOptions, manifests};
+    let mut names: Vec<String> = std::fs::read_dir(fixture("controller-gen"))
+        .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("realworld-"))
         .collect();
     names.sort();
+    let mut out = Vec::new();
     for name in names {
         let mut ws = opgen::writer::Workspace::new(fixture(&format!("controller-gen/{name}")));
         let opts = ManifestOptions {
@@ -407,16 +430,9 @@ fn conformance_fixture_crds_round_trip() {
             .iter()
             .filter(|p| p.starts_with("config/crd/bases"))
         {
-            let text = ws.read(path).unwrap().unwrap();
-            let file = tmp.path().join(path.file_name().unwrap());
-            std::fs::write(&file, text).unwrap();
-            count += 1;
-            if let Err(e) = check(&file) {
-                failures.push(format!("{name} {}: {e}", path.display()));
-            }
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            out.push((file, ws.read(path).unwrap().unwrap()));
         }
     }
-    eprintln!("{count} CRDs of the real-world fixtures checked");
-    assert!(count >= 30, "only {count} CRDs");
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    out
 }

@@ -480,19 +480,20 @@ impl Renderer<'_> {
         self.warnings.push(format!("{at}: {message}"));
     }
 
-    /// A fresh type name from `hint`, prefixed with `owner` (then numbered) when taken.
+    /// A fresh type name from `hint`, prefixed with the kind (`CertificateIssuerRef`): the
+    /// kinds of one API version share a module (`pub use <kind>_types::*`), where two kinds'
+    /// `IssuerRef`s would be ambiguous. Numbered when taken.
     fn type_name(&mut self, hint: &str, owner: &str) -> String {
-        let mut base = hint.to_upper_camel_case();
-        if base.is_empty() || !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            base = format!("{owner}{base}");
-        }
+        let base = hint.to_upper_camel_case();
+        let base = if base.starts_with(owner) {
+            base
+        } else {
+            format!("{owner}{base}")
+        };
         let mut name = base.clone();
-        if self.names.contains(&name) || KEYWORDS.contains(&name.as_str()) {
-            name = format!("{owner}{base}");
-        }
         let mut n = 2;
         while self.names.contains(&name) {
-            name = format!("{owner}{base}{n}");
+            name = format!("{base}{n}");
             n += 1;
         }
         self.names.insert(name.clone());
@@ -1374,6 +1375,71 @@ mod tests {
         assert_eq!(singular("policies"), "Policy");
         assert_eq!(singular("data"), "DataItem");
         assert_eq!(singular("hostsAlias"), "HostsAliasItem");
+    }
+
+    #[test]
+    fn a_small_kind_reads_like_hand_written_rust() {
+        let version = serde_json::json!({
+            "name": "v1", "served": true, "storage": true,
+            "subresources": {"status": {}},
+            "additionalPrinterColumns": [{"jsonPath": ".spec.size", "name": "Size", "type": "integer"}],
+            "schema": {"openAPIV3Schema": {
+                "description": "Memcached is the Schema for the memcacheds API",
+                "type": "object",
+                "required": ["spec"],
+                "properties": {
+                    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                    "metadata": {"type": "object"},
+                    "spec": {"type": "object", "required": ["imageRef"], "properties": {
+                        "size": {"type": "integer", "format": "int32", "minimum": 1,
+                                 "description": "size is the number of pods."},
+                        "imageRef": {"type": "object", "properties": {
+                            "name": {"type": "string", "maxLength": 63}}},
+                        "tags": {"type": "array", "items": {"type": "string"},
+                                 "x-kubernetes-list-type": "set"},
+                        "type": {"type": "string", "enum": ["A", "B"]}
+                    }},
+                    "status": {"type": "object", "properties": {
+                        "ready": {"type": "boolean"}}}
+                }
+            }}
+        });
+        let rendered = render(
+            &KindVersion {
+                group: "cache.example.com",
+                kind: "Memcached",
+                plural: "memcacheds",
+                default_singular: "memcached",
+                singular: "memcached",
+                namespaced: true,
+                short_names: &["mc".to_owned()],
+                categories: &[],
+                annotations: &[],
+                labels: &[],
+                version: version.as_object().unwrap(),
+                several_versions: false,
+            },
+            "",
+            None,
+        );
+        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
+        let src = rendered.source;
+        for want in [
+            "// +kubebuilder:printcolumn:name=Size,type=integer,JSONPath=.spec.size",
+            "    shortname = \"mc\",",
+            "    status = \"MemcachedStatus\",",
+            "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec {",
+            "    pub image_ref: MemcachedImageRef,",
+            "    /// size is the number of pods.\n    // +kubebuilder:validation:Minimum=1\n",
+            "    pub size: Option<i32>,",
+            "    // +listType=set\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub tags: Vec<String>,",
+            "    // +kubebuilder:validation:Enum=A;B\n",
+            "    pub r#type: Option<String>,",
+            "    // +kubebuilder:validation:MaxLength=63\n",
+            "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\npub struct MemcachedStatus {",
+        ] {
+            assert!(src.contains(want), "missing {want:?} in\n{src}");
+        }
     }
 
     #[test]
