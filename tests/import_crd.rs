@@ -321,8 +321,23 @@ fn bad_yaml_is_an_error_at_its_line_and_nothing_is_written() {
     .unwrap();
     let before = tree(&project);
     let stderr = opgen_err(&project, &["import", "crd", "bad.yaml"]);
-    assert!(stderr.contains("bad.yaml:"), "{stderr}");
+    assert!(stderr.contains("--> bad.yaml:4:10"), "{stderr}");
     assert!(stderr.contains("not valid YAML"), "{stderr}");
+    assert_eq!(before, tree(&project), "the tree changed");
+
+    // A CRD the API server would refuse (a schema node without a type) is refused too.
+    std::fs::write(
+        &bad,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.demo.example.com\nspec:\n  group: demo.example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              anything: {}\n",
+    )
+    .unwrap();
+    let before = tree(&project);
+    let stderr = opgen_err(&project, &["import", "crd", "bad.yaml"]);
+    assert!(stderr.contains("spec.anything"), "{stderr}");
+    assert!(
+        stderr.contains("refuses the types imported from bad.yaml"),
+        "{stderr}"
+    );
     assert_eq!(before, tree(&project), "the tree changed");
 
     // A CRD outside the project's domain is refused the same way.

@@ -124,7 +124,20 @@ pub fn import_crds(
 
     if !opts.external {
         ws.stage(crate::project::FILE_NAME, project.to_yaml());
-        let generated = manifests(ws, &ManifestOptions::default())?;
+        let generated = manifests(ws, &ManifestOptions::default()).map_err(|mut e| {
+            let sources: Vec<String> = crds
+                .iter()
+                .map(|(doc, _)| doc.source.display().to_string())
+                .collect();
+            e.diagnostics.push(
+                Diagnostic::error(format!(
+                    "`opgen manifests` refuses the types imported from {} (the files named above were not written: nothing was)",
+                    sources.join(", ")
+                ))
+                .help("the imported CRD breaks a rule the API server enforces (fix the input), or the error is opgen's: please report it"),
+            );
+            e
+        })?;
         report.warnings.extend(generated.warnings);
         for (doc, crd) in &crds {
             let path = Path::new(CRD_DIR).join(format!("{}_{}.yaml", crd.group, crd.plural));
