@@ -484,7 +484,13 @@ impl Renderer<'_> {
     /// kinds of one API version share a module (`pub use <kind>_types::*`), where two kinds'
     /// `IssuerRef`s would be ambiguous. Numbered when taken.
     fn type_name(&mut self, hint: &str, owner: &str) -> String {
-        let base = hint.to_upper_camel_case();
+        // `TDSetStatus` stays as it is (heck would make it `TdSetStatus`).
+        let named = hint.starts_with(owner) && hint.chars().all(|c| c.is_ascii_alphanumeric());
+        let base = if named {
+            hint.to_owned()
+        } else {
+            hint.to_upper_camel_case()
+        };
         let base = if base.starts_with(owner) {
             base
         } else {
@@ -632,7 +638,7 @@ impl Renderer<'_> {
             };
         }
         let mut rest = node.clone();
-        let description = rest.remove("description");
+        let mut description = rest.remove("description");
         if place == Place::Field
             && let Some(typed) = self.all_of(&mut rest, hint, path)
         {
@@ -667,7 +673,10 @@ impl Renderer<'_> {
         let (ty, _node_type) = match ty_name.as_deref() {
             Some("string") => {
                 rest.remove("type");
-                ("String".to_owned(), "string")
+                match self.string_enum(&mut rest, hint, place, &mut description) {
+                    Some(name) => (name, "string"),
+                    None => ("String".to_owned(), "string"),
+                }
             }
             Some("boolean") => {
                 rest.remove("type");
@@ -843,6 +852,61 @@ impl Renderer<'_> {
         let markers = self.constraints(&mut rest, path);
         self.leftovers(&rest, path);
         self.wrap(place, ty, markers, description, hint, path, collection)
+    }
+
+    /// A string enum as a Rust enum of unit variants (renamed where the value is not the
+    /// variant's name), when every value makes a distinct variant name; in a type's place it
+    /// carries the description.
+    fn string_enum(
+        &mut self,
+        rest: &mut Map<String, Value>,
+        hint: &str,
+        place: Place,
+        description: &mut Option<Value>,
+    ) -> Option<String> {
+        let Some(Value::Array(values)) = rest.get("enum") else {
+            return None;
+        };
+        let values: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<_>>()?;
+        let variants: Vec<String> = values.iter().map(|v| v.to_upper_camel_case()).collect();
+        let distinct: HashSet<&String> = variants.iter().collect();
+        let valid = variants
+            .iter()
+            .all(|v| v.starts_with(|c: char| c.is_ascii_alphabetic()) && v != "Self");
+        if values.is_empty() || distinct.len() != variants.len() || !valid {
+            return None;
+        }
+        // clippy's enum_variant_names: three or more variants sharing a first or last word.
+        let words =
+            |v: &str| -> Vec<String> { v.to_snake_case().split('_').map(str::to_owned).collect() };
+        let shared = |pick: fn(&Vec<String>) -> Option<&String>| {
+            let all: Vec<Vec<String>> = variants.iter().map(|v| words(v)).collect();
+            all.iter().all(|w| w.len() > 1) && all.windows(2).all(|p| pick(&p[0]) == pick(&p[1]))
+        };
+        if variants.len() >= 3 && (shared(|w| w.first()) || shared(|w| w.last())) {
+            return None;
+        }
+        rest.remove("enum");
+        let owner = self.kind.to_owned();
+        let name = self.type_name(hint, &owner);
+        let mut item = String::new();
+        if place == Place::Type {
+            self.doc(&mut item, "", description.take().as_ref());
+        }
+        item.push_str("#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]\n");
+        let _ = writeln!(item, "pub enum {name} {{");
+        for (value, variant) in values.iter().zip(&variants) {
+            if variant != value {
+                let _ = writeln!(item, "    #[serde(rename = {})]", rust_str(value));
+            }
+            let _ = writeln!(item, "    {variant},");
+        }
+        item.push_str("}\n");
+        self.items.push(item);
+        Some(name)
     }
 
     /// `allOf: [A, B]` on a field, as opgen writes it when a field's markers and its type's
@@ -1397,7 +1461,8 @@ mod tests {
                             "name": {"type": "string", "maxLength": 63}}},
                         "tags": {"type": "array", "items": {"type": "string"},
                                  "x-kubernetes-list-type": "set"},
-                        "type": {"type": "string", "enum": ["A", "B"]}
+                        "type": {"type": "string", "enum": ["A", "B"]},
+                        "mode": {"type": "string", "enum": ["read-only", "ReadWrite"]}
                     }},
                     "status": {"type": "object", "properties": {
                         "ready": {"type": "boolean"}}}
@@ -1433,8 +1498,9 @@ mod tests {
             "    /// size is the number of pods.\n    // +kubebuilder:validation:Minimum=1\n",
             "    pub size: Option<i32>,",
             "    // +listType=set\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub tags: Vec<String>,",
-            "    // +kubebuilder:validation:Enum=A;B\n",
-            "    pub r#type: Option<String>,",
+            "    pub r#type: Option<MemcachedType>,",
+            "pub enum MemcachedType {\n    A,\n    B,\n}",
+            "pub enum MemcachedMode {\n    #[serde(rename = \"read-only\")]\n    ReadOnly,\n    ReadWrite,\n}",
             "    // +kubebuilder:validation:MaxLength=63\n",
             "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\npub struct MemcachedStatus {",
         ] {
