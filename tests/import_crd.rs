@@ -398,6 +398,18 @@ fn reimporting_needs_force_and_external_types_get_no_crd() {
             .exists()
     );
     opgen_ok(&project, &["manifests", "--check"]);
+
+    // A directory: every CRD below it (here two Memcached kinds of two groups).
+    let dir = fixture("upstream-operators/memcached-operator");
+    opgen_ok(
+        &project,
+        &["import", "crd", "--external", &dir.to_string_lossy()],
+    );
+    for group in ["cache_example_com", "example_com_testproject_org"] {
+        let types = format!("src/api/external/{group}/v1alpha1/memcached_types.rs");
+        assert!(project.join(&types).is_file(), "no {types}");
+    }
+    opgen_ok(&project, &["manifests", "--check"]);
 }
 
 /// The CRDs opgen writes for the real-world conformance fixtures (cert-manager, Cluster API,

@@ -116,7 +116,13 @@ pub fn import_crds(
                 report.kinds.push(format!("{}.{}", crd.kind, crd.group));
             }
             Err(e) => {
-                diags.extend(e);
+                // Located at the CRD they are about, when they have no place of their own.
+                for d in e.diagnostics {
+                    diags.push(match d.location {
+                        Some(_) => d,
+                        None => d.at(doc.location()),
+                    });
+                }
             }
         }
     }
