@@ -144,6 +144,8 @@ struct Renderer<'a> {
     k8s: Vec<(&'static str, Map<String, Value>, Option<Value>)>,
     /// The k8s-openapi types the file imports.
     k8s_imports: BTreeSet<&'static str>,
+    /// The structs whose fields are being rendered, innermost last (names on a collision).
+    parents: Vec<String>,
 }
 
 /// Renders one version of a CRD as Rust source (unformatted; rustfmt runs on it).
@@ -171,6 +173,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
         doc_lints: BTreeSet::new(),
         k8s: known,
         k8s_imports: BTreeSet::new(),
+        parents: Vec::new(),
     };
     let version = kv.version;
     let empty = Map::new();
@@ -497,6 +500,16 @@ impl Renderer<'_> {
             format!("{owner}{base}")
         };
         let mut name = base.clone();
+        // Taken: the parent's name in front (`TDSetConditionStatus`), then a number.
+        if self.names.contains(&name)
+            && let Some(parent) = self.parents.last()
+        {
+            let own = base.strip_prefix(owner).unwrap_or(&base);
+            let candidate = format!("{parent}{own}");
+            if !self.names.contains(&candidate) {
+                name = candidate;
+            }
+        }
         let mut n = 2;
         while self.names.contains(&name) {
             name = format!("{base}{n}");
@@ -515,7 +528,9 @@ impl Renderer<'_> {
     ) -> String {
         let mut rest = node.clone();
         rest.remove("description");
+        self.parents.push(name.to_owned());
         let (fields, default) = self.fields(&mut rest, ".spec");
+        self.parents.pop();
         rest.remove("type");
         markers.extend(
             self.constraints(&mut rest, ".spec")
@@ -777,7 +792,9 @@ impl Renderer<'_> {
                     // The struct comes before the types of its fields.
                     let slot = self.items.len();
                     self.items.push(String::new());
+                    self.parents.push(name.clone());
                     let (fields, default) = self.fields(&mut rest, path);
+                    self.parents.pop();
                     let markers: Vec<String> = self
                         .constraints(&mut rest, path)
                         .into_iter()
