@@ -463,3 +463,55 @@ fn realworld_crds() -> Vec<(String, String)> {
     }
     out
 }
+
+/// `kubectl get crd <name> -o yaml | opgen import crd -`: what the API server and kubectl add
+/// (status, uid, resourceVersion, the last-applied annotation...) is not imported.
+#[test]
+fn a_crd_read_back_from_a_cluster_is_imported_from_stdin() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    opgen_ok(
+        &project,
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    let file = fixture(
+        "upstream-operators/memcached-operator/operator-sdk/crd/cache.example.com_memcacheds.yaml",
+    );
+    let mut crd = crd_of(&file);
+    let meta = crd["metadata"].as_object_mut().unwrap();
+    meta.insert("uid".into(), "0c9a3d1e".into());
+    meta.insert("resourceVersion".into(), "4242".into());
+    meta.insert("generation".into(), 1.into());
+    meta["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}".into();
+    crd["status"] = serde_json::json!({"storedVersions": ["v1alpha1"]});
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(["import", "crd", "-"])
+        .current_dir(&project)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_yaml::to_string(&crd).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("<stdin>:1:1"), "{stderr}");
+    let types =
+        std::fs::read_to_string(project.join("src/api/v1alpha1/memcached_types.rs")).unwrap();
+    assert!(!types.contains("last-applied"), "{types}");
+    let written =
+        std::fs::read_to_string(project.join("config/crd/bases/cache.example.com_memcacheds.yaml"))
+            .unwrap();
+    assert!(
+        !written.contains("uid") && !written.contains("storedVersions"),
+        "{written}"
+    );
+}

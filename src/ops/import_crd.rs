@@ -479,6 +479,8 @@ fn pairs(map: &Value) -> Vec<(String, String)> {
         .filter(|(k, _)| {
             *k != "controller-gen.kubebuilder.io/version"
                 && k.as_str() != crate::generators::crd::VERSION_ANNOTATION
+                // What `kubectl apply` keeps on an object read back from a cluster.
+                && !k.starts_with("kubectl.kubernetes.io/")
         })
         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
         .collect()
@@ -546,10 +548,20 @@ pub fn normalize(crd: &Value) -> Value {
         o.remove("status");
     }
     if let Some(meta) = crd.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.remove("creationTimestamp");
+        // What the API server adds to an object read back from a cluster.
+        for key in [
+            "creationTimestamp",
+            "generation",
+            "managedFields",
+            "resourceVersion",
+            "uid",
+        ] {
+            meta.remove(key);
+        }
         if let Some(a) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
             a.remove("controller-gen.kubebuilder.io/version");
             a.remove(crate::generators::crd::VERSION_ANNOTATION);
+            a.retain(|k, _| !k.starts_with("kubectl.kubernetes.io/"));
             if a.is_empty() {
                 meta.remove("annotations");
             }
