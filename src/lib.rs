@@ -7,6 +7,7 @@ pub mod cli;
 pub mod diag;
 pub mod generators;
 pub mod load;
+pub mod load_crd;
 pub mod markers;
 pub mod model;
 pub mod names;

@@ -57,6 +57,20 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
             &["model", "generators", "writer", "ops", "cli", "clap"],
         ),
         ("model", &["generators", "writer", "ops", "cli", "clap"]),
+        // The CRD reader of `import crd` is a load stage of its own: YAML in, values out.
+        (
+            "load_crd",
+            &[
+                "load",
+                "markers",
+                "model",
+                "generators",
+                "writer",
+                "ops",
+                "cli",
+                "clap",
+            ],
+        ),
         ("generators", &["ops", "cli", "clap"]),
         (
             "writer",

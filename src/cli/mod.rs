@@ -9,6 +9,7 @@ mod create_webhook;
 mod delete;
 mod dev_webhooks;
 mod edit;
+mod import;
 mod init;
 mod manifests;
 mod markers;
@@ -73,6 +74,7 @@ pub enum Command {
     /// Delete what `opgen create` scaffolded
     Delete(delete::DeleteArgs),
     Edit(edit::Args),
+    Import(import::ImportArgs),
     Manifests(manifests::Args),
     Upgrade(upgrade::Args),
     Bundle(bundle::Args),
@@ -92,6 +94,7 @@ pub fn main() -> i32 {
         Command::New(args) => new::run(args, &global),
         Command::Delete(args) => delete::run(args, &global),
         Command::Edit(args) => edit::run(args, &global),
+        Command::Import(args) => import::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
         Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),

@@ -387,7 +387,7 @@ fn crds_on_all_cores(
 
 /// The k8s-openapi schemas for the Kubernetes version the project builds against, and a
 /// warning when opgen does not cover that version.
-fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)> {
+pub(crate) fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)> {
     Ok(match k8s_minor(ws)? {
         Some(minor) => {
             let types = K8sTypes::for_version(minor);
