@@ -90,9 +90,9 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
     }
 
     let out = opgen_ok(&single, &["edit", "--multigroup", "-v"]);
-    assert!(out.contains("22 created, 5 updated, 19 removed"), "{out}");
-    // The samples are the user's: left as they are (issue 24), and no CRD is rewritten.
-    assert!(!out.contains("config/samples"), "{out}");
+    assert!(out.contains("22 created, 8 updated, 19 removed"), "{out}");
+    // The unedited samples' TODO comments follow the types files; no CRD is rewritten.
+    assert!(out.contains("updated config/samples/"), "{out}");
     assert!(!out.contains("config/crd"), "{out}");
     let after = tree(&single);
     assert_eq!(
@@ -101,22 +101,17 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
         "files differ from a multigroup project's"
     );
     assert_eq!(
-        without_samples(after),
-        without_samples(tree(&multi)),
+        after,
+        tree(&multi),
         "contents differ from a multigroup project's"
     );
-    for (path, content) in &before {
-        if path.starts_with("config/samples") && content != "<dir>" {
-            assert_eq!(&read(&single, &path.to_string_lossy()), content);
-        }
-    }
     assert_eq!(manifests(&single), generated, "the manifests changed");
     assert!(read(&single, "PROJECT").contains("multigroup: true\n"));
     assert!(read(&single, "PROJECT").contains("path: demo::api::cache::v2\n"));
     support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
 
     let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
-    assert!(out.contains("19 created, 5 updated, 22 removed"), "{out}");
+    assert!(out.contains("19 created, 8 updated, 22 removed"), "{out}");
     assert_eq!(
         tree(&single),
         before,
@@ -434,7 +429,6 @@ fn multigroup_moves_a_kind_named_like_its_group() {
     let parent = tempfile::tempdir().unwrap();
     let single = one_kind(parent.path(), "single", &[], "Cache");
     let multi = one_kind(parent.path(), "multi", &["--multigroup"], "Cache");
-    let samples = tree(&single.join("config/samples"));
     opgen_ok(&single, &["edit", "--multigroup"]);
     let after = without_samples(tree(&single));
     assert_eq!(
@@ -442,7 +436,10 @@ fn multigroup_moves_a_kind_named_like_its_group() {
         support::listing(&without_samples(tree(&multi)))
     );
     assert_eq!(after, without_samples(tree(&multi)));
-    assert_eq!(tree(&single.join("config/samples")), samples);
+    assert_eq!(
+        tree(&single.join("config/samples")),
+        tree(&multi.join("config/samples"))
+    );
     assert!(
         read(&single, "tests/cache_cache_controller.rs")
             .contains("use c1::{PROJECT_NAME, controllers::cache::cache};")
@@ -512,7 +509,8 @@ fn multigroup_moves_a_binary_data_file_as_bytes() {
 }
 
 /// Issue 24: `edit` rewrote the CRDs an older opgen had written (only the `opgen.dev/version`
-/// stamp differed) and the TODO comment of the samples, which are the user's.
+/// stamp differed), and would rewrite an edited sample. An unedited sample's TODO comment
+/// follows the types file (else `delete api` takes it for edited: `edit_delete_project`).
 #[test]
 fn edit_leaves_samples_and_restamped_crds_alone() {
     let parent = tempfile::tempdir().unwrap();
@@ -531,12 +529,24 @@ fn edit_leaves_samples_and_restamped_crds_alone() {
     std::fs::write(dir.join(crd), text.replace(&stamp, &old)).unwrap();
     let sample = "config/samples/cache_v1_memcached.yaml";
     let sample_text = read(&dir, sample);
+    assert!(
+        sample_text.contains("src/api/v1/memcached_types.rs"),
+        "{sample_text}"
+    );
+    let edited = small(parent.path(), "q");
+    let edited_sample = format!("{sample_text}# ours\n");
+    std::fs::write(edited.join(sample), &edited_sample).unwrap();
 
     let out = opgen_ok(&dir, &["edit", "--multigroup", "-v"]);
     assert!(!out.contains("config/crd"), "{out}");
-    assert!(!out.contains("config/samples"), "{out}");
     assert!(read(&dir, crd).contains(&old));
-    assert_eq!(read(&dir, sample), sample_text);
+    assert_eq!(
+        read(&dir, sample),
+        sample_text.replace("src/api/v1/", "src/api/cache/v1/")
+    );
+    let out = opgen_ok(&edited, &["edit", "--multigroup", "-v"]);
+    assert!(!out.contains("config/samples"), "{out}");
+    assert_eq!(read(&edited, sample), edited_sample);
     let out = opgen_ok(&dir, &["edit", "--license", "none", "-v"]);
     assert!(!out.contains("config/crd"), "{out}");
     // `opgen manifests` stamps today's version.

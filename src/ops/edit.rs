@@ -5,7 +5,8 @@
 //! and likewise the controllers, webhooks, envtest tests and helper roles. Files still as
 //! opgen wrote them are written as `create` writes them in the new layout; edited ones move
 //! with their paths rewritten ([`super::relayout`]); other files in the moved directories move
-//! as they are (bytes). The samples stay as they are. It moves from the layout the modules
+//! as they are (bytes). An unedited sample stays where it is, its TODO comment naming the moved
+//! types file; an edited one stays as it is. It moves from the layout the modules
 //! are in, which PROJECT's `multigroup` (edited by hand) may contradict. `--license`/`--owner`
 //! rewrite the license header later files get (existing files keep theirs, as with
 //! kubebuilder).
@@ -276,10 +277,10 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             if old_path.starts_with("tests") && old_path != new_path && ws.exists(&old_path) {
                 moved.push((old_path.clone(), new_path.clone()));
             }
-            // A file that stays where it is (a sample) is the user's: only a comment naming
-            // the types file would change, and the manifests do not.
-            if old_path != new_path && ws.read(&old_path)?.as_deref() == Some(old_content.as_str())
-            {
+            // An unedited sample stays where it is, its comment following the types file: left
+            // as it was, it would no longer be what opgen wrote, and `delete api` would refuse
+            // it as edited. An edited one is never touched.
+            if ws.read(&old_path)?.as_deref() == Some(old_content.as_str()) {
                 pristine.push((new_path, new_content));
             }
         }
