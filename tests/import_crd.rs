@@ -160,16 +160,18 @@ fn without_version_line(text: &str) -> String {
         .join("\n")
 }
 
+/// `opgen init --domain <domain> --project-name <name>` in `parent/<dir>`.
+fn init_project(parent: &Path, dir: &str, domain: &str, name: &str) -> PathBuf {
+    let dir = parent.join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    opgen_ok(&dir, &["init", "--domain", domain, "--project-name", name]);
+    dir
+}
+
 /// A project whose domain holds `group`'s API group, in `parent`.
 fn project_for(parent: &Path, group: &str) -> Option<PathBuf> {
     let (_, domain) = group.split_once('.')?;
-    let dir = parent.join("p");
-    std::fs::create_dir_all(&dir).unwrap();
-    opgen_ok(
-        &dir,
-        &["init", "--domain", domain, "--project-name", "imported"],
-    );
-    Some(dir)
+    Some(init_project(parent, "p", domain, "imported"))
 }
 
 /// Imports `file` into a new project and returns what `opgen manifests` then writes for it,
@@ -257,18 +259,7 @@ fn every_corpus_crd_round_trips() {
 #[test]
 fn imported_types_build() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("imported");
-    std::fs::create_dir_all(&project).unwrap();
-    opgen_ok(
-        &project,
-        &[
-            "init",
-            "--domain",
-            "kubebuilder.io",
-            "--project-name",
-            "imported",
-        ],
-    );
+    let project = init_project(tmp.path(), "imported", "kubebuilder.io", "imported");
     let owned = fixture("goldens/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
     opgen_ok(&project, &["import", "crd", &owned.to_string_lossy()]);
     let mut seen = std::collections::BTreeSet::new();
@@ -307,12 +298,7 @@ fn imported_types_build() {
 #[test]
 fn bad_yaml_is_an_error_at_its_line_and_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("p");
-    std::fs::create_dir_all(&project).unwrap();
-    opgen_ok(
-        &project,
-        &["init", "--domain", "example.com", "--project-name", "demo"],
-    );
+    let project = init_project(tmp.path(), "p", "example.com", "demo");
     let bad = project.join("bad.yaml");
     std::fs::write(
         &bad,
@@ -350,12 +336,7 @@ fn bad_yaml_is_an_error_at_its_line_and_nothing_is_written() {
 #[test]
 fn reimporting_needs_force_and_external_types_get_no_crd() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("p");
-    std::fs::create_dir_all(&project).unwrap();
-    opgen_ok(
-        &project,
-        &["init", "--domain", "example.com", "--project-name", "demo"],
-    );
+    let project = init_project(tmp.path(), "p", "example.com", "demo");
     let crd = fixture(
         "upstream-operators/memcached-operator/operator-sdk/crd/cache.example.com_memcacheds.yaml",
     );
@@ -470,12 +451,7 @@ fn realworld_crds() -> Vec<(String, String)> {
 fn a_crd_read_back_from_a_cluster_is_imported_from_stdin() {
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("p");
-    std::fs::create_dir_all(&project).unwrap();
-    opgen_ok(
-        &project,
-        &["init", "--domain", "example.com", "--project-name", "demo"],
-    );
+    let project = init_project(tmp.path(), "p", "example.com", "demo");
     let file = fixture(
         "upstream-operators/memcached-operator/operator-sdk/crd/cache.example.com_memcacheds.yaml",
     );
