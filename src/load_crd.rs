@@ -105,23 +105,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<CrdDocument>> {
 /// The documents of a YAML stream: (the line the document's content starts on, its text with
 /// the lines before it blanked, so that parser locations are lines of the whole file).
 fn documents(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut start = 1;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end();
-        let separator = bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t");
-        if separator {
-            out.push((start, std::mem::take(&mut current)));
-            // The next document starts after this line; keep the lines numbered.
-            current = "\n".repeat(i + 1);
-            start = i + 2;
-            continue;
-        }
-        current.push_str(line);
-    }
-    out.push((start, current));
-    out
+    crate::yaml::split_documents(text)
+        .into_iter()
+        .map(|(start, doc)| (start, format!("{}{doc}", "\n".repeat(start - 1))))
+        .collect()
 }
 
 #[cfg(test)]

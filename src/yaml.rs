@@ -52,6 +52,24 @@ pub fn compare_keys(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// The documents of a YAML stream, split at `---` lines: (the 1-based line each document's
+/// text starts on, that text), empty documents included.
+pub fn split_documents(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let (mut start, mut from, mut at) = (1, 0, 0);
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end();
+        if bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") {
+            out.push((start, &text[from..at]));
+            start = index + 2;
+            from = at + line.len();
+        }
+        at += line.len();
+    }
+    out.push((start, &text[from..]));
+    out
+}
+
 fn write_document(out: String, value: &Value) -> String {
     let mut emitter = Emitter::new(out);
     emitter.node(value, Context::Standalone);

@@ -206,7 +206,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Object>> {
     let mut objects = Vec::new();
     let mut problems = Vec::new();
     for (start, doc) in documents(text) {
-        let value: Value = match serde_saphyr::from_str(&doc) {
+        let value: Value = match serde_saphyr::from_str(doc) {
             Ok(v) => v,
             Err(e) => {
                 let (line, column) = e
@@ -258,27 +258,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Object>> {
     Ok(objects)
 }
 
-/// The documents of a YAML stream and the line each starts on (1-based).
-fn documents(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut start = 1;
-    for (index, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end();
-        if bare == "---" || bare.starts_with("--- ") {
-            if !current.trim().is_empty() {
-                out.push((start, std::mem::take(&mut current)));
-            }
-            current.clear();
-            start = index + 2;
-            continue;
-        }
-        current.push_str(line);
-    }
-    if !current.trim().is_empty() {
-        out.push((start, current));
-    }
-    out
+/// The documents of a YAML stream that hold something, and the line each starts on (1-based).
+fn documents(text: &str) -> Vec<(usize, &str)> {
+    crate::yaml::split_documents(text)
+        .into_iter()
+        .filter(|(_, doc)| !doc.trim().is_empty())
+        .collect()
 }
 
 /// The namespace the manifests install into: the Namespace object's, else the manager's.
