@@ -7,6 +7,7 @@
 
 #[path = "fixtures/controller-gen/harness.rs"]
 mod harness;
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -508,7 +509,7 @@ async fn embedded_k8s_type_schemas_are_accepted() {
     let manifest = std::fs::read_to_string(fixture.join("Cargo.toml")).unwrap();
     for minor in opgen::generators::crd::k8s::K8sTypes::supported_minors() {
         let project = tempfile::tempdir().unwrap();
-        copy_dir(&fixture, project.path());
+        support::copy_tree(&fixture, project.path());
         let feature = format!("\"v1_{minor}\"");
         std::fs::write(
             project.path().join("Cargo.toml"),
@@ -583,19 +584,6 @@ async fn embedded_k8s_type_schemas_are_accepted() {
         .await
         .expect_err("a Quantity that does not match controller-gen's pattern");
     assert!(refused.to_string().contains("spec.memory"), "{refused}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// The referee of opgen's CEL check (`generators::crd::cel`): for each rule on a small

@@ -9,6 +9,8 @@
 //! the inputs run on every core and a failing one, written to
 //! `$CARGO_TARGET_TMPDIR/fuzz-failures/` with the seed and input number, is made again alone.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -39,22 +41,6 @@ struct Seed {
     files: Vec<PathBuf>,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(from).unwrap();
-        if rel.starts_with("target") {
-            continue;
-        }
-        let dest = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
-
 fn rust_files(root: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root.join("src"))
         .sort_by_file_name()
@@ -82,7 +68,7 @@ fn seeds(scratch: &Path) -> Vec<Seed> {
     dirs.sort();
     for dir in dirs {
         let root = scratch.join(dir.file_name().unwrap());
-        copy_dir(&dir, &root);
+        support::copy_tree(&dir, &root);
         // The examples' API types and controllers (markers live in both), not their runtime code.
         let files = rust_files(&root)
             .into_iter()
@@ -584,6 +570,6 @@ fn no_input_panics_aborts_hangs_or_writes_when_refused() {
 
 fn scratch_copy(root: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(root, dir.path());
+    support::copy_tree(root, dir.path());
     dir
 }

@@ -19,15 +19,7 @@ fn fixture_copy(parent: &Path) -> PathBuf {
 fn copy_of(fixture: &str, parent: &Path) -> PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
     let to = parent.join(from.file_name().unwrap());
-    for entry in walkdir::WalkDir::new(&from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(&from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    support::copy_tree(&from, &to);
     to
 }
 
