@@ -8,6 +8,7 @@ pub mod diag;
 pub mod generators;
 pub mod load;
 pub mod load_crd;
+pub mod load_go;
 pub mod markers;
 pub mod model;
 pub mod names;

@@ -1,8 +1,9 @@
-//! `opgen import crd`
+//! `opgen import crd`, `opgen import go`
 
 use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::Result;
 use crate::ops::import_crd::{ImportOptions, import_crds};
+use crate::ops::import_go::{ImportGoOptions, import_go};
 use std::path::PathBuf;
 
 /// Bring what other tools wrote into the project
@@ -15,6 +16,27 @@ pub struct ImportArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum ImportCommand {
     Crd(CrdArgs),
+    Go(GoArgs),
+}
+
+/// Marker-annotated Rust types from Go API packages (kubebuilder's `api/<version>`, `apis/<group>/<version>`), so that `opgen manifests` writes the CRDs controller-gen writes from them
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  opgen import go ../memcached-operator                  # its ./api/... packages\n  opgen import go ../kueue --paths ./apis/kueue/...\n\nNeeds Go: packages and their modules are resolved by `go list`, as controller-gen resolves them.\nEach Go file of an API package becomes src/api/[<group>/]<version>/<file>.rs, types of other\npackages it names go to src/api/upstream/, the kinds are recorded in PROJECT and their CRDs\nwritten. A marker opgen does not know (controller-gen ignores those) is left out with a warning."
+)]
+pub struct GoArgs {
+    /// The Go module (or a directory inside it) holding the API packages
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Go package patterns of the API packages, relative to DIR (as controller-gen's `paths=`)
+    #[arg(long, value_name = "PATTERN", default_values = ["./api/...", "./apis/..."])]
+    pub paths: Vec<String>,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta=true`: keep the metadata schema of embedded objects (e.g. pod templates)
+    #[arg(long)]
+    pub generate_embedded_object_meta: bool,
+    /// Replace files and PROJECT resources that already exist
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Marker-annotated Rust types from CustomResourceDefinitions, so that `opgen manifests` writes the same CRDs
@@ -35,7 +57,10 @@ pub struct CrdArgs {
 }
 
 pub fn run(args: ImportArgs, global: &GlobalArgs) -> Result<()> {
-    let ImportCommand::Crd(args) = args.what;
+    let args = match args.what {
+        ImportCommand::Crd(args) => args,
+        ImportCommand::Go(args) => return run_go(args, global),
+    };
     let docs = crate::load_crd::read(&args.inputs)?;
     let (mut ws, mut project) = super::open_project(global)?;
     let report = import_crds(
@@ -45,6 +70,39 @@ pub fn run(args: ImportArgs, global: &GlobalArgs) -> Result<()> {
         &ImportOptions {
             external: args.external,
             force: args.force,
+        },
+    )?;
+    print_warnings(&report.warnings, global);
+    finish(
+        &ws,
+        global,
+        &format!("imported {}", report.kinds.join(", ")),
+    )
+}
+
+fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
+    let (mut ws, mut project) = super::open_project(global)?;
+    // `./api/...` matches nothing in a module without it: keep the patterns that exist.
+    let mut paths: Vec<String> = args
+        .paths
+        .iter()
+        .filter(|p| {
+            let base = p.trim_end_matches("/...").trim_start_matches("./");
+            !p.starts_with("./") || args.dir.join(base).exists()
+        })
+        .cloned()
+        .collect();
+    if paths.is_empty() {
+        paths = args.paths.clone();
+    }
+    let packages = crate::load_go::load(&args.dir, &paths)?;
+    let report = import_go(
+        &mut ws,
+        &mut project,
+        &packages,
+        &ImportGoOptions {
+            force: args.force,
+            generate_embedded_object_meta: args.generate_embedded_object_meta,
         },
     )?;
     print_warnings(&report.warnings, global);

@@ -7,6 +7,7 @@ pub mod crd;
 pub mod helm;
 pub mod package;
 pub mod rbac;
+pub mod rust_from_go;
 pub mod rust_types;
 pub mod rustfmt;
 pub mod scaffold;

@@ -1311,7 +1311,7 @@ fn strings(v: Option<&Value>) -> Vec<&str> {
 }
 
 /// A Rust string literal.
-fn rust_str(s: &str) -> String {
+pub(crate) fn rust_str(s: &str) -> String {
     format!("{s:?}")
 }
 
@@ -1386,7 +1386,7 @@ fn marker_any(v: &Value) -> String {
 }
 
 /// The Rust field name of a JSON property.
-fn field_ident(json: &str) -> String {
+pub(crate) fn field_ident(json: &str) -> String {
     let mut s = json.to_snake_case();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s = format!("field_{s}");
@@ -1400,12 +1400,12 @@ fn field_ident(json: &str) -> String {
     }
 }
 
-fn unraw(s: &str) -> &str {
+pub(crate) fn unraw(s: &str) -> &str {
     s.strip_prefix("r#").unwrap_or(s)
 }
 
 /// serde's `rename_all = "camelCase"` of a snake_case field name.
-fn serde_camel(field: &str) -> String {
+pub(crate) fn serde_camel(field: &str) -> String {
     let mut pascal = String::new();
     let mut capitalize = true;
     for ch in field.chars() {

@@ -333,6 +333,11 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
             );
         }
     }
+    doc_text_of_lines(lines)
+}
+
+/// [`doc_text`] of doc lines already stripped of their comment syntax and one leading space.
+pub fn doc_text_of_lines(lines: impl IntoIterator<Item = String>) -> String {
     let is_marker = |l: &str| {
         l.trim_start()
             .strip_prefix('+')
@@ -340,7 +345,11 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
     };
     let mut out: Vec<String> = Vec::new();
     let mut in_code = false;
-    for line in lines.into_iter().filter(|l| !is_marker(l)) {
+    for line in lines
+        .into_iter()
+        .map(|l| l.trim_end().to_owned())
+        .filter(|l| !is_marker(l))
+    {
         let trimmed = line.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             in_code = !in_code;

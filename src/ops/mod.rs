@@ -10,6 +10,7 @@ pub mod delete;
 pub mod dev_webhooks;
 pub mod edit;
 pub mod import_crd;
+pub mod import_go;
 pub mod init;
 pub mod manifests;
 pub mod recover;

@@ -46,6 +46,8 @@ pub fn is_structural(name: &str) -> bool {
                 | "kubebuilder:metadata"
                 | "kubebuilder:selectablefield"
                 | "opgen:metadata:required"
+                | "opgen:status:default"
+                | "opgen:root:XValidation"
                 // The CSV's descriptors (opgen bundle), not the schema.
                 | "operator-sdk:csv:customresourcedefinitions"
         )
@@ -61,6 +63,26 @@ fn number_json(v: f64) -> Value {
     } else {
         json!(v)
     }
+}
+
+/// The x-kubernetes-validations entry of an XValidation marker.
+pub fn cel_rule(m: &Marker) -> Value {
+    let mut rule = Map::new();
+    for key in [
+        "fieldPath",
+        "message",
+        "messageExpression",
+        "reason",
+        "rule",
+    ] {
+        if let Some(s) = m.args.str_field(key).filter(|s| !s.is_empty()) {
+            rule.insert(key.into(), json!(s));
+        }
+    }
+    if let Some(b) = m.args.field("optionalOldSelf").and_then(|v| v.as_bool()) {
+        rule.insert("optionalOldSelf".into(), json!(b));
+    }
+    Value::Object(rule)
 }
 
 /// Applies one marker to `schema`. `node_type` is the schema type the marker is checked
@@ -221,24 +243,7 @@ pub fn apply(
         "kubebuilder:validation:XIntOrString" => {
             schema.insert("x-kubernetes-int-or-string".into(), json!(true));
         }
-        "kubebuilder:validation:XValidation" => {
-            let mut rule = Map::new();
-            for key in [
-                "fieldPath",
-                "message",
-                "messageExpression",
-                "reason",
-                "rule",
-            ] {
-                if let Some(s) = m.args.str_field(key).filter(|s| !s.is_empty()) {
-                    rule.insert(key.into(), json!(s));
-                }
-            }
-            if let Some(b) = m.args.field("optionalOldSelf").and_then(|v| v.as_bool()) {
-                rule.insert("optionalOldSelf".into(), json!(b));
-            }
-            push_rule(schema, Value::Object(rule));
-        }
+        "kubebuilder:validation:XValidation" => push_rule(schema, cel_rule(m)),
         // In source order with the field's XValidation rules (spec §3.7 leaves the order open).
         "k8s:immutable" => {
             push_rule(

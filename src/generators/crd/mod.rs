@@ -539,7 +539,13 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             required.push(json!("spec"));
         }
         if let Some(status) = &v.status {
-            let s = builder.ty(status, spec_def.loc, diags);
+            let mut s = builder.ty(status, spec_def.loc, diags);
+            // Go's `Status` field can carry a default; kube-derive writes that field.
+            if let Some(m) = marker(&v.markers, "opgen:status:default")
+                && let Some(value) = &m.args.value
+            {
+                s.insert("default".into(), value.to_json());
+            }
             props.insert("status".into(), Value::Object(s));
         }
         let mut root = Map::new();
@@ -557,8 +563,23 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .iter()
             .map(|r| json!({"rule": r}))
             .collect();
+        rules.sort_by_key(|r| r.to_string());
+        // Go's rules on the kind type itself, in source order after #[kube(validation)]'s.
+        for m in v
+            .markers
+            .iter()
+            .filter(|m| m.name() == "opgen:root:XValidation")
+        {
+            let mut rule = markers::cel_rule(m);
+            if let Value::Object(r) = &mut rule {
+                r.insert(
+                    cel::ORIGIN_KEY.into(),
+                    json!([v.loc.file, m.line, m.column, m.text.chars().count()]),
+                );
+            }
+            rules.push(rule);
+        }
         if !rules.is_empty() {
-            rules.sort_by_key(|r| r.to_string());
             root.insert("x-kubernetes-validations".into(), Value::Array(rules));
         }
         Value::Object(root)

@@ -1,0 +1,1598 @@
+//! Rust from Go API packages (`opgen import go`): the types of every package with a
+//! `+groupName` as marker-annotated Rust, one file per Go file, written the way the conformance
+//! fixtures port Go by hand, so that `opgen manifests` writes the CRDs controller-gen writes
+//! from the Go. Types of other packages the API names (another package of the module, another
+//! module, k8s.io named types k8s-openapi has no type for) go to `src/api/upstream/`, one file
+//! per package, only those reachable. Markers are carried verbatim; a marker opgen does not
+//! know (controller-gen ignores those) is left out with a warning at its Go line.
+//!
+//! A Go kind (a `+kubebuilder:object:root` type embedding TypeMeta and ObjectMeta) becomes
+//! kube-derive's `#[derive(CustomResource)]` on its spec struct: the kind's doc is
+//! `#[kube(doc)]`, its markers stand on the spec struct, whose doc is the `Spec` field's; the
+//! status type carries the `Status` field's doc (kube's root `status` takes the type's).
+
+use super::crd::k8s::K8sTypes;
+use super::rust_types::{field_ident, rust_str, serde_camel, unraw};
+use crate::diag::{Diagnostic, Error, Result};
+use crate::load_go::{ExprKind, GoComment, GoExpr, GoField, GoMarker, GoPackage, GoType, Pos};
+use crate::markers::catalog::{MarkerCatalog, Target};
+use crate::markers::grammar;
+use crate::pluralize;
+use heck::ToSnakeCase;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+
+/// Where the project keeps API modules.
+pub struct Layout {
+    /// `src/api/<group>/<version>/` rather than `src/api/<version>/`.
+    pub multigroup: bool,
+}
+
+/// A kind the import declares, for PROJECT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedKind {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub namespaced: bool,
+    /// The Rust module holding its types, below the crate (`api::v1`).
+    pub module: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// Path below the project → Rust source (not yet formatted).
+    pub files: BTreeMap<String, String>,
+    pub kinds: Vec<ImportedKind>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// One API package: its group and version.
+struct Api {
+    group: String,
+    version: String,
+}
+
+/// How a Rust type behaves for serde's `default`/`skip_serializing_if`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    Option,
+    String,
+    Vec,
+    Map,
+    /// Numbers and bools: serde's default, never skipped.
+    Scalar,
+    /// Structs and other types with a `Default`.
+    Other,
+}
+
+struct Ty {
+    text: String,
+    shape: Shape,
+}
+
+/// A Go type by package path and name.
+type TypeKey = (String, String);
+
+struct Generator<'a> {
+    packages: HashMap<&'a str, &'a GoPackage>,
+    apis: BTreeMap<&'a str, Api>,
+    /// Where each emitted package's Rust lives: (directory, module path below the crate).
+    modules: BTreeMap<String, (String, String)>,
+    k8s: &'a K8sTypes,
+    catalog: &'static MarkerCatalog,
+    /// Go types to write, found from the API packages.
+    emit: BTreeSet<TypeKey>,
+    /// Kind types (written as kube's root, not as structs) and their spec/status roles.
+    kinds: BTreeMap<TypeKey, KindPlan>,
+    warnings: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
+}
+
+/// How a Go kind becomes kube-derive's root.
+struct KindPlan {
+    kind: String,
+    /// The Rust struct that derives CustomResource, and whether the generator writes it
+    /// (a wrapper) or it is the Go spec type itself.
+    spec_struct: String,
+    wrapper: Option<Wrapper>,
+    /// The Go status type, as a Rust path from the kind's file.
+    status: Option<(TypeKey, Vec<GoComment>)>,
+    doc: String,
+    markers: Vec<String>,
+    kube: Vec<String>,
+}
+
+enum Wrapper {
+    /// `#[serde(flatten)]` of the Go spec type (in another package, or shared by kinds).
+    Flatten(GoExpr, Vec<GoComment>),
+    /// The Go kind has no Spec: its own fields, kube's `no_spec`.
+    Fields(Vec<GoField>),
+    /// Nothing at all besides metadata (and status).
+    Empty,
+}
+
+const METAV1: &str = "k8s.io/apimachinery/pkg/apis/meta/v1";
+
+pub fn render(
+    packages: &[GoPackage],
+    layout: &Layout,
+    k8s: &K8sTypes,
+    header: &str,
+) -> Result<Rendered> {
+    let mut g = Generator {
+        packages: packages.iter().map(|p| (p.path.as_str(), p)).collect(),
+        apis: BTreeMap::new(),
+        modules: BTreeMap::new(),
+        k8s,
+        catalog: MarkerCatalog::get(),
+        emit: BTreeSet::new(),
+        kinds: BTreeMap::new(),
+        warnings: Vec::new(),
+        errors: Vec::new(),
+    };
+    for p in packages.iter().filter(|p| p.root) {
+        if let Some(api) = g.api(p) {
+            g.apis.insert(&p.path, api);
+        }
+    }
+    if g.apis.is_empty() {
+        return Err(Error::with_help(
+            "none of the Go packages has a `+groupName` marker, so none is an API package controller-gen writes CRDs for",
+            "pass --paths with the packages that hold the API types (their doc.go or groupversion_info.go says `// +groupName=<group>`)",
+        ));
+    }
+    g.place(layout);
+    g.find_kinds();
+    g.find_types();
+    if !g.errors.is_empty() {
+        return Err(Error {
+            diagnostics: std::mem::take(&mut g.errors),
+        });
+    }
+    let mut out = Rendered::default();
+    g.write(&mut out, header);
+    if !g.errors.is_empty() {
+        return Err(Error {
+            diagnostics: std::mem::take(&mut g.errors),
+        });
+    }
+    out.warnings = g.warnings;
+    Ok(out)
+}
+
+/// The value of a package marker `+name=value`, unquoted.
+fn marker_value<'m>(markers: &'m [GoMarker], name: &str) -> Option<&'m str> {
+    markers.iter().find_map(|m| {
+        let (n, v) = m.text.strip_prefix('+')?.split_once('=')?;
+        (n == name).then(|| v.trim().trim_matches('"'))
+    })
+}
+
+fn has_marker(markers: &[GoMarker], name: &str) -> bool {
+    markers.iter().any(|m| {
+        let t = m.text.strip_prefix('+').unwrap_or(&m.text);
+        t == name
+            || t.strip_prefix(name)
+                .is_some_and(|r| r.starts_with(['=', ':']))
+    })
+}
+
+/// A Go `+kubebuilder:object:root` marker that says true.
+fn is_root(t: &GoType) -> bool {
+    t.markers.iter().any(|m| {
+        let t = m.text.trim_end();
+        t == "+kubebuilder:object:root" || t == "+kubebuilder:object:root=true"
+    })
+}
+
+impl<'a> Generator<'a> {
+    fn api(&self, p: &GoPackage) -> Option<Api> {
+        let markers = self.package_markers(p);
+        if has_marker(&markers, "kubebuilder:skip") {
+            return None;
+        }
+        let group = marker_value(&markers, "groupName")?.to_owned();
+        let version =
+            marker_value(&markers, "versionName").map_or_else(|| p.name.clone(), str::to_owned);
+        Some(Api { group, version })
+    }
+
+    /// The package's markers, with the non-doc markers above its types that only a package
+    /// marker is named like (controller-gen moves those to the package).
+    fn package_markers(&self, p: &GoPackage) -> Vec<GoMarker> {
+        let mut out = p.markers.clone();
+        for t in &p.types {
+            out.extend(
+                t.markers
+                    .iter()
+                    .filter(|m| self.is_package_marker(m))
+                    .cloned(),
+            );
+        }
+        out
+    }
+
+    fn is_package_marker(&self, m: &GoMarker) -> bool {
+        if m.godoc {
+            return false;
+        }
+        let name = marker_name(&m.text);
+        match self.catalog.lookup(name) {
+            Some(def) => {
+                def.targets.contains(&Target::Package) && !def.targets.contains(&Target::Type)
+            }
+            None => false,
+        }
+    }
+
+    /// The directory and module of every API package, and of the packages their types name.
+    fn place(&mut self, layout: &Layout) {
+        for (path, api) in &self.apis {
+            let version = module_ident(&api.version);
+            let (dir, module) = if layout.multigroup {
+                let group = group_module(&api.group);
+                (
+                    format!("src/api/{group}/{version}"),
+                    format!("api::{group}::{version}"),
+                )
+            } else {
+                (format!("src/api/{version}"), format!("api::{version}"))
+            };
+            self.modules.insert((*path).to_owned(), (dir, module));
+        }
+    }
+
+    /// The module of a non-API package, named after its last path elements (`corev1`).
+    fn upstream_module(&mut self, path: &str) -> (String, String) {
+        if let Some(m) = self.modules.get(path) {
+            return m.clone();
+        }
+        let parts: Vec<&str> = path.split('/').collect();
+        let taken: HashSet<String> = self.modules.values().map(|(_, m)| m.clone()).collect();
+        let mut name = String::new();
+        for n in 1..=parts.len() {
+            let mut candidate: String = parts[parts.len() - n..]
+                .iter()
+                .rev()
+                .take(2)
+                .rev()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("");
+            if n > 2 {
+                candidate = parts[parts.len() - n..].join("_");
+            }
+            let candidate = module_ident(&candidate.replace(['.', '-'], "_"));
+            // A version alone (`v1`) says little: join it to its parent (`corev1`).
+            let is_version = candidate.starts_with('v')
+                && candidate[1..].starts_with(|c: char| c.is_ascii_digit());
+            if n == 1 && is_version && parts.len() > 1 {
+                continue;
+            }
+            if !taken.contains(&format!("api::upstream::{candidate}")) {
+                name = candidate;
+                break;
+            }
+        }
+        let entry = (
+            format!("src/api/upstream/{name}.rs"),
+            format!("api::upstream::{name}"),
+        );
+        self.modules.insert(path.to_owned(), entry.clone());
+        entry
+    }
+
+    fn find_kinds(&mut self) {
+        let apis: Vec<&'a GoPackage> = self.apis.keys().map(|p| self.packages[p]).collect();
+        // Spec types more than one kind names: each kind then wraps it.
+        let mut spec_users: HashMap<TypeKey, usize> = HashMap::new();
+        for p in &apis {
+            for t in p.types.iter().filter(|t| is_kind(t)) {
+                if let Some(f) = struct_fields(t).iter().find(|f| f.name == "Spec") {
+                    if let Some(key) = self.local_key(p, &f.ty) {
+                        *spec_users.entry(key).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for p in apis {
+            let api = &self.apis[p.path.as_str()];
+            let (group, version) = (api.group.clone(), api.version.clone());
+            for t in p.types.iter().filter(|t| is_kind(t)) {
+                if t.generic {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "the kind {} is generic; a CRD kind cannot be",
+                            t.name
+                        ))
+                        .at(t.pos.location()),
+                    );
+                    continue;
+                }
+                let plan = self.kind_plan(p, t, &group, &version, &spec_users);
+                self.kinds.insert((p.path.clone(), t.name.clone()), plan);
+            }
+        }
+    }
+}
+
+/// A Go kind: a root type embedding TypeMeta and ObjectMeta (a list embeds ListMeta).
+fn is_kind(t: &GoType) -> bool {
+    {
+        if !is_root(t) {
+            return false;
+        }
+        let embedded = |name: &str| {
+            struct_fields(t).iter().any(|f| {
+                f.name.is_empty() && matches!(f.ty.kind(), ExprKind::Qual(q) if q.path == METAV1 && q.name == name)
+            })
+        };
+        embedded("TypeMeta") && embedded("ObjectMeta")
+    }
+}
+
+impl<'a> Generator<'a> {
+    /// The key of a type expression naming a struct of the same package (through a pointer).
+    fn local_key(&self, p: &GoPackage, e: &GoExpr) -> Option<TypeKey> {
+        match e.kind() {
+            ExprKind::Pointer(inner) => self.local_key(p, inner),
+            ExprKind::Ident(name) if p.find(name).is_some() => {
+                Some((p.path.clone(), name.to_owned()))
+            }
+            _ => None,
+        }
+    }
+
+    fn kind_plan(
+        &mut self,
+        p: &GoPackage,
+        t: &GoType,
+        group: &str,
+        version: &str,
+        spec_users: &HashMap<TypeKey, usize>,
+    ) -> KindPlan {
+        let fields = struct_fields(t);
+        let mut markers: Vec<String> = Vec::new();
+        let mut spec: Option<&GoField> = None;
+        let mut status: Option<&GoField> = None;
+        let mut others: Vec<GoField> = Vec::new();
+        for f in fields {
+            if f.name.is_empty() {
+                if let ExprKind::Qual(q) = f.ty.kind()
+                    && q.path == METAV1
+                {
+                    if q.name == "ObjectMeta" && !json_options(f).1.omitempty() {
+                        markers.push("+opgen:metadata:required".to_owned());
+                    }
+                    continue;
+                }
+            }
+            match f.name.as_str() {
+                "Spec" => spec = Some(f),
+                "Status" => status = Some(f),
+                _ if json_options(f).0 == "-" || !f.exported => {}
+                _ => others.push(f.clone()),
+            }
+        }
+        // The kind's markers (resource, columns, subresources...) on the spec struct.
+        for m in &t.markers {
+            if self.is_package_marker(m) {
+                continue;
+            }
+            if let Some(text) = self.accept(m, Target::Type) {
+                // A rule on the kind type is on the whole object, not on spec.
+                match text.strip_prefix("+kubebuilder:validation:XValidation") {
+                    Some(rest) => markers.push(format!("+opgen:root:XValidation{rest}")),
+                    None => markers.push(text),
+                }
+            }
+        }
+        let resource = t
+            .markers
+            .iter()
+            .find_map(|m| match grammar::parse(self.catalog, &m.text) {
+                Ok((def, args)) if def.name == "kubebuilder:resource" => Some(args),
+                _ => None,
+            });
+        let resource_arg = |key: &str| {
+            resource
+                .as_ref()
+                .and_then(|a| a.str_field(key).map(str::to_owned))
+        };
+        let namespaced = resource_arg("scope").is_none_or(|s| s != "Cluster");
+        let singular = resource_arg("singular");
+        let plural =
+            resource_arg("path").unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
+        let kube_singular = singular.clone().unwrap_or_else(|| t.name.to_lowercase());
+        let mut kube = vec![
+            format!("group = {}", rust_str(group)),
+            format!("version = {}", rust_str(version)),
+            format!("kind = {}", rust_str(&t.name)),
+            format!("plural = {}", rust_str(&plural)),
+        ];
+        if let Some(s) = &singular
+            && *s != kube_singular
+        {
+            kube.push(format!("singular = {}", rust_str(s)));
+        }
+        if namespaced {
+            kube.push("namespaced".to_owned());
+        }
+        let _ = kube_singular;
+        let mut status_plan = None;
+        if let Some(f) = status {
+            let target = deref(&f.ty);
+            match self.local_key(p, target) {
+                Some(key) => {
+                    kube.push(format!("status = {}", rust_str(&key.1)));
+                    status_plan = Some((key, f.doc.clone()));
+                }
+                None => self.errors.push(
+                    Diagnostic::error(format!(
+                        "the status of {} is not a struct type of its package; kube-derive's `status` needs one",
+                        t.name
+                    ))
+                    .at(f.pos.location()),
+                ),
+            }
+            for m in &f.markers {
+                match marker_name(&m.text) {
+                    "kubebuilder:default" | "default" => {
+                        let value = m.text.split_once('=').map_or("", |(_, v)| v);
+                        markers.push(format!("+opgen:status:default={value}"));
+                    }
+                    "optional" | "kubebuilder:validation:Optional" | "k8s:optional" => {}
+                    _ => self.warn(
+                        &m.pos,
+                        format!(
+                            "`{}` on the Status field is left out: kube-derive writes the root type, so no Rust field carries it",
+                            m.text
+                        ),
+                    ),
+                }
+            }
+        }
+        let doc = doc_lines(&t.doc);
+        let (spec_struct, wrapper) = match spec {
+            Some(f) => {
+                if !others.is_empty() {
+                    self.warn(
+                        &others[0].pos,
+                        format!(
+                            "{}'s fields besides Spec and Status are left out: kube-derive's root type has only metadata, spec and status",
+                            t.name
+                        ),
+                    );
+                }
+                for m in &f.markers {
+                    if !matches!(
+                        marker_name(&m.text),
+                        "optional"
+                            | "required"
+                            | "kubebuilder:validation:Optional"
+                            | "kubebuilder:validation:Required"
+                            | "k8s:optional"
+                            | "k8s:required"
+                    ) {
+                        self.warn(
+                            &m.pos,
+                            format!("`{}` on the Spec field is left out: kube-derive writes the root type", m.text),
+                        );
+                    }
+                }
+                match self.local_key(p, &f.ty) {
+                    Some(key)
+                        if spec_users.get(&key) == Some(&1)
+                            && !matches!(f.ty.kind(), ExprKind::Pointer(_))
+                            || self
+                                .local_key(p, &f.ty)
+                                .is_some_and(|k| spec_users.get(&k) == Some(&1)) =>
+                    {
+                        let _ = key;
+                        (self.local_key(p, &f.ty).expect("checked").1, None)
+                    }
+                    _ => (
+                        self.free_name(p, &format!("{}Spec", t.name)),
+                        Some(Wrapper::Flatten(deref(&f.ty).clone(), f.doc.clone())),
+                    ),
+                }
+            }
+            None if others.is_empty() => {
+                kube.push("no_spec".to_owned());
+                (
+                    self.free_name(p, &format!("{}Fields", t.name)),
+                    Some(Wrapper::Empty),
+                )
+            }
+            None => {
+                kube.push("no_spec".to_owned());
+                (
+                    self.free_name(p, &format!("{}Fields", t.name)),
+                    Some(Wrapper::Fields(others)),
+                )
+            }
+        };
+        kube.push("schema = \"disabled\"".to_owned());
+        let description = crate::model::doc_text_of_lines(doc.iter().map(|l| l.text.clone()));
+        if !description.is_empty() {
+            kube.push(format!("doc = {}", rust_str(&description)));
+        }
+        KindPlan {
+            kind: t.name.clone(),
+            spec_struct,
+            wrapper,
+            status: status_plan,
+            doc: description,
+            markers,
+            kube,
+        }
+    }
+
+    /// `name`, or `name` with a number when the package has a type so named.
+    fn free_name(&self, p: &GoPackage, name: &str) -> String {
+        if p.find(name).is_none() {
+            return name.to_owned();
+        }
+        (2..)
+            .map(|i| format!("{name}{i}"))
+            .find(|n| p.find(n).is_none())
+            .expect("a free name")
+    }
+
+    /// Every type to write: the API packages' own (but kinds and lists) and what they name.
+    fn find_types(&mut self) {
+        let mut queue: Vec<TypeKey> = Vec::new();
+        for path in self.apis.keys() {
+            let p = self.packages[path];
+            for t in &p.types {
+                let key = (p.path.clone(), t.name.clone());
+                if self.kinds.contains_key(&key) || is_root(t) || self.is_list(t) {
+                    continue;
+                }
+                if t.generic || matches!(t.ty.kind(), ExprKind::Other(_)) {
+                    continue;
+                }
+                queue.push(key);
+            }
+        }
+        let kinds: Vec<TypeKey> = self.kinds.keys().cloned().collect();
+        for key in kinds {
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("a kind type");
+            for f in struct_fields(t) {
+                if f.name.is_empty() {
+                    continue;
+                }
+                self.collect(p, &f.ty, &mut queue, &f.pos);
+            }
+        }
+        while let Some(key) = queue.pop() {
+            if !self.emit.insert(key.clone()) {
+                continue;
+            }
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("queued types exist");
+            if t.generic {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "{} is generic: no Rust type is written for a generic Go type",
+                        t.name
+                    ))
+                    .at(t.pos.location()),
+                );
+                continue;
+            }
+            if !self.apis.contains_key(key.0.as_str()) {
+                self.upstream_module(&key.0);
+            }
+            self.collect(p, &t.ty, &mut queue, &t.pos);
+        }
+    }
+
+    fn is_list(&self, t: &GoType) -> bool {
+        struct_fields(t).iter().any(|f| {
+            f.name.is_empty() && matches!(f.ty.kind(), ExprKind::Qual(q) if q.path == METAV1 && q.name == "ListMeta")
+        })
+    }
+
+    /// Queues the Go types `e` names that the generator writes (not k8s-openapi's).
+    fn collect(&mut self, p: &GoPackage, e: &GoExpr, queue: &mut Vec<TypeKey>, at: &Pos) {
+        match e.kind() {
+            ExprKind::Ident(name) => {
+                if p.find(name).is_some() {
+                    queue.push((p.path.clone(), name.to_owned()));
+                }
+            }
+            ExprKind::Qual(q) => {
+                if self.known(&q.path, &q.name).is_some() {
+                    return;
+                }
+                match self
+                    .packages
+                    .get(q.path.as_str())
+                    .and_then(|qp| qp.find(&q.name).map(|_| qp))
+                {
+                    Some(qp) => queue.push((qp.path.clone(), q.name.clone())),
+                    None => self.errors.push(
+                        Diagnostic::error(format!(
+                            "cannot resolve the Go type {}.{}",
+                            q.path, q.name
+                        ))
+                        .at(at.location()),
+                    ),
+                }
+            }
+            ExprKind::Pointer(i) | ExprKind::Slice(i) | ExprKind::Array(i) => {
+                self.collect(p, i, queue, at)
+            }
+            ExprKind::Map(k, v) => {
+                self.collect(p, k, queue, at);
+                self.collect(p, v, queue, at);
+            }
+            ExprKind::Struct(fields) => {
+                for f in fields {
+                    if f.exported && json_options(f).0 != "-" {
+                        self.collect(p, &f.ty, queue, &f.pos);
+                    }
+                }
+            }
+            ExprKind::Other(_) => {}
+        }
+    }
+
+    /// A Go type of another module with a Rust type of its own: k8s-openapi's, or one
+    /// controller-gen knows the schema of.
+    fn known(&self, path: &str, name: &str) -> Option<Ty> {
+        let other = |text: &str| {
+            Some(Ty {
+                text: text.to_owned(),
+                shape: Shape::Other,
+            })
+        };
+        match (path, name) {
+            (METAV1, "Duration") => {
+                return Some(Ty {
+                    text: "String".into(),
+                    shape: Shape::String,
+                });
+            }
+            ("time", "Duration") => {
+                return Some(Ty {
+                    text: "i64".into(),
+                    shape: Shape::Scalar,
+                });
+            }
+            ("encoding/json", "RawMessage") => return other("serde_json::Value"),
+            _ => {}
+        }
+        let rest = path.strip_prefix("k8s.io/")?;
+        // k8s-openapi's module path, which its index is keyed by.
+        let module = rest.replace(['.', '-'], "_").replace('/', "::");
+        if K8sTypes::versions_of(&format!("{module}::{name}")).is_empty() {
+            return None;
+        }
+        let _ = self.k8s;
+        let rust = format!("k8s_openapi::{module}::{name}");
+        other(&rust)
+    }
+
+    fn warn(&mut self, at: &Pos, message: String) {
+        self.warnings
+            .push(Diagnostic::warning(message).at(at.location()));
+    }
+
+    /// The marker's text when opgen takes it on `target` (a Go build constraint is no marker);
+    /// else a warning and nothing.
+    fn accept(&mut self, m: &GoMarker, target: Target) -> Option<String> {
+        let name = marker_name(&m.text);
+        if name == "build" {
+            return None;
+        }
+        match grammar::parse(self.catalog, &m.text) {
+            Ok((def, _)) if def.targets.contains(&target) || def.ignored => {
+                Some(m.text.trim_end().to_owned())
+            }
+            Ok((def, _)) => {
+                self.warn(
+                    &m.pos,
+                    format!(
+                        "`{}` is left out: opgen takes `{}` on {}, not on a {}",
+                        m.text,
+                        def.name,
+                        def.targets
+                            .iter()
+                            .map(|t| t.describe())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        target.describe()
+                    ),
+                );
+                None
+            }
+            Err(e) => {
+                let mut msg = format!(
+                    "`{}` is left out (controller-gen ignores markers it does not know): {}",
+                    m.text, e.message
+                );
+                if let Some(h) = e.help {
+                    msg.push_str("; ");
+                    msg.push_str(&h);
+                }
+                self.warn(&m.pos, msg);
+                None
+            }
+        }
+    }
+}
+
+/// The marker's name: up to the `=`, without the `+`.
+fn marker_name(text: &str) -> &str {
+    let t = text.strip_prefix('+').unwrap_or(text).trim_end();
+    t.split(['=', ' ']).next().unwrap_or(t)
+}
+
+fn struct_fields(t: &GoType) -> &[GoField] {
+    match t.ty.kind() {
+        ExprKind::Struct(f) => f,
+        _ => &[],
+    }
+}
+
+fn deref(e: &GoExpr) -> &GoExpr {
+    match e.kind() {
+        ExprKind::Pointer(inner) => inner,
+        _ => e,
+    }
+}
+
+/// A field's JSON name and options.
+struct JsonOptions(Vec<String>);
+
+impl JsonOptions {
+    fn omitempty(&self) -> bool {
+        self.0.iter().any(|o| o == "omitempty" || o == "omitzero")
+    }
+    fn inline(&self) -> bool {
+        self.0.iter().any(|o| o == "inline")
+    }
+}
+
+fn json_options(f: &GoField) -> (String, JsonOptions) {
+    match f.tag_value("json") {
+        Some(v) => {
+            let mut parts = v.split(',');
+            let name = parts.next().unwrap_or_default().to_owned();
+            (name, JsonOptions(parts.map(str::to_owned).collect()))
+        }
+        None => (String::new(), JsonOptions(Vec::new())),
+    }
+}
+
+/// A doc comment's lines as Go's text (`// text` → ` text`), each with whether it is a marker.
+struct DocLine {
+    text: String,
+    line: usize,
+    /// The comment as written, for a directive Go's doc leaves out.
+    directive: Option<String>,
+}
+
+fn doc_lines(doc: &[GoComment]) -> Vec<DocLine> {
+    let mut out = Vec::new();
+    for c in doc {
+        if let Some(rest) = c.text.strip_prefix("//") {
+            // `//go:generate`, `//nolint:x`: directives, not doc (go/ast's CommentGroup.Text).
+            let directive = rest.split_once(':').is_some_and(|(word, _)| {
+                !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+            });
+            if directive {
+                out.push(DocLine {
+                    text: String::new(),
+                    line: c.line,
+                    directive: Some(c.text.clone()),
+                });
+                continue;
+            }
+            out.push(DocLine {
+                text: rest.strip_prefix(' ').unwrap_or(rest).to_owned(),
+                line: c.line,
+                directive: None,
+            });
+        } else if let Some(body) = c.text.strip_prefix("/*").and_then(|b| b.strip_suffix("*/")) {
+            for (i, line) in body.split('\n').enumerate() {
+                out.push(DocLine {
+                    text: line.trim_end().to_owned(),
+                    line: c.line + i,
+                    directive: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A Rust module name for a version or package name.
+fn module_ident(s: &str) -> String {
+    let s = s.replace(['-', '.'], "_").to_lowercase();
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("v_{s}")
+    } else if matches!(
+        s.as_str(),
+        "mod"
+            | "type"
+            | "use"
+            | "crate"
+            | "self"
+            | "super"
+            | "fn"
+            | "impl"
+            | "struct"
+            | "enum"
+            | "match"
+            | "ref"
+            | "move"
+            | "box"
+            | "test"
+            | "core"
+            | "std"
+    ) {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
+/// The module of an API group: its first label (`gateway.networking.k8s.io` → `gateway`).
+fn group_module(group: &str) -> String {
+    if group.is_empty() {
+        return "core".to_owned();
+    }
+    module_ident(group.split('.').next().unwrap_or(group))
+}
+
+/// A Rust source file being written: its items and the names it uses.
+#[derive(Default)]
+struct FileOut {
+    items: Vec<String>,
+    uses: BTreeSet<String>,
+    /// Names declared in the file.
+    declared: HashSet<String>,
+    btree_map: bool,
+    custom_resource: bool,
+    doc_lints: BTreeSet<&'static str>,
+}
+
+impl<'a> Generator<'a> {
+    fn write(&mut self, out: &mut Rendered, header: &str) {
+        // Go file → its types to write, per package.
+        let mut files: BTreeMap<String, BTreeMap<String, FileOut>> = BTreeMap::new();
+        let emit: Vec<TypeKey> = self.emit.iter().cloned().collect();
+        let kinds: Vec<TypeKey> = self.kinds.keys().cloned().collect();
+        let mut order: Vec<(TypeKey, bool)> = emit
+            .into_iter()
+            .map(|k| (k, false))
+            .chain(kinds.into_iter().map(|k| (k, true)))
+            .collect();
+        // Go order within each file: by position.
+        order.sort_by_key(|(k, _)| {
+            let t = self.packages[k.0.as_str()].find(&k.1).expect("a type");
+            (k.0.clone(), t.pos.file.clone(), t.pos.line)
+        });
+        for (key, is_kind) in order {
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("a type");
+            let file_key = if self.apis.contains_key(key.0.as_str()) {
+                let stem = t
+                    .pos
+                    .file
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("types");
+                module_ident(stem)
+            } else {
+                String::new()
+            };
+            let file = files
+                .entry(key.0.clone())
+                .or_default()
+                .entry(file_key)
+                .or_default();
+            if is_kind {
+                self.write_kind(p, t, file);
+            } else {
+                self.write_type(p, t, file);
+            }
+        }
+        // Which file declares each type, for `use super::...`.
+        let mut declared_in: HashMap<(String, String), String> = HashMap::new();
+        for (pkg, fs) in &files {
+            for (stem, f) in fs {
+                for name in &f.declared {
+                    declared_in.insert((pkg.clone(), name.clone()), stem.clone());
+                }
+            }
+        }
+        for (pkg, fs) in files {
+            let (dir, module) = self.modules[&pkg].clone();
+            let p = self.packages[pkg.as_str()];
+            if let Some(api) = self.apis.get(pkg.as_str()).map(|a| Api {
+                group: a.group.clone(),
+                version: a.version.clone(),
+            }) {
+                let mut mod_rs = String::from(header);
+                let _ = writeln!(
+                    mod_rs,
+                    "//! API version `{}` of the `{}` group, imported from the Go package `{}` by `opgen import go`.",
+                    api.version, api.group, p.path
+                );
+                mod_rs.push_str("//!\n");
+                for m in p.markers.clone().iter().chain(
+                    p.types
+                        .iter()
+                        .flat_map(|t| t.markers.iter())
+                        .filter(|m| self.is_package_marker(m))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .iter(),
+                ) {
+                    if let Some(text) = self.accept(m, Target::Package) {
+                        let _ = writeln!(mod_rs, "//! {text}");
+                    }
+                }
+                mod_rs.push('\n');
+                for stem in fs.keys() {
+                    let _ = writeln!(mod_rs, "mod {stem};");
+                }
+                mod_rs.push('\n');
+                for stem in fs.keys() {
+                    let _ = writeln!(mod_rs, "pub use {stem}::*;");
+                }
+                out.files.insert(format!("{dir}/mod.rs"), mod_rs);
+                for (stem, f) in fs {
+                    let source = self.finish_file(
+                        header,
+                        &format!("Types of `{}/{stem}.go`.", p.path),
+                        f,
+                        &pkg,
+                        Some(&stem),
+                        &declared_in,
+                    );
+                    out.files.insert(format!("{dir}/{stem}.rs"), source);
+                }
+                let kinds: Vec<&KindPlan> = self
+                    .kinds
+                    .iter()
+                    .filter(|(k, _)| k.0 == pkg)
+                    .map(|(_, v)| v)
+                    .collect();
+                for k in kinds {
+                    let plural = k
+                        .kube
+                        .iter()
+                        .find_map(|a| a.strip_prefix("plural = "))
+                        .map(|s| s.trim_matches('"').to_owned())
+                        .unwrap_or_default();
+                    out.kinds.push(ImportedKind {
+                        group: api.group.clone(),
+                        version: api.version.clone(),
+                        kind: k.kind.clone(),
+                        plural,
+                        namespaced: k.kube.iter().any(|a| a == "namespaced"),
+                        module: module.clone(),
+                    });
+                }
+            } else {
+                let f = fs
+                    .into_values()
+                    .next()
+                    .expect("one file per upstream package");
+                let source = self.finish_file(
+                    header,
+                    &format!(
+                        "Types of the Go package `{}` the imported API uses.",
+                        p.path
+                    ),
+                    f,
+                    &pkg,
+                    None,
+                    &declared_in,
+                );
+                out.files.insert(dir, source);
+            }
+        }
+        // The upstream modules' index.
+        let upstream: BTreeSet<String> = self
+            .modules
+            .values()
+            .filter_map(|(_, m)| m.strip_prefix("api::upstream::").map(str::to_owned))
+            .collect();
+        if !upstream.is_empty() {
+            let mut m = String::from(header);
+            m.push_str("//! Types of Go packages outside the imported API packages (other modules, k8s.io named types\n//! without a k8s-openapi type), written by `opgen import go` for the types that name them.\n\n");
+            for u in upstream {
+                let _ = writeln!(m, "pub mod {u};");
+            }
+            out.files.insert("src/api/upstream/mod.rs".to_owned(), m);
+        }
+    }
+
+    fn finish_file(
+        &self,
+        header: &str,
+        title: &str,
+        f: FileOut,
+        pkg: &str,
+        stem: Option<&str>,
+        declared_in: &HashMap<(String, String), String>,
+    ) -> String {
+        let mut out = String::from(header);
+        let _ = writeln!(out, "//! {title}");
+        if !f.doc_lints.is_empty() {
+            let lints: Vec<String> = f.doc_lints.iter().map(|l| format!("clippy::{l}")).collect();
+            let _ = writeln!(
+                out,
+                "\n// The doc comments are Go's, word for word (they are the CRDs' descriptions).\n#![allow({})]",
+                lints.join(", ")
+            );
+        }
+        out.push('\n');
+        let mut uses: BTreeSet<String> = BTreeSet::new();
+        for u in &f.uses {
+            // `self::Name` marks a type of the same package: imported from its file.
+            if let Some(name) = u.strip_prefix("self::") {
+                if f.declared.contains(name) {
+                    continue;
+                }
+                match (stem, declared_in.get(&(pkg.to_owned(), name.to_owned()))) {
+                    (Some(_), Some(_)) => {
+                        uses.insert(format!("super::{name}"));
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            uses.insert(u.clone());
+        }
+        if f.custom_resource {
+            uses.insert("kube::CustomResource".to_owned());
+        }
+        if f.btree_map {
+            uses.insert("std::collections::BTreeMap".to_owned());
+        }
+        uses.insert("serde::{Deserialize, Serialize}".to_owned());
+        for u in &uses {
+            let _ = writeln!(out, "use {u};");
+        }
+        for item in &f.items {
+            out.push('\n');
+            out.push_str(item);
+        }
+        out
+    }
+
+    /// The Rust type of a Go type expression in package `p`, recording what the file uses.
+    fn ty(&mut self, p: &GoPackage, e: &GoExpr, file: &mut FileOut) -> Ty {
+        match e.kind() {
+            ExprKind::Ident(name) => {
+                if let Some(t) = p.find(name) {
+                    let shape = self.shape_of(p, t, 0);
+                    let key = (p.path.clone(), name.to_owned());
+                    if self.kinds.contains_key(&key) {
+                        return Ty {
+                            text: "serde_json::Value".into(),
+                            shape: Shape::Other,
+                        };
+                    }
+                    file.uses.insert(format!("self::{name}"));
+                    return Ty {
+                        text: name.to_owned(),
+                        shape,
+                    };
+                }
+                let (text, shape) = match name {
+                    "string" => ("String", Shape::String),
+                    "bool" => ("bool", Shape::Scalar),
+                    "int" => ("isize", Shape::Scalar),
+                    "int8" => ("i8", Shape::Scalar),
+                    "int16" => ("i16", Shape::Scalar),
+                    "int32" | "rune" => ("i32", Shape::Scalar),
+                    "int64" => ("i64", Shape::Scalar),
+                    "uint" => ("usize", Shape::Scalar),
+                    "uint8" | "byte" => ("u8", Shape::Scalar),
+                    "uint16" => ("u16", Shape::Scalar),
+                    "uint32" => ("u32", Shape::Scalar),
+                    "uint64" => ("u64", Shape::Scalar),
+                    "float32" => ("f32", Shape::Scalar),
+                    "float64" => ("f64", Shape::Scalar),
+                    _ => ("serde_json::Value", Shape::Other),
+                };
+                Ty {
+                    text: text.to_owned(),
+                    shape,
+                }
+            }
+            ExprKind::Qual(q) => {
+                if let Some(t) = self.known(&q.path, &q.name) {
+                    if let Some((path, name)) = t.text.rsplit_once("::")
+                        && t.text.starts_with("k8s_openapi::")
+                    {
+                        file.uses.insert(format!("{path}::{name}"));
+                        return Ty {
+                            text: name.to_owned(),
+                            shape: t.shape,
+                        };
+                    }
+                    return t;
+                }
+                let Some(qp) = self.packages.get(q.path.as_str()).copied() else {
+                    return Ty {
+                        text: "serde_json::Value".into(),
+                        shape: Shape::Other,
+                    };
+                };
+                let Some(t) = qp.find(&q.name) else {
+                    return Ty {
+                        text: "serde_json::Value".into(),
+                        shape: Shape::Other,
+                    };
+                };
+                let shape = self.shape_of(qp, t, 0);
+                let (_, module) = self
+                    .modules
+                    .get(&q.path)
+                    .cloned()
+                    .unwrap_or_else(|| self.upstream_module(&q.path));
+                file.uses.insert(format!("crate::{module}::{}", q.name));
+                Ty {
+                    text: q.name.clone(),
+                    shape,
+                }
+            }
+            ExprKind::Pointer(inner) => {
+                let t = self.ty(p, inner, file);
+                Ty {
+                    text: format!("Option<{}>", t.text),
+                    shape: Shape::Option,
+                }
+            }
+            ExprKind::Slice(inner) | ExprKind::Array(inner) => {
+                if matches!(inner.kind(), ExprKind::Ident("byte" | "uint8")) {
+                    file.uses.insert("k8s_openapi::ByteString".to_owned());
+                    return Ty {
+                        text: "ByteString".into(),
+                        shape: Shape::Other,
+                    };
+                }
+                let t = self.ty(p, inner, file);
+                Ty {
+                    text: format!("Vec<{}>", t.text),
+                    shape: Shape::Vec,
+                }
+            }
+            ExprKind::Map(k, v) => {
+                let k = self.ty(p, k, file);
+                let v = self.ty(p, v, file);
+                file.btree_map = true;
+                Ty {
+                    text: format!("BTreeMap<{}, {}>", k.text, v.text),
+                    shape: Shape::Map,
+                }
+            }
+            ExprKind::Struct(_) | ExprKind::Other(_) => Ty {
+                text: "serde_json::Value".into(),
+                shape: Shape::Other,
+            },
+        }
+    }
+
+    /// The shape of a named Go type (through aliases and named basic types).
+    fn shape_of(&self, p: &GoPackage, t: &GoType, depth: usize) -> Shape {
+        if depth > 16 {
+            return Shape::Other;
+        }
+        match t.ty.kind() {
+            ExprKind::Ident(name) => match p.find(name) {
+                Some(inner) => self.shape_of(p, inner, depth + 1),
+                None => match name {
+                    "string" => Shape::String,
+                    "bool" | "int" | "int8" | "int16" | "int32" | "int64" | "uint" | "uint8"
+                    | "uint16" | "uint32" | "uint64" | "float32" | "float64" | "byte" | "rune" => {
+                        Shape::Scalar
+                    }
+                    _ => Shape::Other,
+                },
+            },
+            ExprKind::Qual(q) => {
+                if let Some(t) = self.known(&q.path, &q.name) {
+                    return t.shape;
+                }
+                match self
+                    .packages
+                    .get(q.path.as_str())
+                    .and_then(|qp| qp.find(&q.name).map(|t| (*qp, t)))
+                {
+                    Some((qp, inner)) => self.shape_of(qp, inner, depth + 1),
+                    None => Shape::Other,
+                }
+            }
+            ExprKind::Slice(inner) if matches!(inner.kind(), ExprKind::Ident("byte" | "uint8")) => {
+                Shape::Other
+            }
+            ExprKind::Slice(_) | ExprKind::Array(_) => Shape::Vec,
+            ExprKind::Map(..) => Shape::Map,
+            ExprKind::Pointer(_) => Shape::Option,
+            _ => Shape::Other,
+        }
+    }
+
+    /// Doc comments and markers above an item: doc lines as `///`, markers as `//`.
+    fn doc_and_markers(
+        &mut self,
+        out: &mut String,
+        indent: &str,
+        doc: &[GoComment],
+        markers: &[GoMarker],
+        target: Target,
+        file: &mut FileOut,
+    ) {
+        // Markers of the closest comment group that is not the doc come first, as in Go.
+        for m in markers.iter().filter(|m| !m.godoc) {
+            if target == Target::Type && self.is_package_marker(m) {
+                continue;
+            }
+            if let Some(text) = self.accept(m, target) {
+                let _ = writeln!(out, "{indent}// {text}");
+            }
+        }
+        let lines = doc_lines(doc);
+        for line in &lines {
+            if let Some(d) = &line.directive {
+                let _ = writeln!(out, "{indent}{d}");
+                continue;
+            }
+            let t = line.text.trim_start();
+            if t.starts_with('+') {
+                // A marker line: this item's (the marker list has it on this line), or the
+                // marker of the field whose doc this is (left out).
+                if let Some(m) = markers.iter().find(|m| m.godoc && m.pos.line == line.line) {
+                    let m = m.clone();
+                    if let Some(text) = self.accept(&m, target) {
+                        let _ = writeln!(out, "{indent}// {text}");
+                    }
+                }
+                continue;
+            }
+            if t.starts_with(['-', '*', '+']) || t.starts_with(|c: char| c.is_ascii_digit()) {
+                file.doc_lints.insert("doc_lazy_continuation");
+                file.doc_lints.insert("doc_overindented_list_items");
+            }
+            if line.text.contains('\t') {
+                file.doc_lints.insert("tabs_in_doc_comments");
+            }
+            if line.text.is_empty() {
+                let _ = writeln!(out, "{indent}///");
+            } else {
+                let _ = writeln!(out, "{indent}/// {}", line.text);
+            }
+        }
+    }
+
+    fn write_type(&mut self, p: &GoPackage, t: &GoType, file: &mut FileOut) {
+        let mut item = String::new();
+        file.declared.insert(t.name.clone());
+        // The status of a kind carries the Status field's doc (kube's root `status` takes it).
+        let key = (p.path.clone(), t.name.clone());
+        let status_doc: Option<Vec<GoComment>> = self
+            .kinds
+            .values()
+            .find_map(|k| {
+                k.status
+                    .as_ref()
+                    .filter(|(s, _)| *s == key)
+                    .map(|(_, doc)| doc.clone())
+            })
+            .filter(|d| !d.is_empty());
+        // A spec type that derives CustomResource itself.
+        let kind_of_spec: Option<TypeKey> = self
+            .kinds
+            .iter()
+            .find(|(k, plan)| k.0 == p.path && plan.wrapper.is_none() && plan.spec_struct == t.name)
+            .map(|(k, _)| k.clone());
+        match t.ty.kind() {
+            ExprKind::Struct(fields) => {
+                let (doc, markers): (Vec<GoComment>, Vec<GoMarker>) =
+                    match (&kind_of_spec, &status_doc) {
+                        (Some(k), _) => {
+                            let spec_field = struct_fields(
+                                self.packages[k.0.as_str()].find(&k.1).expect("kind"),
+                            )
+                            .iter()
+                            .find(|f| f.name == "Spec")
+                            .cloned();
+                            let doc = spec_field
+                                .as_ref()
+                                .map(|f| f.doc.clone())
+                                .filter(|d| !d.is_empty())
+                                .unwrap_or_else(|| t.doc.clone());
+                            (doc, t.markers.clone())
+                        }
+                        (None, Some(d)) => (d.clone(), t.markers.clone()),
+                        _ => (t.doc.clone(), t.markers.clone()),
+                    };
+                // The type's own doc markers stay when another doc stands in for its doc.
+                let markers: Vec<GoMarker> = markers
+                    .into_iter()
+                    .map(|mut m| {
+                        if !doc_has(&doc, &m) {
+                            m.godoc = false;
+                        }
+                        m
+                    })
+                    .collect();
+                self.doc_and_markers(&mut item, "", &doc, &markers, Target::Type, file);
+                if let Some(k) = &kind_of_spec {
+                    let plan = &self.kinds[k];
+                    for m in &plan.markers {
+                        let _ = writeln!(item, "// {m}");
+                    }
+                    item.push_str("#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n");
+                    let _ = writeln!(item, "#[kube(\n    {}\n)]", plan.kube.join(",\n    "));
+                    file.custom_resource = true;
+                    if let Some((s, _)) = &plan.status {
+                        file.uses.insert(format!("self::{}", s.1));
+                    }
+                } else {
+                    item.push_str(
+                        "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n",
+                    );
+                }
+                let body = self.fields(p, fields, file, &t.name);
+                item.push_str(&body);
+            }
+            _ => {
+                let doc = status_doc.unwrap_or_else(|| t.doc.clone());
+                self.doc_and_markers(&mut item, "", &doc, &t.markers, Target::Type, file);
+                let target = self.ty(p, &t.ty, file);
+                let mut text = target.text;
+                // Go float types: controller-gen writes no format.
+                if matches!(text.as_str(), "f64" | "f32")
+                    && !t
+                        .markers
+                        .iter()
+                        .any(|m| marker_name(&m.text) == "kubebuilder:validation:Format")
+                {
+                    let _ = writeln!(item, "// +kubebuilder:validation:Format=\"\"");
+                }
+                if text == t.name {
+                    text = "serde_json::Value".into();
+                }
+                let _ = writeln!(item, "pub type {} = {text};", t.name);
+            }
+        }
+        file.items.push(item);
+    }
+
+    /// A struct's `#[serde(rename_all)]`, braces and fields.
+    fn fields(
+        &mut self,
+        p: &GoPackage,
+        fields: &[GoField],
+        file: &mut FileOut,
+        owner: &str,
+    ) -> String {
+        struct Out {
+            ident: String,
+            json: String,
+            flatten: bool,
+            text: String,
+        }
+        let mut outs: Vec<Out> = Vec::new();
+        let mut used: HashSet<String> = HashSet::new();
+        for f in fields {
+            if !f.exported {
+                continue;
+            }
+            let (json, opts) = json_options(f);
+            if json == "-" {
+                continue;
+            }
+            if f.tag_value("json").is_none() && !f.name.is_empty() {
+                self.warn(&f.pos, format!("{owner}.{} has no json tag: controller-gen refuses such a field, so it is left out", f.name));
+                continue;
+            }
+            let flatten = f.name.is_empty() && (json.is_empty() || opts.inline()) || opts.inline();
+            let json_name = if json.is_empty() {
+                f.name.clone()
+            } else {
+                json.clone()
+            };
+            let mut ident = if flatten {
+                let type_name = match deref(&f.ty).kind() {
+                    ExprKind::Ident(n) => n.to_owned(),
+                    ExprKind::Qual(q) => q.name.clone(),
+                    _ => "inline".to_owned(),
+                };
+                field_ident(&type_name.to_snake_case())
+            } else {
+                field_ident(&json_name)
+            };
+            while !used.insert(ident.clone()) {
+                ident.push('_');
+            }
+            let mut text = String::new();
+            self.doc_and_markers(&mut text, "    ", &f.doc, &f.markers, Target::Field, file);
+            let optional_marker = f.markers.iter().any(|m| {
+                matches!(
+                    marker_name(&m.text),
+                    "optional" | "kubebuilder:validation:Optional" | "k8s:optional"
+                )
+            });
+            let required_marker = f.markers.iter().any(|m| {
+                matches!(
+                    marker_name(&m.text),
+                    "required" | "kubebuilder:validation:Required" | "k8s:required"
+                )
+            });
+            let optional = !required_marker && (optional_marker || opts.omitempty());
+            let go_ty = if optional || flatten {
+                &f.ty
+            } else {
+                deref(&f.ty)
+            };
+            let mut ty = self.ty(p, go_ty, file);
+            if matches!(ty.text.as_str(), "f64" | "f32")
+                && !f
+                    .markers
+                    .iter()
+                    .any(|m| marker_name(&m.text) == "kubebuilder:validation:Format")
+            {
+                let _ = writeln!(text, "    // +kubebuilder:validation:Format=\"\"");
+            }
+            if flatten {
+                if ty.shape == Shape::Option {
+                    ty = self.ty(p, deref(&f.ty), file);
+                }
+                text.push_str("    #[serde(flatten)]\n");
+            } else if optional {
+                // A struct field omitted when empty: an Option, as Go's pointer would be.
+                if ty.shape == Shape::Other
+                    && matches!(deref(&f.ty).kind(), ExprKind::Ident(_) | ExprKind::Qual(_))
+                    && !is_scalar_like(&ty.text)
+                {
+                    ty = Ty {
+                        text: format!("Option<{}>", ty.text),
+                        shape: Shape::Option,
+                    };
+                }
+                let attr = match ty.shape {
+                    Shape::Option => {
+                        "#[serde(default, skip_serializing_if = \"Option::is_none\")]".to_owned()
+                    }
+                    Shape::String => {
+                        "#[serde(default, skip_serializing_if = \"String::is_empty\")]".to_owned()
+                    }
+                    Shape::Vec => {
+                        "#[serde(default, skip_serializing_if = \"Vec::is_empty\")]".to_owned()
+                    }
+                    Shape::Map => {
+                        "#[serde(default, skip_serializing_if = \"BTreeMap::is_empty\")]".to_owned()
+                    }
+                    Shape::Scalar | Shape::Other => "#[serde(default)]".to_owned(),
+                };
+                if ty.shape == Shape::Map {
+                    file.btree_map = true;
+                }
+                let _ = writeln!(text, "    {attr}");
+            }
+            outs.push(Out {
+                ident,
+                json: json_name,
+                flatten,
+                text: format!("{text}    pub {{IDENT}}: {},\n", ty.text),
+            });
+        }
+        let camel = outs
+            .iter()
+            .filter(|o| !o.flatten)
+            .any(|o| serde_camel(unraw(&o.ident)) == o.json && unraw(&o.ident) != o.json);
+        let mut body = String::new();
+        if camel {
+            body.push_str("#[serde(rename_all = \"camelCase\")]\n");
+        }
+        let _ = writeln!(body, "pub struct {owner} {{");
+        for (i, o) in outs.iter().enumerate() {
+            if i > 0 {
+                body.push('\n');
+            }
+            let spelled = if camel {
+                serde_camel(unraw(&o.ident))
+            } else {
+                unraw(&o.ident).to_owned()
+            };
+            let mut text = o.text.replace("{IDENT}", &o.ident);
+            if !o.flatten && spelled != o.json {
+                let at = text.rfind("    pub ").expect("a field line");
+                text.insert_str(
+                    at,
+                    &format!("    #[serde(rename = {})]\n", rust_str(&o.json)),
+                );
+            }
+            body.push_str(&text);
+        }
+        body.push_str("}\n");
+        body
+    }
+
+    fn write_kind(&mut self, p: &GoPackage, t: &GoType, file: &mut FileOut) {
+        let key = (p.path.clone(), t.name.clone());
+        let plan = &self.kinds[&key];
+        let Some(wrapper) = &plan.wrapper else {
+            return;
+        };
+        let (name, markers, kube, status) = (
+            plan.spec_struct.clone(),
+            plan.markers.clone(),
+            plan.kube.clone(),
+            plan.status.clone(),
+        );
+        let wrapper = match wrapper {
+            Wrapper::Flatten(e, doc) => Wrapper::Flatten(e.clone(), doc.clone()),
+            Wrapper::Fields(f) => Wrapper::Fields(f.clone()),
+            Wrapper::Empty => Wrapper::Empty,
+        };
+        let _ = &plan.doc;
+        file.declared.insert(name.clone());
+        file.custom_resource = true;
+        if let Some((s, _)) = &status {
+            file.uses.insert(format!("self::{}", s.1));
+        }
+        let mut item = String::new();
+        if let Wrapper::Flatten(_, doc) = &wrapper {
+            self.doc_and_markers(&mut item, "", doc, &[], Target::Type, file);
+        }
+        for m in &markers {
+            let _ = writeln!(item, "// {m}");
+        }
+        item.push_str(
+            "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n",
+        );
+        let _ = writeln!(item, "#[kube(\n    {}\n)]", kube.join(",\n    "));
+        match wrapper {
+            Wrapper::Flatten(e, _) => {
+                let ty = self.ty(p, &e, file);
+                let field = field_ident(
+                    &ty.text
+                        .rsplit("::")
+                        .next()
+                        .unwrap_or("spec")
+                        .to_snake_case(),
+                );
+                let _ = writeln!(
+                    item,
+                    "pub struct {name} {{\n    #[serde(flatten)]\n    pub {field}: {},\n}}",
+                    ty.text
+                );
+            }
+            Wrapper::Fields(fields) => {
+                let body = self.fields(p, &fields, file, &name);
+                item.push_str(&body);
+            }
+            Wrapper::Empty => {
+                let _ = writeln!(item, "pub struct {name} {{}}");
+            }
+        }
+        file.items.push(item);
+    }
+}
+
+fn doc_has(doc: &[GoComment], m: &GoMarker) -> bool {
+    doc.iter().any(|c| c.line == m.pos.line)
+}
+
+fn is_scalar_like(text: &str) -> bool {
+    matches!(text, "serde_json::Value" | "ByteString")
+}

@@ -1,0 +1,359 @@
+//! **load** for `opgen import go`: Go API packages as controller-gen sees them. Go itself
+//! resolves packages (`go list`, through the module's go.mod and the module cache, as
+//! controller-gen's loader does) and parses them (`go/parser`): opgen embeds a small Go
+//! program, `load_go/goload.go` (standard library only, so it builds offline), builds it once
+//! into the cache directory and reads its JSON. It gives each type, field and package the
+//! marker comments controller-gen's collector gives it.
+
+use crate::diag::{Diagnostic, Diagnostics, Error, Location, Result};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const GOLOAD: &str = include_str!("load_go/goload.go");
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
+pub struct Pos {
+    #[serde(default)]
+    pub file: PathBuf,
+    #[serde(default)]
+    pub line: usize,
+    #[serde(default)]
+    pub col: usize,
+}
+
+impl Pos {
+    pub fn location(&self) -> Location {
+        Location::new(&self.file, self.line.max(1), self.col.max(1))
+    }
+}
+
+/// A `// +marker` comment, its text starting at the `+`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoMarker {
+    pub text: String,
+    #[serde(flatten)]
+    pub pos: Pos,
+    /// In the node's doc comment (else in the closest comment group above it).
+    pub godoc: bool,
+}
+
+/// One comment of a doc comment group, as written (`// text` or `/* ... */`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoComment {
+    pub text: String,
+    pub line: usize,
+}
+
+/// A Go type expression.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct GoExpr {
+    #[serde(default)]
+    pub ident: String,
+    pub qual: Option<GoQual>,
+    pub pointer: Option<Box<GoExpr>>,
+    pub slice: Option<Box<GoExpr>>,
+    pub array: Option<Box<GoExpr>>,
+    #[serde(default)]
+    pub map: Vec<GoExpr>,
+    #[serde(default)]
+    pub r#struct: Vec<GoField>,
+    #[serde(default)]
+    pub empty_struct: bool,
+    #[serde(default)]
+    pub other: String,
+}
+
+/// What a [`GoExpr`] is.
+pub enum ExprKind<'a> {
+    /// A predeclared type or a type of the same package.
+    Ident(&'a str),
+    /// `pkg.Name`, by import path.
+    Qual(&'a GoQual),
+    Pointer(&'a GoExpr),
+    Slice(&'a GoExpr),
+    /// A fixed-size array.
+    Array(&'a GoExpr),
+    Map(&'a GoExpr, &'a GoExpr),
+    Struct(&'a [GoField]),
+    /// Interfaces, functions, channels, generic instances: what no CRD schema describes.
+    Other(&'a str),
+}
+
+impl GoExpr {
+    pub fn kind(&self) -> ExprKind<'_> {
+        if let Some(q) = &self.qual {
+            ExprKind::Qual(q)
+        } else if let Some(p) = &self.pointer {
+            ExprKind::Pointer(p)
+        } else if let Some(s) = &self.slice {
+            ExprKind::Slice(s)
+        } else if let Some(a) = &self.array {
+            ExprKind::Array(a)
+        } else if let [k, v] = self.map.as_slice() {
+            ExprKind::Map(k, v)
+        } else if !self.r#struct.is_empty() || self.empty_struct {
+            ExprKind::Struct(&self.r#struct)
+        } else if !self.ident.is_empty() {
+            ExprKind::Ident(&self.ident)
+        } else {
+            ExprKind::Other(&self.other)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GoQual {
+    pub path: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoField {
+    /// Empty for an embedded field.
+    pub name: String,
+    pub tag: String,
+    pub doc: Vec<GoComment>,
+    pub markers: Vec<GoMarker>,
+    #[serde(rename = "type")]
+    pub ty: GoExpr,
+    pub exported: bool,
+    #[serde(flatten)]
+    pub pos: Pos,
+}
+
+impl GoField {
+    /// The value of the struct tag's `key` (`json:"name,omitempty"` → `name,omitempty`).
+    pub fn tag_value(&self, key: &str) -> Option<&str> {
+        tag_lookup(&self.tag, key)
+    }
+}
+
+/// reflect.StructTag.Lookup: `key:"value"` pairs separated by spaces.
+fn tag_lookup<'t>(mut tag: &'t str, key: &str) -> Option<&'t str> {
+    while !tag.is_empty() {
+        tag = tag.trim_start_matches(' ');
+        let colon = tag.find(':')?;
+        let name = &tag[..colon];
+        let rest = tag[colon + 1..].strip_prefix('"')?;
+        let mut end = 0;
+        let bytes = rest.as_bytes();
+        while end < bytes.len() && bytes[end] != b'"' {
+            if bytes[end] == b'\\' {
+                end += 1;
+            }
+            end += 1;
+        }
+        if end >= bytes.len() {
+            return None;
+        }
+        if name == key {
+            return Some(&rest[..end]);
+        }
+        tag = &rest[end + 1..];
+    }
+    None
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoType {
+    pub name: String,
+    pub doc: Vec<GoComment>,
+    pub markers: Vec<GoMarker>,
+    #[serde(rename = "type")]
+    pub ty: GoExpr,
+    /// `type A = B`.
+    pub alias: bool,
+    pub generic: bool,
+    #[serde(flatten)]
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoConst {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: Option<GoExpr>,
+    /// The literal: JSON for a string, Go's spelling for a number.
+    pub value: String,
+    pub doc: Vec<GoComment>,
+    #[serde(flatten)]
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoPackage {
+    /// The import path.
+    pub path: String,
+    pub name: String,
+    pub dir: PathBuf,
+    pub module: String,
+    pub module_dir: PathBuf,
+    /// The module's version (empty for the main module).
+    #[serde(default)]
+    pub module_version: String,
+    /// Matched by the patterns (else loaded because a root's types name it).
+    pub root: bool,
+    pub markers: Vec<GoMarker>,
+    pub types: Vec<GoType>,
+    pub consts: Vec<GoConst>,
+    errors: Vec<Problem>,
+}
+
+impl GoPackage {
+    pub fn find(&self, name: &str) -> Option<&GoType> {
+        self.types.iter().find(|t| t.name == name)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Problem {
+    message: String,
+    #[serde(flatten)]
+    pos: Pos,
+}
+
+#[derive(Debug, Deserialize)]
+struct Output {
+    packages: Vec<GoPackage>,
+    errors: Vec<Problem>,
+}
+
+/// The Go packages `patterns` match in `dir` (a Go module), with every package their types
+/// name, outside the standard library.
+pub fn load(dir: &Path, patterns: &[String]) -> Result<Vec<GoPackage>> {
+    let loader = helper()?;
+    let out = Command::new(&loader)
+        .arg(dir)
+        .args(patterns)
+        // As controller-gen is run on a module: its go.mod decides, not a go.work above it,
+        // and missing go.sum lines are filled in rather than refused.
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOWORK", "off")
+        .output()
+        .map_err(|e| Error::msg(format!("cannot run {}: {e}", loader.display())))?;
+    if !out.status.success() {
+        return Err(Error::msg(format!(
+            "loading the Go packages failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let output: Output = serde_json::from_slice(&out.stdout)
+        .map_err(|e| Error::msg(format!("internal error: the Go loader's output: {e}")))?;
+    let mut diags = Diagnostics::default();
+    for p in output
+        .errors
+        .iter()
+        .chain(output.packages.iter().flat_map(|p| &p.errors))
+    {
+        let mut d = Diagnostic::error(p.message.clone());
+        if !p.pos.file.as_os_str().is_empty() {
+            d = d.at(p.pos.location());
+        }
+        diags.push(d);
+    }
+    diags.finish()?;
+    if !output.packages.iter().any(|p| p.root) {
+        return Err(Error::with_help(
+            format!(
+                "no Go package matches {} in {}",
+                patterns.join(" "),
+                dir.display()
+            ),
+            "pass --paths with the API packages, e.g. --paths ./api/...",
+        ));
+    }
+    Ok(output.packages)
+}
+
+/// The loader binary, built on first use into the cache directory.
+fn helper() -> Result<PathBuf> {
+    let go = which_go()?;
+    // Keyed by the source: another opgen with another loader builds its own.
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(GOLOAD, &mut hasher);
+    let key = std::hash::Hasher::finish(&hasher);
+    let dir = cache_dir().join("goload").join(format!("{key:016x}"));
+    let bin = dir.join("goload");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    let build = dir.join(format!("src.{}", std::process::id()));
+    std::fs::create_dir_all(&build)
+        .and_then(|()| std::fs::write(build.join("main.go"), GOLOAD))
+        .and_then(|()| std::fs::write(build.join("go.mod"), "module opgen.dev/goload\n\ngo 1.21\n"))
+        .map_err(|e| Error::io(&build, e))?;
+    let staged = dir.join(format!("goload.{}", std::process::id()));
+    let out = Command::new(&go)
+        .args(["build", "-o"])
+        .arg(&staged)
+        .arg(".")
+        .current_dir(&build)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .env("GOFLAGS", "")
+        .output()
+        .map_err(|e| Error::msg(format!("cannot run go build: {e}")));
+    let _ = std::fs::remove_dir_all(&build);
+    let out = out?;
+    if !out.status.success() {
+        return Err(Error::msg(format!(
+            "building opgen's Go loader failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    std::fs::rename(&staged, &bin).map_err(|e| Error::io(&bin, e))?;
+    Ok(bin)
+}
+
+fn which_go() -> Result<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("go"))
+            .find(|p| p.is_file())
+    });
+    found.ok_or_else(|| {
+        Error::with_help(
+            "`opgen import go` needs Go: it loads Go packages with the `go` command, which resolves their modules as controller-gen does, and no `go` is on PATH",
+            "install Go 1.21 or newer (https://go.dev/dl/) and put its bin directory on PATH; `opgen import crd` imports CRD YAML without Go",
+        )
+    })
+}
+
+/// `$OPGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/opgen`, else `~/.cache/opgen` (as the tools'
+/// setup scripts).
+fn cache_dir() -> PathBuf {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("OPGEN_CACHE_DIR") {
+        return dir;
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME") {
+        return dir.join("opgen");
+    }
+    var("HOME")
+        .map(|h| h.join(".cache"))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("opgen")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_tags_are_read_as_reflect_reads_them() {
+        let tag = r#"json:"name,omitempty" protobuf:"bytes,1,opt,name=name" x:"a\"b""#;
+        assert_eq!(tag_lookup(tag, "json"), Some("name,omitempty"));
+        assert_eq!(tag_lookup(tag, "protobuf"), Some("bytes,1,opt,name=name"));
+        assert_eq!(tag_lookup(tag, "x"), Some(r#"a\"b"#));
+        assert_eq!(tag_lookup(tag, "yaml"), None);
+        assert_eq!(tag_lookup("json:\"a\"", "json"), Some("a"));
+        assert_eq!(tag_lookup("", "json"), None);
+    }
+}

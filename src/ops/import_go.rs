@@ -1,0 +1,215 @@
+//! `import go`: kinds from Go API packages. `load_go` loads them as controller-gen does,
+//! `generators::rust_from_go` writes their types as marker-annotated Rust (one file per Go file,
+//! under `src/api/[<group>/]<version>/`; types of other packages they name under
+//! `src/api/upstream/`), the kinds are recorded in PROJECT, and `manifests` writes their CRDs.
+//! Existing files are refused unless `force`; nothing is written on any error.
+
+use crate::diag::{Diagnostic, Error, Result};
+use crate::generators::rust_from_go::{self, ImportedKind, Layout};
+use crate::generators::scaffold::{Policy, ScaffoldPlan};
+use crate::load_go::GoPackage;
+use crate::ops::manifests::{ManifestOptions, k8s_types, manifests};
+use crate::pluralize;
+use crate::project::{Project, Resource, ResourceApi};
+use crate::writer::Workspace;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportGoOptions {
+    /// Replace files that exist.
+    pub force: bool,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta=true`, for `manifests`.
+    pub generate_embedded_object_meta: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct ImportGoReport {
+    pub warnings: Vec<Diagnostic>,
+    /// `Kind.group/version` of every imported kind.
+    pub kinds: Vec<String>,
+}
+
+/// Stages the Rust of `packages`, their PROJECT resources and the regenerated manifests.
+pub fn import_go(
+    ws: &mut Workspace,
+    project: &mut Project,
+    packages: &[GoPackage],
+    opts: &ImportGoOptions,
+) -> Result<ImportGoReport> {
+    let header = super::file_header(ws)?;
+    let (k8s, _) = k8s_types(ws)?;
+    let layout = Layout {
+        multigroup: project.multigroup,
+    };
+    let rendered = rust_from_go::render(packages, &layout, &k8s, &header)?;
+    let groups: BTreeSet<&str> = rendered.kinds.iter().map(|k| k.group.as_str()).collect();
+    let project_groups: BTreeSet<String> = project
+        .resources
+        .iter()
+        .map(|r| full_group(&r.group, &r.domain))
+        .collect();
+    if !project.multigroup
+        && (groups.len() > 1
+            || groups
+                .iter()
+                .any(|g| !project_groups.is_empty() && !project_groups.contains(*g)))
+    {
+        return Err(Error::with_help(
+            format!(
+                "the Go packages hold the API groups {}, and this project keeps one group (PROJECT has no `multigroup: true`)",
+                groups.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+            "run `opgen edit --multigroup` first: each group then gets its own src/api/<group>/ module",
+        ));
+    }
+    let mut report = ImportGoReport {
+        warnings: rendered.warnings,
+        ..ImportGoReport::default()
+    };
+    if let Some(w) = k8s_version_warning(packages, k8s.minor()) {
+        report.warnings.push(w);
+    }
+    let mut plan = ScaffoldPlan::default();
+    let mut modules = BTreeSet::new();
+    for (path, source) in &rendered.files {
+        plan.write_rust(path, source.clone(), Policy::UserOwned)?;
+        // `src/api/<m>/...`: the module `<m>` in src/api/mod.rs; a group's versions in its own.
+        let rel: Vec<&str> = path
+            .strip_prefix("src/api/")
+            .unwrap_or(path)
+            .split('/')
+            .collect();
+        if let Some(first) = rel.first() {
+            modules.insert((
+                "src/api/mod.rs".to_owned(),
+                first.trim_end_matches(".rs").to_owned(),
+            ));
+        }
+        if layout.multigroup && rel.len() == 3 && rel[0] != "upstream" {
+            modules.insert((format!("src/api/{}/mod.rs", rel[0]), rel[1].to_owned()));
+        }
+    }
+    for (file, module) in &modules {
+        if file != "src/api/mod.rs" && !ws.exists(std::path::Path::new(file)) {
+            let group = rendered
+                .kinds
+                .iter()
+                .find(|k| k.module.split("::").nth(1) == file.split('/').nth(2))
+                .map_or("", |k| k.group.as_str());
+            plan.write_rust(
+                file,
+                format!("{header}//! The `{group}` API group, one module per version.\n\n// +opgen:scaffold:modules\n"),
+                Policy::IfMissing,
+            )?;
+        }
+        let text = ws.read(std::path::Path::new(file))?.unwrap_or_default();
+        let line = format!("pub mod {module};");
+        if !text.lines().any(|l| l.trim() == line) {
+            plan.insert(file.clone(), "modules", line);
+        }
+    }
+    report.warnings.extend(plan.apply(ws, opts.force)?);
+
+    let crate_name = project.crate_name();
+    for kind in &rendered.kinds {
+        record(project, kind, &crate_name, opts.force)?;
+        report
+            .kinds
+            .push(format!("{}.{}/{}", kind.kind, kind.group, kind.version));
+    }
+    ws.stage(crate::project::FILE_NAME, project.to_yaml());
+    let generated = manifests(
+        ws,
+        &ManifestOptions {
+            generate_embedded_object_meta: opts.generate_embedded_object_meta,
+            ..ManifestOptions::default()
+        },
+    )
+    .map_err(|mut e| {
+        e.diagnostics.push(
+            Diagnostic::error("`opgen manifests` refuses the imported types (nothing was written)")
+                .help("the Go API breaks a rule the API server enforces (controller-gen writes such CRDs; the API server refuses them), or the error is opgen's: please report it"),
+        );
+        e
+    })?;
+    report.warnings.extend(generated.warnings);
+    let mut seen = std::collections::HashSet::new();
+    report.warnings.retain(|w| seen.insert(w.to_string()));
+    Ok(report)
+}
+
+/// The Kubernetes minor the Go API builds against (its k8s.io/api or apimachinery module,
+/// v0.N.x for 1.N) when it is not the project's: the embedded Kubernetes types' schemas then
+/// differ from controller-gen's in descriptions and newer fields.
+fn k8s_version_warning(packages: &[GoPackage], project_minor: u32) -> Option<Diagnostic> {
+    let module = packages
+        .iter()
+        .filter(|p| p.module == "k8s.io/api" || p.module == "k8s.io/apimachinery")
+        .min_by_key(|p| p.module != "k8s.io/api")?;
+    let minor: u32 = module
+        .module_version
+        .strip_prefix("v0.")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()?;
+    (minor != project_minor).then(|| {
+        Diagnostic::warning(format!(
+            "the Go API builds against {} {} (Kubernetes 1.{minor}) and this project selects Kubernetes 1.{project_minor}: the Kubernetes types it embeds (pod templates, conditions...) are written as 1.{project_minor} has them, which controller-gen on the Go module would not",
+            module.module, module.module_version
+        ))
+        .help(format!(
+            "select 1.{minor} in Cargo.toml (k8s-openapi's feature `v1_{minor}`) and run `opgen manifests`, if the operator targets it"
+        ))
+    })
+}
+
+fn full_group(group: &str, domain: &str) -> String {
+    match (group.is_empty(), domain.is_empty()) {
+        (true, _) => domain.to_owned(),
+        (_, true) => group.to_owned(),
+        _ => format!("{group}.{domain}"),
+    }
+}
+
+/// The kind in PROJECT, as kubebuilder records a resource of another domain: the group's first
+/// label as `group`, the rest as `domain`.
+fn record(project: &mut Project, kind: &ImportedKind, crate_name: &str, force: bool) -> Result<()> {
+    let (group, domain) = kind
+        .group
+        .split_once('.')
+        .unwrap_or((kind.group.as_str(), ""));
+    let exists = project.resources.iter().position(|r| {
+        full_group(&r.group, &r.domain) == kind.group
+            && r.version == kind.version
+            && r.kind == kind.kind
+    });
+    if let Some(at) = exists {
+        if !force {
+            return Err(Error::with_help(
+                format!(
+                    "PROJECT already has {} {}/{}",
+                    kind.kind, kind.group, kind.version
+                ),
+                "pass --force to import it again over the existing types",
+            ));
+        }
+        project.resources.remove(at);
+    }
+    let flect = pluralize::flect_plural(&kind.kind.to_lowercase());
+    project.resources.push(Resource {
+        api: Some(ResourceApi {
+            crd_version: "v1".to_owned(),
+            namespaced: kind.namespaced,
+        }),
+        controller: false,
+        domain: domain.to_owned(),
+        group: group.to_owned(),
+        kind: kind.kind.clone(),
+        path: format!("{crate_name}::{}", kind.module),
+        plural: (kind.plural != flect).then(|| kind.plural.clone()),
+        version: kind.version.clone(),
+        webhooks: None,
+    });
+    Ok(())
+}

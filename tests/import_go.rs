@@ -1,0 +1,282 @@
+//! `opgen import go` on the real-world corpus: each published Go module of
+//! `tests/conformance_realworld.rs` (fetched from the Go module proxy at its pinned version) is
+//! imported into a fresh project, and every CRD `opgen manifests` then writes is compared with
+//! the one controller-gen, run live on the same packages, writes: byte for byte, after the
+//! normalisations listed in `tests/fixtures/controller-gen/README.md` ("Every remaining
+//! difference") that still apply to imported types: the version annotation, and `spec` in the
+//! root `required` where Go's `Spec` field has `omitempty` (kube-derive's root type requires
+//! spec). Without controller-gen or Go, a test says so and compares nothing; under `CI=true`
+//! that is a failure.
+
+#[path = "fixtures/controller-gen/harness.rs"]
+mod harness;
+mod support;
+
+use harness::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Case<'a> {
+    module: &'a str,
+    version: &'a str,
+    /// controller-gen's `paths=./<package>`, and `opgen import go --paths ./<package>`.
+    package: &'a str,
+    args: &'a str,
+    /// The project is made multigroup first (the module holds several API groups).
+    multigroup: bool,
+}
+
+/// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
+/// binary and module.
+fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
+    let out = Command::new("go")
+        .args(["mod", "download", "-json", &format!("{module}@{version}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let info: Value = serde_json::from_slice(&out.stdout).expect("go mod download -json");
+    let dir = PathBuf::from(info["Dir"].as_str().expect("a Dir"));
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "import-go-src-{}-{version}-{}",
+        module.replace('/', "_"),
+        std::process::id()
+    ));
+    if !copy.exists() {
+        support::copy_tree(&dir, &copy);
+    }
+    Some(copy)
+}
+
+fn opgen(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("opgen runs")
+}
+
+fn check(out: &std::process::Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Imports the case's packages into a fresh project; its CRDs by file name, and the project.
+fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf)> {
+    let src = module_copy(case.module, case.version)?;
+    let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "import-go-{}-{}-{}",
+        case.module.replace('/', "_"),
+        case.package.replace(['/', '.'], "_"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(&project).unwrap();
+    check(
+        &opgen(
+            &project,
+            &[
+                "init",
+                "--domain",
+                "example.com",
+                "--project-name",
+                "imported",
+            ],
+        ),
+        "opgen init",
+    );
+    if case.multigroup {
+        check(&opgen(&project, &["edit", "--multigroup"]), "opgen edit");
+    }
+    // The Kubernetes version the module builds against, as the import's warning advises.
+    let minor = k8s_minor(&src);
+    let cargo_toml = project.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo_toml).unwrap();
+    let selected = text.replace(
+        "features = [\"v1_33\"]",
+        &format!("features = [\"v1_{minor}\"]"),
+    );
+    assert!(minor == 33 || selected != text, "the scaffold selects 1.33");
+    std::fs::write(&cargo_toml, selected).unwrap();
+    let paths = format!("./{}", case.package);
+    let mut args = vec!["import", "go", src.to_str().unwrap(), "--paths", &paths];
+    if case.args.contains("generateEmbeddedObjectMeta=true") {
+        args.push("--generate-embedded-object-meta");
+    }
+    check(&opgen(&project, &args), "opgen import go");
+    let bases = project.join("config/crd/bases");
+    let files = std::fs::read_dir(&bases)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    Some((files, project))
+}
+
+/// The Kubernetes minor of the module's k8s.io/api (or apimachinery) requirement, from go.mod.
+fn k8s_minor(src: &Path) -> u32 {
+    let go_mod = std::fs::read_to_string(src.join("go.mod")).unwrap();
+    ["k8s.io/api ", "k8s.io/apimachinery "]
+        .iter()
+        .find_map(|m| {
+            go_mod.lines().find_map(|l| {
+                let v = l.trim().strip_prefix(m)?.trim().strip_prefix("v0.")?;
+                v.split('.').next()?.parse().ok()
+            })
+        })
+        .expect("the module requires k8s.io/api or apimachinery")
+}
+
+/// The root `required: [spec]` kube-derive adds where controller-gen has none; returns how
+/// many versions it was removed from.
+fn spec_required_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
+    let mut changed = 0;
+    let versions = ours["spec"]["versions"].as_array().map_or(0, Vec::len);
+    for i in 0..versions {
+        let pointer = format!("/spec/versions/{i}/schema/openAPIV3Schema/required");
+        let theirs_has = theirs
+            .pointer(&pointer)
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|x| x == "spec"));
+        let root = ours
+            .pointer_mut(&format!("/spec/versions/{i}/schema/openAPIV3Schema"))
+            .and_then(Value::as_object_mut)
+            .unwrap();
+        let Some(Value::Array(required)) = root.get_mut("required") else {
+            continue;
+        };
+        if theirs_has || !required.iter().any(|x| x == "spec") {
+            continue;
+        }
+        required.retain(|x| x != "spec");
+        changed += 1;
+        if required.is_empty() {
+            root.remove("required");
+        }
+    }
+    changed
+}
+
+fn compare(case: &Case) {
+    let Some(theirs) = live_files_from_module(case.module, case.version, case.package, case.args)
+    else {
+        return;
+    };
+    let (ours, _project) = import(case).expect("the module downloads (controller-gen ran on it)");
+    let crds: Vec<&String> = theirs.keys().filter(|f| f.ends_with(".yaml")).collect();
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        crds,
+        "opgen and controller-gen write the same CRD files"
+    );
+    let mut failures = Vec::new();
+    for file in crds {
+        let theirs_text = &theirs[file];
+        let theirs_doc = &documents(theirs_text)[0];
+        let mut doc = documents(&ours[file]).remove(0);
+        version_annotation_as(&mut doc, &pinned_version());
+        spec_required_as_theirs(&mut doc, theirs_doc);
+        let result = std::panic::catch_unwind(|| {
+            assert_same(file, &doc, theirs_doc);
+            assert_same_bytes(file, &ours[file], &[doc.clone()], theirs_text);
+        });
+        if let Err(e) = result {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_else(|| "a panic".into());
+            failures.push(msg.chars().take(3000).collect::<String>());
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of the CRDs differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn gateway_api_v1() {
+    compare(&Case {
+        module: "sigs.k8s.io/gateway-api",
+        version: "v1.6.3",
+        package: "apis/v1",
+        args: "crd",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn kueue() {
+    compare(&Case {
+        module: "sigs.k8s.io/kueue",
+        version: "v0.17.0",
+        package: "apis/kueue/...",
+        args: "crd:generateEmbeddedObjectMeta=true",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn prometheus_operator_monitoring_v1() {
+    compare(&Case {
+        module: "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring",
+        version: "v0.95.1",
+        package: "v1",
+        args: "crd",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn jobset() {
+    compare(&Case {
+        module: "sigs.k8s.io/jobset",
+        version: "v0.11.1",
+        package: "api/...",
+        args: "crd:generateEmbeddedObjectMeta=true",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn flux_source_controller() {
+    compare(&Case {
+        module: "github.com/fluxcd/source-controller/api",
+        version: "v1.9.6",
+        package: "...",
+        args: "crd",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn cluster_api_core() {
+    compare(&Case {
+        module: "sigs.k8s.io/cluster-api/api",
+        version: "v1.14.2",
+        package: "core/...",
+        args: "crd:crdVersions=v1",
+        multigroup: false,
+    });
+}
+
+#[test]
+fn cert_manager() {
+    compare(&Case {
+        module: "github.com/cert-manager/cert-manager",
+        version: "v1.21.2",
+        package: "pkg/apis/...",
+        args: "crd",
+        multigroup: true,
+    });
+}
