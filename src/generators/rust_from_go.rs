@@ -99,6 +99,8 @@ struct KindPlan {
     wrapper: Option<Wrapper>,
     /// The Go status type, as a Rust path from the kind's file.
     status: Option<(TypeKey, Vec<GoComment>)>,
+    /// A status struct of the kind's own flattening another kind's: name, that type, doc.
+    status_wrapper: Option<(String, TypeKey, Vec<GoComment>)>,
     doc: String,
     markers: Vec<String>,
     kube: Vec<String>,
@@ -176,14 +178,6 @@ fn has_marker(markers: &[GoMarker], name: &str) -> bool {
         t == name
             || t.strip_prefix(name)
                 .is_some_and(|r| r.starts_with(['=', ':']))
-    })
-}
-
-/// A Go `+kubebuilder:object:root` marker that says true.
-fn is_root(t: &GoType) -> bool {
-    t.markers.iter().any(|m| {
-        let t = m.text.trim_end();
-        t == "+kubebuilder:object:root" || t == "+kubebuilder:object:root=true"
     })
 }
 
@@ -286,17 +280,29 @@ impl<'a> Generator<'a> {
 
     fn find_kinds(&mut self) {
         let apis: Vec<&'a GoPackage> = self.apis.keys().map(|p| self.packages[p]).collect();
-        // Spec types more than one kind names: each kind then wraps it.
-        let mut spec_users: HashMap<TypeKey, usize> = HashMap::new();
+        // Spec and status types several kinds name: one kind owns each, the others wrap it.
+        let mut users: HashMap<TypeKey, Vec<String>> = HashMap::new();
         for p in &apis {
             for t in p.types.iter().filter(|t| is_kind(t)) {
-                if let Some(f) = struct_fields(t).iter().find(|f| f.name == "Spec") {
+                for f in struct_fields(t).iter().filter(|f| f.name == "Spec" || f.name == "Status") {
                     if let Some(key) = self.local_key(p, &f.ty) {
-                        *spec_users.entry(key).or_default() += 1;
+                        users.entry(key).or_default().push(t.name.clone());
                     }
                 }
             }
         }
+        let owners: HashMap<TypeKey, String> = users
+            .into_iter()
+            .map(|(key, kinds)| {
+                // The kind the type is named after (`IssuerSpec`: Issuer), else the first.
+                let owner = kinds
+                    .iter()
+                    .find(|k| key.1 == format!("{k}Spec") || key.1 == format!("{k}Status"))
+                    .unwrap_or(&kinds[0])
+                    .clone();
+                (key, owner)
+            })
+            .collect();
         for p in apis {
             let api = &self.apis[p.path.as_str()];
             let (group, version) = (api.group.clone(), api.version.clone());
@@ -311,19 +317,17 @@ impl<'a> Generator<'a> {
                     );
                     continue;
                 }
-                let plan = self.kind_plan(p, t, &group, &version, &spec_users);
+                let plan = self.kind_plan(p, t, &group, &version, &owners);
                 self.kinds.insert((p.path.clone(), t.name.clone()), plan);
             }
         }
     }
 }
 
-/// A Go kind: a root type embedding TypeMeta and ObjectMeta (a list embeds ListMeta).
+/// A Go kind, as controller-gen finds them: a type of an API package embedding metav1's
+/// TypeMeta and ObjectMeta (a list embeds ListMeta); `+kubebuilder:object:root` is deepcopy's.
 fn is_kind(t: &GoType) -> bool {
     {
-        if !is_root(t) {
-            return false;
-        }
         let embedded = |name: &str| {
             struct_fields(t).iter().any(|f| {
                 f.name.is_empty() && matches!(f.ty.kind(), ExprKind::Qual(q) if q.path == METAV1 && q.name == name)
@@ -351,7 +355,7 @@ impl<'a> Generator<'a> {
         t: &GoType,
         group: &str,
         version: &str,
-        spec_users: &HashMap<TypeKey, usize>,
+        owners: &HashMap<TypeKey, String>,
     ) -> KindPlan {
         let fields = struct_fields(t);
         let mut markers: Vec<String> = Vec::new();
@@ -422,12 +426,20 @@ impl<'a> Generator<'a> {
         }
         let _ = kube_singular;
         let mut status_plan = None;
+        let mut status_wrapper = None;
         if let Some(f) = status {
             let target = deref(&f.ty);
             match self.local_key(p, target) {
-                Some(key) => {
+                Some(key) if owners.get(&key) == Some(&t.name) => {
                     kube.push(format!("status = {}", rust_str(&key.1)));
                     status_plan = Some((key, f.doc.clone()));
+                }
+                Some(key) => {
+                    // Another kind's status type: a struct of this kind's own flattens it, so
+                    // that it can carry this kind's Status doc.
+                    let name = self.free_name(p, &format!("{}Status", t.name));
+                    kube.push(format!("status = {}", rust_str(&name)));
+                    status_wrapper = Some((name, key, f.doc.clone()));
                 }
                 None => self.errors.push(
                     Diagnostic::error(format!(
@@ -466,9 +478,12 @@ impl<'a> Generator<'a> {
                         ),
                     );
                 }
+                // The Spec field's markers describe `spec`: on the spec struct, where a type
+                // marker does the same (required-ness is kube-derive's: spec is required).
                 for m in &f.markers {
-                    if !matches!(
-                        marker_name(&m.text),
+                    let name = marker_name(&m.text);
+                    if matches!(
+                        name,
                         "optional"
                             | "required"
                             | "kubebuilder:validation:Optional"
@@ -476,23 +491,25 @@ impl<'a> Generator<'a> {
                             | "k8s:optional"
                             | "k8s:required"
                     ) {
+                        continue;
+                    }
+                    let on_type = self
+                        .catalog
+                        .lookup(name)
+                        .is_some_and(|d| d.targets.contains(&Target::Type) || d.ignored);
+                    if on_type {
+                        if let Some(text) = self.accept(m, Target::Type) {
+                            markers.push(text);
+                        }
+                    } else {
                         self.warn(
                             &m.pos,
-                            format!("`{}` on the Spec field is left out: kube-derive writes the root type", m.text),
+                            format!("`{}` on the Spec field is left out: kube-derive writes the root type, and opgen takes this marker on fields only", m.text),
                         );
                     }
                 }
                 match self.local_key(p, &f.ty) {
-                    Some(key)
-                        if spec_users.get(&key) == Some(&1)
-                            && !matches!(f.ty.kind(), ExprKind::Pointer(_))
-                            || self
-                                .local_key(p, &f.ty)
-                                .is_some_and(|k| spec_users.get(&k) == Some(&1)) =>
-                    {
-                        let _ = key;
-                        (self.local_key(p, &f.ty).expect("checked").1, None)
-                    }
+                    Some(key) if owners.get(&key) == Some(&t.name) => (key.1, None),
                     _ => (
                         self.free_name(p, &format!("{}Spec", t.name)),
                         Some(Wrapper::Flatten(deref(&f.ty).clone(), f.doc.clone())),
@@ -524,6 +541,7 @@ impl<'a> Generator<'a> {
             spec_struct,
             wrapper,
             status: status_plan,
+            status_wrapper,
             doc: description,
             markers,
             kube,
@@ -548,7 +566,7 @@ impl<'a> Generator<'a> {
             let p = self.packages[path];
             for t in &p.types {
                 let key = (p.path.clone(), t.name.clone());
-                if self.kinds.contains_key(&key) || is_root(t) || self.is_list(t) {
+                if self.kinds.contains_key(&key) || self.is_list(t) {
                     continue;
                 }
                 if t.generic || matches!(t.ty.kind(), ExprKind::Other(_)) {
@@ -864,6 +882,24 @@ struct FileOut {
     btree_map: bool,
     custom_resource: bool,
     doc_lints: BTreeSet<&'static str>,
+    /// Names imported from other modules, and from where.
+    imported: HashMap<String, String>,
+}
+
+impl FileOut {
+    /// How the file names `module::name`: imported by a `use`, or by its path where the
+    /// name is taken (a type of the file's own package, or another import).
+    fn import(&mut self, p: &GoPackage, module: &str, name: &str) -> String {
+        let full = format!("{module}::{name}");
+        let taken = p.find(name).is_some()
+            || self.imported.get(name).is_some_and(|m| m != module);
+        if taken {
+            return full;
+        }
+        self.imported.insert(name.to_owned(), module.to_owned());
+        self.uses.insert(full);
+        name.to_owned()
+    }
 }
 
 impl<'a> Generator<'a> {
@@ -1120,9 +1156,8 @@ impl<'a> Generator<'a> {
                     if let Some((path, name)) = t.text.rsplit_once("::")
                         && t.text.starts_with("k8s_openapi::")
                     {
-                        file.uses.insert(format!("{path}::{name}"));
                         return Ty {
-                            text: name.to_owned(),
+                            text: file.import(p, path, name),
                             shape: t.shape,
                         };
                     }
@@ -1146,9 +1181,8 @@ impl<'a> Generator<'a> {
                     .get(&q.path)
                     .cloned()
                     .unwrap_or_else(|| self.upstream_module(&q.path));
-                file.uses.insert(format!("crate::{module}::{}", q.name));
                 Ty {
-                    text: q.name.clone(),
+                    text: file.import(p, &format!("crate::{module}"), &q.name),
                     shape,
                 }
             }
@@ -1295,7 +1329,7 @@ impl<'a> Generator<'a> {
                     .filter(|(s, _)| *s == key)
                     .map(|(_, doc)| doc.clone())
             })
-            .filter(|d| !d.is_empty());
+            .filter(|d| !describes_nothing(d));
         // A spec type that derives CustomResource itself.
         let kind_of_spec: Option<TypeKey> = self
             .kinds
@@ -1316,7 +1350,7 @@ impl<'a> Generator<'a> {
                             let doc = spec_field
                                 .as_ref()
                                 .map(|f| f.doc.clone())
-                                .filter(|d| !d.is_empty())
+                                .filter(|d| !describes_nothing(d))
                                 .unwrap_or_else(|| t.doc.clone());
                             (doc, t.markers.clone())
                         }
@@ -1529,6 +1563,19 @@ impl<'a> Generator<'a> {
 
     fn write_kind(&mut self, p: &GoPackage, t: &GoType, file: &mut FileOut) {
         let key = (p.path.clone(), t.name.clone());
+        if let Some((name, inner, doc)) = self.kinds[&key].status_wrapper.clone() {
+            let mut item = String::new();
+            self.doc_and_markers(&mut item, "", &doc, &[], Target::Type, file);
+            let ty = self.ty(p, &GoExpr { ident: inner.1.clone(), ..GoExpr::default() }, file);
+            let _ = writeln!(
+                item,
+                "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\npub struct {name} {{\n    #[serde(flatten)]\n    pub {}: {},\n}}",
+                field_ident(&inner.1.to_snake_case()),
+                ty.text
+            );
+            file.declared.insert(name);
+            file.items.push(item);
+        }
         let plan = &self.kinds[&key];
         let Some(wrapper) = &plan.wrapper else {
             return;
@@ -1587,6 +1634,11 @@ impl<'a> Generator<'a> {
         }
         file.items.push(item);
     }
+}
+
+/// A doc comment whose description is empty (markers only): the type's doc then shows.
+fn describes_nothing(doc: &[GoComment]) -> bool {
+    crate::model::doc_text_of_lines(doc_lines(doc).into_iter().filter(|l| l.directive.is_none()).map(|l| l.text)).is_empty()
 }
 
 fn doc_has(doc: &[GoComment], m: &GoMarker) -> bool {

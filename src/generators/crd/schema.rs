@@ -475,7 +475,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         let mut parent_rules: Vec<Value> = Vec::new();
         for f in fields {
             if f.flatten {
-                self.flatten_into(f, &mut props, &mut required, &mut preserve, diags);
+                self.flatten_into(
+                    f,
+                    &mut props,
+                    &mut required,
+                    &mut preserve,
+                    &mut parent_rules,
+                    diags,
+                );
                 continue;
             }
             let (schema, is_required) = self.field(f, package, diags);
@@ -514,6 +521,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         props: &mut Map<String, Value>,
         required: &mut Vec<String>,
         preserve: &mut bool,
+        rules: &mut Vec<Value>,
         diags: &mut Diagnostics,
     ) {
         let optional = self.model.is_option(&f.ty) || f.has_default;
@@ -557,6 +565,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         }
         if !optional && let Some(Value::Array(r)) = schema.get("required") {
             required.extend(r.iter().filter_map(|v| v.as_str().map(str::to_owned)));
+        }
+        // The flattened type's own CEL rules hold for the object it is flattened into, as
+        // controller-gen merges an embedded struct's schema (allOf) into its parent's.
+        if let Some(Value::Array(r)) = schema.get("x-kubernetes-validations") {
+            rules.extend(r.iter().cloned());
         }
     }
 
