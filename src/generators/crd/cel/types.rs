@@ -131,10 +131,12 @@ impl Decl {
     }
 }
 
-/// The keys of a map: strings bounded by the request size.
-static STRING_KEY: std::sync::LazyLock<Decl> = std::sync::LazyLock::new(|| {
-    Decl::simple(Type::String, MIN_STRING_SIZE, MAX_REQUEST_SIZE_BYTES - 2)
-});
+/// The keys of a map, as the API server's size estimator sees them: its key type is a plain
+/// string declaration with no maximum (apiserver/pkg/cel `StringType`, `MaxElements` 0), so a
+/// key's estimated size is 0, not the request size (gateway-api's Gateway, whose rules run
+/// `key.matches(...)` over label maps, is accepted only so).
+static STRING_KEY: std::sync::LazyLock<Decl> =
+    std::sync::LazyLock::new(|| Decl::simple(Type::String, MIN_STRING_SIZE, 0));
 
 fn int(m: &Map<String, Value>, key: &str) -> Option<i64> {
     m.get(key).and_then(Value::as_i64).map(|v| v.max(0))
