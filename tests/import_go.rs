@@ -26,6 +26,8 @@ struct Case<'a> {
     args: &'a str,
     /// The project is made multigroup first (the module holds several API groups).
     multigroup: bool,
+    /// Schema nodes of Go `uint32` fields: opgen writes Rust's `u32` with `minimum: 0`.
+    uint32_nodes: usize,
 }
 
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
@@ -135,6 +137,35 @@ fn k8s_minor(src: &Path) -> u32 {
         .expect("the module requires k8s.io/api or apimachinery")
 }
 
+/// Removes opgen's `minimum: 0` where controller-gen has no minimum (Go `uint32`, Rust `u32`);
+/// returns how many.
+fn u32_minimum_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
+    match (ours, theirs) {
+        (Value::Object(o), Value::Object(t)) => {
+            let mut n = 0;
+            if o.get("minimum") == Some(&Value::from(0))
+                && !t.contains_key("minimum")
+                && o.get("format") == Some(&Value::from("int32"))
+            {
+                o.remove("minimum");
+                n += 1;
+            }
+            for (k, v) in o.iter_mut() {
+                if let Some(tv) = t.get(k) {
+                    n += u32_minimum_as_theirs(v, tv);
+                }
+            }
+            n
+        }
+        (Value::Array(o), Value::Array(t)) => o
+            .iter_mut()
+            .zip(t)
+            .map(|(a, b)| u32_minimum_as_theirs(a, b))
+            .sum(),
+        _ => 0,
+    }
+}
+
 /// The root `required: [spec]` kube-derive adds where controller-gen has none; returns how
 /// many versions it was removed from.
 fn spec_required_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
@@ -178,12 +209,14 @@ fn compare(case: &Case) {
         "opgen and controller-gen write the same CRD files"
     );
     let mut failures = Vec::new();
+    let mut uint32_nodes = 0;
     for file in crds {
         let theirs_text = &theirs[file];
         let theirs_doc = &documents(theirs_text)[0];
         let mut doc = documents(&ours[file]).remove(0);
         version_annotation_as(&mut doc, &pinned_version());
         spec_required_as_theirs(&mut doc, theirs_doc);
+        uint32_nodes += u32_minimum_as_theirs(&mut doc, theirs_doc);
         let result = std::panic::catch_unwind(|| {
             assert_same(file, &doc, theirs_doc);
             assert_same_bytes(file, &ours[file], &[doc.clone()], theirs_text);
@@ -196,6 +229,10 @@ fn compare(case: &Case) {
             failures.push(msg.chars().take(3000).collect::<String>());
         }
     }
+    assert_eq!(
+        uint32_nodes, case.uint32_nodes,
+        "schema nodes of Go uint32 fields (opgen's u32 writes minimum: 0)"
+    );
     assert!(
         failures.is_empty(),
         "{} of the CRDs differ:\n{}",
@@ -212,6 +249,7 @@ fn gateway_api_v1() {
         package: "apis/v1",
         args: "crd",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -223,6 +261,7 @@ fn kueue() {
         package: "apis/kueue/...",
         args: "crd:generateEmbeddedObjectMeta=true",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -234,6 +273,7 @@ fn prometheus_operator_monitoring_v1() {
         package: "v1",
         args: "crd",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -245,6 +285,7 @@ fn jobset() {
         package: "api/...",
         args: "crd:generateEmbeddedObjectMeta=true",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -256,6 +297,7 @@ fn flux_source_controller() {
         package: "...",
         args: "crd",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -267,6 +309,7 @@ fn cluster_api_core() {
         package: "core/...",
         args: "crd:crdVersions=v1",
         multigroup: false,
+        uint32_nodes: 0,
     });
 }
 
@@ -278,5 +321,6 @@ fn cert_manager() {
         package: "pkg/apis/...",
         args: "crd",
         multigroup: true,
+        uint32_nodes: 0,
     });
 }

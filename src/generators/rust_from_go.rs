@@ -284,7 +284,10 @@ impl<'a> Generator<'a> {
         let mut users: HashMap<TypeKey, Vec<String>> = HashMap::new();
         for p in &apis {
             for t in p.types.iter().filter(|t| is_kind(t)) {
-                for f in struct_fields(t).iter().filter(|f| f.name == "Spec" || f.name == "Status") {
+                for f in struct_fields(t)
+                    .iter()
+                    .filter(|f| f.name == "Spec" || f.name == "Status")
+                {
                     if let Some(key) = self.local_key(p, &f.ty) {
                         users.entry(key).or_default().push(t.name.clone());
                     }
@@ -891,8 +894,7 @@ impl FileOut {
     /// name is taken (a type of the file's own package, or another import).
     fn import(&mut self, p: &GoPackage, module: &str, name: &str) -> String {
         let full = format!("{module}::{name}");
-        let taken = p.find(name).is_some()
-            || self.imported.get(name).is_some_and(|m| m != module);
+        let taken = p.find(name).is_some() || self.imported.get(name).is_some_and(|m| m != module);
         if taken {
             return full;
         }
@@ -1137,11 +1139,15 @@ impl<'a> Generator<'a> {
                     "int16" => ("i16", Shape::Scalar),
                     "int32" | "rune" => ("i32", Shape::Scalar),
                     "int64" => ("i64", Shape::Scalar),
-                    "uint" => ("usize", Shape::Scalar),
-                    "uint8" | "byte" => ("u8", Shape::Scalar),
-                    "uint16" => ("u16", Shape::Scalar),
+                    // Go's unsigned types as signed Rust ones wide enough for them (a
+                    // `format_marker` corrects the format): controller-gen writes no
+                    // `minimum: 0` for them, which a Rust unsigned type implies. `uint32`
+                    // stays `u32`: no signed type has its `int32` format and range, so the
+                    // CRD gains `minimum: 0` there.
+                    "uint" | "uint64" => ("i64", Shape::Scalar),
+                    "uint8" | "byte" => ("i16", Shape::Scalar),
+                    "uint16" => ("i32", Shape::Scalar),
                     "uint32" => ("u32", Shape::Scalar),
-                    "uint64" => ("u64", Shape::Scalar),
                     "float32" => ("f32", Shape::Scalar),
                     "float64" => ("f64", Shape::Scalar),
                     _ => ("serde_json::Value", Shape::Other),
@@ -1392,14 +1398,8 @@ impl<'a> Generator<'a> {
                 self.doc_and_markers(&mut item, "", &doc, &t.markers, Target::Type, file);
                 let target = self.ty(p, &t.ty, file);
                 let mut text = target.text;
-                // Go float types: controller-gen writes no format.
-                if matches!(text.as_str(), "f64" | "f32")
-                    && !t
-                        .markers
-                        .iter()
-                        .any(|m| marker_name(&m.text) == "kubebuilder:validation:Format")
-                {
-                    let _ = writeln!(item, "// +kubebuilder:validation:Format=\"\"");
+                if let Some(m) = format_marker(&t.ty, &t.markers) {
+                    let _ = writeln!(item, "// {m}");
                 }
                 if text == t.name {
                     text = "serde_json::Value".into();
@@ -1478,13 +1478,8 @@ impl<'a> Generator<'a> {
                 deref(&f.ty)
             };
             let mut ty = self.ty(p, go_ty, file);
-            if matches!(ty.text.as_str(), "f64" | "f32")
-                && !f
-                    .markers
-                    .iter()
-                    .any(|m| marker_name(&m.text) == "kubebuilder:validation:Format")
-            {
-                let _ = writeln!(text, "    // +kubebuilder:validation:Format=\"\"");
+            if let Some(m) = format_marker(&f.ty, &f.markers) {
+                let _ = writeln!(text, "    // {m}");
             }
             if flatten {
                 if ty.shape == Shape::Option {
@@ -1566,7 +1561,14 @@ impl<'a> Generator<'a> {
         if let Some((name, inner, doc)) = self.kinds[&key].status_wrapper.clone() {
             let mut item = String::new();
             self.doc_and_markers(&mut item, "", &doc, &[], Target::Type, file);
-            let ty = self.ty(p, &GoExpr { ident: inner.1.clone(), ..GoExpr::default() }, file);
+            let ty = self.ty(
+                p,
+                &GoExpr {
+                    ident: inner.1.clone(),
+                    ..GoExpr::default()
+                },
+                file,
+            );
             let _ = writeln!(
                 item,
                 "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\npub struct {name} {{\n    #[serde(flatten)]\n    pub {}: {},\n}}",
@@ -1636,9 +1638,40 @@ impl<'a> Generator<'a> {
     }
 }
 
+/// The Format marker that makes opgen write a Go basic type's format as controller-gen does
+/// (none for floats, `uint` and `uint16`), unless the Go markers set one.
+fn format_marker(e: &GoExpr, markers: &[GoMarker]) -> Option<String> {
+    let (e, items) = match deref(e).kind() {
+        ExprKind::Slice(inner) => (deref(inner), true),
+        _ => (deref(e), false),
+    };
+    let ExprKind::Ident(name) = e.kind() else {
+        return None;
+    };
+    let format = match name {
+        "float32" | "float64" | "uint" | "uint16" => "\"\"",
+        _ => return None,
+    };
+    let marker = if items {
+        "kubebuilder:validation:items:Format"
+    } else {
+        "kubebuilder:validation:Format"
+    };
+    if markers.iter().any(|m| marker_name(&m.text) == marker) {
+        return None;
+    }
+    Some(format!("+{marker}={format}"))
+}
+
 /// A doc comment whose description is empty (markers only): the type's doc then shows.
 fn describes_nothing(doc: &[GoComment]) -> bool {
-    crate::model::doc_text_of_lines(doc_lines(doc).into_iter().filter(|l| l.directive.is_none()).map(|l| l.text)).is_empty()
+    crate::model::doc_text_of_lines(
+        doc_lines(doc)
+            .into_iter()
+            .filter(|l| l.directive.is_none())
+            .map(|l| l.text),
+    )
+    .is_empty()
 }
 
 fn doc_has(doc: &[GoComment], m: &GoMarker) -> bool {
