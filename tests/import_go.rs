@@ -201,7 +201,7 @@ fn compare(case: &Case) {
     else {
         return;
     };
-    let (ours, _project) = import(case).expect("the module downloads (controller-gen ran on it)");
+    let (ours, project) = import(case).expect("the module downloads (controller-gen ran on it)");
     let crds: Vec<&String> = theirs.keys().filter(|f| f.ends_with(".yaml")).collect();
     assert_eq!(
         ours.keys().collect::<Vec<_>>(),
@@ -239,6 +239,12 @@ fn compare(case: &Case) {
         failures.len(),
         failures.join("\n\n")
     );
+    // The imported Rust is code a project keeps: it builds, warning-free under clippy.
+    support::project_cargo_ok(
+        &project,
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
+    let _ = std::fs::remove_dir_all(&project);
 }
 
 #[test]

@@ -1101,7 +1101,9 @@ impl<'a> Generator<'a> {
         if f.btree_map {
             uses.insert("std::collections::BTreeMap".to_owned());
         }
-        uses.insert("serde::{Deserialize, Serialize}".to_owned());
+        if f.items.iter().any(|i| i.contains("#[derive(")) {
+            uses.insert("serde::{Deserialize, Serialize}".to_owned());
+        }
         for u in &uses {
             let _ = writeln!(out, "use {u};");
         }
@@ -1269,6 +1271,50 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// Whether the Rust type of every field has a `Default` (an optional field always has:
+    /// an `Option`, or a type serde's `default` needs one of, checked by its own rule).
+    fn fields_default(&self, p: &GoPackage, fields: &[GoField], depth: usize) -> bool {
+        fields.iter().all(|f| {
+            !f.exported
+                || json_options(f).0 == "-"
+                || (field_optional(f) && !f.name.is_empty())
+                || self.type_default(p, &f.ty, depth)
+        })
+    }
+
+    /// Whether the Rust type of a Go type expression has a `Default`: all do but k8s-openapi's
+    /// `Time` and `MicroTime` and the structs holding one outside an `Option` or collection.
+    fn type_default(&self, p: &GoPackage, e: &GoExpr, depth: usize) -> bool {
+        if depth > 24 {
+            return true;
+        }
+        match e.kind() {
+            ExprKind::Pointer(_) | ExprKind::Slice(_) | ExprKind::Array(_) | ExprKind::Map(..) => true,
+            ExprKind::Ident(name) => match p.find(name) {
+                Some(t) => self.named_default(p, t, depth),
+                None => true,
+            },
+            ExprKind::Qual(q) => {
+                if let Some(t) = self.known(&q.path, &q.name) {
+                    return !t.text.ends_with("::Time") && !t.text.ends_with("::MicroTime");
+                }
+                match self.packages.get(q.path.as_str()).and_then(|qp| qp.find(&q.name).map(|t| (*qp, t))) {
+                    Some((qp, t)) => self.named_default(qp, t, depth),
+                    None => true,
+                }
+            }
+            ExprKind::Struct(fields) => self.fields_default(p, fields, depth + 1),
+            ExprKind::Other(_) => true,
+        }
+    }
+
+    fn named_default(&self, p: &GoPackage, t: &GoType, depth: usize) -> bool {
+        match t.ty.kind() {
+            ExprKind::Struct(fields) => self.fields_default(p, fields, depth + 1),
+            _ => self.type_default(p, &t.ty, depth + 1),
+        }
+    }
+
     /// Doc comments and markers above an item: doc lines as `///`, markers as `//`.
     fn doc_and_markers(
         &mut self,
@@ -1379,16 +1425,14 @@ impl<'a> Generator<'a> {
                     for m in &plan.markers {
                         let _ = writeln!(item, "// {m}");
                     }
-                    item.push_str("#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n");
+                    item.push_str(&derives(true, self.fields_default(p, fields, 0)));
                     let _ = writeln!(item, "#[kube(\n    {}\n)]", plan.kube.join(",\n    "));
                     file.custom_resource = true;
                     if let Some((s, _)) = &plan.status {
                         file.uses.insert(format!("self::{}", s.1));
                     }
                 } else {
-                    item.push_str(
-                        "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n",
-                    );
+                    item.push_str(&derives(false, self.fields_default(p, fields, 0)));
                 }
                 let body = self.fields(p, fields, file, &t.name);
                 item.push_str(&body);
@@ -1569,9 +1613,14 @@ impl<'a> Generator<'a> {
                 },
                 file,
             );
+            let inner_pkg = self.packages[inner.0.as_str()];
+            let default = inner_pkg
+                .find(&inner.1)
+                .is_none_or(|t| self.type_default(inner_pkg, &t.ty, 0));
+            item.push_str(&derives(false, default));
             let _ = writeln!(
                 item,
-                "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\npub struct {name} {{\n    #[serde(flatten)]\n    pub {}: {},\n}}",
+                "pub struct {name} {{\n    #[serde(flatten)]\n    pub {}: {},\n}}",
                 field_ident(&inner.1.to_snake_case()),
                 ty.text
             );
@@ -1606,9 +1655,12 @@ impl<'a> Generator<'a> {
         for m in &markers {
             let _ = writeln!(item, "// {m}");
         }
-        item.push_str(
-            "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]\n",
-        );
+        let default = match &wrapper {
+            Wrapper::Flatten(e, _) => self.type_default(p, e, 0),
+            Wrapper::Fields(fields) => self.fields_default(p, fields, 0),
+            Wrapper::Empty => true,
+        };
+        item.push_str(&derives(true, default));
         let _ = writeln!(item, "#[kube(\n    {}\n)]", kube.join(",\n    "));
         match wrapper {
             Wrapper::Flatten(e, _) => {
@@ -1661,6 +1713,27 @@ fn format_marker(e: &GoExpr, markers: &[GoMarker]) -> Option<String> {
         return None;
     }
     Some(format!("+{marker}={format}"))
+}
+
+/// The derives of a struct: `Default` only when every field has one.
+fn derives(custom_resource: bool, default: bool) -> String {
+    let mut d = vec!["Serialize", "Deserialize", "Clone", "Debug"];
+    if custom_resource {
+        d.insert(0, "CustomResource");
+    }
+    if default {
+        d.push("Default");
+    }
+    d.push("PartialEq");
+    format!("#[derive({})]\n", d.join(", "))
+}
+
+/// Whether a Go field is optional in controller-gen's schema (its markers, then `omitempty`).
+fn field_optional(f: &GoField) -> bool {
+    let has = |names: &[&str]| f.markers.iter().any(|m| names.contains(&marker_name(&m.text)));
+    let required = has(&["required", "kubebuilder:validation:Required", "k8s:required"]);
+    let optional = has(&["optional", "kubebuilder:validation:Optional", "k8s:optional"]);
+    !required && (optional || json_options(f).1.omitempty())
 }
 
 /// A doc comment whose description is empty (markers only): the type's doc then shows.
