@@ -1278,7 +1278,8 @@ impl<'a> Generator<'a> {
             !f.exported
                 || json_options(f).0 == "-"
                 || (field_optional(f) && !f.name.is_empty())
-                || self.type_default(p, &f.ty, depth)
+                // A required Go pointer is the plain type in Rust.
+                || self.type_default(p, deref(&f.ty), depth)
         })
     }
 
@@ -1289,7 +1290,9 @@ impl<'a> Generator<'a> {
             return true;
         }
         match e.kind() {
-            ExprKind::Pointer(_) | ExprKind::Slice(_) | ExprKind::Array(_) | ExprKind::Map(..) => true,
+            ExprKind::Pointer(_) | ExprKind::Slice(_) | ExprKind::Array(_) | ExprKind::Map(..) => {
+                true
+            }
             ExprKind::Ident(name) => match p.find(name) {
                 Some(t) => self.named_default(p, t, depth),
                 None => true,
@@ -1298,7 +1301,11 @@ impl<'a> Generator<'a> {
                 if let Some(t) = self.known(&q.path, &q.name) {
                     return !t.text.ends_with("::Time") && !t.text.ends_with("::MicroTime");
                 }
-                match self.packages.get(q.path.as_str()).and_then(|qp| qp.find(&q.name).map(|t| (*qp, t))) {
+                match self
+                    .packages
+                    .get(q.path.as_str())
+                    .and_then(|qp| qp.find(&q.name).map(|t| (*qp, t)))
+                {
                     Some((qp, t)) => self.named_default(qp, t, depth),
                     None => true,
                 }
@@ -1313,6 +1320,48 @@ impl<'a> Generator<'a> {
             ExprKind::Struct(fields) => self.fields_default(p, fields, depth + 1),
             _ => self.type_default(p, &t.ty, depth + 1),
         }
+    }
+
+    /// The Go type a (non-pointer) type expression names, when the generator writes it.
+    fn named_key(&self, p: &GoPackage, e: &GoExpr) -> Option<TypeKey> {
+        match e.kind() {
+            ExprKind::Ident(name) => p.find(name).map(|_| (p.path.clone(), name.to_owned())),
+            ExprKind::Qual(q) if self.known(&q.path, &q.name).is_none() => self
+                .packages
+                .get(q.path.as_str())
+                .and_then(|qp| qp.find(&q.name))
+                .map(|_| (q.path.clone(), q.name.clone())),
+            _ => None,
+        }
+    }
+
+    /// Whether `from` is or holds `target` inline (through fields and pointers, not through
+    /// the heap of a slice or map): then `target` holding `from` is infinitely large in Rust.
+    fn reaches(&self, from: &TypeKey, target: &TypeKey, seen: &mut HashSet<TypeKey>) -> bool {
+        if from == target {
+            return true;
+        }
+        if !seen.insert(from.clone()) {
+            return false;
+        }
+        let Some(p) = self.packages.get(from.0.as_str()) else {
+            return false;
+        };
+        let Some(t) = p.find(&from.1) else {
+            return false;
+        };
+        let exprs: Vec<&GoExpr> = match t.ty.kind() {
+            ExprKind::Struct(fields) => fields
+                .iter()
+                .filter(|f| f.exported && json_options(f).0 != "-")
+                .map(|f| deref(&f.ty))
+                .collect(),
+            _ => vec![deref(&t.ty)],
+        };
+        exprs.into_iter().any(|e| {
+            self.named_key(p, e)
+                .is_some_and(|k| self.reaches(&k, target, seen))
+        })
     }
 
     /// Doc comments and markers above an item: doc lines as `///`, markers as `//`.
@@ -1522,6 +1571,19 @@ impl<'a> Generator<'a> {
                 deref(&f.ty)
             };
             let mut ty = self.ty(p, go_ty, file);
+            // A type holding itself (behind a Go pointer) needs a Box in Rust.
+            if let Some(inner) = self.named_key(p, deref(&f.ty))
+                && self.reaches(
+                    &inner,
+                    &(p.path.clone(), owner.to_owned()),
+                    &mut HashSet::new(),
+                )
+            {
+                ty.text = match ty.text.strip_prefix("Option<") {
+                    Some(rest) => format!("Option<Box<{rest}>"),
+                    None => format!("Box<{}>", ty.text),
+                };
+            }
             if let Some(m) = format_marker(&f.ty, &f.markers) {
                 let _ = writeln!(text, "    // {m}");
             }
@@ -1730,9 +1792,21 @@ fn derives(custom_resource: bool, default: bool) -> String {
 
 /// Whether a Go field is optional in controller-gen's schema (its markers, then `omitempty`).
 fn field_optional(f: &GoField) -> bool {
-    let has = |names: &[&str]| f.markers.iter().any(|m| names.contains(&marker_name(&m.text)));
-    let required = has(&["required", "kubebuilder:validation:Required", "k8s:required"]);
-    let optional = has(&["optional", "kubebuilder:validation:Optional", "k8s:optional"]);
+    let has = |names: &[&str]| {
+        f.markers
+            .iter()
+            .any(|m| names.contains(&marker_name(&m.text)))
+    };
+    let required = has(&[
+        "required",
+        "kubebuilder:validation:Required",
+        "k8s:required",
+    ]);
+    let optional = has(&[
+        "optional",
+        "kubebuilder:validation:Optional",
+        "k8s:optional",
+    ]);
     !required && (optional || json_options(f).1.omitempty())
 }
 
