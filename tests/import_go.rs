@@ -28,6 +28,9 @@ struct Case<'a> {
     multigroup: bool,
     /// Schema nodes of Go `uint32` fields: opgen writes Rust's `u32` with `minimum: 0`.
     uint32_nodes: usize,
+    /// Versions of kinds with a status but no `+kubebuilder:subresource:status`: kube-derive's
+    /// `status` always serves the subresource, and opgen writes what the code serves.
+    status_without_subresource: usize,
 }
 
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
@@ -166,6 +169,31 @@ fn u32_minimum_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
     }
 }
 
+/// Removes `subresources.status` where controller-gen writes none; returns how many versions.
+fn status_subresource_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
+    let mut n = 0;
+    let versions = ours["spec"]["versions"].as_array().map_or(0, Vec::len);
+    for i in 0..versions {
+        let pointer = format!("/spec/versions/{i}/subresources");
+        if theirs.pointer(&format!("{pointer}/status")).is_some() {
+            continue;
+        }
+        let Some(Value::Object(sub)) = ours.pointer_mut(&pointer) else {
+            continue;
+        };
+        if sub.remove("status").is_some() {
+            n += 1;
+            if sub.is_empty() && theirs.pointer(&pointer).is_none() {
+                ours["spec"]["versions"][i]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("subresources");
+            }
+        }
+    }
+    n
+}
+
 /// The root `required: [spec]` kube-derive adds where controller-gen has none; returns how
 /// many versions it was removed from.
 fn spec_required_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
@@ -210,6 +238,7 @@ fn compare(case: &Case) {
     );
     let mut failures = Vec::new();
     let mut uint32_nodes = 0;
+    let mut status_without_subresource = 0;
     for file in crds {
         let theirs_text = &theirs[file];
         let theirs_doc = &documents(theirs_text)[0];
@@ -217,6 +246,7 @@ fn compare(case: &Case) {
         version_annotation_as(&mut doc, &pinned_version());
         spec_required_as_theirs(&mut doc, theirs_doc);
         uint32_nodes += u32_minimum_as_theirs(&mut doc, theirs_doc);
+        status_without_subresource += status_subresource_as_theirs(&mut doc, theirs_doc);
         let result = std::panic::catch_unwind(|| {
             assert_same(file, &doc, theirs_doc);
             assert_same_bytes(file, &ours[file], &[doc.clone()], theirs_text);
@@ -229,6 +259,10 @@ fn compare(case: &Case) {
             failures.push(msg.chars().take(3000).collect::<String>());
         }
     }
+    assert_eq!(
+        status_without_subresource, case.status_without_subresource,
+        "versions whose status subresource kube-derive's `status` adds"
+    );
     assert_eq!(
         uint32_nodes, case.uint32_nodes,
         "schema nodes of Go uint32 fields (opgen's u32 writes minimum: 0)"
@@ -256,6 +290,7 @@ fn gateway_api_v1() {
         args: "crd",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -268,6 +303,7 @@ fn kueue() {
         args: "crd:generateEmbeddedObjectMeta=true",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -280,6 +316,7 @@ fn prometheus_operator_monitoring_v1() {
         args: "crd",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -292,6 +329,7 @@ fn jobset() {
         args: "crd:generateEmbeddedObjectMeta=true",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -304,6 +342,7 @@ fn flux_source_controller() {
         args: "crd",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -316,6 +355,7 @@ fn cluster_api_core() {
         args: "crd:crdVersions=v1",
         multigroup: false,
         uint32_nodes: 0,
+        status_without_subresource: 0,
     });
 }
 
@@ -328,5 +368,33 @@ fn cert_manager() {
         args: "crd",
         multigroup: true,
         uint32_nodes: 0,
+        status_without_subresource: 0,
+    });
+}
+
+#[test]
+fn karpenter() {
+    compare(&Case {
+        module: "sigs.k8s.io/karpenter",
+        version: "v1.14.1",
+        package: "pkg/apis/...",
+        args: "crd",
+        multigroup: true,
+        uint32_nodes: 0,
+        status_without_subresource: 0,
+    });
+}
+
+/// AnalysisRun and Experiment have a status without the status subresource.
+#[test]
+fn argo_rollouts() {
+    compare(&Case {
+        module: "github.com/argoproj/argo-rollouts",
+        version: "v1.10.1",
+        package: "pkg/apis/...",
+        args: "crd",
+        multigroup: true,
+        uint32_nodes: 0,
+        status_without_subresource: 2,
     });
 }

@@ -100,7 +100,7 @@ struct KindPlan {
     /// The Go status type, as a Rust path from the kind's file.
     status: Option<(TypeKey, Vec<GoComment>)>,
     /// A status struct of the kind's own flattening another kind's: name, that type, doc.
-    status_wrapper: Option<(String, TypeKey, Vec<GoComment>)>,
+    status_wrapper: Option<(String, GoExpr, Vec<GoComment>)>,
     doc: String,
     markers: Vec<String>,
     kube: Vec<String>,
@@ -437,14 +437,14 @@ impl<'a> Generator<'a> {
                     kube.push(format!("status = {}", rust_str(&key.1)));
                     status_plan = Some((key, f.doc.clone()));
                 }
-                Some(key) => {
-                    // Another kind's status type: a struct of this kind's own flattens it, so
-                    // that it can carry this kind's Status doc.
+                // Another kind's status type, or one of another package: a struct of this
+                // kind's own flattens it, so that it can carry this kind's Status doc.
+                _ if self.named_key(p, target).is_some() => {
                     let name = self.free_name(p, &format!("{}Status", t.name));
                     kube.push(format!("status = {}", rust_str(&name)));
-                    status_wrapper = Some((name, key, f.doc.clone()));
+                    status_wrapper = Some((name, target.clone(), self.field_or_type_doc(p, f)));
                 }
-                None => self.errors.push(
+                _ => self.errors.push(
                     Diagnostic::error(format!(
                         "the status of {} is not a struct type of its package; kube-derive's `status` needs one",
                         t.name
@@ -496,10 +496,8 @@ impl<'a> Generator<'a> {
                     ) {
                         continue;
                     }
-                    let on_type = self
-                        .catalog
-                        .lookup(name)
-                        .is_some_and(|d| d.targets.contains(&Target::Type) || d.ignored);
+                    let on_type = grammar::parse(self.catalog, &m.text)
+                        .is_ok_and(|(d, _)| d.targets.contains(&Target::Type) || d.ignored);
                     if on_type {
                         if let Some(text) = self.accept(m, Target::Type) {
                             markers.push(text);
@@ -515,7 +513,10 @@ impl<'a> Generator<'a> {
                     Some(key) if owners.get(&key) == Some(&t.name) => (key.1, None),
                     _ => (
                         self.free_name(p, &format!("{}Spec", t.name)),
-                        Some(Wrapper::Flatten(deref(&f.ty).clone(), f.doc.clone())),
+                        Some(Wrapper::Flatten(
+                            deref(&f.ty).clone(),
+                            self.field_or_type_doc(p, f),
+                        )),
                     ),
                 }
             }
@@ -549,6 +550,16 @@ impl<'a> Generator<'a> {
             markers,
             kube,
         }
+    }
+
+    /// A field's doc, or its type's when the field's describes nothing (controller-gen's rule).
+    fn field_or_type_doc(&self, p: &GoPackage, f: &GoField) -> Vec<GoComment> {
+        if !describes_nothing(&f.doc) {
+            return f.doc.clone();
+        }
+        self.named_key(p, deref(&f.ty))
+            .and_then(|(path, name)| self.packages.get(path.as_str())?.find(&name))
+            .map_or_else(|| f.doc.clone(), |t| t.doc.clone())
     }
 
     /// `name`, or `name` with a number when the package has a type so named.
@@ -1667,23 +1678,14 @@ impl<'a> Generator<'a> {
         if let Some((name, inner, doc)) = self.kinds[&key].status_wrapper.clone() {
             let mut item = String::new();
             self.doc_and_markers(&mut item, "", &doc, &[], Target::Type, file);
-            let ty = self.ty(
-                p,
-                &GoExpr {
-                    ident: inner.1.clone(),
-                    ..GoExpr::default()
-                },
-                file,
-            );
-            let inner_pkg = self.packages[inner.0.as_str()];
-            let default = inner_pkg
-                .find(&inner.1)
-                .is_none_or(|t| self.type_default(inner_pkg, &t.ty, 0));
+            let ty = self.ty(p, &inner, file);
+            let default = self.type_default(p, &inner, 0);
+            let inner_name = ty.text.rsplit("::").next().unwrap_or("status").to_owned();
             item.push_str(&derives(false, default));
             let _ = writeln!(
                 item,
                 "pub struct {name} {{\n    #[serde(flatten)]\n    pub {}: {},\n}}",
-                field_ident(&inner.1.to_snake_case()),
+                field_ident(&inner_name.to_snake_case()),
                 ty.text
             );
             file.declared.insert(name);
