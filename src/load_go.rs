@@ -228,10 +228,7 @@ pub fn load(dir: &Path, patterns: &[String]) -> Result<Vec<GoPackage>> {
     let out = Command::new(&loader)
         .arg(dir)
         .args(patterns)
-        // As controller-gen is run on a module: its go.mod decides, not a go.work above it,
-        // and missing go.sum lines are filled in rather than refused.
-        .env("GOFLAGS", "-mod=mod")
-        .env("GOWORK", "off")
+        // The user's Go settings (GOFLAGS, GOWORK...) hold, as for their controller-gen.
         .output()
         .map_err(|e| Error::msg(format!("cannot run {}: {e}", loader.display())))?;
     if !out.status.success() {

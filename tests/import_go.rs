@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 struct Case<'a> {
+    /// A module of the Go module proxy, or (version "") a directory under tests/fixtures/.
     module: &'a str,
     version: &'a str,
     /// controller-gen's `paths=./<package>`, and `opgen import go --paths ./<package>`.
@@ -36,6 +37,17 @@ struct Case<'a> {
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
 /// binary and module.
 fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
+    if version.is_empty() {
+        let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "import-go-src-{}-{}",
+            module.replace('/', "_"),
+            std::process::id()
+        ));
+        if !copy.exists() {
+            support::copy_tree(&fixture(module), &copy);
+        }
+        return Some(copy);
+    }
     let out = Command::new("go")
         .args(["mod", "download", "-json", &format!("{module}@{version}")])
         .output()
@@ -54,10 +66,20 @@ fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
     Some(copy)
 }
 
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
 fn opgen(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_opgen"))
         .args(args)
         .current_dir(dir)
+        // The module copies are writable and may lack go.sum lines; a module's go.work
+        // (gateway-api has one) is not the module's build.
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOWORK", "off")
         .output()
         .expect("opgen runs")
 }
@@ -71,8 +93,9 @@ fn check(out: &std::process::Output, what: &str) {
     );
 }
 
-/// Imports the case's packages into a fresh project; its CRDs by file name, and the project.
-fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf)> {
+/// Imports the case's packages into a fresh project; its CRDs by file name, the project, and
+/// what `opgen import go` printed on stderr.
+fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     let src = module_copy(case.module, case.version)?;
     let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "import-go-{}-{}-{}",
@@ -113,7 +136,8 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf)> {
     if case.args.contains("generateEmbeddedObjectMeta=true") {
         args.push("--generate-embedded-object-meta");
     }
-    check(&opgen(&project, &args), "opgen import go");
+    let out = opgen(&project, &args);
+    check(&out, "opgen import go");
     let bases = project.join("config/crd/bases");
     let files = std::fs::read_dir(&bases)
         .unwrap()
@@ -123,7 +147,11 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf)> {
             (name, std::fs::read_to_string(&path).unwrap())
         })
         .collect();
-    Some((files, project))
+    Some((
+        files,
+        project,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
 }
 
 /// The Kubernetes minor of the module's k8s.io/api (or apimachinery) requirement, from go.mod.
@@ -133,7 +161,9 @@ fn k8s_minor(src: &Path) -> u32 {
         .iter()
         .find_map(|m| {
             go_mod.lines().find_map(|l| {
-                let v = l.trim().strip_prefix(m)?.trim().strip_prefix("v0.")?;
+                let l = l.trim();
+                let l = l.strip_prefix("require ").unwrap_or(l);
+                let v = l.strip_prefix(m)?.trim().strip_prefix("v0.")?;
                 v.split('.').next()?.parse().ok()
             })
         })
@@ -224,12 +254,16 @@ fn spec_required_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
     changed
 }
 
-fn compare(case: &Case) {
-    let Some(theirs) = live_files_from_module(case.module, case.version, case.package, case.args)
-    else {
-        return;
-    };
-    let (ours, project) = import(case).expect("the module downloads (controller-gen ran on it)");
+/// Imports the case and compares its CRDs with controller-gen's; what the import printed on
+/// stderr (None when controller-gen is missing outside CI).
+fn compare(case: &Case) -> Option<String> {
+    let theirs = if case.version.is_empty() {
+        live_files_from_dir(&fixture(case.module), case.package, case.args)
+    } else {
+        live_files_from_module(case.module, case.version, case.package, case.args)
+    }?;
+    let (ours, project, stderr) =
+        import(case).expect("the module downloads (controller-gen ran on it)");
     let crds: Vec<&String> = theirs.keys().filter(|f| f.ends_with(".yaml")).collect();
     assert_eq!(
         ours.keys().collect::<Vec<_>>(),
@@ -279,6 +313,7 @@ fn compare(case: &Case) {
         &["clippy", "--all-targets", "--", "-D", "warnings"],
     );
     let _ = std::fs::remove_dir_all(&project);
+    Some(stderr)
 }
 
 #[test]
@@ -397,4 +432,41 @@ fn argo_rollouts() {
         uint32_nodes: 0,
         status_without_subresource: 2,
     });
+}
+
+/// A small module kept in the repository (`tests/fixtures/import-go/shop`, written for this
+/// test) for what the real-world modules do not show in one place: markers in the comment
+/// group above a doc comment (a type's, a field's), a package marker standing above a type
+/// (`+versionName`, moved to the package as controller-gen moves it), a marker no tool knows
+/// (left out with a warning at its Go line), a root CEL rule, a Status default, an inline
+/// struct, a type holding itself, `[]byte`, `uint16`, `float64` (controller-gen's
+/// `allowDangerousTypes`) and a `json:"-"` field.
+#[test]
+fn shop_fixture() {
+    let Some(stderr) = compare(&Case {
+        module: "import-go/shop",
+        version: "",
+        package: "api/...",
+        args: "crd:allowDangerousTypes=true",
+        multigroup: false,
+        uint32_nodes: 0,
+        status_without_subresource: 0,
+    }) else {
+        return;
+    };
+    let left_out: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("is left out"))
+        .collect();
+    assert_eq!(
+        left_out,
+        [
+            "warning: `+kubebuilder:unknownmarker=1` is left out (controller-gen ignores markers it does not know): unknown marker `kubebuilder:unknownmarker`; `opgen markers` lists every marker opgen understands"
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("widget_types.go:109:1"),
+        "the warning points at the Go line:\n{stderr}"
+    );
 }
