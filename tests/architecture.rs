@@ -71,6 +71,20 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
                 "clap",
             ],
         ),
+        // So is the Go loader of `import go`: Go packages in, values out.
+        (
+            "load_go",
+            &[
+                "load",
+                "markers",
+                "model",
+                "generators",
+                "writer",
+                "ops",
+                "cli",
+                "clap",
+            ],
+        ),
         ("generators", &["ops", "cli", "clap"]),
         (
             "writer",

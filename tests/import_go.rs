@@ -470,3 +470,145 @@ fn shop_fixture() {
         "the warning points at the Go line:\n{stderr}"
     );
 }
+
+/// Every file below `dir` with its contents (what "nothing was written" compares).
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A fresh project and a writable copy of the shop fixture, for the bad-input tests.
+fn project_and_shop(name: &str) -> (PathBuf, PathBuf) {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("import-go-bad-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (project, src) = (base.join("project"), base.join("shop"));
+    std::fs::create_dir_all(&project).unwrap();
+    support::copy_tree(&fixture("import-go/shop"), &src);
+    check(
+        &opgen(
+            &project,
+            &[
+                "init",
+                "--domain",
+                "example.com",
+                "--project-name",
+                "imported",
+            ],
+        ),
+        "opgen init",
+    );
+    (project, src)
+}
+
+fn refused(project: &Path, args: &[&str], path_env: Option<&str>) -> String {
+    let before = tree(project);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_opgen"));
+    cmd.args(args)
+        .current_dir(project)
+        .env("GOFLAGS", "-mod=mod");
+    if let Some(p) = path_env {
+        cmd.env("PATH", p);
+    }
+    let out = cmd.output().expect("opgen runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "refused with exit 1:\n{stderr}");
+    assert!(tree(project) == before, "nothing written:\n{stderr}");
+    stderr
+}
+
+#[test]
+fn go_that_does_not_parse_is_an_error_at_its_line_and_nothing_is_written() {
+    let (project, src) = project_and_shop("syntax");
+    let file = src.join("api/v1/widget_types.go");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("\ntype Broken struct {\n\tName string `json:\"name\"\n}\n");
+    std::fs::write(&file, text).unwrap();
+    let stderr = refused(
+        &project,
+        &[
+            "import",
+            "go",
+            src.to_str().unwrap(),
+            "--paths",
+            "./api/...",
+        ],
+        None,
+    );
+    assert!(
+        stderr.contains("widget_types.go:132:14")
+            && stderr.contains("raw string literal not terminated"),
+        "the error names the Go file and line:\n{stderr}"
+    );
+}
+
+#[test]
+fn a_kind_imported_twice_is_refused_without_force() {
+    let (project, src) = project_and_shop("twice");
+    let args = [
+        "import",
+        "go",
+        src.to_str().unwrap(),
+        "--paths",
+        "./api/...",
+    ];
+    check(&opgen(&project, &args), "the first import");
+    let stderr = refused(&project, &args, None);
+    assert!(
+        stderr.contains("error: src/api/v1/widget_types.rs already exists")
+            && stderr.contains("pass --force to replace user-owned files"),
+        "{stderr}"
+    );
+    let forced = opgen(&project, &[&args[..], &["--force"]].concat());
+    check(&forced, "the import with --force");
+}
+
+#[test]
+fn without_go_the_import_says_so_and_writes_nothing() {
+    let (project, src) = project_and_shop("nogo");
+    let stderr = refused(
+        &project,
+        &["import", "go", src.to_str().unwrap()],
+        Some("/nonexistent"),
+    );
+    assert!(
+        stderr.contains("`opgen import go` needs Go") && stderr.contains("https://go.dev/dl/"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn packages_without_group_name_are_refused_with_a_hint() {
+    let (project, src) = project_and_shop("nogroup");
+    let info = src.join("api/v1/groupversion_info.go");
+    let text = std::fs::read_to_string(&info)
+        .unwrap()
+        .replace("// +groupName=shop.example.com\n", "");
+    std::fs::write(&info, text).unwrap();
+    let stderr = refused(
+        &project,
+        &[
+            "import",
+            "go",
+            src.to_str().unwrap(),
+            "--paths",
+            "./api/...",
+        ],
+        None,
+    );
+    assert!(
+        stderr.contains("+groupName") && stderr.contains("--paths"),
+        "{stderr}"
+    );
+}

@@ -366,15 +366,14 @@ impl<'a> Generator<'a> {
         let mut status: Option<&GoField> = None;
         let mut others: Vec<GoField> = Vec::new();
         for f in fields {
-            if f.name.is_empty() {
-                if let ExprKind::Qual(q) = f.ty.kind()
-                    && q.path == METAV1
-                {
-                    if q.name == "ObjectMeta" && !json_options(f).1.omitempty() {
-                        markers.push("+opgen:metadata:required".to_owned());
-                    }
-                    continue;
+            if f.name.is_empty()
+                && let ExprKind::Qual(q) = f.ty.kind()
+                && q.path == METAV1
+            {
+                if q.name == "ObjectMeta" && !json_options(f).1.omitempty() {
+                    markers.push("+opgen:metadata:required".to_owned());
                 }
+                continue;
             }
             match f.name.as_str() {
                 "Spec" => spec = Some(f),
@@ -1096,11 +1095,8 @@ impl<'a> Generator<'a> {
                 if f.declared.contains(name) {
                     continue;
                 }
-                match (stem, declared_in.get(&(pkg.to_owned(), name.to_owned()))) {
-                    (Some(_), Some(_)) => {
-                        uses.insert(format!("super::{name}"));
-                    }
-                    _ => {}
+                if stem.is_some() && declared_in.contains_key(&(pkg.to_owned(), name.to_owned())) {
+                    uses.insert(format!("super::{name}"));
                 }
                 continue;
             }

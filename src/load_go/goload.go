@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"os"
 	"os/exec"
@@ -252,7 +253,12 @@ func load(l listed) *Package {
 	for _, name := range files {
 		path := filepath.Join(l.Dir, name)
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
+		if list, ok := err.(scanner.ErrorList); ok {
+			for _, e := range list {
+				p.Errors = append(p.Errors, Problem{Message: e.Msg, Pos: Pos{File: e.Pos.Filename, Line: e.Pos.Line, Col: e.Pos.Column}})
+			}
+			continue
+		} else if err != nil {
 			p.Errors = append(p.Errors, Problem{Message: err.Error(), Pos: Pos{File: path}})
 			continue
 		}
