@@ -667,3 +667,64 @@ fn mutated_go_is_imported_or_refused_never_crashes() {
         );
     }
 }
+
+/// README.md's "Coming from Go" section, run as written (its shell blocks in order, this
+/// build's opgen first on PATH), then the project it made builds its tests.
+#[test]
+fn readme_coming_from_go_runs_as_written() {
+    const README: &str = include_str!("../README.md");
+    let start = README.find("## Coming from Go").expect("the section");
+    let section = &README[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let mut script = String::from("set -euo pipefail\n");
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        if line == "```sh" {
+            for l in lines.by_ref().take_while(|l| *l != "```") {
+                script.push_str(l);
+                script.push('\n');
+            }
+        }
+    }
+    assert!(script.contains("opgen import go"), "{script}");
+    if Command::new("go").arg("version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true requires Go");
+        eprintln!("readme: Coming from Go not run (no Go)");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("import-go-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The project's cargo builds against this workspace's crates, in the shared target.
+    support::patch_projects_below(&dir);
+    let bin = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", support::projects_target_dir())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "the section's commands failed:\n{script}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let project = dir.join("jobset-rs");
+    assert!(project.join("src/api/v1alpha2/jobset_types.rs").is_file());
+    assert!(
+        project.join("src/controllers/jobset.rs").is_file()
+            || project.join("src/controllers/mod.rs").is_file()
+    );
+    support::project_cargo_ok(&project, &["test", "--no-run"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

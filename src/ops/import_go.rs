@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rust_from_go::{self, ImportedKind, Layout};
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
 use crate::load_go::GoPackage;
-use crate::ops::manifests::{ManifestOptions, k8s_types, manifests};
+use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
 use crate::project::{Project, Resource, ResourceApi};
 use crate::writer::Workspace;
@@ -118,6 +118,9 @@ pub fn import_go(
             .push(format!("{}.{}/{}", kind.kind, kind.group, kind.version));
     }
     ws.stage(crate::project::FILE_NAME, project.to_yaml());
+    if opts.generate_embedded_object_meta {
+        record_embedded_object_meta(ws)?;
+    }
     let generated = manifests(
         ws,
         &ManifestOptions {
@@ -162,6 +165,27 @@ fn k8s_version_warning(packages: &[GoPackage], project_minor: u32) -> Option<Dia
             "select 1.{minor} in Cargo.toml (k8s-openapi's feature `v1_{minor}`) and run `opgen manifests`, if the operator targets it"
         ))
     })
+}
+
+/// `[package.metadata.opgen] generate-embedded-object-meta = true` in Cargo.toml, so that every
+/// later `manifests` (and `create api`) writes the CRDs as this import did.
+fn record_embedded_object_meta(ws: &mut Workspace) -> Result<()> {
+    let path = std::path::Path::new("Cargo.toml");
+    let Some(text) = ws.read(path)? else {
+        return Ok(());
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| Error::msg(format!("Cargo.toml: {e}")))?;
+    let package = doc["package"].or_insert(toml_edit::table());
+    let metadata = package["metadata"].or_insert(toml_edit::table());
+    if let Some(t) = metadata.as_table_mut() {
+        t.set_implicit(true);
+    }
+    let opgen = metadata["opgen"].or_insert(toml_edit::table());
+    opgen[EMBEDDED_OBJECT_META_KEY] = toml_edit::value(true);
+    ws.stage(path, doc.to_string());
+    Ok(())
 }
 
 fn full_group(group: &str, domain: &str) -> String {

@@ -66,7 +66,9 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         None
     };
     let (k8s, version_warning) = k8s_types(ws)?;
-    let k8s = k8s.with_embedded_object_meta(opts.generate_embedded_object_meta);
+    let embedded_object_meta =
+        opts.generate_embedded_object_meta || embedded_object_meta_setting(ws)?;
+    let k8s = k8s.with_embedded_object_meta(embedded_object_meta);
     let src = Path::new("src");
     let generated = parallel::alongside(
         // Both are built on first use; another core builds them while this one parses.
@@ -250,6 +252,38 @@ fn sync_helper_roles(
 /// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
 /// k8s-openapi dependency. A Cargo.toml that exists must be a valid manifest.
 pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
+    let Some(manifest) = cargo_manifest(ws)? else {
+        return Ok(None);
+    };
+    let features = manifest
+        .get("dependencies")
+        .and_then(|d| d.get("k8s-openapi"))
+        .and_then(|k| k.get("features"))
+        .and_then(|f| f.as_array());
+    Ok(features
+        .into_iter()
+        .flatten()
+        .find_map(|feature| feature.as_str()?.strip_prefix("v1_")?.parse().ok()))
+}
+
+/// The project's own `[package.metadata.opgen] generate-embedded-object-meta = true`:
+/// `--generate-embedded-object-meta` for every `manifests` run, as `opgen import go` records it
+/// for an API whose controller-gen ran with `crd:generateEmbeddedObjectMeta=true`.
+pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
+
+fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
+    Ok(cargo_manifest(ws)?.is_some_and(|m| {
+        m.get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("opgen"))
+            .and_then(|o| o.get(EMBEDDED_OBJECT_META_KEY))
+            .and_then(toml::Value::as_bool)
+            == Some(true)
+    }))
+}
+
+/// The crate's Cargo.toml, parsed (None without one); its errors at their line.
+fn cargo_manifest(ws: &Workspace) -> Result<Option<toml::Table>> {
     let Some(text) = ws.read(Path::new("Cargo.toml"))? else {
         return Ok(None);
     };
@@ -279,15 +313,7 @@ pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
             "opgen reads the k8s-openapi feature of the operator crate's Cargo.toml; restore its [package] table",
         ));
     }
-    let features = manifest
-        .get("dependencies")
-        .and_then(|d| d.get("k8s-openapi"))
-        .and_then(|k| k.get("features"))
-        .and_then(|f| f.as_array());
-    Ok(features
-        .into_iter()
-        .flatten()
-        .find_map(|feature| feature.as_str()?.strip_prefix("v1_")?.parse().ok()))
+    Ok(Some(manifest))
 }
 
 /// Uncomments `#- ../crd` in config/default once there is a CRD to include: kustomize
