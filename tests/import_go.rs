@@ -97,11 +97,14 @@ fn check(out: &std::process::Output, what: &str) {
 /// what `opgen import go` printed on stderr.
 fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     let src = module_copy(case.module, case.version)?;
+    // Tests of one binary may import the same module at once: a directory each.
+    static IMPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "import-go-{}-{}-{}",
+        "import-go-{}-{}-{}-{}",
         case.module.replace('/', "_"),
         case.package.replace(['/', '.'], "_"),
-        std::process::id()
+        std::process::id(),
+        IMPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&project);
     std::fs::create_dir_all(&project).unwrap();

@@ -238,37 +238,44 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The module of a non-API package, named after its last path elements (`corev1`).
+    /// The module of a non-API package: k8s.io's by Kubernetes' own aliases (`corev1`,
+    /// `metav1`), others by their module and the package's path in it, without the usual
+    /// `pkg`/`apis`/`api` steps (`gateway_api_v1`, `cert_manager_meta_v1`); the whole import path
+    /// when that name is taken.
     fn upstream_module(&mut self, path: &str) -> (String, String) {
         if let Some(m) = self.modules.get(path) {
             return m.clone();
         }
-        let parts: Vec<&str> = path.split('/').collect();
-        let taken: HashSet<String> = self.modules.values().map(|(_, m)| m.clone()).collect();
-        let mut name = String::new();
-        for n in 1..=parts.len() {
-            let mut candidate: String = parts[parts.len() - n..]
-                .iter()
-                .rev()
-                .take(2)
-                .rev()
-                .cloned()
+        let module = self.packages.get(path).map_or("", |p| p.module.as_str());
+        let short = if let Some(rest) = path.strip_prefix("k8s.io/api/") {
+            rest.replace('/', "")
+        } else if path == METAV1 {
+            "metav1".to_owned()
+        } else {
+            let base = module
+                .rsplit('/')
+                .find(|s| {
+                    !(s.starts_with('v')
+                        && s[1..].chars().all(|c| c.is_ascii_digit())
+                        && s.len() > 1)
+                })
+                .unwrap_or(module);
+            let rel = path
+                .strip_prefix(module)
+                .unwrap_or(path)
+                .trim_start_matches('/');
+            std::iter::once(base)
+                .chain(
+                    rel.split('/')
+                        .filter(|s| !s.is_empty() && !matches!(*s, "pkg" | "apis" | "api")),
+                )
                 .collect::<Vec<_>>()
-                .join("");
-            if n > 2 {
-                candidate = parts[parts.len() - n..].join("_");
-            }
-            let candidate = module_ident(&candidate.replace(['.', '-'], "_"));
-            // A version alone (`v1`) says little: join it to its parent (`corev1`).
-            let is_version = candidate.starts_with('v')
-                && candidate[1..].starts_with(|c: char| c.is_ascii_digit());
-            if n == 1 && is_version && parts.len() > 1 {
-                continue;
-            }
-            if !taken.contains(&format!("api::upstream::{candidate}")) {
-                name = candidate;
-                break;
-            }
+                .join("_")
+        };
+        let taken: HashSet<String> = self.modules.values().map(|(_, m)| m.clone()).collect();
+        let mut name = module_ident(&short.replace(['.', '-', '/'], "_"));
+        if name.is_empty() || taken.contains(&format!("api::upstream::{name}")) {
+            name = module_ident(&path.replace(['.', '-', '/'], "_"));
         }
         let entry = (
             format!("src/api/upstream/{name}.rs"),
