@@ -37,6 +37,9 @@ struct Case<'a> {
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
 /// binary and module.
 fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
+    // One copy per module, made once: tests of this binary run at once.
+    static COPYING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _copying = COPYING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if version.is_empty() {
         let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "import-go-src-{}-{}",
