@@ -160,6 +160,18 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     ))
 }
 
+/// Builds select the scaffold's Kubernetes 1.33 again, whatever the module's: every scaffolded
+/// project the tests build then shares one build of k8s-openapi and kube (a feature each would
+/// compile them again), and the types k8s-openapi has are the same names in every version.
+fn select_k8s_for_build(project: &Path) {
+    let cargo_toml = project.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo_toml).unwrap();
+    let start = text.find("features = [\"v1_").expect("a k8s-openapi feature");
+    let end = start + text[start..].find(']').unwrap() + 1;
+    let text = format!("{}features = [\"v1_33\"]{}", &text[..start], &text[end..]);
+    std::fs::write(&cargo_toml, text).unwrap();
+}
+
 /// The Kubernetes minor of the module's k8s.io/api (or apimachinery) requirement, from go.mod.
 fn k8s_minor(src: &Path) -> u32 {
     let go_mod = std::fs::read_to_string(src.join("go.mod")).unwrap();
@@ -314,6 +326,7 @@ fn compare(case: &Case) -> Option<String> {
         failures.join("\n\n")
     );
     // The imported Rust is code a project keeps: it builds, warning-free under clippy.
+    select_k8s_for_build(&project);
     support::project_cargo_ok(
         &project,
         &["clippy", "--all-targets", "--", "-D", "warnings"],
@@ -832,6 +845,7 @@ async fn samples_round_trip_through_the_imported_types() {{
 }}
 "#
     );
+    select_k8s_for_build(project);
     std::fs::create_dir_all(project.join("tests")).unwrap();
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
     let status = support::project_cargo(project, &["test", "--test", "roundtrip"])
