@@ -39,7 +39,9 @@ struct Case<'a> {
 fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
     // One copy per module, made once: tests of this binary run at once.
     static COPYING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _copying = COPYING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _copying = COPYING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if version.is_empty() {
         let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "import-go-src-{}-{}",
@@ -166,7 +168,9 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
 fn select_k8s_for_build(project: &Path) {
     let cargo_toml = project.join("Cargo.toml");
     let text = std::fs::read_to_string(&cargo_toml).unwrap();
-    let start = text.find("features = [\"v1_").expect("a k8s-openapi feature");
+    let start = text
+        .find("features = [\"v1_")
+        .expect("a k8s-openapi feature");
     let end = start + text[start..].find(']').unwrap() + 1;
     let text = format!("{}features = [\"v1_33\"]{}", &text[..start], &text[end..]);
     std::fs::write(&cargo_toml, text).unwrap();

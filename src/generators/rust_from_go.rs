@@ -12,7 +12,7 @@
 //! status type carries the `Status` field's doc (kube's root `status` takes the type's).
 
 use super::crd::k8s::K8sTypes;
-use super::rust_types::{field_ident, rust_str, serde_camel, unraw};
+use super::rust_types::{KEYWORDS, field_ident, rust_str, serde_camel, unraw};
 use crate::diag::{Diagnostic, Error, Result};
 use crate::load_go::{ExprKind, GoComment, GoExpr, GoField, GoMarker, GoPackage, GoType, Pos};
 use crate::markers::catalog::{MarkerCatalog, Target};
@@ -858,26 +858,12 @@ fn module_ident(s: &str) -> String {
     let s = s.replace(['-', '.'], "_").to_lowercase();
     if s.starts_with(|c: char| c.is_ascii_digit()) {
         format!("v_{s}")
-    } else if matches!(
-        s.as_str(),
-        "mod"
-            | "type"
-            | "use"
-            | "crate"
-            | "self"
-            | "super"
-            | "fn"
-            | "impl"
-            | "struct"
-            | "enum"
-            | "match"
-            | "ref"
-            | "move"
-            | "box"
-            | "test"
-            | "core"
-            | "std"
-    ) {
+    } else if KEYWORDS.contains(&s.as_str())
+        || matches!(
+            s.as_str(),
+            "self" | "super" | "crate" | "test" | "core" | "std"
+        )
+    {
         format!("{s}_")
     } else {
         s
@@ -960,6 +946,53 @@ impl<'a> Generator<'a> {
                 self.write_kind(p, t, file);
             } else {
                 self.write_type(p, t, file);
+            }
+        }
+        // The API packages' constants (condition types, reasons, enum values), in their files.
+        // (Only where the package has types: a package of constants alone is no API.)
+        let apis: Vec<String> = self
+            .apis
+            .keys()
+            .filter(|p| files.contains_key(**p))
+            .map(|p| (*p).to_owned())
+            .collect();
+        for path in apis {
+            let p = self.packages[path.as_str()];
+            let mut names = HashSet::new();
+            for c in &p.consts {
+                // Two Go names one Rust name (`FooBar`, `FOOBar`): the first only.
+                if !names.insert(const_ident(&c.name)) {
+                    continue;
+                }
+                let Some(item) = self.constant(p, c) else {
+                    continue;
+                };
+                let lints: Vec<&str> = doc_lines(&c.doc)
+                    .iter()
+                    .flat_map(|l| doc_lints(&l.text))
+                    .collect();
+                let stem = c
+                    .pos
+                    .file
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("types");
+                let file = files
+                    .entry(path.clone())
+                    .or_default()
+                    .entry(module_ident(stem))
+                    .or_default();
+                // A number's type is the package's named type (a string's is `&str`).
+                if !c.value.starts_with('"')
+                    && let Some(ty) = c.ty.as_ref().and_then(|t| match t.kind() {
+                        ExprKind::Ident(name) => Some(name.to_owned()),
+                        _ => None,
+                    })
+                {
+                    file.uses.insert(format!("self::{ty}"));
+                }
+                file.doc_lints.extend(lints);
+                file.items.push(item);
             }
         }
         // Which file declares each type, for `use super::...`.
@@ -1378,6 +1411,38 @@ impl<'a> Generator<'a> {
         })
     }
 
+    /// A Go constant as a Rust one: a string (`&str`, whatever its Go type) or a number of a
+    /// named numeric type of the package; other constants (iota, expressions) are left out.
+    fn constant(&self, p: &GoPackage, c: &crate::load_go::GoConst) -> Option<String> {
+        let named = c.ty.as_ref().and_then(|t| match t.kind() {
+            ExprKind::Ident(name) => p.find(name).map(|t| (name, t)),
+            _ => None,
+        });
+        let (ty, value) = if c.value.starts_with('"') {
+            let text: String = serde_json::from_str(&c.value).ok()?;
+            ("&str".to_owned(), rust_str(&text))
+        } else {
+            let (name, t) = named?;
+            if self.shape_of(p, t, 0) != Shape::Scalar || c.value.parse::<i64>().is_err() {
+                return None;
+            }
+            (name.to_owned(), c.value.clone())
+        };
+        let mut item = String::new();
+        for line in doc_lines(&c.doc).iter().filter(|l| l.directive.is_none()) {
+            if line.text.trim_start().starts_with('+') {
+                continue;
+            }
+            if line.text.is_empty() {
+                item.push_str("///\n");
+            } else {
+                let _ = writeln!(item, "/// {}", line.text);
+            }
+        }
+        let _ = writeln!(item, "pub const {}: {ty} = {value};", const_ident(&c.name));
+        Some(item)
+    }
+
     /// Doc comments and markers above an item: doc lines as `///`, markers as `//`.
     fn doc_and_markers(
         &mut self,
@@ -1415,13 +1480,7 @@ impl<'a> Generator<'a> {
                 }
                 continue;
             }
-            if t.starts_with(['-', '*', '+']) || t.starts_with(|c: char| c.is_ascii_digit()) {
-                file.doc_lints.insert("doc_lazy_continuation");
-                file.doc_lints.insert("doc_overindented_list_items");
-            }
-            if line.text.contains('\t') {
-                file.doc_lints.insert("tabs_in_doc_comments");
-            }
+            file.doc_lints.extend(doc_lints(&line.text));
             if line.text.is_empty() {
                 let _ = writeln!(out, "{indent}///");
             } else {
@@ -1813,6 +1872,31 @@ fn field_optional(f: &GoField) -> bool {
         "k8s:optional",
     ]);
     !required && (optional || json_options(f).1.omitempty())
+}
+
+/// The clippy doc lints a Go doc line trips: Markdown lists Go writes without Rust's
+/// continuation indent, tabs.
+fn doc_lints(line: &str) -> Vec<&'static str> {
+    let t = line.trim_start();
+    let mut lints = Vec::new();
+    if t.starts_with(['-', '*', '+']) || t.starts_with(|c: char| c.is_ascii_digit()) {
+        lints.extend(["doc_lazy_continuation", "doc_overindented_list_items"]);
+    }
+    if line.contains('\t') {
+        lints.push("tabs_in_doc_comments");
+    }
+    lints
+}
+
+/// A Go constant's name in Rust's style (`ConditionReady` → `CONDITION_READY`).
+fn const_ident(name: &str) -> String {
+    use heck::ToShoutySnakeCase;
+    let s = name.to_shouty_snake_case();
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("C_{s}")
+    } else {
+        s
+    }
 }
 
 /// A doc comment whose description is empty (markers only): the type's doc then shows.

@@ -103,7 +103,7 @@ const RESERVED: &[&str] = &[
     "IntOrString",
 ];
 
-const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
     "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
     "ref", "return", "static", "struct", "trait", "true", "try", "type", "unsafe", "use", "where",
