@@ -50,7 +50,8 @@ fn delete_webhook_undoes_create_webhook() {
     assert_eq!(tree(dir.path()), created, "--dry-run changed the tree");
     for line in [
         "would remove src/webhooks/memcached.rs",
-        "would remove tests/memcached_webhooks.rs",
+        "would remove tests/envtest/memcached_webhooks.rs",
+        "would update tests/envtest/main.rs",
         "would update src/webhooks/mod.rs",
         "would update PROJECT",
         // The last webhook: config/webhook goes, with what opgen generated in it.
@@ -62,7 +63,10 @@ fn delete_webhook_undoes_create_webhook() {
 
     opgen_ok(dir.path(), &with(&["delete", "webhook"], &[]));
     let after = tree(dir.path());
-    for gone in ["src/webhooks/memcached.rs", "tests/memcached_webhooks.rs"] {
+    for gone in [
+        "src/webhooks/memcached.rs",
+        "tests/envtest/memcached_webhooks.rs",
+    ] {
         assert!(
             !after.contains_key(Path::new(gone)),
             "{gone} is still there"

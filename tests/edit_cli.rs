@@ -79,8 +79,9 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
         "would remove src/controllers/memcached.rs",
         "would create src/controllers/cache/memcached.rs",
         "would create src/webhooks/cache/backup_conversion.rs",
-        "would remove tests/memcached_webhooks.rs",
-        "would create tests/cache_memcached_webhooks.rs",
+        "would remove tests/envtest/memcached_webhooks.rs",
+        "would create tests/envtest/cache_memcached_webhooks.rs",
+        "would update tests/envtest/main.rs",
         "would remove config/rbac/memcached_admin_role.yaml",
         "would create config/rbac/cache_memcached_admin_role.yaml",
         "would update config/rbac/kustomization.yaml",
@@ -90,7 +91,7 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
     }
 
     let out = opgen_ok(&single, &["edit", "--multigroup", "-v"]);
-    assert!(out.contains("22 created, 8 updated, 19 removed"), "{out}");
+    assert!(out.contains("22 created, 9 updated, 19 removed"), "{out}");
     // The unedited samples' TODO comments follow the types files; no CRD is rewritten.
     assert!(out.contains("updated config/samples/"), "{out}");
     assert!(!out.contains("config/crd"), "{out}");
@@ -111,7 +112,7 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
     support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
 
     let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
-    assert!(out.contains("19 created, 8 updated, 22 removed"), "{out}");
+    assert!(out.contains("19 created, 9 updated, 22 removed"), "{out}");
     assert_eq!(
         tree(&single),
         before,
@@ -172,7 +173,7 @@ fn edited_files_move_with_their_paths_rewritten() {
     for file in [
         "src/api/apps/v1/pipeline_types.rs",
         "src/controllers/apps/pipeline.rs",
-        "tests/apps_pipeline_controller.rs",
+        "tests/envtest/apps_pipeline_controller.rs",
         "config/rbac/apps_pipeline_admin_role.yaml",
     ] {
         assert!(dir.join(file).is_file(), "{file} was not created");
@@ -441,7 +442,7 @@ fn multigroup_moves_a_kind_named_like_its_group() {
         tree(&multi.join("config/samples"))
     );
     assert!(
-        read(&single, "tests/cache_cache_controller.rs")
+        read(&single, "tests/envtest/cache_cache_controller.rs")
             .contains("use c1::{PROJECT_NAME, controllers::cache::cache};")
     );
     support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);

@@ -131,7 +131,7 @@ const CUSTOMIZED: &[(&str, &[Own])] = &[
             own("src/api/v1alpha1/at_types.rs", "cnat's At"),
             own("src/controllers/at.rs", "cnat's controller"),
             own(
-                "tests/at_controller.rs",
+                "tests/envtest/at_controller.rs",
                 "the controller's envtest test, run through every phase",
             ),
         ],
@@ -190,11 +190,11 @@ const CUSTOMIZED: &[(&str, &[Own])] = &[
                 "the defaults of size and containerPort",
             ),
             own(
-                "tests/memcached_controller.rs",
+                "tests/envtest/memcached_controller.rs",
                 "the controller's envtest test",
             ),
             own(
-                "tests/memcached_webhooks.rs",
+                "tests/envtest/memcached_webhooks.rs",
                 "the defaulting webhook's envtest test",
             ),
         ],
@@ -215,7 +215,10 @@ const CUSTOMIZED: &[(&str, &[Own])] = &[
             ),
             own("src/api/v1alpha1/foo_types.rs", "sample-controller's Foo"),
             own("src/controllers/foo.rs", "sample-controller's controller"),
-            own("tests/foo_controller.rs", "the controller's envtest test"),
+            own(
+                "tests/envtest/foo_controller.rs",
+                "the controller's envtest test",
+            ),
         ],
     ),
     (
@@ -241,7 +244,7 @@ const CUSTOMIZED: &[(&str, &[Own])] = &[
                 "secret-operator's controller",
             ),
             own(
-                "tests/multi_secret_controller.rs",
+                "tests/envtest/multi_secret_controller.rs",
                 "the controller's envtest test",
             ),
         ],
@@ -267,7 +270,7 @@ const CUSTOMIZED: &[(&str, &[Own])] = &[
             own("src/api/v1/td_set_types.rs", "tdset-operator's TDSet"),
             own("src/controllers/td_set.rs", "tdset-operator's controller"),
             own(
-                "tests/td_set_controller.rs",
+                "tests/envtest/td_set_controller.rs",
                 "the controller's envtest test",
             ),
         ],

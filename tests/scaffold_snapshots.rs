@@ -104,7 +104,7 @@ fn namespaced_manager_tree() {
                 || p.starts_with("config/rbac/role")
                 || p == "config/manager/manager.yaml"
                 || p == "src/controllers/memcached.rs"
-                || p == "tests/memcached_controller.rs"
+                || p == "tests/envtest/memcached_controller.rs"
         })
         .collect();
     insta::assert_snapshot!("namespaced_files", dump(&selected));
@@ -254,6 +254,7 @@ fn webhook_files() {
             let p = p.to_string_lossy();
             p.starts_with("src/webhooks/")
                 || p.ends_with("_webhooks.rs")
+                || p == "tests/envtest/main.rs"
                 || p.ends_with("_conversion.rs")
                 || p.starts_with("config/webhook/")
                 || p.starts_with("config/certmanager/")

@@ -101,11 +101,14 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
     project_cargo_ok(&project, &["fmt"]);
     // The envtest tests run too: every kind's controller under its generated role, the
     // admission webhooks and the conversion called by a real API server. Under CI they must
-    // find the control plane (CI=true is passed through).
+    // find the control plane (CI=true is passed through). The controllers and the admission
+    // webhooks are modules of one test binary, on one API server; the conversion (CRD-wide)
+    // is a binary of its own.
     for test in [
-        "memcached_controller",
-        "cache_cluster_controller",
-        "memcached_webhooks",
+        "envtest/main",
+        "envtest/memcached_controller",
+        "envtest/cache_cluster_controller",
+        "envtest/memcached_webhooks",
         "cache_cluster_conversion",
     ] {
         assert!(
@@ -113,6 +116,13 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             "opgen wrote no tests/{test}.rs"
         );
     }
+    let main = std::fs::read_to_string(project.join("tests/envtest/main.rs")).unwrap();
+    assert!(
+        main.contains(
+            "mod cache_cluster_controller;\nmod memcached_controller;\nmod memcached_webhooks;\n// +opgen:scaffold:envtest-modules\n"
+        ),
+        "{main}"
+    );
     // --locked, as the Dockerfile builds: the Cargo.lock init wrote must do as it is.
     project_cargo_ok(&project, &["test", "--locked"]);
     project_cargo_ok(

@@ -78,7 +78,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 1 to 4"),
+        out.contains("upgraded memcached-operator from scaffold 1 to 5"),
         "{out}"
     );
     // Untouched by the user, so nothing was a conflict and every framework file went.
@@ -107,7 +107,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
             .is_file()
     );
     let recorded = read(&project, "PROJECT");
-    assert!(recorded.contains("scaffoldVersion: 4\n"), "{recorded}");
+    assert!(recorded.contains("scaffoldVersion: 5\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     // The controller and webhook run on opgen-runtime now, the 2025 headers kept.
@@ -129,7 +129,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 4)\n"
+        "memcached-operator is already up to date (scaffold 5)\n"
     );
     assert_eq!(without_build_output(tree(&project)), before);
 }
@@ -153,7 +153,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     let types = read(&project, "src/api/v1alpha1/memcached_types.rs");
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 2 to 4"),
+        out.contains("upgraded memcached-operator from scaffold 2 to 5"),
         "{out}"
     );
     let manifest = read(&project, "Cargo.toml");
@@ -174,7 +174,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     assert!(
         read(&project, "Makefile").contains("\nOPGEN_INSTALL_FROM ?= opgen-cli@$(OPGEN_VERSION)\n")
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 5\n"));
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     cargo(
         &project,
@@ -208,6 +208,46 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
 /// project's own code keeps it), and changes nothing else.
 const SCAFFOLD_3: &str = "tests/fixtures/upgrade/scaffold-3/memcached-operator";
 
+/// The files of a project of scaffold 3 or 4 that scaffold 5 changes: its envtest tests move
+/// into the one test binary tests/envtest/ (and the README says so).
+const ENVTEST_MOVED: &[&str] = &[
+    "tests/memcached_controller.rs",
+    "tests/memcached_webhooks.rs",
+];
+const ENVTEST_ADDED: &[&str] = &[
+    "tests/envtest/main.rs",
+    "tests/envtest/memcached_controller.rs",
+    "tests/envtest/memcached_webhooks.rs",
+];
+
+/// What an upgrade changed: (changed or added, removed), vendor/ aside (opgen's, written whole;
+/// the fixtures leave it out).
+fn upgrade_changes(
+    before: &BTreeMap<PathBuf, String>,
+    project: &Path,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    assert!(project.join("vendor/opgen-runtime/Cargo.toml").is_file());
+    let mut after = tree(project);
+    after.retain(|path, _| !path.starts_with("vendor"));
+    let changed = after
+        .iter()
+        .filter(|(path, text)| before.get(*path) != Some(*text) && *text != "<dir>")
+        .map(|(path, _)| path.clone())
+        .collect();
+    let removed = before
+        .keys()
+        .filter(|path| !after.contains_key(*path))
+        .cloned()
+        .collect();
+    (changed, removed)
+}
+
+fn paths(list: &[&str]) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = list.iter().map(PathBuf::from).collect();
+    paths.sort();
+    paths
+}
+
 #[test]
 fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
     let parent = tempfile::tempdir().unwrap();
@@ -215,33 +255,122 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 3 to 4"),
+        out.contains("upgraded memcached-operator from scaffold 3 to 5"),
         "{out}"
     );
-    // vendor/ is opgen's, written whole (the fixture leaves it out); nothing else is removed.
-    let mut after = tree(&project);
-    assert!(project.join("vendor/opgen-runtime/Cargo.toml").is_file());
-    after.retain(|path, _| !path.starts_with("vendor"));
-    let changed: Vec<&PathBuf> = after
-        .iter()
-        .filter(|(path, text)| before.get(*path) != Some(*text))
-        .map(|(path, _)| path)
-        .collect();
-    assert_eq!(
-        changed,
-        [Path::new("Cargo.toml"), Path::new("PROJECT")],
-        "{out}"
-    );
-    assert_eq!(after.len(), before.len(), "{out}");
+    let (changed, removed) = upgrade_changes(&before, &project);
+    let mut expected = ENVTEST_ADDED.to_vec();
+    expected.extend(["Cargo.toml", "PROJECT", "README.md"]);
+    assert_eq!(changed, paths(&expected), "{out}");
+    assert_eq!(removed, paths(ENVTEST_MOVED), "{out}");
     let manifest = read(&project, "Cargo.toml");
     assert!(
         manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = false\n"),
         "{manifest}"
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 5\n"));
     assert_eq!(
         opgen_ok(&project, &["upgrade"]),
-        "memcached-operator is already up to date (scaffold 4)\n"
+        "memcached-operator is already up to date (scaffold 5)\n"
+    );
+}
+
+/// Scaffold 4 had one envtest test binary per kind and webhook, each starting its own control
+/// plane; scaffold 5 makes them modules of one, tests/envtest/, on one control plane, with
+/// webhooks scoped to each test's namespace. The upgraded project is what opgen scaffolds today,
+/// file for file (`scaffolded_project` builds and tests that).
+const SCAFFOLD_4: &str = "tests/fixtures/upgrade/scaffold-4/memcached-operator";
+
+#[test]
+fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_4, parent.path());
+    let before = tree(&project);
+    let out = opgen_ok(&project, &["upgrade", "-v"]);
+    assert!(
+        out.contains("upgraded memcached-operator from scaffold 4 to 5"),
+        "{out}"
+    );
+    let (changed, removed) = upgrade_changes(&before, &project);
+    let mut expected = ENVTEST_ADDED.to_vec();
+    // Cargo.toml: the fixture's `[workspace]` table, which the copy outside the repository
+    // no longer needs.
+    expected.extend(["Cargo.toml", "PROJECT", "README.md"]);
+    assert_eq!(changed, paths(&expected), "{out}");
+    assert_eq!(removed, paths(ENVTEST_MOVED), "{out}");
+
+    // The same commands today write the same project.
+    let fresh_dir = tempfile::tempdir().unwrap();
+    opgen_ok(
+        fresh_dir.path(),
+        &[
+            "new",
+            "memcached-operator",
+            "--domain",
+            "example.com",
+            "--repo",
+            "github.com/example/memcached-operator",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "-q",
+        ],
+    );
+    let fresh = fresh_dir.path().join("memcached-operator");
+    support::add_memcached_webhooks(&fresh);
+    let mut upgraded = tree(&project);
+    let mut today = tree(&fresh);
+    for files in [&mut upgraded, &mut today] {
+        files.retain(|path, _| !path.starts_with("vendor"));
+    }
+    assert_eq!(
+        upgraded.keys().collect::<Vec<_>>(),
+        today.keys().collect::<Vec<_>>()
+    );
+    for (path, text) in &upgraded {
+        assert_eq!(text, &today[path], "{}", path.display());
+    }
+    assert_eq!(
+        opgen_ok(&project, &["upgrade"]),
+        "memcached-operator is already up to date (scaffold 5)\n"
+    );
+}
+
+/// An edited test of scaffold 4 is a conflict; with --merge it is kept, as a test binary of its
+/// own beside tests/envtest/, and the warning says where its scaffold 5 copy is.
+#[test]
+fn an_edited_scaffold_4_envtest_test_is_kept_beside_the_new_binary() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_4, parent.path());
+    let test = read(&project, "tests/memcached_webhooks.rs") + "\n// Our own check.\n";
+    write(&project, "tests/memcached_webhooks.rs", &test);
+    let err = opgen_err(&project, &["upgrade"]);
+    assert!(
+        err.contains("tests/memcached_webhooks.rs is no longer part of the scaffold (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it:"),
+        "{err}"
+    );
+    assert!(err.contains("    +// Our own check.\n"), "{err}");
+    assert!(
+        !project.join("tests/envtest").exists(),
+        "nothing is written"
+    );
+
+    let out = opgen(&project, &["upgrade", "--merge"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(read(&project, "tests/memcached_webhooks.rs"), test);
+    assert!(!project.join("tests/memcached_controller.rs").exists());
+    assert!(
+        project
+            .join("tests/envtest/memcached_webhooks.rs")
+            .is_file()
+    );
+    assert!(
+        stderr.contains("tests/memcached_webhooks.rs is no longer part of the scaffold 5 (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own"),
+        "{stderr}"
     );
 }
 
@@ -260,7 +389,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         );
         assert!(out.status.success(), "{fixture}: {stderr}");
         assert!(
-            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 4")),
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 5")),
             "{stdout}"
         );
         assert_eq!(
@@ -276,7 +405,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         let out = opgen_ok(&project, &["upgrade"]);
         assert_eq!(
             out,
-            format!("{fixture} is already up to date (scaffold 4)\n")
+            format!("{fixture} is already up to date (scaffold 5)\n")
         );
     }
     // The registry keeps the order the user created the webhooks in.
@@ -425,7 +554,7 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
-    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 4\n"));
+    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 5\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
     assert!(
@@ -458,7 +587,7 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
     assert!(
-        stderr.contains("src/metrics.rs is no longer part of the scaffold 4"),
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 5"),
         "{stderr}"
     );
 }
@@ -561,12 +690,12 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 fn a_current_project_is_already_up_to_date() {
     let parent = tempfile::tempdir().unwrap();
     let project = new_memcached_project(parent.path(), "memcached-operator");
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 4\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 5\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 4)\n"
+        "memcached-operator is already up to date (scaffold 5)\n"
     );
     assert_eq!(tree(&project), before);
 
@@ -577,12 +706,12 @@ fn a_current_project_is_already_up_to_date() {
     write(
         &project,
         "PROJECT",
-        &recorded.replace("scaffoldVersion: 4\n", ""),
+        &recorded.replace("scaffoldVersion: 5\n", ""),
     );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
-        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 4: 0 created, 1 updated\n"
+        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 5: 0 created, 1 updated\n"
     );
     assert_eq!(tree(&project), before);
 }
@@ -600,7 +729,7 @@ fn a_project_of_a_newer_opgen_is_refused() {
     let before = tree(&project);
     let err = opgen_err(&project, &["upgrade"]);
     assert!(
-        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 4"),
+        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 5"),
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");

@@ -29,10 +29,15 @@ static GENERATION_2: Dir<'_> =
 static GENERATION_3: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-3/templates");
 
+/// The templates of scaffold generation 4 (dependencies without debug info; one envtest test
+/// binary per kind and webhook, each with its own control plane), as of 067416f.
+static GENERATION_4: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-4/templates");
+
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as
 /// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 4;
+pub const SCAFFOLD_VERSION: u32 = 5;
 
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
@@ -62,6 +67,7 @@ fn template_dir() -> &'static Dir<'static> {
         1 => &GENERATION_1,
         2 => &GENERATION_2,
         3 => &GENERATION_3,
+        4 => &GENERATION_4,
         _ => &TEMPLATE_DIR,
     }
 }

@@ -17,7 +17,9 @@ use crate::generators::rustfmt::{self, Formatted};
 use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, License, boilerplate};
 use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
-use crate::generators::scaffold::{Action, Policy, ScaffoldPlan, insert_above_marker};
+use crate::generators::scaffold::{
+    Action, Policy, ScaffoldPlan, insert_above_marker, remove_fragment,
+};
 use crate::names::module_name;
 use crate::pluralize;
 use crate::project::{self, Project, Resource};
@@ -255,7 +257,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     }
     let mut pristine: Vec<(PathBuf, String)> = Vec::new();
     let mut roles: Vec<(PathBuf, PathBuf, String)> = Vec::new();
-    let mut lines: Vec<(PathBuf, String, String)> = Vec::new();
+    let mut lines: Vec<(PathBuf, String, String, String)> = Vec::new();
     let mut group_files: BTreeMap<PathBuf, String> = BTreeMap::new();
     for (old, new) in &plans {
         let writes = |plan: &[Action], policy: Policy| -> Vec<(PathBuf, String)> {
@@ -293,22 +295,32 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         for (path, content) in writes(if to { new } else { old }, Policy::IfMissing) {
             group_files.insert(path, content);
         }
-        let inserts = |plan: &[Action]| -> Vec<(PathBuf, String)> {
+        // The lines of config/ and of tests/envtest/main.rs (the library's `mod` lines move
+        // with their modules, below).
+        let inserts = |plan: &[Action]| -> Vec<(PathBuf, String, String)> {
             plan.iter()
                 .filter_map(|a| match a {
-                    Action::Insert { path, fragment, .. }
-                        if !path.to_string_lossy().ends_with(".rs") =>
-                    {
-                        Some((path.clone(), fragment.clone()))
+                    Action::Insert {
+                        path,
+                        marker,
+                        fragment,
+                    } if !path.to_string_lossy().ends_with(".rs") || path.starts_with("tests") => {
+                        Some((path.clone(), fragment.clone(), marker.clone()))
                     }
                     _ => None,
                 })
                 .collect()
         };
-        for ((path, old_line), (_, new_line)) in inserts(old).into_iter().zip(inserts(new)) {
+        for ((path, old_line, marker), (_, new_line, _)) in
+            inserts(old).into_iter().zip(inserts(new))
+        {
             // Versions of one kind share its helper roles: one rename each.
-            if old_line != new_line && !lines.iter().any(|(p, o, _)| *p == path && *o == old_line) {
-                lines.push((path, old_line, new_line));
+            if old_line != new_line
+                && !lines
+                    .iter()
+                    .any(|(p, o, _, _)| *p == path && *o == old_line)
+            {
+                lines.push((path, old_line, new_line, marker));
             }
         }
     }
@@ -368,9 +380,17 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         }
         files.insert(new, Some(content));
     }
-    for (path, old_line, new_line) in lines {
+    for (path, old_line, new_line, marker) in lines {
         let text = current(&files, &path)?.unwrap_or_default();
-        match replace_line(&text, &old_line, &new_line) {
+        let renamed = if path.to_string_lossy().ends_with(".rs") {
+            // A `mod` line: where its new name sorts in the run above the marker (rustfmt's
+            // order), as `create` inserts it.
+            remove_fragment(&text, &old_line)
+                .and_then(|without| insert_above_marker(&without, &marker, &new_line))
+        } else {
+            replace_line(&text, &old_line, &new_line)
+        };
+        match renamed {
             Some(new_text) => {
                 files.insert(path, Some(new_text));
             }

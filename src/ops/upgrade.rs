@@ -127,7 +127,11 @@ pub fn upgrade(
             }
             (Some(base), None, Some(yours)) if &yours == base => {
                 ws.stage_removal(path.clone(), None);
-                removed += 1;
+                // The framework modules of scaffold 1 (an envtest test moved by scaffold 5
+                // is not one).
+                if path.starts_with("src") {
+                    removed += 1;
+                }
             }
             // Only the user changed it: theirs stays.
             (Some(base), Some(new), Some(_)) if base == new => {}
@@ -255,10 +259,16 @@ fn settle(
     if opts.merge {
         for c in conflicts {
             let Some(new) = c.new else {
-                warnings.push(Diagnostic::warning(format!(
-                    "{} is no longer part of the scaffold {SCAFFOLD_VERSION} (opgen-runtime has it), but you changed it: kept, and nothing uses it",
-                    c.path.display()
-                )).help("move what you added into your own modules, then delete the file"));
+                warnings.push(match moved_test(&c.path) {
+                    Some(module) => Diagnostic::warning(format!(
+                        "{} is no longer part of the scaffold {SCAFFOLD_VERSION} ({module} is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own",
+                        c.path.display()
+                    )).help(format!("move your changes into {module}, then delete the file")),
+                    None => Diagnostic::warning(format!(
+                        "{} is no longer part of the scaffold {SCAFFOLD_VERSION} (opgen-runtime has it), but you changed it: kept, and nothing uses it",
+                        c.path.display()
+                    )).help("move what you added into your own modules, then delete the file"),
+                });
                 continue;
             };
             match diffy::merge(&c.base, &c.yours, &new) {
@@ -301,9 +311,14 @@ fn conflict_diagnostic(c: &Conflict, from: u32) -> Diagnostic {
         usize::MAX,
     );
     let message = match &c.new {
-        None => format!(
-            "{path} is no longer part of the scaffold (opgen-runtime holds it), but you changed it:\n{yours}"
-        ),
+        None => match moved_test(&c.path) {
+            Some(module) => format!(
+                "{path} is no longer part of the scaffold ({module} is, a module of the one envtest test binary), but you changed it:\n{yours}"
+            ),
+            None => format!(
+                "{path} is no longer part of the scaffold (opgen-runtime holds it), but you changed it:\n{yours}"
+            ),
+        },
         Some(new) if c.base.is_empty() => {
             let theirs = unified_diff(
                 &c.yours,
@@ -337,6 +352,16 @@ fn conflict_diagnostic(c: &Conflict, from: u32) -> Diagnostic {
         }
     };
     Diagnostic::error(message)
+}
+
+/// Where scaffold 5 moved an envtest test of an earlier scaffold (`tests/<name>.rs`, a test
+/// binary of its own): `tests/envtest/<name>.rs`.
+fn moved_test(path: &Path) -> Option<String> {
+    let rest = path.strip_prefix("tests").ok()?;
+    let name = rest.to_str()?;
+    (rest.components().count() == 1
+        && (name.ends_with("_controller.rs") || name.ends_with("_webhooks.rs")))
+    .then(|| format!("tests/envtest/{name}"))
 }
 
 fn unified_diff(from: &str, to: &str, from_name: &str, to_name: &str, max_lines: usize) -> String {

@@ -1,18 +1,30 @@
 //! Admission and conversion webhooks served by the test process, called by the API server,
 //! as controller-runtime's `WebhookInstallOptions` does: the configurations that point at an
 //! in-cluster Service are rewritten to `https://127.0.0.1:<port><path>` with a CA bundle.
+//!
+//! Tests that share one API server (one control plane per test binary) each scope their
+//! webhooks to what they own: [`LocalWebhooks::for_namespace`] (a `namespaceSelector` on the
+//! namespace's `kubernetes.io/metadata.name` label) or, for cluster-scoped kinds,
+//! [`LocalWebhooks::for_label`] (an `objectSelector`). A scoped instance installs the
+//! configurations under names of its own, so two tests never overwrite each other's.
 
 use std::{
     net::TcpListener,
     path::{Path, PathBuf},
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
 use base64::{Engine, engine::general_purpose::STANDARD};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::{
+    api::admissionregistration::v1::{
+        MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+    },
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+};
 use kube::{
     Api, Client,
-    api::{Patch, PatchParams},
+    api::{DeleteParams, Patch, PatchParams},
 };
 use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, KeyPair};
 use serde_json::{Value, json};
@@ -33,11 +45,50 @@ pub struct LocalWebhooks {
     port: u16,
     dir: PathBuf,
     ca_pem: String,
+    scope: Scope,
+    /// (kind, name) of each configuration [`install`](LocalWebhooks::install) applied.
+    installed: Mutex<Vec<(String, String)>>,
+}
+
+/// Which objects the admission webhooks of a [`LocalWebhooks`] are called for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Scope {
+    /// What the configurations select, unchanged.
+    Cluster,
+    /// Only objects in this namespace (and the namespace itself).
+    Namespace(String),
+    /// Only objects with this label.
+    Label(String, String),
 }
 
 impl LocalWebhooks {
-    /// A free loopback port and a certificate for it. Nothing serves the port yet.
+    /// A free loopback port and a certificate for it. Nothing serves the port yet. The
+    /// configurations [`install`](LocalWebhooks::install) applies keep their names and
+    /// selectors: they apply to the whole API server (see
+    /// [`for_namespace`](LocalWebhooks::for_namespace) for tests that share one).
     pub fn new() -> Result<Self, Error> {
+        Self::with_scope(Scope::Cluster)
+    }
+
+    /// Like [`new`](LocalWebhooks::new), but the admission webhooks are called only for
+    /// objects in `namespace`: each webhook's `namespaceSelector` also requires the namespace's
+    /// `kubernetes.io/metadata.name` label, and each configuration is named
+    /// `<name>-<namespace>`. Other tests on the same API server, in other namespaces, never
+    /// meet these webhooks.
+    pub fn for_namespace(namespace: &str) -> Result<Self, Error> {
+        Self::with_scope(Scope::Namespace(namespace.to_owned()))
+    }
+
+    /// Like [`new`](LocalWebhooks::new), but the admission webhooks are called only for
+    /// objects labelled `key: value` (each webhook's `objectSelector` also requires it; give
+    /// the test's objects the label with [`select`](LocalWebhooks::select)), and each
+    /// configuration is named `<name>-<value>`. For cluster-scoped kinds, which a
+    /// namespace cannot scope.
+    pub fn for_label(key: &str, value: &str) -> Result<Self, Error> {
+        Self::with_scope(Scope::Label(key.to_owned(), value.to_owned()))
+    }
+
+    fn with_scope(scope: Scope) -> Result<Self, Error> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| Error::io("127.0.0.1:0", e))?
@@ -50,17 +101,37 @@ impl LocalWebhooks {
         ));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let ca_pem = write_certificate(&dir)?;
-        Ok(LocalWebhooks { port, dir, ca_pem })
+        Ok(LocalWebhooks {
+            port,
+            dir,
+            ca_pem,
+            scope,
+            installed: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Makes `object` one these webhooks are called for: gives it the label of a
+    /// [`for_label`](LocalWebhooks::for_label) scope. (Other scopes need nothing: apply the
+    /// object in the namespace.)
+    pub fn select(&self, object: &mut Value) {
+        if let Scope::Label(key, value) = &self.scope {
+            let metadata = &mut object["metadata"];
+            if !metadata["labels"].is_object() {
+                metadata["labels"] = json!({});
+            }
+            metadata["labels"][key] = value.clone().into();
+        }
     }
 
     /// Applies the Mutating/ValidatingWebhookConfigurations of `manifests` (such as the
     /// `config/webhook/manifests.yaml` that `opgen manifests` writes), each webhook's
-    /// Service reference replaced by this address and its path.
+    /// Service reference replaced by this address and its path, and each webhook and name
+    /// scoped as this instance was made (see [`for_namespace`](LocalWebhooks::for_namespace)).
     pub async fn install(&self, client: &Client, manifests: impl AsRef<Path>) -> Result<(), Error> {
         let manifests = manifests.as_ref();
         let mut configurations = Vec::new();
         for mut document in apply::parse_documents(manifests)? {
-            let kind = document["kind"].as_str().unwrap_or_default();
+            let kind = document["kind"].as_str().unwrap_or_default().to_owned();
             if !kind.ends_with("WebhookConfiguration") {
                 continue;
             }
@@ -71,8 +142,18 @@ impl LocalWebhooks {
                         .unwrap_or("/")
                         .to_owned();
                     hook["clientConfig"] = self.client_config(&path);
+                    self.scope_hook(hook);
                 }
             }
+            let name = document["metadata"]["name"].as_str().unwrap_or_default();
+            let name = match &self.scope {
+                Scope::Cluster => name.to_owned(),
+                Scope::Namespace(suffix) | Scope::Label(_, suffix) => {
+                    format!("{name}-{}", name_part(suffix))
+                }
+            };
+            document["metadata"]["name"] = name.clone().into();
+            lock(&self.installed).push((kind, name));
             configurations.push(document);
         }
         if configurations.is_empty() {
@@ -84,6 +165,52 @@ impl LocalWebhooks {
         let params = PatchParams::apply(FIELD_MANAGER).force();
         apply::apply_documents(client, configurations, "default", &params, manifests).await?;
         Ok(())
+    }
+
+    /// Deletes the configurations [`install`](LocalWebhooks::install) applied, so that the
+    /// API server stops calling this address (a test that stops serving its webhooks and
+    /// shares the API server with others calls this before it ends).
+    pub async fn uninstall(&self, client: &Client) -> Result<(), Error> {
+        let installed = std::mem::take(&mut *lock(&self.installed));
+        for (kind, name) in installed {
+            let deleted = if kind == "MutatingWebhookConfiguration" {
+                Api::<MutatingWebhookConfiguration>::all(client.clone())
+                    .delete(&name, &DeleteParams::default())
+                    .await
+                    .map(|_| ())
+            } else {
+                Api::<ValidatingWebhookConfiguration>::all(client.clone())
+                    .delete(&name, &DeleteParams::default())
+                    .await
+                    .map(|_| ())
+            };
+            match deleted {
+                Ok(()) => {}
+                Err(kube::Error::Api(status)) if status.code == 404 => {}
+                Err(e) => return Err(Error::kube(format!("deleting {kind} {name}"), e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds this instance's scope to one webhook of a configuration.
+    fn scope_hook(&self, hook: &mut Value) {
+        let (selector, key, value) = match &self.scope {
+            Scope::Cluster => return,
+            Scope::Namespace(namespace) => (
+                "namespaceSelector",
+                "kubernetes.io/metadata.name",
+                namespace,
+            ),
+            Scope::Label(key, value) => ("objectSelector", key.as_str(), value),
+        };
+        if !hook[selector].is_object() {
+            hook[selector] = json!({});
+        }
+        if !hook[selector]["matchLabels"].is_object() {
+            hook[selector]["matchLabels"] = json!({});
+        }
+        hook[selector]["matchLabels"][key] = value.clone().into();
     }
 
     /// Has the API server convert the objects of the CRD `crd` (by name) between its
@@ -172,6 +299,23 @@ impl Drop for LocalWebhooks {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `text` as part of an object name: lowercase alphanumerics and `-`.
+fn name_part(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// Writes a serving certificate for 127.0.0.1 and localhost signed by a new CA; returns the

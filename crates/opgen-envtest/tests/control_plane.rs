@@ -421,3 +421,210 @@ webhooks:
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A namespace of this test's own.
+async fn namespace(admin: &kube::Client, name: &str, dir: &std::path::Path) {
+    opgen_envtest::apply_documents(
+        admin,
+        vec![serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})],
+        "default",
+        &kube::api::PatchParams::apply("test"),
+        dir,
+    )
+    .await
+    .unwrap();
+}
+
+/// Creates a ConfigMap in `namespace`; the error's text if refused.
+async fn create_configmap(admin: &kube::Client, namespace: &str, name: &str) -> Option<String> {
+    Api::<ConfigMap>::namespaced(admin.clone(), namespace)
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap(),
+        )
+        .await
+        .err()
+        .map(|e| e.to_string())
+}
+
+const CONFIGMAP_WEBHOOK: &str = "---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: validating-webhook-configuration
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig:
+    service: {name: webhook-service, namespace: system, path: /validate-configmaps}
+  failurePolicy: Fail
+  name: vconfigmap.kb.io
+  rules:
+  - apiGroups: [\"\"]
+    apiVersions: [v1]
+    operations: [CREATE]
+    resources: [configmaps]
+  sideEffects: None
+";
+
+#[tokio::test]
+async fn webhooks_for_a_namespace_see_only_its_objects_beside_another_tests() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let dir = tempdir();
+    let manifests = dir.join("manifests.yaml");
+    // The same configuration (same name, no selector) that two tests install at once.
+    std::fs::write(&manifests, CONFIGMAP_WEBHOOK).unwrap();
+    let admin = control_plane.client().unwrap();
+    for name in ["scoped-a", "scoped-b", "scoped-none"] {
+        namespace(&admin, name, &dir).await;
+    }
+    let a = opgen_envtest::LocalWebhooks::for_namespace("scoped-a").unwrap();
+    let b = opgen_envtest::LocalWebhooks::for_namespace("scoped-b").unwrap();
+    a.install(&admin, &manifests).await.unwrap();
+    b.install(&admin, &manifests).await.unwrap();
+
+    // Each under a name of its own, selecting its namespace.
+    let configurations = Api::<
+        k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+    >::all(admin.clone());
+    for (webhooks, namespace) in [(&a, "scoped-a"), (&b, "scoped-b")] {
+        let stored = configurations
+            .get(&format!("validating-webhook-configuration-{namespace}"))
+            .await
+            .unwrap();
+        let hook = &stored.webhooks.unwrap()[0];
+        assert_eq!(
+            hook.client_config.url.as_deref(),
+            Some(format!("https://{}/validate-configmaps", webhooks.address()).as_str())
+        );
+        let selector = hook.namespace_selector.as_ref().unwrap();
+        assert_eq!(
+            selector.match_labels.as_ref().unwrap()["kubernetes.io/metadata.name"],
+            namespace
+        );
+    }
+
+    // Nothing serves either address: each namespace's objects go to its own webhooks alone.
+    let probe =
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe"}});
+    a.wait_until_called(&admin, probe.clone(), "scoped-a")
+        .await
+        .unwrap();
+    b.wait_until_called(&admin, probe, "scoped-b")
+        .await
+        .unwrap();
+    let refused_a = create_configmap(&admin, "scoped-a", "cm").await.unwrap();
+    assert!(refused_a.contains(&a.address()), "{refused_a}");
+    assert!(!refused_a.contains(&b.address()), "{refused_a}");
+    let refused_b = create_configmap(&admin, "scoped-b", "cm").await.unwrap();
+    assert!(refused_b.contains(&b.address()), "{refused_b}");
+    assert!(!refused_b.contains(&a.address()), "{refused_b}");
+    // Objects elsewhere never meet them.
+    assert_eq!(create_configmap(&admin, "scoped-none", "cm").await, None);
+
+    // Uninstalled, the configurations go and the namespace's objects are admitted again.
+    a.uninstall(&admin).await.unwrap();
+    assert!(
+        configurations
+            .get_opt("validating-webhook-configuration-scoped-a")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    opgen_envtest::eventually(
+        "the API server to stop calling uninstalled webhooks",
+        Duration::from_secs(30),
+        || async {
+            create_configmap(&admin, "scoped-a", "after")
+                .await
+                .is_none()
+                .then_some(())
+        },
+    )
+    .await;
+    assert!(
+        create_configmap(&admin, "scoped-b", "after")
+            .await
+            .is_some()
+    );
+    b.uninstall(&admin).await.unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test]
+async fn webhooks_for_a_label_see_only_cluster_scoped_objects_with_it() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let dir = tempdir();
+    let manifests = dir.join("manifests.yaml");
+    std::fs::write(
+        &manifests,
+        "---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: mutating-webhook-configuration
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig:
+    service: {name: webhook-service, namespace: system, path: /mutate-namespaces}
+  failurePolicy: Fail
+  name: mnamespace.kb.io
+  objectSelector:
+    matchExpressions: [{key: kept, operator: DoesNotExist}]
+  rules:
+  - apiGroups: [\"\"]
+    apiVersions: [v1]
+    operations: [CREATE]
+    resources: [namespaces]
+  sideEffects: None
+",
+    )
+    .unwrap();
+    let admin = control_plane.client().unwrap();
+    let webhooks =
+        opgen_envtest::LocalWebhooks::for_label("opgen-envtest/test", "labelled").unwrap();
+    webhooks.install(&admin, &manifests).await.unwrap();
+    let stored =
+        Api::<k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration>::all(
+            admin.clone(),
+        )
+        .get("mutating-webhook-configuration-labelled")
+        .await
+        .unwrap();
+    let selector = stored.webhooks.unwrap()[0].object_selector.clone().unwrap();
+    assert_eq!(
+        selector.match_labels.unwrap()["opgen-envtest/test"],
+        "labelled"
+    );
+    // The configuration's own selector is kept beside the scope's.
+    assert_eq!(selector.match_expressions.unwrap()[0].key, "kept");
+
+    let mut selected = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "labelled-ns"}});
+    webhooks.select(&mut selected);
+    assert_eq!(
+        selected["metadata"]["labels"]["opgen-envtest/test"],
+        "labelled"
+    );
+    webhooks
+        .wait_until_called(&admin, selected.clone(), "default")
+        .await
+        .unwrap();
+    let refused = opgen_envtest::apply_documents(
+        &admin,
+        vec![selected],
+        "default",
+        &kube::api::PatchParams::apply("test"),
+        &dir,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains(&webhooks.address()), "{refused}");
+    // A namespace without the label is created without calling them.
+    namespace(&admin, "unlabelled-ns", &dir).await;
+    webhooks.uninstall(&admin).await.unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}

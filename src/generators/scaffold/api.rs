@@ -2,7 +2,7 @@
 
 use super::{Policy, ScaffoldPlan};
 use crate::diag::Result;
-use crate::generators::templates::render;
+use crate::generators::templates::{self, render};
 use crate::names::module_name;
 use crate::project::Project;
 use heck::ToSnakeCase;
@@ -262,10 +262,11 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
         format!("src/controllers/{}.rs", ctx.kind_snake)
     };
     plan.write_rust(file, rust(ctx, "api/controller.rs")?, Policy::UserOwned)?;
-    plan.write_rust(
-        format!("tests/{}_controller.rs", ctx.config_prefix()),
+    envtest_test(
+        plan,
+        &ctx.header,
+        &format!("{}_controller", ctx.config_prefix()),
         rust(ctx, "api/envtest.rs")?,
-        Policy::UserOwned,
     )?;
     plan.insert(
         "src/controllers/mod.rs",
@@ -273,4 +274,33 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
         format!("{}::CONTROLLER,", ctx.controller_path),
     );
     Ok(())
+}
+
+/// The test binary that holds the envtest tests of every kind and webhook (scaffold 5 on).
+pub const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+
+/// Writes the envtest test `module` (e.g. `memcached_controller`) of a kind. From scaffold 5
+/// it is a module of the one envtest test binary, [`ENVTEST_MAIN`] (written once; its `mod`
+/// lines inserted at `+opgen:scaffold:envtest-modules`), so that all of them share one control
+/// plane and one link; before, each was a test binary of its own, `tests/<module>.rs`.
+pub(crate) fn envtest_test(
+    plan: &mut ScaffoldPlan,
+    header: &str,
+    module: &str,
+    content: String,
+) -> Result<()> {
+    if templates::generation() < 5 {
+        return plan.write_rust(format!("tests/{module}.rs"), content, Policy::UserOwned);
+    }
+    plan.write_rust(
+        ENVTEST_MAIN,
+        format!("{header}{}", render("api/envtest_main.rs", &())?),
+        Policy::IfMissing,
+    )?;
+    plan.insert(ENVTEST_MAIN, "envtest-modules", format!("mod {module};"));
+    plan.write_rust(
+        format!("tests/envtest/{module}.rs"),
+        content,
+        Policy::UserOwned,
+    )
 }

@@ -484,11 +484,15 @@ pub fn insert_above_marker(text: &str, marker: &str, fragment: &str) -> Option<S
         .take_while(|c| c.is_whitespace())
         .collect();
     // rustfmt sorts a run of `mod` declarations: keep the run above the marker sorted.
-    let at = match fragment.trim() {
-        f if f.starts_with("pub mod ") && !f.contains('\n') => {
+    let fragment_trimmed = fragment.trim();
+    let mod_prefix = ["pub mod ", "mod "]
+        .into_iter()
+        .find(|p| fragment_trimmed.starts_with(p));
+    let at = match (fragment_trimmed, mod_prefix) {
+        (f, Some(prefix)) if !f.contains('\n') => {
             let run_start = lines[..at]
                 .iter()
-                .rposition(|l| !l.trim().starts_with("pub mod "))
+                .rposition(|l| !l.trim().starts_with(prefix))
                 .map_or(0, |i| i + 1);
             run_start
                 + lines[run_start..at]
@@ -590,6 +594,12 @@ mod tests {
         assert_eq!(
             insert_above_marker(text, "+opgen:scaffold:mods", "pub mod zeta;").unwrap(),
             "pub mod alpha;\npub mod memcached;\npub mod zeta;\n// +opgen:scaffold:mods\n"
+        );
+        // The private modules of tests/envtest/main.rs too.
+        let text = "//! Doc.\n\nmod memcached_controller;\n// +opgen:scaffold:mods\n";
+        assert_eq!(
+            insert_above_marker(text, "+opgen:scaffold:mods", "mod cluster_webhooks;").unwrap(),
+            "//! Doc.\n\nmod cluster_webhooks;\nmod memcached_controller;\n// +opgen:scaffold:mods\n"
         );
     }
 

@@ -88,10 +88,11 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
         )
     };
     plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned)?;
-    plan.write_rust(
-        format!("tests/{}_webhooks.rs", r.config_prefix()),
+    super::api::envtest_test(
+        &mut plan,
+        &r.header,
+        &format!("{}_webhooks", r.config_prefix()),
         header_and("api/webhook_envtest.rs")?,
-        Policy::UserOwned,
     )?;
     plan.insert("src/webhooks/mod.rs", "webhooks", entry);
     for path in CONFIG_FILES {

@@ -17,8 +17,9 @@
 //! `config/webhook/manifests.yaml` (what `opgen manifests` generates from the
 //! `+kubebuilder:webhook` marker) with this address in place of the in-cluster Service.
 //!
-//! A separate test binary, so a separate control plane: the webhook configuration (failure
-//! policy Fail) must not refuse the Memcacheds of `tests/memcached_controller.rs` while nothing serves it.
+//! It shares the API server with `memcached_controller.rs`, so the webhook configuration
+//! (failure policy Fail) is installed for this test's namespace only, and removed before
+//! nothing serves it: it never sees the controller test's Memcacheds.
 //!
 //! The webhook turns `size: 0` into 3. The CRD's own default (3) already fills an omitted
 //! size before admission, so `size: 0` is what shows the webhook at work: without it the
@@ -80,7 +81,9 @@ async fn size_zero_is_defaulted_by_the_webhook_the_api_server_calls() {
         "unexpected refusal: {refused}"
     );
 
-    let webhooks = opgen_envtest::LocalWebhooks::new().expect("a port and certificate");
+    // Only for this test's namespace: the API server is shared with the controller test.
+    let webhooks =
+        opgen_envtest::LocalWebhooks::for_namespace(NAMESPACE).expect("a port and certificate");
     webhooks
         .install(&admin, MANIFESTS)
         .await
@@ -147,6 +150,10 @@ async fn size_zero_is_defaulted_by_the_webhook_the_api_server_calls() {
     .expect("the webhook admits the sample");
     assert_eq!(sample[0].data["spec"]["size"], 1);
 
+    webhooks
+        .uninstall(&admin)
+        .await
+        .expect("remove the webhook configuration");
     shutdown.cancel();
     server
         .await
