@@ -301,6 +301,26 @@ impl<'a> Generator<'a> {
                 }
             }
         }
+        // A spec type that other types' fields name too keeps its own doc there, while the
+        // kind's `spec` takes the Spec field's: every kind then wraps it.
+        let mut named_elsewhere: HashSet<TypeKey> = HashSet::new();
+        let mut spec_with_doc: HashSet<TypeKey> = HashSet::new();
+        for p in &apis {
+            for t in &p.types {
+                if is_kind(t) {
+                    for f in struct_fields(t).iter().filter(|f| f.name == "Spec") {
+                        if let Some(key) = self.local_key(p, &f.ty)
+                            && !describes_nothing(&f.doc)
+                        {
+                            spec_with_doc.insert(key);
+                        }
+                    }
+                } else {
+                    local_names(p, &t.ty, &mut named_elsewhere);
+                }
+            }
+        }
+        users.retain(|key, _| !(spec_with_doc.contains(key) && named_elsewhere.contains(key)));
         let owners: HashMap<TypeKey, String> = users
             .into_iter()
             .map(|(key, kinds)| {
@@ -377,7 +397,14 @@ impl<'a> Generator<'a> {
                 && let ExprKind::Qual(q) = f.ty.kind()
                 && q.path == METAV1
             {
-                if q.name == "ObjectMeta" && !json_options(f).1.omitempty() {
+                // controller-gen: required unless omitempty or marked optional.
+                let optional = f.markers.iter().any(|m| {
+                    matches!(
+                        marker_name(&m.text),
+                        "optional" | "kubebuilder:validation:Optional" | "k8s:optional"
+                    )
+                });
+                if q.name == "ObjectMeta" && !json_options(f).1.omitempty() && !optional {
                     markers.push("+opgen:metadata:required".to_owned());
                 }
                 continue;
@@ -703,6 +730,12 @@ impl<'a> Generator<'a> {
                 });
             }
             ("encoding/json", "RawMessage") => return other("serde_json::Value"),
+            ("net/http", "Header") => {
+                return Some(Ty {
+                    text: "BTreeMap<String, Vec<String>>".into(),
+                    shape: Shape::Map,
+                });
+            }
             _ => {}
         }
         let rest = path.strip_prefix("k8s.io/")?;
@@ -736,7 +769,7 @@ impl<'a> Generator<'a> {
                 self.warn(
                     &m.pos,
                     format!(
-                        "`{}` is left out: opgen takes `{}` on {}, not on a {}",
+                        "`{}` is left out: opgen takes `{}` on {}, not on {}",
                         m.text,
                         def.name,
                         def.targets
@@ -765,10 +798,39 @@ impl<'a> Generator<'a> {
     }
 }
 
+/// The types of `p` that `e` names, at any depth (fields, pointers, slices, maps).
+fn local_names(p: &GoPackage, e: &GoExpr, out: &mut HashSet<TypeKey>) {
+    match e.kind() {
+        ExprKind::Ident(name) if p.find(name).is_some() => {
+            out.insert((p.path.clone(), name.to_owned()));
+        }
+        ExprKind::Pointer(inner) | ExprKind::Slice(inner) | ExprKind::Array(inner) => {
+            local_names(p, inner, out);
+        }
+        ExprKind::Map(k, v) => {
+            local_names(p, k, out);
+            local_names(p, v, out);
+        }
+        ExprKind::Struct(fields) => {
+            for f in fields {
+                local_names(p, &f.ty, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The marker's name: up to the `=`, without the `+`.
 fn marker_name(text: &str) -> &str {
     let t = text.strip_prefix('+').unwrap_or(text).trim_end();
-    t.split(['=', ' ']).next().unwrap_or(t)
+    // `+name:=value` is `+name=value` to controller-tools (the empty argument name after the
+    // last colon is its anonymous argument).
+    let name = t.split(['=', ' ']).next().unwrap_or(t);
+    if t[name.len()..].starts_with('=') {
+        name.strip_suffix(':').unwrap_or(name)
+    } else {
+        name
+    }
 }
 
 fn struct_fields(t: &GoType) -> &[GoField] {
@@ -848,6 +910,13 @@ fn doc_lines(doc: &[GoComment]) -> Vec<DocLine> {
                     directive: None,
                 });
             }
+        }
+    }
+    // controller-gen trims every line of a doc that holds a `/*` comment (go/ast keeps the
+    // block's whitespace).
+    if doc.iter().any(|c| c.text.starts_with("/*")) {
+        for l in &mut out {
+            l.text = l.text.trim().to_owned();
         }
     }
     out
@@ -1166,6 +1235,18 @@ impl<'a> Generator<'a> {
         match e.kind() {
             ExprKind::Ident(name) => {
                 if let Some(t) = p.find(name) {
+                    // A local alias of a named type (`type A = B`, `type A = pkg.B`) is that
+                    // type: controller-gen unaliases an identifier and refers to B (its doc,
+                    // its markers). An alias of a basic type keeps its own name and doc.
+                    let named_rhs = match t.ty.kind() {
+                        ExprKind::Ident(rhs) => p.find(rhs).is_some(),
+                        ExprKind::Qual(_) => true,
+                        _ => false,
+                    };
+                    if t.alias && named_rhs {
+                        let rhs = t.ty.clone();
+                        return self.ty(p, &rhs, file);
+                    }
                     let shape = self.shape_of(p, t, 0);
                     let key = (p.path.clone(), name.to_owned());
                     if self.kinds.contains_key(&key) {
@@ -1215,6 +1296,9 @@ impl<'a> Generator<'a> {
                             text: file.import(p, path, name),
                             shape: t.shape,
                         };
+                    }
+                    if t.shape == Shape::Map {
+                        file.btree_map = true;
                     }
                     return t;
                 }
@@ -1553,6 +1637,10 @@ impl<'a> Generator<'a> {
                     if let Some((s, _)) = &plan.status {
                         file.uses.insert(format!("self::{}", s.1));
                     }
+                    // A status wrapper is written in the kind's file, which may be another.
+                    if let Some((s, _, _)) = &plan.status_wrapper {
+                        file.uses.insert(format!("self::{s}"));
+                    }
                 } else {
                     item.push_str(&derives(false, self.fields_default(p, fields, 0)));
                 }
@@ -1624,7 +1712,8 @@ impl<'a> Generator<'a> {
                 ident.push('_');
             }
             let mut text = String::new();
-            self.doc_and_markers(&mut text, "    ", &f.doc, &f.markers, Target::Field, file);
+            let doc = std_type_doc_if_none(f);
+            self.doc_and_markers(&mut text, "    ", &doc, &f.markers, Target::Field, file);
             let optional_marker = f.markers.iter().any(|m| {
                 matches!(
                     marker_name(&m.text),
@@ -1740,6 +1829,9 @@ impl<'a> Generator<'a> {
         if let Some((name, inner, doc)) = self.kinds[&key].status_wrapper.clone() {
             let mut item = String::new();
             self.doc_and_markers(&mut item, "", &doc, &[], Target::Type, file);
+            // The wrapper may be named as the type it flattens (another package's
+            // `PolicyStatus`): that type is then named by its path.
+            file.imported.insert(name.clone(), String::new());
             let ty = self.ty(p, &inner, file);
             let default = self.type_default(p, &inner, 0);
             let inner_name = ty.text.rsplit("::").next().unwrap_or("status").to_owned();
@@ -1781,6 +1873,26 @@ impl<'a> Generator<'a> {
         for m in &markers {
             let _ = writeln!(item, "// {m}");
         }
+        // The flattened type's own schema markers (`MinProperties`...) hold for the spec, which
+        // a flatten does not carry (its properties, required and CEL rules it does).
+        if let Wrapper::Flatten(e, _) = &wrapper
+            && let Some((path, type_name)) = self.named_key(p, e)
+            && let Some(inner) = self
+                .packages
+                .get(path.as_str())
+                .and_then(|q| q.find(&type_name))
+        {
+            for m in &inner.markers {
+                let schema_marker = grammar::parse(self.catalog, &m.text).is_ok_and(|(d, _)| {
+                    d.targets.contains(&Target::Type)
+                        && !d.ignored
+                        && !d.name.ends_with("XValidation")
+                });
+                if schema_marker && !self.is_package_marker(m) {
+                    let _ = writeln!(item, "// {}", m.text.trim_end());
+                }
+            }
+        }
         let default = match &wrapper {
             Wrapper::Flatten(e, _) => self.type_default(p, e, 0),
             Wrapper::Fields(fields) => self.fields_default(p, fields, 0),
@@ -1790,6 +1902,7 @@ impl<'a> Generator<'a> {
         let _ = writeln!(item, "#[kube(\n    {}\n)]", kube.join(",\n    "));
         match wrapper {
             Wrapper::Flatten(e, _) => {
+                file.imported.insert(name.clone(), String::new());
                 let ty = self.ty(p, &e, file);
                 let field = field_ident(
                     &ty.text
@@ -1897,6 +2010,39 @@ fn const_ident(name: &str) -> String {
     } else {
         s
     }
+}
+
+/// A field's doc; for a field of a standard library type opgen knows (`time.Duration`,
+/// `net/http.Header`) that has none, Go's doc of that type, which controller-gen writes as the
+/// field's description (the type's, as for any named type): opgen reads no standard library
+/// source, and the Rust is a plain `i64` or map.
+fn std_type_doc_if_none(f: &GoField) -> Vec<GoComment> {
+    let type_doc: &[&str] = match deref(&f.ty).kind() {
+        ExprKind::Qual(q) if q.path == "time" && q.name == "Duration" => &[
+            "// A Duration represents the elapsed time between two instants",
+            "// as an int64 nanosecond count. The representation limits the",
+            "// largest representable duration to approximately 290 years.",
+        ],
+        ExprKind::Qual(q) if q.path == "net/http" && q.name == "Header" => &[
+            "// A Header represents the key-value pairs in an HTTP header.",
+            "//",
+            "// The keys should be in canonical form, as returned by",
+            "// [CanonicalHeaderKey].",
+        ],
+        _ => &[],
+    };
+    if type_doc.is_empty() || !describes_nothing(&f.doc) {
+        return f.doc.clone();
+    }
+    let line = f.doc.first().map_or(0, |c| c.line);
+    type_doc
+        .iter()
+        .map(|t| GoComment {
+            text: (*t).to_owned(),
+            line,
+        })
+        .chain(f.doc.iter().cloned())
+        .collect()
 }
 
 /// A doc comment whose description is empty (markers only): the type's doc then shows.

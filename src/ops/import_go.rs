@@ -91,16 +91,29 @@ pub fn import_go(
     }
     for (file, module) in &modules {
         if file != "src/api/mod.rs" && !ws.exists(std::path::Path::new(file)) {
+            // A new group module is written with all its versions: the plan's insertions at
+            // a marker of a file the plan itself writes would keep only the last.
+            if modules.range((file.clone(), String::new())..).next()
+                != Some(&(file.clone(), module.clone()))
+            {
+                continue;
+            }
             let group = rendered
                 .kinds
                 .iter()
                 .find(|k| k.module.split("::").nth(1) == file.split('/').nth(2))
                 .map_or("", |k| k.group.as_str());
+            let versions: String = modules
+                .iter()
+                .filter(|(f, _)| f == file)
+                .map(|(_, m)| format!("pub mod {m};\n"))
+                .collect();
             plan.write_rust(
                 file,
-                format!("{header}//! The `{group}` API group, one module per version.\n\n// +opgen:scaffold:modules\n"),
+                format!("{header}//! The `{group}` API group, one module per version.\n\n{versions}// +opgen:scaffold:modules\n"),
                 Policy::IfMissing,
             )?;
+            continue;
         }
         let text = ws.read(std::path::Path::new(file))?.unwrap_or_default();
         let line = format!("pub mod {module};");

@@ -216,10 +216,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             return Schema::new();
         }
         self.stack.push(id);
+        let mut flattened_rules = Vec::new();
         let mut schema = match &def.shape {
             Shape::Struct(fields) => {
-                let s = self.object(fields, &def.package, diags);
+                let (s, rules) = self.object_parts(fields, &def.package, diags);
                 self.check_one_of(&def.markers, def.loc.file, fields, &s, diags);
+                flattened_rules = rules;
                 s
             }
             Shape::Wrapper(inner) => match Self::unresolved_base(inner, &def.markers) {
@@ -248,6 +250,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             schema.insert("description".into(), json!(def.doc));
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
+        // The CEL rules of flattened types follow the type's own, as controller-gen's
+        // flattener merges an embedded struct's allOf branch into its parent after the
+        // parent's own rules.
+        for rule in flattened_rules {
+            push_rule(&mut schema, rule);
+        }
         schema
     }
 
@@ -469,18 +477,35 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     }
 
     fn object(&mut self, fields: &[Field], package: &[String], diags: &mut Diagnostics) -> Schema {
+        let (mut s, flattened_rules) = self.object_parts(fields, package, diags);
+        for rule in flattened_rules {
+            push_rule(&mut s, rule);
+        }
+        s
+    }
+
+    /// A struct's object schema, and apart the CEL rules of its flattened fields' types (they
+    /// follow the struct's own type rules).
+    fn object_parts(
+        &mut self,
+        fields: &[Field],
+        package: &[String],
+        diags: &mut Diagnostics,
+    ) -> (Schema, Vec<Value>) {
         let mut props = Map::new();
         let mut required: Vec<String> = Vec::new();
         let mut preserve = false;
         let mut parent_rules: Vec<Value> = Vec::new();
+        let mut flattened_rules: Vec<Value> = Vec::new();
+        let mut flattened_props = Map::new();
         for f in fields {
             if f.flatten {
                 self.flatten_into(
                     f,
-                    &mut props,
+                    &mut flattened_props,
                     &mut required,
                     &mut preserve,
-                    &mut parent_rules,
+                    &mut flattened_rules,
                     diags,
                 );
                 continue;
@@ -497,6 +522,17 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             }
             props.insert(f.json_name.clone(), Value::Object(schema));
         }
+        // A property both a field and a flattened type declare: controller-gen's flattener
+        // merges the field's schema into the embedded type's.
+        for (k, v) in flattened_props {
+            let merged = match (props.remove(&k), v) {
+                (Some(Value::Object(own)), Value::Object(embedded)) => {
+                    Value::Object(merge_embedded(embedded, own))
+                }
+                (_, v) => v,
+            };
+            props.insert(k, merged);
+        }
         let mut s = obj(json!({"type": "object"}));
         if !props.is_empty() {
             s.insert("properties".into(), Value::Object(props));
@@ -512,7 +548,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         for rule in parent_rules {
             push_rule(&mut s, rule);
         }
-        s
+        (s, flattened_rules)
     }
 
     fn flatten_into(
@@ -897,6 +933,69 @@ fn strip_untouched(own: &mut Schema, baseline: &Schema) {
             _ => {}
         }
     }
+}
+
+/// `src` merged into `dst` as controller-gen's `flattenAllOfInto` merges the schema of a
+/// struct's own property into the same property of a struct it embeds: `dst`'s documentation
+/// stays, `src`'s enum fills an empty one, properties merge, required lists join, `src`'s CEL
+/// rules come first, `src`'s list and map keys win, and `dst` keeps anything else both set.
+fn merge_embedded(mut dst: Schema, src: Schema) -> Schema {
+    for (k, sv) in src {
+        match k.as_str() {
+            "description" | "title" | "example" | "externalDocs" => continue,
+            "enum" => {
+                dst.entry(k).or_insert(sv);
+                continue;
+            }
+            _ => {}
+        }
+        let Some(dv) = dst.get_mut(&k) else {
+            dst.insert(k, sv);
+            continue;
+        };
+        if *dv == sv {
+            continue;
+        }
+        match k.as_str() {
+            "properties" | "additionalProperties" => {
+                if let (Value::Object(d), Value::Object(s)) = (&mut *dv, sv) {
+                    if k == "additionalProperties" {
+                        let merged = merge_embedded(std::mem::take(d), s);
+                        *d = merged;
+                    } else {
+                        for (pk, pv) in s {
+                            let merged = match (d.remove(&pk), pv) {
+                                (Some(Value::Object(a)), Value::Object(b)) => {
+                                    Value::Object(merge_embedded(a, b))
+                                }
+                                (_, pv) => pv,
+                            };
+                            d.insert(pk, merged);
+                        }
+                    }
+                }
+            }
+            "required" => {
+                if let (Value::Array(d), Value::Array(s)) = (&mut *dv, sv) {
+                    d.extend(s);
+                    d.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                    d.dedup();
+                }
+            }
+            "x-kubernetes-validations" => {
+                if let (Value::Array(d), Value::Array(mut s)) = (&mut *dv, sv) {
+                    s.append(d);
+                    *d = s;
+                }
+            }
+            "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-map-type"
+            | "x-kubernetes-list-type"
+            | "x-kubernetes-list-map-keys" => *dv = sv,
+            _ => {}
+        }
+    }
+    dst
 }
 
 fn strip_desc(v: &Value) -> Value {
