@@ -80,7 +80,6 @@ struct Generator<'a> {
     apis: BTreeMap<&'a str, Api>,
     /// Where each emitted package's Rust lives: (directory, module path below the crate).
     modules: BTreeMap<String, (String, String)>,
-    k8s: &'a K8sTypes,
     catalog: &'static MarkerCatalog,
     /// Go types to write, found from the API packages.
     emit: BTreeSet<TypeKey>,
@@ -101,11 +100,11 @@ struct KindPlan {
     status: Option<(TypeKey, Vec<GoComment>)>,
     /// A status struct of the kind's own flattening another kind's: name, that type, doc.
     status_wrapper: Option<(String, GoExpr, Vec<GoComment>)>,
-    doc: String,
     markers: Vec<String>,
     kube: Vec<String>,
 }
 
+#[derive(Clone)]
 enum Wrapper {
     /// `#[serde(flatten)]` of the Go spec type (in another package, or shared by kinds).
     Flatten(GoExpr, Vec<GoComment>),
@@ -117,17 +116,11 @@ enum Wrapper {
 
 const METAV1: &str = "k8s.io/apimachinery/pkg/apis/meta/v1";
 
-pub fn render(
-    packages: &[GoPackage],
-    layout: &Layout,
-    k8s: &K8sTypes,
-    header: &str,
-) -> Result<Rendered> {
+pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<Rendered> {
     let mut g = Generator {
         packages: packages.iter().map(|p| (p.path.as_str(), p)).collect(),
         apis: BTreeMap::new(),
         modules: BTreeMap::new(),
-        k8s,
         catalog: MarkerCatalog::get(),
         emit: BTreeSet::new(),
         kinds: BTreeMap::new(),
@@ -460,7 +453,6 @@ impl<'a> Generator<'a> {
         if namespaced {
             kube.push("namespaced".to_owned());
         }
-        let _ = kube_singular;
         let mut status_plan = None;
         let mut status_wrapper = None;
         if let Some(f) = status {
@@ -579,7 +571,6 @@ impl<'a> Generator<'a> {
             wrapper,
             status: status_plan,
             status_wrapper,
-            doc: description,
             markers,
             kube,
         }
@@ -744,7 +735,6 @@ impl<'a> Generator<'a> {
         if K8sTypes::versions_of(&format!("{module}::{name}")).is_empty() {
             return None;
         }
-        let _ = self.k8s;
         let rust = format!("k8s_openapi::{module}::{name}");
         other(&rust)
     }
@@ -1087,15 +1077,7 @@ impl<'a> Generator<'a> {
                     api.version, api.group, p.path
                 );
                 mod_rs.push_str("//!\n");
-                for m in p.markers.clone().iter().chain(
-                    p.types
-                        .iter()
-                        .flat_map(|t| t.markers.iter())
-                        .filter(|m| self.is_package_marker(m))
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .iter(),
-                ) {
+                for m in &self.package_markers(p) {
                     if let Some(text) = self.accept(m, Target::Package) {
                         let _ = writeln!(mod_rs, "//! {text}");
                     }
@@ -1855,12 +1837,7 @@ impl<'a> Generator<'a> {
             plan.kube.clone(),
             plan.status.clone(),
         );
-        let wrapper = match wrapper {
-            Wrapper::Flatten(e, doc) => Wrapper::Flatten(e.clone(), doc.clone()),
-            Wrapper::Fields(f) => Wrapper::Fields(f.clone()),
-            Wrapper::Empty => Wrapper::Empty,
-        };
-        let _ = &plan.doc;
+        let wrapper = wrapper.clone();
         file.declared.insert(name.clone());
         file.custom_resource = true;
         if let Some((s, _)) = &status {

@@ -41,7 +41,7 @@ pub fn import_go(
     let layout = Layout {
         multigroup: project.multigroup,
     };
-    let rendered = rust_from_go::render(packages, &layout, &k8s, &header)?;
+    let rendered = rust_from_go::render(packages, &layout, &header)?;
     let groups: BTreeSet<&str> = rendered.kinds.iter().map(|k| k.group.as_str()).collect();
     let project_groups: BTreeSet<String> = project
         .resources
