@@ -1696,19 +1696,7 @@ impl<'a> Generator<'a> {
             let mut text = String::new();
             let doc = std_type_doc_if_none(f);
             self.doc_and_markers(&mut text, "    ", &doc, &f.markers, Target::Field, file);
-            let optional_marker = f.markers.iter().any(|m| {
-                matches!(
-                    marker_name(&m.text),
-                    "optional" | "kubebuilder:validation:Optional" | "k8s:optional"
-                )
-            });
-            let required_marker = f.markers.iter().any(|m| {
-                matches!(
-                    marker_name(&m.text),
-                    "required" | "kubebuilder:validation:Required" | "k8s:required"
-                )
-            });
-            let optional = !required_marker && (optional_marker || opts.omitempty());
+            let optional = field_optional(f);
             let go_ty = if optional || flatten {
                 &f.ty
             } else {
