@@ -438,7 +438,8 @@ impl<'a> Generator<'a> {
         let singular = resource_arg("singular");
         let plural =
             resource_arg("path").unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
-        let kube_singular = singular.clone().unwrap_or_else(|| t.name.to_lowercase());
+        // kube-derive's singular is the lower-cased kind unless #[kube(singular)] says otherwise.
+        let kube_singular = t.name.to_lowercase();
         let mut kube = vec![
             format!("group = {}", rust_str(group)),
             format!("version = {}", rust_str(version)),
