@@ -779,6 +779,87 @@ fn shop_fixture() {
     );
 }
 
+/// kubebuilder's own sample projects (its `testdata/`, kept in tests/fixtures/import-go/kubebuilder
+/// with their sources): the Go API packages, as `make manifests` there runs controller-gen.
+fn kubebuilder_case(project: &'static str) -> Case<'static> {
+    Case {
+        module: Box::leak(format!("import-go/kubebuilder/{project}").into_boxed_str()),
+        version: "",
+        package: "api/...",
+        args: "crd",
+        multigroup: project == "project-v4-multigroup",
+        uint32_nodes: 0,
+        status_without_subresource: 0,
+        root_fields: 0,
+    }
+}
+
+#[test]
+fn kubebuilder_project_v4() {
+    compare(&kubebuilder_case("project-v4"));
+}
+
+#[test]
+fn kubebuilder_project_v4_multigroup() {
+    compare(&kubebuilder_case("project-v4-multigroup"));
+}
+
+#[test]
+fn kubebuilder_project_v4_with_plugins() {
+    compare(&kubebuilder_case("project-v4-with-plugins"));
+}
+
+/// The CRDs of kubebuilder's sample projects are the ones each project ships in
+/// `config/crd/bases` (written by the controller-gen its Makefile pins), byte for byte but for
+/// the version annotation: the same files, the same bytes, without controller-gen at hand.
+#[test]
+fn kubebuilder_projects_write_the_crds_they_ship() {
+    if Command::new("go").arg("version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+        eprintln!("import go: kubebuilder's projects not imported (no Go on PATH)");
+        return;
+    }
+    for name in [
+        "project-v4",
+        "project-v4-multigroup",
+        "project-v4-with-plugins",
+    ] {
+        let case = kubebuilder_case(name);
+        let (ours, project, _) = import(&case).expect("a fixture");
+        let bases = fixture(&format!("import-go/kubebuilder/{name}/config/crd/bases"));
+        let shipped: BTreeMap<String, String> = std::fs::read_dir(&bases)
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let file = path.file_name().unwrap().to_string_lossy().into_owned();
+                (file, std::fs::read_to_string(&path).unwrap())
+            })
+            .collect();
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            shipped.keys().collect::<Vec<_>>(),
+            "{name}: the CRD files"
+        );
+        let without_version = |text: &str| {
+            text.lines()
+                .filter(|l| {
+                    !l.contains("controller-gen.kubebuilder.io/version:")
+                        && !l.contains("opgen.dev/version:")
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for (file, text) in &shipped {
+            assert!(
+                without_version(&ours[file]) == without_version(text),
+                "{name}: {file} differs from the one the project ships (see {})",
+                project.display()
+            );
+        }
+        let _ = std::fs::remove_dir_all(&project);
+    }
+}
+
 /// A fresh project and a writable copy of the shop fixture, for the bad-input tests.
 fn project_and_shop(name: &str) -> (PathBuf, PathBuf) {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -139,3 +139,8 @@ fn controller_gen_goldens_are_upstream_files_as_they_are() {
 fn upstream_operator_files_are_as_they_are() {
     check_sources("tests/fixtures/upstream-operators");
 }
+
+#[test]
+fn kubebuilder_sample_projects_are_as_they_are() {
+    check_sources("tests/fixtures/import-go/kubebuilder");
+}

@@ -26,6 +26,9 @@ use std::fmt::Write as _;
 pub struct Layout {
     /// `src/api/<group>/<version>/` rather than `src/api/<version>/`.
     pub multigroup: bool,
+    /// The project's domain: groups sharing a first label are named by what precedes it
+    /// (`foo.policy.example.org` → `foo_policy`).
+    pub domain: String,
 }
 
 /// A kind the import declares, for PROJECT.
@@ -38,6 +41,8 @@ pub struct ImportedKind {
     pub namespaced: bool,
     /// The Rust module holding its types, below the crate (`api::v1`).
     pub module: String,
+    /// The Go package that declares it (its import path).
+    pub package: String,
 }
 
 #[derive(Debug, Default)]
@@ -216,10 +221,20 @@ impl<'a> Generator<'a> {
 
     /// The directory and module of every API package, and of the packages their types name.
     fn place(&mut self, layout: &Layout) {
+        let groups: BTreeSet<&str> = self.apis.values().map(|a| a.group.as_str()).collect();
         for (path, api) in &self.apis {
             let version = module_ident(&api.version);
             let (dir, module) = if layout.multigroup {
-                let group = group_module(&api.group);
+                // Two groups with one short name (`foo.example.org`, `foo.policy.k8s.io`)
+                // are both named in full.
+                let clash = groups
+                    .iter()
+                    .any(|g| *g != api.group && group_module(g) == group_module(&api.group));
+                let group = if clash {
+                    long_group_module(&api.group, &layout.domain)
+                } else {
+                    group_module(&api.group)
+                };
                 (
                     format!("src/api/{group}/{version}"),
                     format!("api::{group}::{version}"),
@@ -930,12 +945,24 @@ fn module_ident(s: &str) -> String {
     }
 }
 
-/// The module of an API group: its first label (`gateway.networking.k8s.io` → `gateway`).
+/// The module of an API group: its first label (`gateway.networking.k8s.io` → `gateway`), as
+/// PROJECT records it (`create webhook` finds the types there).
 fn group_module(group: &str) -> String {
     if group.is_empty() {
         return "core".to_owned();
     }
     module_ident(group.split('.').next().unwrap_or(group))
+}
+
+/// The module of an API group whose first label another group of the import shares: what
+/// precedes the project's domain (`foo_policy` of `foo.policy.example.org`), else the whole group.
+fn long_group_module(group: &str, domain: &str) -> String {
+    let short = group
+        .strip_suffix(domain)
+        .and_then(|g| g.strip_suffix('.'))
+        .filter(|g| !domain.is_empty() && !g.is_empty())
+        .unwrap_or(group);
+    module_ident(short)
 }
 
 /// A Rust source file being written: its items and the names it uses.
@@ -1123,6 +1150,7 @@ impl<'a> Generator<'a> {
                         plural,
                         namespaced: k.kube.iter().any(|a| a == "namespaced"),
                         module: module.clone(),
+                        package: pkg.clone(),
                     });
                 }
             } else {

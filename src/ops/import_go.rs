@@ -40,6 +40,7 @@ pub fn import_go(
     let (k8s, _) = k8s_types(ws)?;
     let layout = Layout {
         multigroup: project.multigroup,
+        domain: project.domain.clone(),
     };
     let rendered = rust_from_go::render(packages, &layout, &header)?;
     let groups: BTreeSet<&str> = rendered.kinds.iter().map(|k| k.group.as_str()).collect();
