@@ -354,3 +354,127 @@ mod tests {
         assert_eq!(tag_lookup("", "json"), None);
     }
 }
+
+/// A Go file with controller markers: a controller of kubebuilder's layout
+/// (`internal/controller/<kind>_controller.go`) or any file holding `+kubebuilder:rbac`
+/// markers, which controller-gen's `rbac` generator reads from every package (`paths="./..."`).
+#[derive(Debug, Clone)]
+pub struct GoController {
+    pub file: PathBuf,
+    /// The reconciler type and where its `Reconcile` method is declared.
+    pub reconciler: Option<(String, Pos)>,
+    /// What `For(&pkg.Kind{})` reconciles: the package's import path and the kind.
+    pub reconciles: Option<(String, String)>,
+    /// The `+kubebuilder:rbac` markers, in file order.
+    pub rbac: Vec<GoMarker>,
+}
+
+/// Every Go file below `dir` (not tests, vendored code, testdata or hidden directories) that
+/// declares a reconciler or holds `+kubebuilder:rbac` markers, sorted by path. Markers are
+/// comment lines, as controller-gen collects them; declarations are found by their text
+/// (`func (r *XReconciler) Reconcile(`), which is what kubebuilder's scaffold writes.
+pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
+    static FOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bFor\(\s*&(\w+)\.(\w+)\{\}").expect("a valid pattern")
+    });
+    static RECONCILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^func \(\w+ \*(\w+)\) Reconcile\(").expect("a valid pattern")
+    });
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(name.starts_with('.')
+                    || name.starts_with('_')
+                    || matches!(name.as_ref(), "vendor" | "testdata" | "node_modules"))
+        });
+    for entry in walk {
+        let entry = entry.map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?;
+        let name = entry.file_name().to_string_lossy();
+        if !entry.file_type().is_file() || !name.ends_with(".go") || name.ends_with("_test.go") {
+            continue;
+        }
+        let file = entry.path().to_path_buf();
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        let pos = |line: usize, col: usize| Pos {
+            file: file.clone(),
+            line,
+            col,
+        };
+        let mut found = GoController {
+            file: file.clone(),
+            reconciler: None,
+            reconciles: None,
+            rbac: Vec::new(),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if let Some(comment) = trimmed.strip_prefix("//") {
+                let marker = comment.trim();
+                if marker.starts_with("+kubebuilder:rbac:") {
+                    let col = line.len() - trimmed.len() + 1;
+                    found.rbac.push(GoMarker {
+                        text: marker.to_owned(),
+                        pos: pos(i + 1, col),
+                        godoc: false,
+                    });
+                }
+            } else if let Some(c) = RECONCILE.captures(line) {
+                found.reconciler = Some((c[1].to_owned(), pos(i + 1, 1)));
+            }
+        }
+        if let Some(c) = FOR.captures(&text)
+            && let Some(path) = import_path(&text, &c[1])
+        {
+            found.reconciles = Some((path, c[2].to_owned()));
+        }
+        if found.reconciler.is_some() || !found.rbac.is_empty() {
+            out.push(found);
+        }
+    }
+    Ok(out)
+}
+
+/// The import path `alias` names in a Go file's imports (an explicit alias, or the path's
+/// last element).
+fn import_path(text: &str, alias: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let line = line.trim().trim_start_matches("import").trim();
+        let (name, rest) = match line.split_once('"') {
+            Some((name, rest)) => (name.trim(), rest),
+            None => return None,
+        };
+        let path = rest.split('"').next()?;
+        let implied = path.rsplit('/').next()?;
+        (name == alias || (name.is_empty() && implied == alias)).then(|| path.to_owned())
+    })
+}
+
+/// The Go project's samples (`config/samples/*.yaml` but its kustomization), by file name.
+pub fn samples(dir: &Path) -> Result<Vec<(String, String)>> {
+    let Ok(entries) = std::fs::read_dir(dir.join("config/samples")) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?
+            .path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".yaml") && name != "kustomization.yaml" {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
+            out.push((name, text));
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -860,6 +860,98 @@ fn kubebuilder_projects_write_the_crds_they_ship() {
     }
 }
 
+/// `--controllers` on kubebuilder's project-v4: a controller per kind its Go reconcilers
+/// reconcile, carrying their RBAC markers (the other reconcilers' markers in
+/// src/controllers/go_rbac.rs), so that the role is the one the Go project ships, byte for
+/// byte; the project builds clippy-clean, and each controller's envtest test reconciles the
+/// kind's sample (kubebuilder's, its empty `spec:` made `{}`) under that role.
+#[test]
+fn kubebuilder_project_v4_controllers_run_under_the_go_role() {
+    if Command::new("go").arg("version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+        eprintln!("import go: kubebuilder's project-v4 not imported (no Go on PATH)");
+        return;
+    }
+    let src = module_copy("import-go/kubebuilder/project-v4", "").expect("a fixture");
+    let project = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("import-go-controllers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(&project).unwrap();
+    check(
+        &opgen(
+            &project,
+            &[
+                "init",
+                "--domain",
+                "testproject.org",
+                "--project-name",
+                "project-v4",
+            ],
+        ),
+        "opgen init",
+    );
+    let out = opgen(
+        &project,
+        &["import", "go", src.to_str().unwrap(), "--controllers"],
+    );
+    check(&out, "opgen import go --controllers");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let role = |dir: &Path| std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert_eq!(
+        role(&project),
+        role(&fixture("import-go/kubebuilder/project-v4")),
+        "the role is the Go project's"
+    );
+    let controllers: Vec<String> = std::fs::read_dir(project.join("src/controllers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        controllers,
+        [
+            "admiral.rs",
+            "captain.rs",
+            "first_mate.rs",
+            "go_rbac.rs",
+            "mod.rs",
+            "navigator.rs",
+            "sailor.rs"
+        ]
+    );
+    let go_rbac = std::fs::read_to_string(project.join("src/controllers/go_rbac.rs")).unwrap();
+    for kept in [
+        "// From internal/controller/captain_backup_controller.go (CaptainBackupReconciler):",
+        "// From internal/controller/certificate_controller.go (CertificateReconciler):",
+        "// +kubebuilder:rbac:groups=cert-manager.io,resources=certificates,verbs=get;list;watch;create;update;patch;delete",
+    ] {
+        assert!(go_rbac.contains(kept), "{kept}\n{go_rbac}");
+    }
+    let captain = std::fs::read_to_string(project.join("src/controllers/captain.rs")).unwrap();
+    assert!(
+        captain.contains("port `CaptainReconciler.Reconcile` (line\n//! 49 of the Go file)"),
+        "{captain}"
+    );
+    assert!(
+        stderr
+            .contains("config/samples/crew_v1_captain.yaml: the Go sample's `spec:` holds nothing"),
+        "{stderr}"
+    );
+    let project_text = std::fs::read_to_string(project.join("PROJECT")).unwrap();
+    assert_eq!(
+        project_text.matches("controller: true").count(),
+        5,
+        "{project_text}"
+    );
+    support::project_cargo_ok(
+        &project,
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
+    support::project_cargo_ok(&project, &["test"]);
+    let _ = std::fs::remove_dir_all(&project);
+}
+
 /// A fresh project and a writable copy of the shop fixture, for the bad-input tests.
 fn project_and_shop(name: &str) -> (PathBuf, PathBuf) {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -3,7 +3,7 @@
 use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::Result;
 use crate::ops::import_crd::{ImportOptions, import_crds};
-use crate::ops::import_go::{ImportGoOptions, import_go};
+use crate::ops::import_go::{GoControllers, ImportGoOptions, import_go};
 use std::path::PathBuf;
 
 /// Bring what other tools wrote into the project
@@ -34,6 +34,9 @@ pub struct GoArgs {
     /// controller-gen's `crd:generateEmbeddedObjectMeta=true`: keep the metadata schema of embedded objects (e.g. pod templates)
     #[arg(long)]
     pub generate_embedded_object_meta: bool,
+    /// Also a controller per kind a Go reconciler reconciles, with the Go controllers' `+kubebuilder:rbac` markers (their logic is not translated) and an envtest test on the kind's sample
+    #[arg(long)]
+    pub controllers: bool,
     /// Replace files and PROJECT resources that already exist
     #[arg(long)]
     pub force: bool,
@@ -96,6 +99,15 @@ fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
         paths = args.paths.clone();
     }
     let packages = crate::load_go::load(&args.dir, &paths)?;
+    let controllers = if args.controllers {
+        Some(GoControllers {
+            dir: args.dir.clone(),
+            files: crate::load_go::controllers(&args.dir)?,
+            samples: crate::load_go::samples(&args.dir)?,
+        })
+    } else {
+        None
+    };
     let report = import_go(
         &mut ws,
         &mut project,
@@ -103,6 +115,7 @@ fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
         &ImportGoOptions {
             force: args.force,
             generate_embedded_object_meta: args.generate_embedded_object_meta,
+            controllers,
         },
     )?;
     print_warnings(&report.warnings, global);

@@ -6,8 +6,11 @@
 
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rust_from_go::{self, ImportedKind, Layout};
+use crate::generators::scaffold::api::{
+    ImportedController, ResourceContext, imported_controller_plan,
+};
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
-use crate::load_go::GoPackage;
+use crate::load_go::{GoController, GoPackage};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
 use crate::project::{Project, Resource, ResourceApi};
@@ -20,6 +23,18 @@ pub struct ImportGoOptions {
     pub force: bool,
     /// controller-gen's `crd:generateEmbeddedObjectMeta=true`, for `manifests`.
     pub generate_embedded_object_meta: bool,
+    /// `--controllers`: the Go module's controllers and samples.
+    pub controllers: Option<GoControllers>,
+}
+
+/// What `--controllers` reads of the Go module besides its API packages.
+#[derive(Debug, Clone, Default)]
+pub struct GoControllers {
+    /// The imported directory (Go files are named relative to it).
+    pub dir: std::path::PathBuf,
+    pub files: Vec<GoController>,
+    /// `config/samples/*.yaml`: file name and text.
+    pub samples: Vec<(String, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -123,10 +138,27 @@ pub fn import_go(
         }
     }
     report.warnings.extend(plan.apply(ws, opts.force)?);
+    let controlled = match &opts.controllers {
+        Some(go) => controllers(
+            ws,
+            project,
+            &rendered.kinds,
+            go,
+            &header,
+            opts.force,
+            &mut report,
+        )?,
+        None => BTreeSet::new(),
+    };
 
     let crate_name = project.crate_name();
     for kind in &rendered.kinds {
         record(project, kind, &crate_name, opts.force)?;
+        if controlled.contains(&(kind.group.clone(), kind.version.clone(), kind.kind.clone()))
+            && let Some(r) = project.resources.last_mut()
+        {
+            r.controller = true;
+        }
         report
             .kinds
             .push(format!("{}.{}/{}", kind.kind, kind.group, kind.version));
@@ -200,6 +232,167 @@ fn record_embedded_object_meta(ws: &mut Workspace) -> Result<()> {
     opgen[EMBEDDED_OBJECT_META_KEY] = toml_edit::value(true);
     ws.stage(path, doc.to_string());
     Ok(())
+}
+
+/// The file of RBAC markers no imported controller carries.
+const GO_RBAC: &str = "src/controllers/go_rbac.rs";
+
+/// `--controllers`: for each imported kind a Go reconciler reconciles (`For(&pkg.Kind{})`; the
+/// one named `<Kind>Reconciler` first), a controller with the Go file's RBAC markers and its
+/// envtest test on the kind's sample (copied from the Go project's config/samples/); the RBAC
+/// markers of every other Go file in [`GO_RBAC`], so that the role is the Go project's.
+/// Returns the kinds given a controller, as (group, version, kind).
+fn controllers(
+    ws: &mut Workspace,
+    project: &Project,
+    kinds: &[ImportedKind],
+    go: &GoControllers,
+    header: &str,
+    force: bool,
+    report: &mut ImportGoReport,
+) -> Result<BTreeSet<(String, String, String)>> {
+    let rel = |f: &std::path::Path| {
+        f.strip_prefix(&go.dir)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let mut taken = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    let mut plan = ScaffoldPlan::default();
+    for kind in kinds {
+        let reconciles = |c: &&GoController| {
+            c.reconciler.is_some()
+                && c.reconciles
+                    .as_ref()
+                    .is_some_and(|(p, k)| *p == kind.package && *k == kind.kind)
+        };
+        // The kind's own reconciler (`CaptainReconciler`) before others (`CaptainBackupReconciler`).
+        let Some(go_file) = go
+            .files
+            .iter()
+            .filter(reconciles)
+            .filter(|c| !used.contains(&c.file))
+            .min_by_key(|c| {
+                c.reconciler
+                    .as_ref()
+                    .map(|(n, _)| *n != format!("{}Reconciler", kind.kind))
+            })
+        else {
+            continue;
+        };
+        // The Go project's samples are named as kubebuilder names them; any that holds the kind.
+        let api_version = format!("apiVersion: {}/{}", kind.group, kind.version);
+        let sample = go.samples.iter().find(|(_, text)| {
+            text.lines().any(|l| l.trim_end() == api_version)
+                && text
+                    .lines()
+                    .any(|l| l.trim_end() == format!("kind: {}", kind.kind))
+        });
+        let (group, _) = kind
+            .group
+            .split_once('.')
+            .unwrap_or((kind.group.as_str(), ""));
+        let mut resource = ResourceContext::new(
+            project,
+            group,
+            &kind.version,
+            &kind.kind,
+            &kind.plural,
+            kind.namespaced,
+            false,
+            true,
+            header.to_owned(),
+        );
+        resource.api_module = format!("crate::{}", kind.module);
+        resource.crate_api_module = format!("{}::{}", project.crate_name(), kind.module);
+        resource.api_group = kind.group.clone();
+        if let Some((name, text)) = sample {
+            resource.sample_file = name.clone();
+            let (text, emptied) = empty_spec_as_object(text);
+            if emptied {
+                report.warnings.push(Diagnostic::warning(format!(
+                    "config/samples/{name}: the Go sample's `spec:` holds nothing (YAML's null, which the API server refuses): written as `spec: {{}}`; fill it in"
+                )));
+            }
+            plan.write(format!("config/samples/{name}"), text, Policy::IfMissing);
+        } else {
+            report.warnings.push(Diagnostic::warning(format!(
+                "no sample of {} {}/{} in the Go project's config/samples/: its controller has no envtest test",
+                kind.kind, kind.group, kind.version
+            )));
+        }
+        let (reconciler, at) = go_file
+            .reconciler
+            .clone()
+            .expect("filtered on a reconciler");
+        let imported = ImportedController {
+            resource,
+            go_file: rel(&go_file.file),
+            go_line: at.line,
+            reconciler,
+            rbac: go_file.rbac.iter().map(|m| m.text.clone()).collect(),
+            has_sample: sample.is_some(),
+        };
+        // One plan per controller: a group's controllers module, written by the first, takes
+        // the next one's module line.
+        report
+            .warnings
+            .extend(imported_controller_plan(&imported)?.apply(ws, force)?);
+        used.insert(go_file.file.clone());
+        taken.insert((kind.group.clone(), kind.version.clone(), kind.kind.clone()));
+    }
+    let rest: String = go
+        .files
+        .iter()
+        .filter(|c| !used.contains(&c.file) && !c.rbac.is_empty())
+        .map(|c| {
+            let what = c
+                .reconciler
+                .as_ref()
+                .map_or(String::new(), |(n, _)| format!(" ({n})"));
+            let markers: String = c.rbac.iter().map(|m| format!("// {}\n", m.text)).collect();
+            format!("//\n// From {}{what}:\n{markers}", rel(&c.file))
+        })
+        .collect();
+    if !rest.is_empty() {
+        plan.write_rust(
+            GO_RBAC,
+            format!(
+                "{header}//! The RBAC markers of the Go files `opgen import go --controllers` made no controller of\n//! (a reconciler of a kind not imported, a kind's second controller, markers outside a\n//! controller), kept so that the manager's role stays the one controller-gen writes.\n\n/// Holds the markers below for `opgen manifests`.\n{rest}pub struct GoRbac;\n"
+            ),
+            Policy::UserOwned,
+        )?;
+        plan.insert(
+            "src/controllers/mod.rs",
+            "controller-modules",
+            "pub mod go_rbac;".to_owned(),
+        );
+    }
+    report.warnings.extend(plan.apply(ws, force)?);
+    Ok(taken)
+}
+
+/// `spec:` with nothing but comments below it (kubebuilder's `# TODO(user): Add fields here`)
+/// as `spec: {}`, and whether it was so.
+fn empty_spec_as_object(text: &str) -> (String, bool) {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.trim_end() == "spec:") else {
+        return (text.to_owned(), false);
+    };
+    let body_is_empty = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.is_empty() || l.starts_with([' ', '#']))
+        .all(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#')
+        });
+    if !body_is_empty {
+        return (text.to_owned(), false);
+    }
+    let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    out[at] = "spec: {}".to_owned();
+    (out.join("\n") + "\n", true)
 }
 
 fn full_group(group: &str, domain: &str) -> String {

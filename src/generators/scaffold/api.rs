@@ -235,6 +235,55 @@ pub fn helper_roles(ctx: &ResourceContext) -> Result<Vec<(String, String)>> {
 }
 
 fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> {
+    let envtest = rust(ctx, "api/envtest.rs")?;
+    add_controller(ctx, plan, rust(ctx, "api/controller.rs")?, Some(envtest))
+}
+
+/// A controller `import go --controllers` writes for a kind: the Go controller's RBAC
+/// markers on a reconcile that does nothing yet, and where the Go logic to port is.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportedController {
+    #[serde(flatten)]
+    pub resource: ResourceContext,
+    /// The Go file, relative to the imported directory.
+    pub go_file: String,
+    pub go_line: usize,
+    pub reconciler: String,
+    /// The Go file's `+kubebuilder:rbac` markers, verbatim.
+    pub rbac: Vec<String>,
+    /// Whether a sample of the kind exists for the envtest test.
+    pub has_sample: bool,
+}
+
+/// The files and registrations of an [`ImportedController`].
+pub fn imported_controller_plan(imported: &ImportedController) -> Result<ScaffoldPlan> {
+    let ctx = &imported.resource;
+    let mut plan = ScaffoldPlan::default();
+    let controller = format!(
+        "{}{}",
+        ctx.header,
+        render("api/imported_controller.rs", imported)?
+    );
+    let envtest = if imported.has_sample {
+        Some(format!(
+            "{}{}",
+            ctx.header,
+            render("api/imported_envtest.rs", imported)?
+        ))
+    } else {
+        None
+    };
+    add_controller(ctx, &mut plan, controller, envtest)?;
+    Ok(plan)
+}
+
+/// Writes a kind's controller module and envtest test and registers both.
+fn add_controller(
+    ctx: &ResourceContext,
+    plan: &mut ScaffoldPlan,
+    controller: String,
+    envtest: Option<String>,
+) -> Result<()> {
     let file = if ctx.multigroup {
         let group_mod = module_name(&ctx.group);
         plan.insert(
@@ -261,13 +310,15 @@ fn controller_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()
         );
         format!("src/controllers/{}.rs", ctx.kind_snake)
     };
-    plan.write_rust(file, rust(ctx, "api/controller.rs")?, Policy::UserOwned)?;
-    envtest_test(
-        plan,
-        &ctx.header,
-        &format!("{}_controller", ctx.config_prefix()),
-        rust(ctx, "api/envtest.rs")?,
-    )?;
+    plan.write_rust(file, controller, Policy::UserOwned)?;
+    if let Some(envtest) = envtest {
+        envtest_test(
+            plan,
+            &ctx.header,
+            &format!("{}_controller", ctx.config_prefix()),
+            envtest,
+        )?;
+    }
     plan.insert(
         "src/controllers/mod.rs",
         "controllers",
