@@ -163,6 +163,11 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     if case.args.contains("generateEmbeddedObjectMeta=true") {
         args.push("--generate-embedded-object-meta");
     }
+    // controller-gen's `rbac` generator reads the controllers' markers; opgen's import, with
+    // `--controllers`.
+    if case.args.contains("rbac:roleName=") {
+        args.push("--controllers");
+    }
     let out = opgen(&project, &args);
     check(&out, "opgen import go");
     let bases = project.join("config/crd/bases");
@@ -811,9 +816,10 @@ fn kubebuilder_project_v4_with_plugins() {
 
 /// The CRDs of kubebuilder's sample projects are the ones each project ships in
 /// `config/crd/bases` (written by the controller-gen its Makefile pins), byte for byte but for
-/// the version annotation: the same files, the same bytes, without controller-gen at hand.
+/// the version annotation: the same files, the same bytes, without controller-gen at hand; and
+/// with `--controllers`, the role is its `config/rbac/role.yaml`, byte for byte.
 #[test]
-fn kubebuilder_projects_write_the_crds_they_ship() {
+fn kubebuilder_projects_write_the_crds_and_role_they_ship() {
     if Command::new("go").arg("version").output().is_err() {
         assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
         eprintln!("import go: kubebuilder's projects not imported (no Go on PATH)");
@@ -824,8 +830,17 @@ fn kubebuilder_projects_write_the_crds_they_ship() {
         "project-v4-multigroup",
         "project-v4-with-plugins",
     ] {
-        let case = kubebuilder_case(name);
+        let case = Case {
+            args: "crd rbac:roleName=manager-role",
+            ..kubebuilder_case(name)
+        };
         let (ours, project, _) = import(&case).expect("a fixture");
+        let role = |dir: &Path| std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+        assert_eq!(
+            role(&project),
+            role(&fixture(&format!("import-go/kubebuilder/{name}"))),
+            "{name}: the role is the one the Go project ships"
+        );
         let bases = fixture(&format!("import-go/kubebuilder/{name}/config/crd/bases"));
         let shipped: BTreeMap<String, String> = std::fs::read_dir(&bases)
             .unwrap()
