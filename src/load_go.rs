@@ -367,10 +367,13 @@ pub struct GoController {
     pub reconciles: Option<(String, String)>,
     /// The `+kubebuilder:rbac` markers, in file order.
     pub rbac: Vec<GoMarker>,
+    /// The `+kubebuilder:webhook` markers, in file order.
+    pub webhooks: Vec<GoMarker>,
 }
 
 /// Every Go file below `dir` (not tests, vendored code, testdata or hidden directories) that
-/// declares a reconciler or holds `+kubebuilder:rbac` markers, sorted by path. Markers are
+/// declares a reconciler or holds `+kubebuilder:rbac` or `+kubebuilder:webhook` markers,
+/// sorted by path. Markers are
 /// comment lines, as controller-gen collects them; declarations are found by their text
 /// (`func (r *XReconciler) Reconcile(`), which is what kubebuilder's scaffold writes.
 pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
@@ -410,16 +413,23 @@ pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
             reconciler: None,
             reconciles: None,
             rbac: Vec::new(),
+            webhooks: Vec::new(),
         };
         for (i, line) in text.lines().enumerate() {
             let trimmed = line.trim_start();
             if let Some(comment) = trimmed.strip_prefix("//") {
                 let marker = comment.trim();
-                if marker.starts_with("+kubebuilder:rbac:") {
-                    let col = line.len() - trimmed.len() + 1;
-                    found.rbac.push(GoMarker {
+                let list = if marker.starts_with("+kubebuilder:rbac:") {
+                    Some(&mut found.rbac)
+                } else if marker.starts_with("+kubebuilder:webhook:") {
+                    Some(&mut found.webhooks)
+                } else {
+                    None
+                };
+                if let Some(list) = list {
+                    list.push(GoMarker {
                         text: marker.to_owned(),
-                        pos: pos(i + 1, col),
+                        pos: pos(i + 1, line.len() - trimmed.len() + 1),
                         godoc: false,
                     });
                 }
@@ -432,7 +442,7 @@ pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
         {
             found.reconciles = Some((path, c[2].to_owned()));
         }
-        if found.reconciler.is_some() || !found.rbac.is_empty() {
+        if found.reconciler.is_some() || !found.rbac.is_empty() || !found.webhooks.is_empty() {
             out.push(found);
         }
     }
@@ -477,4 +487,64 @@ pub fn samples(dir: &Path) -> Result<Vec<(String, String)>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// A conversion the Go project's PROJECT file declares: the kind's full group, its hub
+/// version and kind, and the spokes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoConversion {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub spokes: Vec<String>,
+}
+
+/// The conversion webhooks of the Go project's PROJECT file (`webhooks.conversion` with its
+/// `spoke` versions), none without the file.
+pub fn conversions(dir: &Path) -> Result<Vec<GoConversion>> {
+    let path = dir.join("PROJECT");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    let doc: serde_json::Value = serde_saphyr::from_str(&text)
+        .map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
+    let str_of = |v: &serde_json::Value, key: &str| {
+        v.get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let resources = doc
+        .get("resources")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(resources
+        .iter()
+        .filter_map(|r| {
+            let hooks = r.get("webhooks")?;
+            if hooks.get("conversion")?.as_bool() != Some(true) {
+                return None;
+            }
+            let (group, domain) = (str_of(r, "group"), str_of(r, "domain"));
+            Some(GoConversion {
+                group: [group, domain]
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("."),
+                version: str_of(r, "version"),
+                kind: str_of(r, "kind"),
+                spokes: hooks
+                    .get("spoke")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|s| {
+                        s.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        })
+        .collect())
 }

@@ -878,10 +878,12 @@ fn kubebuilder_projects_write_the_crds_and_role_they_ship() {
 /// `--controllers` on kubebuilder's project-v4: a controller per kind its Go reconcilers
 /// reconcile, carrying their RBAC markers (the other reconcilers' markers in
 /// src/controllers/go_rbac.rs), so that the role is the one the Go project ships, byte for
-/// byte; the project builds clippy-clean, and each controller's envtest test reconciles the
-/// kind's sample (kubebuilder's, its empty `spec:` made `{}`) under that role.
+/// byte; its webhooks (defaulting, validating with custom paths, FirstMate's conversion); the
+/// project builds clippy-clean, and its envtest tests pass: each controller reconciles the
+/// kind's sample (kubebuilder's, its empty `spec:` made `{}`) under that role, each webhook is
+/// called, the conversion round-trips.
 #[test]
-fn kubebuilder_project_v4_controllers_run_under_the_go_role() {
+fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
     if Command::new("go").arg("version").output().is_err() {
         assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
         eprintln!("import go: kubebuilder's project-v4 not imported (no Go on PATH)");
@@ -959,6 +961,43 @@ fn kubebuilder_project_v4_controllers_run_under_the_go_role() {
         5,
         "{project_text}"
     );
+    // The webhooks of its own kinds are the Go project's (custom paths included); those of
+    // built-in and cert-manager kinds are left out, each with a warning at its marker.
+    let not_imported = [
+        ("mdeployment-v1.kb.io", "deployment_webhook.go:43:1"),
+        ("vdeployment-v1.kb.io", "deployment_webhook.go:65:1"),
+        ("missuer-v1.kb.io", "issuer_webhook.go:40:1"),
+        ("mpod-v1.kb.io", "pod_webhook.go:40:1"),
+    ];
+    for (_, at) in not_imported {
+        assert!(stderr.contains(at), "a warning at {at}:\n{stderr}");
+    }
+    let webhooks = |dir: &Path| -> Vec<Value> {
+        let text = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml")).unwrap();
+        documents(&text)
+    };
+    let mut theirs = webhooks(&fixture("import-go/kubebuilder/project-v4"));
+    for config in &mut theirs {
+        config["webhooks"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|w| !not_imported.iter().any(|(n, _)| w["name"] == *n));
+    }
+    assert_eq!(webhooks(&project), theirs, "the webhook configurations");
+    let webhook_sources: String = std::fs::read_dir(project.join("src/webhooks"))
+        .unwrap()
+        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .collect();
+    for route in [
+        "/custom-mutate-sailor",
+        "/custom-validate-sailor",
+        "/custom-validate-admiral",
+    ] {
+        assert!(
+            webhook_sources.contains(&format!("_PATH: &str = \"{route}\";")),
+            "{route} is served"
+        );
+    }
     support::project_cargo_ok(
         &project,
         &["clippy", "--all-targets", "--", "-D", "warnings"],

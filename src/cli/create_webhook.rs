@@ -51,6 +51,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         conversion: args.conversion,
         spokes: args.spoke,
         force: args.force,
+        ..Default::default()
     };
     let warnings = create_webhook(&mut ws, &mut project, &opts)?;
     print_warnings(&warnings, global);

@@ -34,7 +34,7 @@ pub struct GoArgs {
     /// controller-gen's `crd:generateEmbeddedObjectMeta=true`: keep the metadata schema of embedded objects (e.g. pod templates)
     #[arg(long)]
     pub generate_embedded_object_meta: bool,
-    /// Also a controller per kind a Go reconciler reconciles, with the Go controllers' `+kubebuilder:rbac` markers (their logic is not translated) and an envtest test on the kind's sample
+    /// Also a controller per kind a Go reconciler reconciles, with the Go controllers' `+kubebuilder:rbac` markers (their logic is not translated) and an envtest test on the kind's sample, and the kinds' webhooks (`+kubebuilder:webhook` markers, PROJECT's conversions)
     #[arg(long)]
     pub controllers: bool,
     /// Replace files and PROJECT resources that already exist
@@ -104,6 +104,7 @@ fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
             dir: args.dir.clone(),
             files: crate::load_go::controllers(&args.dir)?,
             samples: crate::load_go::samples(&args.dir)?,
+            conversions: crate::load_go::conversions(&args.dir)?,
         })
     } else {
         None

@@ -10,7 +10,7 @@ use crate::project::{self, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct WebhookOptions {
     pub group: String,
     pub version: String,
@@ -21,6 +21,10 @@ pub struct WebhookOptions {
     /// With `conversion`: the other versions, converted to and from `version` (the hub).
     pub spokes: Vec<String>,
     pub force: bool,
+    /// The webhooks' `+kubebuilder:webhook` markers as a Go project has them (`import go`),
+    /// instead of kubebuilder's.
+    pub defaulting_marker: Option<String>,
+    pub validation_marker: Option<String>,
 }
 
 /// Stages the webhooks into the workspace and records them in `project`; returns warnings.
@@ -105,7 +109,10 @@ pub fn create_webhook(
         }
     }
     if opts.defaulting || opts.validation {
-        let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation);
+        let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation).with_markers(
+            opts.defaulting_marker.as_deref(),
+            opts.validation_marker.as_deref(),
+        );
         // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
         warnings.extend(webhook::plan(&ctx)?.apply(ws, opts.force)?);
     }

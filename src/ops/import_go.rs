@@ -4,13 +4,15 @@
 //! `src/api/upstream/`), the kinds are recorded in PROJECT, and `manifests` writes their CRDs.
 //! Existing files are refused unless `force`; nothing is written on any error.
 
+use super::full_group;
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rust_from_go::{self, ImportedKind, Layout};
 use crate::generators::scaffold::api::{
     ImportedController, ResourceContext, imported_controller_plan,
 };
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
-use crate::load_go::{GoController, GoPackage};
+use crate::load_go::{GoController, GoConversion, GoPackage};
+use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
 use crate::project::{Project, Resource, ResourceApi};
@@ -35,6 +37,8 @@ pub struct GoControllers {
     pub files: Vec<GoController>,
     /// `config/samples/*.yaml`: file name and text.
     pub samples: Vec<(String, String)>,
+    /// The conversions its PROJECT declares.
+    pub conversions: Vec<GoConversion>,
 }
 
 #[derive(Debug, Default)]
@@ -139,15 +143,18 @@ pub fn import_go(
     }
     report.warnings.extend(plan.apply(ws, opts.force)?);
     let controlled = match &opts.controllers {
-        Some(go) => controllers(
-            ws,
-            project,
-            &rendered.kinds,
-            go,
-            &header,
-            opts.force,
-            &mut report,
-        )?,
+        Some(go) => {
+            let samples = copy_samples(ws, &rendered.kinds, go, &mut report)?;
+            controllers(
+                ws,
+                project,
+                &rendered.kinds,
+                go,
+                &samples,
+                opts.force,
+                &mut report,
+            )?
+        }
         None => BTreeSet::new(),
     };
 
@@ -164,6 +171,9 @@ pub fn import_go(
             .push(format!("{}.{}/{}", kind.kind, kind.group, kind.version));
     }
     ws.stage(crate::project::FILE_NAME, project.to_yaml());
+    if let Some(go) = &opts.controllers {
+        webhooks(ws, project, &rendered.kinds, go, opts.force, &mut report)?;
+    }
     if opts.generate_embedded_object_meta {
         record_embedded_object_meta(ws)?;
     }
@@ -234,6 +244,165 @@ fn record_embedded_object_meta(ws: &mut Workspace) -> Result<()> {
     Ok(())
 }
 
+/// The Go project's sample of each imported kind (the first of its config/samples/ files that
+/// holds one), written as `create api` names it (`<group>_<version>_<kind>.yaml`, the group's
+/// first label), an empty `spec:` as `{}`; returns the names written.
+fn copy_samples(
+    ws: &mut Workspace,
+    kinds: &[ImportedKind],
+    go: &GoControllers,
+    report: &mut ImportGoReport,
+) -> Result<BTreeSet<String>> {
+    let mut plan = ScaffoldPlan::default();
+    let mut written = BTreeSet::new();
+    for kind in kinds {
+        let api_version = format!("apiVersion: {}/{}", kind.group, kind.version);
+        let kind_line = format!("kind: {}", kind.kind);
+        let Some((_, text)) = go.samples.iter().find(|(_, text)| {
+            text.lines().any(|l| l.trim_end() == api_version)
+                && text.lines().any(|l| l.trim_end() == kind_line)
+        }) else {
+            continue;
+        };
+        let group = kind.group.split('.').next().unwrap_or_default();
+        let name = format!("{group}_{}_{}.yaml", kind.version, kind.kind.to_lowercase());
+        let (text, emptied) = empty_spec_as_object(text);
+        if emptied {
+            report.warnings.push(Diagnostic::warning(format!(
+                "config/samples/{name}: the Go sample's `spec:` holds nothing (YAML's null, which the API server refuses): written as `spec: {{}}`; fill it in"
+            )));
+        }
+        plan.write(format!("config/samples/{name}"), text, Policy::IfMissing);
+        written.insert(name);
+    }
+    report.warnings.extend(plan.apply(ws, false)?);
+    Ok(written)
+}
+
+/// `--controllers`: the admission webhooks the Go `+kubebuilder:webhook` markers declare for
+/// imported kinds, and the conversions the Go PROJECT declares, scaffolded as `create webhook`
+/// scaffolds them but with the Go markers (their paths included). A Go webhook of a kind not
+/// imported (a built-in or another project's kind) is a warning at its line.
+fn webhooks(
+    ws: &mut Workspace,
+    project: &mut Project,
+    kinds: &[ImportedKind],
+    go: &GoControllers,
+    force: bool,
+    report: &mut ImportGoReport,
+) -> Result<()> {
+    let mut markers: Vec<(&ImportedKind, Option<String>, Option<String>)> = Vec::new();
+    for marker in go.files.iter().flat_map(|f| &f.webhooks) {
+        let args = webhook_args(&marker.text);
+        let list = |key: &str| -> Vec<String> {
+            args.iter()
+                .filter(|(k, _)| k == key)
+                .flat_map(|(_, v)| v.split(';').map(|x| x.trim_matches('"').to_owned()))
+                .collect()
+        };
+        let (groups, resources, versions) = (list("groups"), list("resources"), list("versions"));
+        let mutating = list("mutating").iter().any(|m| m == "true");
+        let Some(kind) = kinds.iter().find(|k| {
+            let plural = if k.plural.is_empty() {
+                pluralize::flect_plural(&k.kind.to_lowercase())
+            } else {
+                k.plural.clone()
+            };
+            groups.contains(&k.group)
+                && resources.contains(&plural)
+                && versions.contains(&k.version)
+        }) else {
+            report.warnings.push(
+                Diagnostic::warning(format!(
+                    "this Go webhook ({} of {}) is not imported: opgen scaffolds webhooks for the kinds the project serves",
+                    resources.join(", "),
+                    groups.iter().map(|g| if g.is_empty() { "core" } else { g.as_str() }).collect::<Vec<_>>().join(", ")
+                ))
+                .at(marker.pos.location()),
+            );
+            continue;
+        };
+        let at = match markers.iter().position(|(k, _, _)| std::ptr::eq(*k, kind)) {
+            Some(at) => at,
+            None => {
+                markers.push((kind, None, None));
+                markers.len() - 1
+            }
+        };
+        let slot = if mutating {
+            &mut markers[at].1
+        } else {
+            &mut markers[at].2
+        };
+        if slot.is_some() {
+            report.warnings.push(
+                Diagnostic::warning(format!(
+                    "a second {} webhook of {} {}/{}: opgen scaffolds one per kind, so this one is left out",
+                    if mutating { "mutating" } else { "validating" },
+                    kind.kind,
+                    kind.group,
+                    kind.version
+                ))
+                .at(marker.pos.location()),
+            );
+            continue;
+        }
+        *slot = Some(marker.text.clone());
+    }
+    for kind in kinds {
+        let admission = markers.iter().find(|(k, _, _)| std::ptr::eq(*k, kind));
+        let conversion = go
+            .conversions
+            .iter()
+            .find(|c| c.group == kind.group && c.version == kind.version && c.kind == kind.kind);
+        if admission.is_none() && conversion.is_none() {
+            continue;
+        }
+        let (defaulting_marker, validation_marker) = admission
+            .map(|(_, d, v)| (d.clone(), v.clone()))
+            .unwrap_or_default();
+        let opts = WebhookOptions {
+            group: kind.group.split('.').next().unwrap_or_default().to_owned(),
+            version: kind.version.clone(),
+            kind: kind.kind.clone(),
+            defaulting: defaulting_marker.is_some(),
+            validation: validation_marker.is_some(),
+            conversion: conversion.is_some(),
+            spokes: conversion.map(|c| c.spokes.clone()).unwrap_or_default(),
+            force,
+            defaulting_marker,
+            validation_marker,
+        };
+        report.warnings.extend(create_webhook(ws, project, &opts)?);
+    }
+    Ok(())
+}
+
+/// A `+kubebuilder:webhook:k=v,...` marker's arguments (a quoted value may hold commas).
+fn webhook_args(marker: &str) -> Vec<(String, String)> {
+    let body = marker
+        .strip_prefix("+kubebuilder:webhook:")
+        .unwrap_or(marker);
+    let mut args = Vec::new();
+    let (mut current, mut quoted) = (String::new(), false);
+    for c in body.chars().chain(std::iter::once(',')) {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                current.push(c);
+            }
+            ',' if !quoted => {
+                if let Some((k, v)) = current.split_once('=') {
+                    args.push((k.trim().to_owned(), v.trim().to_owned()));
+                }
+                current.clear();
+            }
+            _ => current.push(c),
+        }
+    }
+    args
+}
+
 /// The file of RBAC markers no imported controller carries.
 const GO_RBAC: &str = "src/controllers/go_rbac.rs";
 
@@ -247,10 +416,11 @@ fn controllers(
     project: &Project,
     kinds: &[ImportedKind],
     go: &GoControllers,
-    header: &str,
+    samples: &BTreeSet<String>,
     force: bool,
     report: &mut ImportGoReport,
 ) -> Result<BTreeSet<(String, String, String)>> {
+    let header = super::file_header(ws)?;
     let rel = |f: &std::path::Path| {
         f.strip_prefix(&go.dir)
             .unwrap_or(f)
@@ -281,14 +451,6 @@ fn controllers(
         else {
             continue;
         };
-        // The Go project's samples are named as kubebuilder names them; any that holds the kind.
-        let api_version = format!("apiVersion: {}/{}", kind.group, kind.version);
-        let sample = go.samples.iter().find(|(_, text)| {
-            text.lines().any(|l| l.trim_end() == api_version)
-                && text
-                    .lines()
-                    .any(|l| l.trim_end() == format!("kind: {}", kind.kind))
-        });
         let (group, _) = kind
             .group
             .split_once('.')
@@ -307,16 +469,8 @@ fn controllers(
         resource.api_module = format!("crate::{}", kind.module);
         resource.crate_api_module = format!("{}::{}", project.crate_name(), kind.module);
         resource.api_group = kind.group.clone();
-        if let Some((name, text)) = sample {
-            resource.sample_file = name.clone();
-            let (text, emptied) = empty_spec_as_object(text);
-            if emptied {
-                report.warnings.push(Diagnostic::warning(format!(
-                    "config/samples/{name}: the Go sample's `spec:` holds nothing (YAML's null, which the API server refuses): written as `spec: {{}}`; fill it in"
-                )));
-            }
-            plan.write(format!("config/samples/{name}"), text, Policy::IfMissing);
-        } else {
+        let has_sample = samples.contains(&resource.sample_file);
+        if !has_sample {
             report.warnings.push(Diagnostic::warning(format!(
                 "no sample of {} {}/{} in the Go project's config/samples/: its controller has no envtest test",
                 kind.kind, kind.group, kind.version
@@ -332,7 +486,7 @@ fn controllers(
             go_line: at.line,
             reconciler,
             rbac: go_file.rbac.iter().map(|m| m.text.clone()).collect(),
-            has_sample: sample.is_some(),
+            has_sample,
         };
         // One plan per controller: a group's controllers module, written by the first, takes
         // the next one's module line.
@@ -393,14 +547,6 @@ fn empty_spec_as_object(text: &str) -> (String, bool) {
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
     out[at] = "spec: {}".to_owned();
     (out.join("\n") + "\n", true)
-}
-
-fn full_group(group: &str, domain: &str) -> String {
-    match (group.is_empty(), domain.is_empty()) {
-        (true, _) => domain.to_owned(),
-        (_, true) => group.to_owned(),
-        _ => format!("{group}.{domain}"),
-    }
 }
 
 /// The kind in PROJECT, as kubebuilder records a resource of another domain: the group's first

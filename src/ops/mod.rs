@@ -58,6 +58,7 @@ pub fn create_recorded_resources(
             conversion: hooks.conversion,
             spokes: hooks.spoke.clone(),
             force: false,
+            ..Default::default()
         };
         create_webhook::create_webhook(ws, project, &options)?;
     }
@@ -100,7 +101,7 @@ fn webhook_resource_context(
         .clone()
         .unwrap_or_else(|| crate::pluralize::flect_plural(&resource.kind));
     let namespaced = resource.api.as_ref().is_some_and(|a| a.namespaced);
-    Ok(ResourceContext::new(
+    let mut ctx = ResourceContext::new(
         project,
         &resource.group,
         &resource.version,
@@ -110,5 +111,25 @@ fn webhook_resource_context(
         true,
         false,
         file_header(ws)?,
-    ))
+    );
+    // A kind of another domain (`import go`) keeps its own group, and its types are where
+    // PROJECT says.
+    ctx.api_group = full_group(&resource.group, &resource.domain);
+    if let Some(module) = resource
+        .path
+        .strip_prefix(&format!("{}::", project.crate_name()))
+    {
+        ctx.api_module = format!("crate::{module}");
+        ctx.crate_api_module = resource.path.clone();
+    }
+    Ok(ctx)
+}
+
+/// The API group of a PROJECT resource: its group and domain.
+pub(crate) fn full_group(group: &str, domain: &str) -> String {
+    match (group.is_empty(), domain.is_empty()) {
+        (true, _) => domain.to_owned(),
+        (_, true) => group.to_owned(),
+        _ => format!("{group}.{domain}"),
+    }
 }

@@ -23,17 +23,68 @@ pub struct WebhookContext {
     pub both: bool,
     /// The API group with dots as dashes, as kubebuilder's webhook paths have it.
     pub group_dashed: String,
+    /// Each webhook's `+kubebuilder:webhook` marker and the path it names: kubebuilder's,
+    /// or (`import go`) the Go webhook's.
+    pub defaulting_marker: String,
+    pub defaulting_path: String,
+    pub validation_marker: String,
+    pub validation_path: String,
+    /// Every path is kubebuilder's `/mutate-<group>-<version>-<kind>` (its test checks it).
+    pub conventional_paths: bool,
 }
 
 impl WebhookContext {
     pub fn new(resource: ResourceContext, defaulting: bool, validation: bool) -> Self {
+        let group_dashed = resource.api_group.replace('.', "-");
+        let (version, kind) = (&resource.version, &resource.kind_lower);
+        let marker = |verb: &str, mutating: bool, path: &str| {
+            format!(
+                "+kubebuilder:webhook:path={path},mutating={mutating},failurePolicy=fail,sideEffects=None,groups={},resources={},verbs=create;update,versions={version},name={}{kind}-{version}.kb.io,admissionReviewVersions=v1",
+                resource.api_group,
+                resource.plural,
+                &verb[..1]
+            )
+        };
+        let defaulting_path = format!("/mutate-{group_dashed}-{version}-{kind}");
+        let validation_path = format!("/validate-{group_dashed}-{version}-{kind}");
         WebhookContext {
-            group_dashed: resource.api_group.replace('.', "-"),
+            defaulting_marker: marker("mutate", true, &defaulting_path),
+            validation_marker: marker("validate", false, &validation_path),
+            defaulting_path,
+            validation_path,
+            conventional_paths: true,
+            group_dashed,
             both: defaulting && validation,
             resource,
             defaulting,
             validation,
         }
+    }
+
+    /// The webhooks as a Go project declares them (`import go`): its markers, verbatim, and
+    /// the paths they name.
+    pub fn with_markers(mut self, defaulting: Option<&str>, validation: Option<&str>) -> Self {
+        let path = |marker: &str| {
+            marker
+                .split(&[':', ','][..])
+                .find_map(|arg| arg.strip_prefix("path="))
+                .map(str::to_owned)
+        };
+        if let Some(m) = defaulting {
+            self.defaulting_path = path(m).unwrap_or(self.defaulting_path);
+            self.defaulting_marker = m.to_owned();
+        }
+        if let Some(m) = validation {
+            self.validation_path = path(m).unwrap_or(self.validation_path);
+            self.validation_marker = m.to_owned();
+        }
+        let group = self.group_dashed.as_str();
+        let (version, kind) = (&self.resource.version, &self.resource.kind_lower);
+        self.conventional_paths = (!self.defaulting
+            || self.defaulting_path == format!("/mutate-{group}-{version}-{kind}"))
+            && (!self.validation
+                || self.validation_path == format!("/validate-{group}-{version}-{kind}"));
+        self
     }
 }
 
