@@ -499,12 +499,20 @@ pub struct GoConversion {
     pub spokes: Vec<String>,
 }
 
-/// The conversion webhooks of the Go project's PROJECT file (`webhooks.conversion` with its
-/// `spoke` versions), none without the file.
-pub fn conversions(dir: &Path) -> Result<Vec<GoConversion>> {
+/// What a kubebuilder project's PROJECT file says beyond its API packages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GoProject {
+    /// A namespace-scoped manager (`namespaced: true`: Roles, not ClusterRoles).
+    pub namespaced: bool,
+    /// The conversion webhooks (`webhooks.conversion` with its `spoke` versions).
+    pub conversions: Vec<GoConversion>,
+}
+
+/// The Go project's PROJECT file (kubebuilder's), the default without one.
+pub fn go_project(dir: &Path) -> Result<GoProject> {
     let path = dir.join("PROJECT");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
+        return Ok(GoProject::default());
     };
     let doc: serde_json::Value = serde_saphyr::from_str(&text)
         .map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
@@ -519,7 +527,7 @@ pub fn conversions(dir: &Path) -> Result<Vec<GoConversion>> {
         .and_then(serde_json::Value::as_array)
         .cloned()
         .unwrap_or_default();
-    Ok(resources
+    let conversions = resources
         .iter()
         .filter_map(|r| {
             let hooks = r.get("webhooks")?;
@@ -546,5 +554,9 @@ pub fn conversions(dir: &Path) -> Result<Vec<GoConversion>> {
                     .unwrap_or_default(),
             })
         })
-        .collect())
+        .collect();
+    Ok(GoProject {
+        namespaced: doc.get("namespaced").and_then(serde_json::Value::as_bool) == Some(true),
+        conversions,
+    })
 }

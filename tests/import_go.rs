@@ -123,19 +123,23 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     ));
     let _ = std::fs::remove_dir_all(&project);
     std::fs::create_dir_all(&project).unwrap();
-    check(
-        &opgen(
-            &project,
-            &[
-                "init",
-                "--domain",
-                "example.com",
-                "--project-name",
-                "imported",
-            ],
-        ),
-        "opgen init",
-    );
+    // A kubebuilder project's namespace-scoped manager (PROJECT's `namespaced: true`) is
+    // imported with its controllers into a project made as it was made.
+    // Its RBAC markers name the manager's namespace, `<projectName>-system`: the same name.
+    let go_project = std::fs::read_to_string(src.join("PROJECT")).unwrap_or_default();
+    let go_name = go_project
+        .lines()
+        .find_map(|l| l.strip_prefix("projectName: "))
+        .unwrap_or_default();
+    let namespaced =
+        go_project.lines().any(|l| l == "namespaced: true") && case.args.contains("rbac:roleName=");
+    let mut init = vec!["init", "--domain", "example.com", "--project-name"];
+    if namespaced {
+        init.extend([go_name, "--namespaced"]);
+    } else {
+        init.push("imported");
+    }
+    check(&opgen(&project, &init), "opgen init");
     if case.multigroup {
         check(&opgen(&project, &["edit", "--multigroup"]), "opgen edit");
     }
@@ -1004,6 +1008,55 @@ fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
     );
     support::project_cargo_ok(&project, &["test"]);
     let _ = std::fs::remove_dir_all(&project);
+}
+
+/// The other two sample projects, imported with `--controllers`, build clippy-clean and pass
+/// their envtest tests: multigroup's 13 controllers, its webhooks and conversion; with-plugins'
+/// namespace-scoped manager (a project made with `--namespaced`, as its PROJECT says) and its
+/// deploy-image controllers under the Role the Go project ships.
+#[test]
+fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
+    if Command::new("go").arg("version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+        eprintln!("import go: kubebuilder's projects not imported (no Go on PATH)");
+        return;
+    }
+    for name in ["project-v4-multigroup", "project-v4-with-plugins"] {
+        let case = Case {
+            args: "crd rbac:roleName=manager-role",
+            ..kubebuilder_case(name)
+        };
+        let (_, project, _) = import(&case).expect("a fixture");
+        select_k8s_for_build(&project);
+        support::project_cargo_ok(
+            &project,
+            &["clippy", "--all-targets", "--", "-D", "warnings"],
+        );
+        support::project_cargo_ok(&project, &["test"]);
+        let _ = std::fs::remove_dir_all(&project);
+    }
+}
+
+/// A Go project whose manager is namespace-scoped, imported with its controllers into a
+/// cluster-wide project, is refused before anything is written, with the way out.
+#[test]
+fn a_namespaced_go_manager_needs_a_namespaced_project() {
+    if Command::new("go").arg("version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+        return;
+    }
+    let (project, _) = project_and_shop("namespaced");
+    let src = module_copy("import-go/kubebuilder/project-v4-with-plugins", "").expect("a fixture");
+    let stderr = refused(
+        &project,
+        &["import", "go", src.to_str().unwrap(), "--controllers"],
+        None,
+    );
+    assert!(
+        stderr.contains("the Go project's manager is namespace-scoped (its PROJECT has `namespaced: true`) and this project's is cluster-wide")
+            && stderr.contains("help: import into a project made with `opgen init --namespaced`"),
+        "{stderr}"
+    );
 }
 
 /// A fresh project and a writable copy of the shop fixture, for the bad-input tests.

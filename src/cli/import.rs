@@ -104,7 +104,7 @@ fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
             dir: args.dir.clone(),
             files: crate::load_go::controllers(&args.dir)?,
             samples: crate::load_go::samples(&args.dir)?,
-            conversions: crate::load_go::conversions(&args.dir)?,
+            project: crate::load_go::go_project(&args.dir)?,
         })
     } else {
         None

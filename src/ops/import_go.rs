@@ -11,7 +11,7 @@ use crate::generators::scaffold::api::{
     ImportedController, ResourceContext, imported_controller_plan,
 };
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
-use crate::load_go::{GoController, GoConversion, GoPackage};
+use crate::load_go::{GoController, GoPackage, GoProject};
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
@@ -37,8 +37,8 @@ pub struct GoControllers {
     pub files: Vec<GoController>,
     /// `config/samples/*.yaml`: file name and text.
     pub samples: Vec<(String, String)>,
-    /// The conversions its PROJECT declares.
-    pub conversions: Vec<GoConversion>,
+    /// What its PROJECT says (conversions, a namespace-scoped manager).
+    pub project: GoProject,
 }
 
 #[derive(Debug, Default)]
@@ -82,10 +82,37 @@ pub fn import_go(
             "run `opgen edit --multigroup` first: each group then gets its own src/api/<group>/ module",
         ));
     }
+    if let Some(go) = &opts.controllers
+        && go.project.namespaced != project.namespaced
+    {
+        let (theirs, ours) = if go.project.namespaced {
+            (
+                "namespace-scoped (its PROJECT has `namespaced: true`)",
+                "cluster-wide",
+            )
+        } else {
+            ("cluster-wide", "namespace-scoped")
+        };
+        return Err(Error::with_help(
+            format!(
+                "the Go project's manager is {theirs} and this project's is {ours}: the controllers' roles and tests would not fit (nothing was written)"
+            ),
+            if go.project.namespaced {
+                "import into a project made with `opgen init --namespaced`"
+            } else {
+                "import into a project made without `--namespaced`"
+            },
+        ));
+    }
     let mut report = ImportGoReport {
         warnings: rendered.warnings,
         ..ImportGoReport::default()
     };
+    if let Some(go) = &opts.controllers
+        && project.namespaced
+    {
+        report.warnings.extend(foreign_namespaces(go, project));
+    }
     if let Some(w) = k8s_version_warning(packages, k8s.minor()) {
         report.warnings.push(w);
     }
@@ -351,10 +378,10 @@ fn webhooks(
     }
     for kind in kinds {
         let admission = markers.iter().find(|(k, _, _)| std::ptr::eq(*k, kind));
-        let conversion = go
-            .conversions
-            .iter()
-            .find(|c| c.group == kind.group && c.version == kind.version && c.kind == kind.kind);
+        let conversion =
+            go.project.conversions.iter().find(|c| {
+                c.group == kind.group && c.version == kind.version && c.kind == kind.kind
+            });
         if admission.is_none() && conversion.is_none() {
             continue;
         }
@@ -401,6 +428,31 @@ fn webhook_args(marker: &str) -> Vec<(String, String)> {
         }
     }
     args
+}
+
+/// A namespace-scoped manager runs in `<project>-system`: a Go RBAC marker naming another
+/// namespace writes a Role there, which the manager is not bound to.
+fn foreign_namespaces(go: &GoControllers, project: &Project) -> Vec<Diagnostic> {
+    let ours = format!("{}-system", project.project_name);
+    let mut seen = BTreeSet::new();
+    go.files
+        .iter()
+        .flat_map(|f| &f.rbac)
+        .filter_map(|m| {
+            let theirs = m
+                .text
+                .split(&[':', ','][..])
+                .find_map(|a| a.strip_prefix("namespace="))?;
+            // One warning per namespace, at its first marker.
+            (theirs != ours && seen.insert(theirs)).then(|| {
+                Diagnostic::warning(format!(
+                    "this marker's Role is in the namespace {theirs}, and this project's manager runs in {ours}, so it is not bound to it (nor to the other markers naming {theirs})"
+                ))
+                .at(m.pos.location())
+                .help(format!("import into a project named as the Go project (the namespace is `<projectName>-system`), or change the markers' namespace to {ours}"))
+            })
+        })
+        .collect()
 }
 
 /// The file of RBAC markers no imported controller carries.
