@@ -1309,9 +1309,19 @@ fn readme_coming_from_go_runs_as_written() {
     );
     let project = dir.join("jobset-rs");
     assert!(project.join("src/api/v1alpha2/jobset_types.rs").is_file());
+    let controller = std::fs::read_to_string(project.join("src/controllers/job_set.rs")).unwrap();
     assert!(
-        project.join("src/controllers/jobset.rs").is_file()
-            || project.join("src/controllers/mod.rs").is_file()
+        controller.contains("// +kubebuilder:rbac:groups=jobset.x-k8s.io,resources=jobsets,")
+            && controller.contains("port `JobSetReconciler.Reconcile`"),
+        "the Go controller's markers and Reconcile:\n{controller}"
+    );
+    let webhook = std::fs::read_to_string(project.join("src/webhooks/job_set.rs")).unwrap();
+    assert!(
+        webhook.contains("// +kubebuilder:webhook:path=/mutate-jobset-x-k8s-io-v1alpha2-jobset,")
+            && webhook.contains(
+                "// +kubebuilder:webhook:path=/validate-jobset-x-k8s-io-v1alpha2-jobset,"
+            ),
+        "the Go webhooks' markers:\n{webhook}"
     );
     support::project_cargo_ok(&project, &["test", "--no-run"]);
     let _ = std::fs::remove_dir_all(&dir);
