@@ -756,7 +756,7 @@ fn external_secrets() {
 /// (`+versionName`, moved to the package as controller-gen moves it), a marker no tool knows
 /// (left out with a warning at its Go line), a root CEL rule, a Status default, an inline
 /// struct, a type holding itself, `[]byte`, `uint16`, `float64` (controller-gen's
-/// `allowDangerousTypes`) and a `json:"-"` field.
+/// `allowDangerousTypes`), a `json:"-"` field, and a resource singular other than the kind's.
 #[test]
 fn shop_fixture() {
     let Some(stderr) = compare(&Case {
@@ -786,6 +786,23 @@ fn shop_fixture() {
         stderr.contains("widget_types.go:109:1"),
         "the warning points at the Go line:\n{stderr}"
     );
+    // The resource marker's singular (not the lower-cased kind) reaches the compiled kube code
+    // too, where kube-derive would otherwise derive `widget`; the CRD has it from the marker.
+    let (crds, project, _) = import(&Case {
+        module: "import-go/shop",
+        version: "",
+        package: "api/...",
+        args: "crd:allowDangerousTypes=true",
+        multigroup: false,
+        uint32_nodes: 0,
+        status_without_subresource: 0,
+        root_fields: 0,
+    })
+    .expect("a fixture");
+    let rust = std::fs::read_to_string(project.join("src/api/v1/widget_types.rs")).unwrap();
+    assert!(rust.contains("singular = \"gizmo\""), "{rust}");
+    assert!(crds["shop.example.com_widgets.yaml"].contains("    singular: gizmo\n"));
+    let _ = std::fs::remove_dir_all(&project);
 }
 
 /// kubebuilder's own sample projects (its `testdata/`, kept in tests/fixtures/import-go/kubebuilder
