@@ -976,6 +976,15 @@ fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
             .contains("config/samples/crew_v1_captain.yaml: the Go sample's `spec:` holds nothing"),
         "{stderr}"
     );
+    let samples =
+        std::fs::read_to_string(project.join("config/samples/kustomization.yaml")).unwrap();
+    for kind in ["admiral", "captain", "firstmate", "navigator", "sailor"] {
+        assert!(
+            samples.contains(&format!("- crew_v1_{kind}.yaml\n")),
+            "{samples}"
+        );
+    }
+    assert!(samples.contains("- crew_v2_firstmate.yaml\n"), "{samples}");
     let project_text = std::fs::read_to_string(project.join("PROJECT")).unwrap();
     assert_eq!(
         project_text.matches("controller: true").count(),

@@ -273,7 +273,8 @@ fn record_embedded_object_meta(ws: &mut Workspace) -> Result<()> {
 
 /// The Go project's sample of each imported kind (the first of its config/samples/ files that
 /// holds one), written as `create api` names it (`<group>_<version>_<kind>.yaml`, the group's
-/// first label), an empty `spec:` as `{}`; returns the names written.
+/// first label) and listed in config/samples/kustomization.yaml, an empty `spec:` as `{}`;
+/// returns the names written.
 fn copy_samples(
     ws: &mut Workspace,
     kinds: &[ImportedKind],
@@ -300,6 +301,11 @@ fn copy_samples(
             )));
         }
         plan.write(format!("config/samples/{name}"), text, Policy::IfMissing);
+        plan.insert(
+            "config/samples/kustomization.yaml",
+            "samples",
+            format!("- {name}"),
+        );
         written.insert(name);
     }
     report.warnings.extend(plan.apply(ws, false)?);
