@@ -456,6 +456,48 @@ fn rerunning_keeps_edited_values_and_refuses_edited_templates() {
     assert!(!stale.exists());
 }
 
+/// The manager image is the project's (`make helm IMG=...`), not the chart user's: an edited
+/// values.yaml keeps its edits and still follows a new image.
+#[test]
+fn an_edited_values_file_follows_the_manager_image() {
+    let Some(kubectl) = kubectl() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_memcached_project(dir.path(), "memcached-operator");
+    build_installer(&kubectl, &project);
+    opgen_ok(&project, &["create", "helm"]);
+    let values_path = project.join("dist/chart/values.yaml");
+    let values = std::fs::read_to_string(&values_path).unwrap();
+    let edited = values.replace("  replicas: 1\n", "  replicas: 3 # ours\n");
+    assert_ne!(edited, values);
+    std::fs::write(&values_path, &edited).unwrap();
+
+    // `make helm IMG=example.com/memcached-operator:v0.2.0` renders the manifests with it.
+    let install = project.join("dist/install.yaml");
+    let manifests = std::fs::read_to_string(&install).unwrap();
+    let released = manifests.replace(
+        "image: controller:latest",
+        "image: example.com/memcached-operator:v0.2.0",
+    );
+    assert_ne!(released, manifests);
+    std::fs::write(&install, released).unwrap();
+    let out = opgen_ok(&project, &["create", "helm", "-v"]);
+    assert!(
+        out.contains("set manager.image.repository, manager.image.tag from the manifests"),
+        "{out}"
+    );
+    let now = std::fs::read_to_string(&values_path).unwrap();
+    assert_eq!(
+        now,
+        edited
+            .replace(
+                "    repository: controller\n",
+                "    repository: example.com/memcached-operator\n"
+            )
+            .replace("    tag: latest\n", "    tag: v0.2.0\n"),
+        "only the image changed"
+    );
+}
+
 #[test]
 fn bad_input_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();

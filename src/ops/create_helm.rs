@@ -117,11 +117,19 @@ pub fn create_helm(
     match ws.read(&values_file)? {
         Some(now) if !opts.force && provenance(&now) != Provenance::Unedited => {
             let (merged, added) = merge_values(&now, &chart.values, &ws.root().join(&values_file))?;
+            let (merged, followed) = follow_project(&merged, &values_yaml, &values_file, &mut warnings);
+            let mut changes = Vec::new();
             if !added.is_empty() {
+                changes.push(format!("added {}", added.join(", ")));
+            }
+            if !followed.is_empty() {
+                changes.push(format!("set {} from the manifests", followed.join(", ")));
+            }
+            if !changes.is_empty() {
                 ws.stage_with_note(
                     &values_file,
                     merged,
-                    Some(format!("your edits kept; added {}", added.join(", "))),
+                    Some(format!("your edits kept; {}", changes.join("; "))),
                 );
             }
         }
@@ -336,6 +344,100 @@ fn merge_values(
     Ok((merged, added))
 }
 
+/// Values the project owns, not the chart's user: the manager image comes from the manifests
+/// (`make helm IMG=...`), edited values.yaml or not.
+const PROJECT_VALUES: &[&[&str]] = &[
+    &["manager", "image", "repository"],
+    &["manager", "image", "tag"],
+    &["manager", "image", "digest"],
+];
+
+/// `user` (an edited values.yaml) with each of [`PROJECT_VALUES`] set as `generated` has it,
+/// in place (comments and the rest kept); the dotted paths set. A path not laid out as
+/// values.yaml lays it out is a warning: the chart would keep the old image.
+fn follow_project(
+    user: &str,
+    generated: &str,
+    path: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> (String, Vec<String>) {
+    let mut text = user.to_owned();
+    let mut set = Vec::new();
+    for key in PROJECT_VALUES {
+        let dotted = key.join(".");
+        let Some(want) = scalar_line(generated, key).map(|i| value_of(generated, i)) else {
+            continue;
+        };
+        let Some(at) = scalar_line(&text, key) else {
+            warnings.push(Diagnostic::warning(format!(
+                "{}: {dotted} is not where opgen writes it, so it keeps its value rather than the manifests' {want}",
+                path.display()
+            )));
+            continue;
+        };
+        if value_of(&text, at) == want {
+            continue;
+        }
+        let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+        let line = &lines[at];
+        let colon = line.find(':').expect("a key line");
+        let rest = &line[colon + 1..];
+        let comment = match rest.trim_start().starts_with(['"', '\'']) {
+            true => "",
+            false => rest
+                .find(" #")
+                .map_or("", |c| rest[c..].trim_end_matches('\n')),
+        };
+        let ending = if line.ends_with('\n') { "\n" } else { "" };
+        lines[at] = format!("{}: {want}{comment}{ending}", &line[..colon]);
+        text = lines.concat();
+        set.push(dotted);
+    }
+    (text, set)
+}
+
+/// The line of `text` (a YAML block mapping, two-space nested as values.yaml is) holding the
+/// scalar at `key`.
+fn scalar_line(text: &str, key: &[&str]) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let content = |l: &str| !l.trim().is_empty() && !l.trim_start().starts_with('#');
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let (mut from, mut to) = (0, lines.len());
+    for (depth, part) in key.iter().enumerate() {
+        let want = depth * 2;
+        let at = (from..to).find(|&i| {
+            content(lines[i])
+                && indent(lines[i]) == want
+                && lines[i]
+                    .trim_start()
+                    .strip_prefix(part)
+                    .is_some_and(|r| r.starts_with(':'))
+        })?;
+        if depth + 1 == key.len() {
+            return Some(at);
+        }
+        from = at + 1;
+        to = (from..to)
+            .find(|&i| content(lines[i]) && indent(lines[i]) <= want)
+            .unwrap_or(to);
+    }
+    None
+}
+
+/// The scalar of the key line `at` of `text`, without a trailing comment.
+fn value_of(text: &str, at: usize) -> String {
+    let line = text.lines().nth(at).unwrap_or_default();
+    let rest = line.split_once(':').map_or("", |(_, r)| r).trim();
+    if rest.starts_with(['"', '\'']) {
+        return rest.to_owned();
+    }
+    rest.split(" #")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
 /// The map keys of `generated` (recursively) that `theirs` lacks, as dotted paths.
 fn missing_keys(generated: &Value, theirs: &Value, at: &str, out: &mut Vec<String>) {
     let (Value::Object(generated), Value::Object(theirs)) = (generated, theirs) else {
@@ -377,6 +479,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("manager.image.tag, manager.replicas"), "{err}");
+    }
+
+    #[test]
+    fn the_manager_image_follows_the_manifests_in_an_edited_values_file() {
+        let generated = "manager:\n  replicas: 1\n  image:\n    repository: example.com/op\n    tag: v0.2.0\n    # a digest wins\n    digest: \"\"\n";
+        let user = "# mine\nmanager:\n  replicas: 3 # three\n  image:\n    repository: example.com/op\n    tag: v0.1.0 # pinned\n    digest: \"\"\nother:\n  tag: v0.1.0\n";
+        let mut warnings = Vec::new();
+        let (text, set) = follow_project(user, generated, Path::new("v.yaml"), &mut warnings);
+        assert_eq!(set, ["manager.image.tag"]);
+        assert_eq!(
+            text,
+            user.replace("tag: v0.1.0 # pinned", "tag: v0.2.0 # pinned")
+        );
+        assert!(warnings.is_empty());
+        // Laid out otherwise (flow style): kept, with a warning naming the path.
+        let flow = "manager: {replicas: 3, image: {repository: x, tag: v0.1.0}}\n";
+        let (text, set) = follow_project(flow, generated, Path::new("v.yaml"), &mut warnings);
+        assert_eq!((text.as_str(), set.len()), (flow, 0));
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(
+            warnings[1]
+                .to_string()
+                .contains("manager.image.tag is not where opgen writes it")
+        );
     }
 
     #[test]
