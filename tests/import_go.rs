@@ -805,6 +805,25 @@ fn shop_fixture() {
     let _ = std::fs::remove_dir_all(&project);
 }
 
+/// Whether Go is on PATH; without it the test says so and passes, but under CI=true.
+fn has_go(what: &str) -> bool {
+    if Command::new("go").arg("version").output().is_ok() {
+        return true;
+    }
+    assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+    eprintln!("import go: {what} not imported (no Go on PATH)");
+    false
+}
+
+/// The imported project builds clippy-clean and passes its tests (envtest's included).
+fn builds_and_passes_its_tests(project: &Path) {
+    support::project_cargo_ok(
+        project,
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
+    support::project_cargo_ok(project, &["test"]);
+}
+
 /// kubebuilder's own sample projects (its `testdata/`, kept in tests/fixtures/import-go/kubebuilder
 /// with their sources): the Go API packages, as `make manifests` there runs controller-gen.
 fn kubebuilder_case(project: &'static str) -> Case<'static> {
@@ -841,9 +860,7 @@ fn kubebuilder_project_v4_with_plugins() {
 /// with `--controllers`, the role is its `config/rbac/role.yaml`, byte for byte.
 #[test]
 fn kubebuilder_projects_write_the_crds_and_role_they_ship() {
-    if Command::new("go").arg("version").output().is_err() {
-        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
-        eprintln!("import go: kubebuilder's projects not imported (no Go on PATH)");
+    if !has_go("kubebuilder's projects") {
         return;
     }
     for name in [
@@ -905,9 +922,7 @@ fn kubebuilder_projects_write_the_crds_and_role_they_ship() {
 /// called, the conversion round-trips.
 #[test]
 fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
-    if Command::new("go").arg("version").output().is_err() {
-        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
-        eprintln!("import go: kubebuilder's project-v4 not imported (no Go on PATH)");
+    if !has_go("kubebuilder's project-v4") {
         return;
     }
     let src = module_copy("import-go/kubebuilder/project-v4", "").expect("a fixture");
@@ -1028,11 +1043,7 @@ fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
             "{route} is served"
         );
     }
-    support::project_cargo_ok(
-        &project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
-    support::project_cargo_ok(&project, &["test"]);
+    builds_and_passes_its_tests(&project);
     let _ = std::fs::remove_dir_all(&project);
 }
 
@@ -1042,9 +1053,7 @@ fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
 /// deploy-image controllers under the Role the Go project ships.
 #[test]
 fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
-    if Command::new("go").arg("version").output().is_err() {
-        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
-        eprintln!("import go: kubebuilder's projects not imported (no Go on PATH)");
+    if !has_go("kubebuilder's projects") {
         return;
     }
     for name in ["project-v4-multigroup", "project-v4-with-plugins"] {
@@ -1054,11 +1063,7 @@ fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
         };
         let (_, project, _) = import(&case).expect("a fixture");
         select_k8s_for_build(&project);
-        support::project_cargo_ok(
-            &project,
-            &["clippy", "--all-targets", "--", "-D", "warnings"],
-        );
-        support::project_cargo_ok(&project, &["test"]);
+        builds_and_passes_its_tests(&project);
         let _ = std::fs::remove_dir_all(&project);
     }
 }
@@ -1067,8 +1072,7 @@ fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
 /// cluster-wide project, is refused before anything is written, with the way out.
 #[test]
 fn a_namespaced_go_manager_needs_a_namespaced_project() {
-    if Command::new("go").arg("version").output().is_err() {
-        assert!(std::env::var("CI").is_err(), "CI=true: Go is missing");
+    if !has_go("the namespaced Go manager") {
         return;
     }
     let (project, _) = project_and_shop("namespaced");
