@@ -24,15 +24,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-struct Case<'a> {
-    /// A module of the Go module proxy, or (version "") a directory under tests/fixtures/.
-    module: &'a str,
-    version: &'a str,
-    /// controller-gen's `paths=./<package>`, and `opgen import go --paths ./<package>`.
-    package: &'a str,
-    args: &'a str,
-    /// The project is made multigroup first (the module holds several API groups).
-    multigroup: bool,
+struct Case {
+    /// The module, package and controller-gen arguments, from the harness's [`GO_CORPUS`]
+    /// (tests/import_crd.rs imports the CRDs controller-gen writes for each of them too).
+    go: &'static GoModule,
     /// Schema nodes of Go `uint32` fields: opgen writes Rust's `u32` with `minimum: 0`.
     uint32_nodes: usize,
     /// Versions of kinds with a status but no `+kubebuilder:subresource:status`: kube-derive's
@@ -111,13 +106,13 @@ fn check(out: &std::process::Output, what: &str) {
 /// Imports the case's packages into a fresh project; its CRDs by file name, the project, and
 /// what `opgen import go` printed on stderr.
 fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
-    let src = module_copy(case.module, case.version)?;
+    let src = module_copy(case.go.module, case.go.version)?;
     // Tests of one binary may import the same module at once: a directory each.
     static IMPORTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "import-go-{}-{}-{}-{}",
-        case.module.replace('/', "_"),
-        case.package.replace(['/', '.'], "_"),
+        case.go.module.replace('/', "_"),
+        case.go.package.replace(['/', '.'], "_"),
         std::process::id(),
         IMPORTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
@@ -132,7 +127,7 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
         .find_map(|l| l.strip_prefix("projectName: "))
         .unwrap_or_default();
     let namespaced =
-        go_project.lines().any(|l| l == "namespaced: true") && case.args.contains("rbac:roleName=");
+        go_project.lines().any(|l| l == "namespaced: true") && case.go.args.contains("rbac:roleName=");
     let mut init = vec!["init", "--domain", "example.com", "--project-name"];
     if namespaced {
         init.extend([go_name, "--namespaced"]);
@@ -140,7 +135,7 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
         init.push("imported");
     }
     check(&opgen(&project, &init), "opgen init");
-    if case.multigroup {
+    if case.go.multigroup {
         check(&opgen(&project, &["edit", "--multigroup"]), "opgen edit");
     }
     // The Kubernetes version the module builds against, as the import's warning advises.
@@ -156,6 +151,7 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     std::fs::write(&cargo_toml, selected).unwrap();
     // Several packages are `;`-separated, as controller-gen's `paths=` takes them.
     let paths: Vec<String> = case
+        .go
         .package
         .split(';')
         .map(|p| format!("./{}", p.trim_start_matches("./")))
@@ -164,12 +160,12 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
     for p in &paths {
         args.extend(["--paths", p.as_str()]);
     }
-    if case.args.contains("generateEmbeddedObjectMeta=true") {
+    if case.go.args.contains("generateEmbeddedObjectMeta=true") {
         args.push("--generate-embedded-object-meta");
     }
     // controller-gen's `rbac` generator reads the controllers' markers; opgen's import, with
     // `--controllers`.
-    if case.args.contains("rbac:roleName=") {
+    if case.go.args.contains("rbac:roleName=") {
         args.push("--controllers");
     }
     let out = opgen(&project, &args);
@@ -352,11 +348,7 @@ fn root_fields_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
 /// Imports the case and compares its CRDs with controller-gen's; what the import printed on
 /// stderr (None when controller-gen is missing outside CI).
 fn compare(case: &Case) -> Option<String> {
-    let theirs = if case.version.is_empty() {
-        live_files_from_dir(&fixture(case.module), case.package, case.args)
-    } else {
-        live_files_from_module(case.module, case.version, case.package, case.args)
-    }?;
+    let theirs = live_files_of(case.go)?;
     let (ours, project, stderr) =
         import(case).expect("the module downloads (controller-gen ran on it)");
     let crds: Vec<&String> = theirs.keys().filter(|f| f.ends_with(".yaml")).collect();
@@ -421,11 +413,7 @@ fn compare(case: &Case) -> Option<String> {
 #[test]
 fn gateway_api_v1() {
     compare(&Case {
-        module: "sigs.k8s.io/gateway-api",
-        version: "v1.6.3",
-        package: "apis/v1",
-        args: "crd",
-        multigroup: false,
+        go: go_module("sigs.k8s.io/gateway-api", "apis/v1"),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -435,11 +423,7 @@ fn gateway_api_v1() {
 #[test]
 fn kueue() {
     compare(&Case {
-        module: "sigs.k8s.io/kueue",
-        version: "v0.17.0",
-        package: "apis/kueue/...",
-        args: "crd:generateEmbeddedObjectMeta=true",
-        multigroup: false,
+        go: go_module("sigs.k8s.io/kueue", "apis/kueue/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -451,11 +435,10 @@ fn kueue() {
 #[test]
 fn prometheus_operator_monitoring() {
     compare(&Case {
-        module: "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring",
-        version: "v0.95.1",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module(
+            "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring",
+            "...",
+        ),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -465,11 +448,7 @@ fn prometheus_operator_monitoring() {
 #[test]
 fn jobset() {
     compare(&Case {
-        module: "sigs.k8s.io/jobset",
-        version: "v0.11.1",
-        package: "api/...",
-        args: "crd:generateEmbeddedObjectMeta=true",
-        multigroup: false,
+        go: go_module("sigs.k8s.io/jobset", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -479,11 +458,7 @@ fn jobset() {
 #[test]
 fn flux_source_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/source-controller/api",
-        version: "v1.9.6",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/source-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -495,11 +470,7 @@ fn flux_source_controller() {
 #[test]
 fn cluster_api() {
     compare(&Case {
-        module: "sigs.k8s.io/cluster-api/api",
-        version: "v1.14.2",
-        package: "...",
-        args: "crd:crdVersions=v1",
-        multigroup: true,
+        go: go_module("sigs.k8s.io/cluster-api/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -509,11 +480,7 @@ fn cluster_api() {
 #[test]
 fn cert_manager() {
     compare(&Case {
-        module: "github.com/cert-manager/cert-manager",
-        version: "v1.21.2",
-        package: "pkg/apis/...",
-        args: "crd",
-        multigroup: true,
+        go: go_module("github.com/cert-manager/cert-manager", "pkg/apis/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -523,11 +490,7 @@ fn cert_manager() {
 #[test]
 fn karpenter() {
     compare(&Case {
-        module: "sigs.k8s.io/karpenter",
-        version: "v1.14.1",
-        package: "pkg/apis/...",
-        args: "crd",
-        multigroup: true,
+        go: go_module("sigs.k8s.io/karpenter", "pkg/apis/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -538,11 +501,7 @@ fn karpenter() {
 #[test]
 fn argo_rollouts() {
     compare(&Case {
-        module: "github.com/argoproj/argo-rollouts",
-        version: "v1.10.1",
-        package: "pkg/apis/...",
-        args: "crd",
-        multigroup: true,
+        go: go_module("github.com/argoproj/argo-rollouts", "pkg/apis/..."),
         uint32_nodes: 0,
         status_without_subresource: 2,
         root_fields: 0,
@@ -553,11 +512,7 @@ fn argo_rollouts() {
 #[test]
 fn gateway_api_x() {
     compare(&Case {
-        module: "sigs.k8s.io/gateway-api",
-        version: "v1.6.3",
-        package: "apisx/...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("sigs.k8s.io/gateway-api", "apisx/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -569,11 +524,7 @@ fn gateway_api_x() {
 #[test]
 fn flux_kustomize_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/kustomize-controller/api",
-        version: "v1.9.0",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/kustomize-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -584,11 +535,7 @@ fn flux_kustomize_controller() {
 #[test]
 fn flux_helm_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/helm-controller/api",
-        version: "v1.6.5",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/helm-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -599,11 +546,7 @@ fn flux_helm_controller() {
 #[test]
 fn flux_notification_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/notification-controller/api",
-        version: "v1.9.4",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/notification-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -614,11 +557,7 @@ fn flux_notification_controller() {
 #[test]
 fn flux_image_reflector_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/image-reflector-controller/api",
-        version: "v1.2.5",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/image-reflector-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -629,11 +568,7 @@ fn flux_image_reflector_controller() {
 #[test]
 fn flux_image_automation_controller() {
     compare(&Case {
-        module: "github.com/fluxcd/image-automation-controller/api",
-        version: "v1.2.5",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/fluxcd/image-automation-controller/api", "..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -646,11 +581,7 @@ fn flux_image_automation_controller() {
 #[test]
 fn velero() {
     compare(&Case {
-        module: "github.com/vmware-tanzu/velero",
-        version: "v1.18.3",
-        package: "pkg/apis/velero/...",
-        args: "crd:crdVersions=v1",
-        multigroup: false,
+        go: go_module("github.com/vmware-tanzu/velero", "pkg/apis/velero/..."),
         uint32_nodes: 0,
         status_without_subresource: 13,
         root_fields: 0,
@@ -663,11 +594,7 @@ fn velero() {
 #[test]
 fn keda() {
     compare(&Case {
-        module: "github.com/kedacore/keda/v2",
-        version: "v2.21.0",
-        package: "apis/...",
-        args: "crd:crdVersions=v1,generateEmbeddedObjectMeta=true",
-        multigroup: true,
+        go: go_module("github.com/kedacore/keda/v2", "apis/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 1,
@@ -681,11 +608,7 @@ fn keda() {
 #[test]
 fn kyverno() {
     compare(&Case {
-        module: "github.com/kyverno/kyverno",
-        version: "v1.19.1",
-        package: "api/...",
-        args: "crd:crdVersions=v1,ignoreUnexportedFields=true,generateEmbeddedObjectMeta=false",
-        multigroup: true,
+        go: go_module("github.com/kyverno/kyverno", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -699,11 +622,7 @@ fn kyverno() {
 #[test]
 fn cluster_api_provider_aws() {
     compare(&Case {
-        module: "sigs.k8s.io/cluster-api-provider-aws/v2",
-        version: "v2.13.0",
-        package: "api/...",
-        args: "crd:crdVersions=v1",
-        multigroup: false,
+        go: go_module("sigs.k8s.io/cluster-api-provider-aws/v2", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 1,
         root_fields: 0,
@@ -719,11 +638,7 @@ fn cluster_api_provider_aws() {
 #[test]
 fn chaos_mesh() {
     compare(&Case {
-        module: "github.com/chaos-mesh/chaos-mesh/api",
-        version: "v0.0.0-20260906172039-d70b66ad97ac",
-        package: "...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("github.com/chaos-mesh/chaos-mesh/api", "..."),
         uint32_nodes: 75,
         status_without_subresource: 15,
         root_fields: 0,
@@ -739,11 +654,7 @@ fn chaos_mesh() {
 #[test]
 fn external_secrets() {
     compare(&Case {
-        module: "github.com/external-secrets/external-secrets",
-        version: "v0.16.2",
-        package: "apis/...",
-        args: "crd",
-        multigroup: true,
+        go: go_module("github.com/external-secrets/external-secrets", "apis/..."),
         uint32_nodes: 0,
         status_without_subresource: 1,
         root_fields: 0,
@@ -760,11 +671,7 @@ fn external_secrets() {
 #[test]
 fn shop_fixture() {
     let Some(stderr) = compare(&Case {
-        module: "import-go/shop",
-        version: "",
-        package: "api/...",
-        args: "crd:allowDangerousTypes=true",
-        multigroup: false,
+        go: go_module("import-go/shop", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -789,11 +696,7 @@ fn shop_fixture() {
     // The resource marker's singular (not the lower-cased kind) reaches the compiled kube code
     // too, where kube-derive would otherwise derive `widget`; the CRD has it from the marker.
     let (crds, project, _) = import(&Case {
-        module: "import-go/shop",
-        version: "",
-        package: "api/...",
-        args: "crd:allowDangerousTypes=true",
-        multigroup: false,
+        go: go_module("import-go/shop", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -826,16 +729,23 @@ fn builds_and_passes_its_tests(project: &Path) {
 
 /// kubebuilder's own sample projects (its `testdata/`, kept in tests/fixtures/import-go/kubebuilder
 /// with their sources): the Go API packages, as `make manifests` there runs controller-gen.
-fn kubebuilder_case(project: &'static str) -> Case<'static> {
+fn kubebuilder_case(project: &str) -> Case {
     Case {
-        module: Box::leak(format!("import-go/kubebuilder/{project}").into_boxed_str()),
-        version: "",
-        package: "api/...",
-        args: "crd",
-        multigroup: project == "project-v4-multigroup",
+        go: go_module(&format!("import-go/kubebuilder/{project}"), "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
+    }
+}
+
+/// The case with `--controllers` (controller-gen's `rbac` generator reads the controllers).
+fn with_controllers(case: Case) -> Case {
+    Case {
+        go: Box::leak(Box::new(GoModule {
+            args: "crd rbac:roleName=manager-role",
+            ..*case.go
+        })),
+        ..case
     }
 }
 
@@ -868,10 +778,7 @@ fn kubebuilder_projects_write_the_crds_and_role_they_ship() {
         "project-v4-multigroup",
         "project-v4-with-plugins",
     ] {
-        let case = Case {
-            args: "crd rbac:roleName=manager-role",
-            ..kubebuilder_case(name)
-        };
+        let case = with_controllers(kubebuilder_case(name));
         let (ours, project, _) = import(&case).expect("a fixture");
         let role = |dir: &Path| std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
         assert_eq!(
@@ -1057,10 +964,7 @@ fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
         return;
     }
     for name in ["project-v4-multigroup", "project-v4-with-plugins"] {
-        let case = Case {
-            args: "crd rbac:roleName=manager-role",
-            ..kubebuilder_case(name)
-        };
+        let case = with_controllers(kubebuilder_case(name));
         let (_, project, _) = import(&case).expect("a fixture");
         select_k8s_for_build(&project);
         builds_and_passes_its_tests(&project);
@@ -1470,11 +1374,7 @@ async fn samples_round_trip_through_the_imported_types() {{
 #[test]
 fn shop_sample_round_trips_on_the_api_server() {
     let case = Case {
-        module: "import-go/shop",
-        version: "",
-        package: "api/...",
-        args: "crd",
-        multigroup: false,
+        go: go_module("import-go/shop", "api/..."),
         uint32_nodes: 0,
         status_without_subresource: 0,
         root_fields: 0,
@@ -1516,7 +1416,7 @@ fn round_trip_module(case: &Case, names: &[&str], group: &str, kinds: &[Typed]) 
         // Without Go tooling the module cannot be had either; `compare` says so.
         return;
     }
-    let src = module_copy(case.module, case.version).expect("the module downloads");
+    let src = module_copy(case.go.module, case.go.version).expect("the module downloads");
     let (files, count) = samples(&src, names, group);
     assert!(count > 0, "the samples hold objects of {group}");
     let (_, project, _) = import(case).expect("the module imports");
@@ -1546,11 +1446,7 @@ fn kueue_examples_round_trip_on_the_api_server() {
     .collect();
     round_trip_module(
         &Case {
-            module: "sigs.k8s.io/kueue",
-            version: "v0.17.0",
-            package: "apis/kueue/...",
-            args: "crd:generateEmbeddedObjectMeta=true",
-            multigroup: false,
+            go: go_module("sigs.k8s.io/kueue", "apis/kueue/..."),
             uint32_nodes: 0,
             status_without_subresource: 0,
             root_fields: 0,
@@ -1603,11 +1499,7 @@ fn argo_rollouts_examples_round_trip_on_the_api_server() {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     round_trip_module(
         &Case {
-            module: "github.com/argoproj/argo-rollouts",
-            version: "v1.10.1",
-            package: "pkg/apis/...",
-            args: "crd",
-            multigroup: true,
+            go: go_module("github.com/argoproj/argo-rollouts", "pkg/apis/..."),
             uint32_nodes: 0,
             status_without_subresource: 2,
             root_fields: 0,

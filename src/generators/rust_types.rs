@@ -410,9 +410,19 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             .and_then(Value::as_object)
             .unwrap_or(&empty)
     };
+    // The status's default is the root type's (kube-derive writes the `status` field), spelled
+    // `+opgen:status:default` on the kind as `import go` spells a Go Status field's; on the
+    // status struct it would be a type's default, which `manifests` refuses.
+    let status_node = props.get("status").and_then(Value::as_object).map(|s| {
+        let mut s = s.clone();
+        if let Some(d) = s.remove("default") {
+            kind_markers.push(format!("+opgen:status:default={d}"));
+        }
+        s
+    });
     let spec_item = r.spec_struct(&spec_name, spec_node, kind_markers, &kube);
     r.items.insert(0, spec_item);
-    if let Some(status) = props.get("status").and_then(Value::as_object) {
+    if let Some(status) = &status_node {
         r.names.remove(&status_name);
         let insert_at = r.items.len();
         let typed = r.node(status, &status_name, Place::Type, ".status");
