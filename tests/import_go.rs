@@ -126,8 +126,8 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
         .lines()
         .find_map(|l| l.strip_prefix("projectName: "))
         .unwrap_or_default();
-    let namespaced =
-        go_project.lines().any(|l| l == "namespaced: true") && case.go.args.contains("rbac:roleName=");
+    let namespaced = go_project.lines().any(|l| l == "namespaced: true")
+        && case.go.args.contains("rbac:roleName=");
     let mut init = vec!["init", "--domain", "example.com", "--project-name"];
     if namespaced {
         init.extend([go_name, "--namespaced"]);
