@@ -1142,7 +1142,7 @@ impl<'a> Generator<'a> {
                         .iter()
                         .find_map(|a| a.strip_prefix("plural = "))
                         .map(|s| s.trim_matches('"').to_owned())
-                        .unwrap_or_default();
+                        .unwrap_or_else(|| crate::pluralize::flect_plural(&k.kind.to_lowercase()));
                     out.kinds.push(ImportedKind {
                         group: api.group.clone(),
                         version: api.version.clone(),

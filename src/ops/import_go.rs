@@ -12,6 +12,8 @@ use crate::generators::scaffold::api::{
 };
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
 use crate::load_go::{GoController, GoPackage, GoProject};
+use crate::markers::catalog::MarkerCatalog;
+use crate::markers::grammar::{self, ParsedArgs, Value};
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
@@ -326,23 +328,22 @@ fn webhooks(
 ) -> Result<()> {
     let mut markers: Vec<(&ImportedKind, Option<String>, Option<String>)> = Vec::new();
     for marker in go.files.iter().flat_map(|f| &f.webhooks) {
-        let args = webhook_args(&marker.text);
-        let list = |key: &str| -> Vec<String> {
-            args.iter()
-                .filter(|(k, _)| k == key)
-                .flat_map(|(_, v)| v.split(';').map(|x| x.trim_matches('"').to_owned()))
-                .collect()
+        let Some(args) = marker_args(&marker.text) else {
+            report.warnings.push(
+                Diagnostic::warning("this Go webhook marker does not parse, so it is not imported")
+                    .at(marker.pos.location()),
+            );
+            continue;
         };
-        let (groups, resources, versions) = (list("groups"), list("resources"), list("versions"));
-        let mutating = list("mutating").iter().any(|m| m == "true");
+        let (groups, resources, versions) = (
+            args.list_field("groups"),
+            args.list_field("resources"),
+            args.list_field("versions"),
+        );
+        let mutating = args.field("mutating").and_then(Value::as_bool) == Some(true);
         let Some(kind) = kinds.iter().find(|k| {
-            let plural = if k.plural.is_empty() {
-                pluralize::flect_plural(&k.kind.to_lowercase())
-            } else {
-                k.plural.clone()
-            };
             groups.contains(&k.group)
-                && resources.contains(&plural)
+                && resources.contains(&k.plural)
                 && versions.contains(&k.version)
         }) else {
             report.warnings.push(
@@ -411,29 +412,11 @@ fn webhooks(
     Ok(())
 }
 
-/// A `+kubebuilder:webhook:k=v,...` marker's arguments (a quoted value may hold commas).
-fn webhook_args(marker: &str) -> Vec<(String, String)> {
-    let body = marker
-        .strip_prefix("+kubebuilder:webhook:")
-        .unwrap_or(marker);
-    let mut args = Vec::new();
-    let (mut current, mut quoted) = (String::new(), false);
-    for c in body.chars().chain(std::iter::once(',')) {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                current.push(c);
-            }
-            ',' if !quoted => {
-                if let Some((k, v)) = current.split_once('=') {
-                    args.push((k.trim().to_owned(), v.trim().to_owned()));
-                }
-                current.clear();
-            }
-            _ => current.push(c),
-        }
-    }
-    args
+/// A marker's arguments, read by the marker grammar (None if it does not parse).
+fn marker_args(text: &str) -> Option<ParsedArgs> {
+    grammar::parse(MarkerCatalog::get(), text)
+        .ok()
+        .map(|(_, args)| args)
 }
 
 /// A namespace-scoped manager runs in `<project>-system`: a Go RBAC marker naming another
@@ -445,12 +428,10 @@ fn foreign_namespaces(go: &GoControllers, project: &Project) -> Vec<Diagnostic> 
         .iter()
         .flat_map(|f| &f.rbac)
         .filter_map(|m| {
-            let theirs = m
-                .text
-                .split(&[':', ','][..])
-                .find_map(|a| a.strip_prefix("namespace="))?;
+            let args = marker_args(&m.text)?;
+            let theirs = args.str_field("namespace")?.to_owned();
             // One warning per namespace, at its first marker.
-            (theirs != ours && seen.insert(theirs)).then(|| {
+            (theirs != ours && seen.insert(theirs.clone())).then(|| {
                 Diagnostic::warning(format!(
                     "this marker's Role is in the namespace {theirs}, and this project's manager runs in {ours}, so it is not bound to it (nor to the other markers naming {theirs})"
                 ))

@@ -4,6 +4,8 @@ use super::api::ResourceContext;
 use super::{Policy, ScaffoldPlan};
 use crate::diag::{Error, Result};
 use crate::generators::templates::render;
+use crate::markers::catalog::MarkerCatalog;
+use crate::markers::grammar;
 use crate::names::module_name;
 use serde::Serialize;
 
@@ -65,9 +67,10 @@ impl WebhookContext {
     /// the paths they name.
     pub fn with_markers(mut self, defaulting: Option<&str>, validation: Option<&str>) -> Self {
         let path = |marker: &str| {
-            marker
-                .split(&[':', ','][..])
-                .find_map(|arg| arg.strip_prefix("path="))
+            grammar::parse(MarkerCatalog::get(), marker)
+                .ok()?
+                .1
+                .str_field("path")
                 .map(str::to_owned)
         };
         if let Some(m) = defaulting {
