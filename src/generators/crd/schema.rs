@@ -292,7 +292,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 );
                 continue;
             }
-            let errors = values::check(v, node);
+            let mut errors = values::check(v, node);
+            // The API server also runs the CEL rules of the node (and of those under it) on
+            // the default, once it fits the rest of the schema.
+            if is_default && errors.is_empty() {
+                errors = super::cel::eval::violations(v, node);
+            }
             if errors.is_empty() {
                 let overflows = values::format_overflows(v, node);
                 if is_default && !overflows.is_empty() {

@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod cost;
+pub mod eval;
 pub mod parse;
 pub mod types;
 

@@ -1,0 +1,265 @@
+//! A default evaluated against the CEL rules of its schema node and of the nodes under it, as
+//! the API server does before it accepts a CRD (apiextensions-apiserver's
+//! `schema/defaulting/validation.go` runs `cel.NewValidator` on every default: a rule that
+//! returns false, or fails with "no such key", refuses the CRD).
+//!
+//! opgen's own parser and checker (`parse`, `check`) give cel-go's positions and types but
+//! keep no literal values; the evaluation is the `cel` crate's (cel-rust). Only what is
+//! certain is reported: a rule that uses `oldSelf` (a transition rule, never run on a
+//! default), a value the conversion cannot represent as the API server does (timestamps,
+//! durations, bytes), or a rule the interpreter cannot run (a Kubernetes extension function)
+//! is skipped, never guessed.
+
+use cel::objects::{Key, Map as CelMap};
+use cel::{Context, ExecutionError, Program};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The rules `v` breaks, on `schema` and under it, as `at <path>: <message> (rule ...)`
+/// (the path left out at the node itself). Empty when every rule holds or cannot be run.
+pub fn violations(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(v, schema, "", &mut out);
+    out
+}
+
+fn walk(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+    if v.is_null() {
+        return;
+    }
+    if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations")
+        && let Some(value) = to_cel(v, m)
+    {
+        for r in rules {
+            if let Some(message) = broken(r, &value) {
+                let at = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("at {}: ", path.trim_start_matches('.'))
+                };
+                out.push(format!("{at}{message}"));
+            }
+        }
+    }
+    match v {
+        Value::Object(o) => {
+            let props = m.get("properties").and_then(Value::as_object);
+            let additional = m.get("additionalProperties").and_then(Value::as_object);
+            for (k, child) in o {
+                let s = props
+                    .and_then(|p| p.get(k))
+                    .and_then(Value::as_object)
+                    .or(additional);
+                if let Some(s) = s {
+                    walk(child, s, &format!("{path}.{k}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(s) = m.get("items").and_then(Value::as_object) {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, s, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The message of the rule `r` when `self` breaks it, as the API server words it.
+fn broken(r: &Value, value: &cel::Value) -> Option<String> {
+    let rule = r.get("rule").and_then(Value::as_str)?;
+    let program = Program::compile(rule).ok()?;
+    if program.references().has_variable("oldSelf") {
+        return None;
+    }
+    let mut ctx = Context::default();
+    ctx.add_variable_from_value("self", value.clone());
+    let described = || match r.get("message").and_then(Value::as_str) {
+        Some(msg) if !msg.trim().is_empty() => format!("{msg} (rule `{rule}`)"),
+        _ => format!("failed rule: {rule}"),
+    };
+    match program.execute(&ctx) {
+        Ok(cel::Value::Bool(false)) => Some(described()),
+        Err(ExecutionError::NoSuchKey(key)) => {
+            Some(format!("no such key: {key} evaluating rule: {rule}"))
+        }
+        _ => None,
+    }
+}
+
+/// `v` as the CEL value the API server binds to `self` on a node of schema `m`
+/// (apiserver's `UnstructuredToVal`), or None where opgen does not represent it.
+fn to_cel(v: &Value, m: &Map<String, Value>) -> Option<cel::Value> {
+    let ty = m.get("type").and_then(Value::as_str);
+    let int_or_string = m.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
+    Some(match v {
+        Value::Null => cel::Value::Null,
+        Value::Bool(b) => cel::Value::Bool(*b),
+        Value::Number(n) => match ty {
+            Some("number") => cel::Value::Float(n.as_f64()?),
+            _ => match n.as_i64() {
+                Some(i) => cel::Value::Int(i),
+                None => {
+                    let f = n.as_f64()?;
+                    if ty == Some("integer") || int_or_string {
+                        if f.fract() != 0.0 || f.abs() > 9.0e18 {
+                            return None;
+                        }
+                        cel::Value::Int(f as i64)
+                    } else {
+                        cel::Value::Float(f)
+                    }
+                }
+            },
+        },
+        Value::String(s) => {
+            // date and date-time are timestamps, duration a duration, byte bytes: not
+            // represented here.
+            if let Some(f) = m.get("format").and_then(Value::as_str)
+                && matches!(f, "date" | "date-time" | "duration" | "byte")
+            {
+                return None;
+            }
+            cel::Value::String(Arc::new(s.clone()))
+        }
+        Value::Array(items) => {
+            let item_schema = m.get("items").and_then(Value::as_object);
+            let empty = Map::new();
+            let list = items
+                .iter()
+                .map(|i| to_cel(i, item_schema.unwrap_or(&empty)))
+                .collect::<Option<Vec<_>>>()?;
+            cel::Value::List(Arc::new(list))
+        }
+        Value::Object(o) => {
+            let props = m.get("properties").and_then(Value::as_object);
+            let additional = m.get("additionalProperties").and_then(Value::as_object);
+            let empty = Map::new();
+            let mut map = HashMap::new();
+            for (k, child) in o {
+                let (key, s) = match props.and_then(|p| p.get(k)).and_then(Value::as_object) {
+                    // Object fields are named by their escaped names.
+                    Some(s) => match escape(k) {
+                        Some(e) => (e, s),
+                        None => continue,
+                    },
+                    None => (k.clone(), additional.unwrap_or(&empty)),
+                };
+                map.insert(Key::String(Arc::new(key)), to_cel(child, s)?);
+            }
+            cel::Value::Map(CelMap { map: Arc::new(map) })
+        }
+    })
+}
+
+/// A property name as CEL sees it (apiserver's `cel.Escape`), or None when CEL cannot name it.
+fn escape(name: &str) -> Option<String> {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::new();
+    let mut chars = name.chars().peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '_' if chars.peek() == Some(&'_') => {
+                chars.next();
+                out.push_str("__underscores__");
+            }
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphabetic() || c == '_' => out.push(c),
+            c if c.is_ascii_digit() && !first => out.push(c),
+            _ => return None,
+        }
+        first = false;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(v: Value, schema: Value) -> Vec<String> {
+        violations(&v, schema.as_object().unwrap())
+    }
+
+    #[test]
+    fn a_rule_a_default_breaks_is_reported_with_its_message() {
+        let odd = json!({"type": "integer", "x-kubernetes-validations": [
+            {"rule": "self % 2 == 1", "message": "replicas must be odd"}]});
+        assert_eq!(
+            run(json!(4), odd.clone()),
+            ["replicas must be odd (rule `self % 2 == 1`)"]
+        );
+        assert!(run(json!(3), odd).is_empty());
+    }
+
+    #[test]
+    fn nested_rules_missing_keys_and_what_is_skipped() {
+        let schema = json!({"type": "object",
+            "properties": {"min": {"type": "integer"}, "max": {"type": "integer"},
+                "items": {"type": "array", "items": {"type": "string",
+                    "x-kubernetes-validations": [{"rule": "self.startsWith('a')"}]}}},
+            "x-kubernetes-validations": [{"rule": "self.min <= self.max"}]});
+        assert_eq!(
+            run(json!({"min": 3, "max": 1}), schema.clone()),
+            ["failed rule: self.min <= self.max"]
+        );
+        assert_eq!(
+            run(json!({"min": 3}), schema.clone()),
+            ["no such key: max evaluating rule: self.min <= self.max"]
+        );
+        assert_eq!(
+            run(json!({"min": 1, "max": 2, "items": ["ab", "b"]}), schema),
+            ["at items[1]: failed rule: self.startsWith('a')"]
+        );
+        // Transition rules, extension functions and timestamps are not guessed at.
+        let skipped = json!({"type": "string", "format": "date-time", "x-kubernetes-validations": [
+            {"rule": "false"}]});
+        assert!(run(json!("2024-01-01T00:00:00Z"), skipped).is_empty());
+        let old = json!({"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf + 1"}]});
+        assert!(run(json!(4), old).is_empty());
+        let ext = json!({"type": "string", "x-kubernetes-validations": [{"rule": "self.lowerAscii() == 'q'"}]});
+        assert!(run(json!("X"), ext).is_empty());
+    }
+
+    #[test]
+    fn property_names_are_escaped_as_the_api_server_escapes_them() {
+        assert_eq!(escape("a-b").as_deref(), Some("a__dash__b"));
+        assert_eq!(escape("if").as_deref(), Some("__if__"));
+        assert_eq!(escape("x__y").as_deref(), Some("x__underscores__y"));
+        assert_eq!(escape("1a"), None);
+        let schema = json!({"type": "object", "properties": {"max-size": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.max__dash__size > 2"}]});
+        assert_eq!(run(json!({"max-size": 1}), schema).len(), 1);
+    }
+}
