@@ -16,9 +16,7 @@ use harness::*;
 ///
 /// Deliberate differences:
 /// * the version annotation ([`version_annotation`]);
-/// * `required: [spec]` at the root ([`root_requires_spec`]; Go's `Spec` is omitempty);
-/// * `subresources.status` ([`status_subresource_from_kube_status`]; Go's `Status` field
-///   exists without `+kubebuilder:subresource:status`).
+/// * `required: [spec]` at the root ([`root_requires_spec`]; Go's `Spec` is omitempty).
 #[test]
 fn gen_foos_and_zoos() {
     let files = generate("gen", None);
@@ -43,7 +41,6 @@ fn gen_foos_and_zoos() {
             .to_owned();
         version_annotation(&mut ours);
         root_requires_spec(&mut ours, &version);
-        status_subresource_from_kube_status(&mut ours, &version);
         assert_same(file, &ours, &reference(golden_file)[0]);
         assert_same_bytes(file, &files[file], &[ours], &reference_text(golden_file));
     }
@@ -57,7 +54,6 @@ fn gen_foos_with_max_desc_len() {
     let mut ours = crd(&files, "bar.example.com_foos.yaml");
     version_annotation(&mut ours);
     root_requires_spec(&mut ours, "foo");
-    status_subresource_from_kube_status(&mut ours, "foo");
     let golden_file = "crd/gen/bar.example.com_foos_maxdesclen.yaml";
     assert_same("foos (maxDescLen=50)", &ours, &reference(golden_file)[0]);
     assert_same_bytes(
@@ -336,7 +332,6 @@ fn cli_max_desc_len_writes_the_maxdesclen_golden() {
     let mut ours = documents(&text).remove(0);
     version_annotation(&mut ours);
     root_requires_spec(&mut ours, "foo");
-    status_subresource_from_kube_status(&mut ours, "foo");
     let golden_file = "crd/gen/bar.example.com_foos_maxdesclen.yaml";
     assert_same(
         "foos (--max-desc-len 50)",

@@ -63,7 +63,7 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "upstream-operators/sample-controller/crd/crd.yaml",
-        "hand-written: no apiVersion, kind and metadata in the schema, no listKind or singular (opgen writes them, as controller-gen does), and a status without the status subresource (kube-derive's `status` enables both)",
+        "hand-written: no apiVersion, kind and metadata in the schema, no listKind or singular (opgen writes them, as controller-gen does)",
     ),
     (
         "upstream-operators/sample-controller/crd/crd-status-subresource.yaml",
@@ -655,140 +655,12 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind",
     ),
     (
-        "controller-gen github.com/argoproj/argo-rollouts@v1.10.1 pkg/apis/... argoproj.io_analysisruns.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/argoproj/argo-rollouts@v1.10.1 pkg/apis/... argoproj.io_experiments.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "controller-gen sigs.k8s.io/gateway-api@v1.6.3 apisx/... gateway.networking.x-k8s.io_xmeshes.yaml",
         "not fixed: the status default (a list of conditions) is imported as `+opgen:status:default=<JSON>`, and opgen's marker grammar stops at the first `}` inside the list (`unexpected `]}` after the value`)",
     ),
     (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_backuprepositories.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_backups.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_backupstoragelocations.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_datadownloads.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_datauploads.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_deletebackuprequests.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_downloadrequests.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_podvolumebackups.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_podvolumerestores.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_restores.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_schedules.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_serverstatusrequests.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/vmware-tanzu/velero@v1.18.3 pkg/apis/velero/... velero.io_volumesnapshotlocations.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "controller-gen github.com/kedacore/keda/v2@v2.21.0 apis/... keda.sh_withtriggers.yaml",
         "a root property beside metadata, spec and status, which kube-derive's root type cannot hold (the import warns and leaves it out)",
-    ),
-    (
-        "controller-gen sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0 api/... infrastructure.cluster.x-k8s.io_awsmachinetemplates.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_awschaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_azurechaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_blockchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_dnschaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_gcpchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_httpchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_iochaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_jvmchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_kernelchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_networkchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_physicalmachinechaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_podchaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_schedules.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_stresschaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac ... chaos-mesh.org_timechaos.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "controller-gen github.com/external-secrets/external-secrets@v0.16.2 apis/... generators.external-secrets.io_generatorstates.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
     ),
     (
         "controller-gen import-go/shop api/... shop.example.com_widgets.yaml",
@@ -796,7 +668,11 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/analysis-run-crd.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
+        "post-processed YAML: controller-gen's document without its leading `---`; equal as values, not as bytes",
+    ),
+    (
+        "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/experiment-crd.yaml",
+        "post-processed YAML: controller-gen's document without its leading `---`; equal as values, not as bytes",
     ),
     (
         "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/analysis-template-crd.yaml",
@@ -807,24 +683,16 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "post-processed YAML, not controller-gen v0.23's formatting: equal as values, not as bytes",
     ),
     (
-        "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/experiment-crd.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/rollout-crd.yaml",
         "post-processed YAML, not controller-gen v0.23's formatting: equal as values, not as bytes",
     ),
     (
         "github.com/argoproj/argo-cd/v3@v3.5.0 manifests/crds/application-crd.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts); a root property beside metadata, spec and status, which kube-derive's root type cannot hold (the import warns and leaves it out)",
+        "a root property beside metadata, spec and status, which kube-derive's root type cannot hold (the import warns and leaves it out)",
     ),
     (
         "github.com/argoproj/argo-cd/v3@v3.5.0 manifests/crds/applicationset-crd.yaml",
         "no descriptions on apiVersion and kind (post-processed); opgen writes controller-gen's",
-    ),
-    (
-        "github.com/argoproj/argo-cd/v3@v3.5.0 manifests/crds/appproject-crd.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
     ),
     (
         "github.com/kyverno/kyverno@v1.19.1 config/crds/kyverno/kyverno.io_cleanuppolicies.yaml",
@@ -919,10 +787,6 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "not fixed: the status default (a list of conditions) is imported as `+opgen:status:default=<JSON>`, and opgen's marker grammar stops at the first `}` inside the list (`unexpected `]}` after the value`)",
     ),
     (
-        "github.com/external-secrets/external-secrets@v0.16.2 config/crds/bases/generators.external-secrets.io_generatorstates.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0 config/crd/bases/controlplane.cluster.x-k8s.io_awsmanagedcontrolplanes.yaml",
         "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
@@ -940,7 +804,7 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0 config/crd/bases/infrastructure.cluster.x-k8s.io_awsmachinetemplates.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts); hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
+        "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
         "sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0 config/crd/bases/infrastructure.cluster.x-k8s.io_awsmanagedmachinepools.yaml",
@@ -1039,34 +903,6 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "the group `match` would name its module with a Rust keyword, which `create api` refuses",
     ),
     (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_configpodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_connectionpodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_constraintpodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_constrainttemplatepodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_expansiontemplatepodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_mutatorpodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
-        "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/crd/bases/status.gatekeeper.sh_providerpodstatuses.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "github.com/prometheus-operator/prometheus-operator@v0.85.0 example/prometheus-operator-crd/monitoring.coreos.com_scrapeconfigs.yaml",
         "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
@@ -1075,12 +911,8 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind; hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
-        "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumendpoints.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts)",
-    ),
-    (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumlocalredirectpolicies.yaml",
-        "a status without the status subresource: kube-derive's `status` always enables it (the difference tests/import_go.rs counts); hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
+        "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumnetworkpolicies.yaml",

@@ -626,6 +626,80 @@ fn metadata_required_at_the_root() {
     );
 }
 
+/// `+opgen:status:nosubresource` keeps a kind's status a plain field: the schema has it, the
+/// CRD serves no status subresource (controller-gen's Go kind without
+/// `+kubebuilder:subresource:status`). Said of a kind without a status, or beside the marker
+/// that asks for the subresource, it is an error at the marker.
+#[test]
+fn a_status_without_its_subresource() {
+    let status_kind = |marker: &str, status: &str| {
+        format!(
+            "{marker}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n#[kube(group = \"demo.example.com\", version = \"v1\", kind = \"Demo\", namespaced{status})]\npub struct DemoSpec {{ pub size: i32 }}\n#[derive(Serialize, Deserialize, Clone, Debug)]\npub struct DemoStatus {{ pub ready: bool }}\n"
+        )
+    };
+    let plain = crd(&status_kind(
+        "// +opgen:status:nosubresource\n",
+        ", status = \"DemoStatus\"",
+    ));
+    let version = &plain["spec"]["versions"][0];
+    assert!(version.get("subresources").is_none(), "{version}");
+    assert_eq!(
+        version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["ready"],
+        json!({"type": "boolean"})
+    );
+    let served = crd(&status_kind("", ", status = \"DemoStatus\""));
+    assert_eq!(
+        served["spec"]["versions"][0]["subresources"],
+        json!({"status": {}})
+    );
+
+    let no_status = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}{}",
+            status_kind("// +opgen:status:nosubresource\n", "")
+        ),
+    )]);
+    assert!(
+        no_status.contains("types.rs:")
+            && no_status.contains("+opgen:status:nosubresource on a kind without a status"),
+        "{no_status}"
+    );
+    let both = errors(&[(
+        "src/api/v1/types.rs",
+        &format!(
+            "{HEADER}{}",
+            status_kind(
+                "// +opgen:status:nosubresource\n// +kubebuilder:subresource:status\n",
+                ", status = \"DemoStatus\""
+            )
+        ),
+    )]);
+    assert!(
+        both.contains("contradicts +kubebuilder:subresource:status"),
+        "{both}"
+    );
+}
+
+/// A `Format` marker on a number replaces the format its Rust type writes, as controller-gen's
+/// replaces a Go builtin's: Go's `uint32` is an `i64` with `Format=int32` (no `minimum: 0`,
+/// no `allOf` of both formats), on lists too.
+#[test]
+fn format_marker_replaces_a_number_s_format() {
+    let s = spec_schema(&kind(
+        "    // +kubebuilder:validation:Format=int32
+    pub go_uint32: i64,
+    // +kubebuilder:validation:items:Format=int32
+    pub go_uint32s: Vec<i64>,",
+    ));
+    let p = &s["properties"];
+    assert_eq!(p["goUint32"], json!({"type": "integer", "format": "int32"}));
+    assert_eq!(
+        p["goUint32s"]["items"],
+        json!({"type": "integer", "format": "int32"})
+    );
+}
+
 /// Types of other crates map to what serde_json writes for them (README: "Types of other
 /// crates"; each form printed by `tests/fixtures/foreign/wire`), through `use` and globs too.
 #[test]

@@ -472,6 +472,13 @@ impl<'a> Generator<'a> {
         let mut status_plan = None;
         let mut status_wrapper = None;
         if let Some(f) = status {
+            // controller-gen serves the status subresource only when the kind asks for it.
+            if !markers
+                .iter()
+                .any(|m| m == "+kubebuilder:subresource:status")
+            {
+                markers.push("+opgen:status:nosubresource".to_owned());
+            }
             let target = deref(&f.ty);
             match self.local_key(p, target) {
                 Some(key) if owners.get(&key) == Some(&t.name) => {
@@ -1282,13 +1289,10 @@ impl<'a> Generator<'a> {
                     "int64" => ("i64", Shape::Scalar),
                     // Go's unsigned types as signed Rust ones wide enough for them (a
                     // `format_marker` corrects the format): controller-gen writes no
-                    // `minimum: 0` for them, which a Rust unsigned type implies. `uint32`
-                    // stays `u32`: no signed type has its `int32` format and range, so the
-                    // CRD gains `minimum: 0` there.
-                    "uint" | "uint64" => ("i64", Shape::Scalar),
+                    // `minimum: 0` for them, which a Rust unsigned type implies.
+                    "uint" | "uint64" | "uint32" => ("i64", Shape::Scalar),
                     "uint8" | "byte" => ("i16", Shape::Scalar),
                     "uint16" => ("i32", Shape::Scalar),
-                    "uint32" => ("u32", Shape::Scalar),
                     "float32" => ("f32", Shape::Scalar),
                     "float64" => ("f64", Shape::Scalar),
                     _ => ("serde_json::Value", Shape::Other),
@@ -1935,6 +1939,7 @@ fn format_marker(e: &GoExpr, markers: &[GoMarker]) -> Option<String> {
     };
     let format = match name {
         "float32" | "float64" | "uint" | "uint16" => "\"\"",
+        "uint32" => "int32",
         _ => return None,
     };
     let marker = if items {

@@ -255,10 +255,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
         kind_markers.push("+kubebuilder:subresource:status".to_owned());
     }
     if has_status && !status_subresource {
-        r.warn(
-            ".status",
-            "the CRD has a status field but no status subresource; kube-derive's `status` enables both".into(),
-        );
+        kind_markers.push("+opgen:status:nosubresource".to_owned());
     }
     if let Some(scale) = subresources.get("scale") {
         let mut m = format!(

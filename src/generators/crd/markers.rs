@@ -47,6 +47,7 @@ pub fn is_structural(name: &str) -> bool {
                 | "kubebuilder:selectablefield"
                 | "opgen:metadata:required"
                 | "opgen:status:default"
+                | "opgen:status:nosubresource"
                 | "opgen:root:XValidation"
                 // The CSV's descriptors (opgen bundle), not the schema.
                 | "operator-sdk:csv:customresourcedefinitions"

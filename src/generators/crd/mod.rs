@@ -497,7 +497,25 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             sub.insert("scale".into(), Value::Object(s));
         }
         let status_marker = marker(&v.markers, "kubebuilder:subresource:status").is_some();
-        if v.status.is_some() || status_marker {
+        let plain_status = marker(&v.markers, "opgen:status:nosubresource");
+        if let Some(m) = plain_status {
+            let contradiction = if status_marker {
+                Some(
+                    "+opgen:status:nosubresource contradicts +kubebuilder:subresource:status: keep one",
+                )
+            } else if v.status.is_none() {
+                Some(
+                    "+opgen:status:nosubresource on a kind without a status: add #[kube(status = \"...\")] or remove the marker",
+                )
+            } else {
+                None
+            };
+            if let Some(message) = contradiction {
+                diags.push(self.marker_diag(v, m, message.into()));
+            }
+        }
+        let plain_status = plain_status.is_some();
+        if (v.status.is_some() && !plain_status) || status_marker {
             sub.insert("status".into(), json!({}));
         }
         // controller-gen writes `subresources: {}` once a version has printer columns.

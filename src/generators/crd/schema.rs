@@ -638,7 +638,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         } else {
             self.ty(&f.ty, f.loc, diags)
         };
-        empty_format_on_number(f, &mut type_schema);
+        format_marker_on_number(f, &mut type_schema);
 
         // The field's own contribution: its doc and markers, checked against its type.
         let mut own = Schema::new();
@@ -1126,11 +1126,11 @@ pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
     Ok(base)
 }
 
-/// controller-gen's `+kubebuilder:validation:Format=""` on a Go number (inline, not a reference)
-/// empties its format, which its JSON then omits: the spelling of Go's `float64`/`float32` on
-/// Rust's `f64`/`f32`. The format comes from the field's type here, so it is removed there (the
-/// marker itself removes it from the field's own contribution); `items:Format=""` does the same
-/// for the numbers of a list.
+/// controller-gen's `+kubebuilder:validation:Format` on a Go number (inline, not a reference)
+/// replaces its format: `Format=""` empties it, which its JSON then omits (the spelling of Go's
+/// `float64`/`float32` on Rust's `f64`/`f32`), `Format=int32` on an `i64` is Go's `uint32`. The
+/// format comes from the field's type here, so it is removed there and the marker's own stands
+/// (not an `allOf` of both); `items:Format` does the same for the numbers of a list.
 /// An unsigned Rust integer gets `minimum: 0` from its type (serde refuses negatives), which
 /// Go's unsigned types do not write. A field marker's minimum of 0 or more implies it, so the
 /// marker's stands alone, as controller-gen writes it on Go's `uint32` (not an `allOf` of two).
@@ -1150,7 +1150,7 @@ fn unsigned_minimum_from_marker(f: &Field, type_schema: &mut Schema, own: &Schem
     }
 }
 
-fn empty_format_on_number(f: &Field, type_schema: &mut Schema) {
+fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
     fn number(ty: &Ty) -> Option<&Ty> {
         match ty {
             Ty::Option(inner) => number(inner),
@@ -1158,13 +1158,8 @@ fn empty_format_on_number(f: &Field, type_schema: &mut Schema) {
             _ => None,
         }
     }
-    let empty = |name: &str| {
-        f.markers.iter().any(|m| {
-            m.name() == name
-                && matches!(&m.args.value, Some(crate::markers::Value::String(v)) if v.is_empty())
-        })
-    };
-    if empty("kubebuilder:validation:Format") && number(&f.ty).is_some() {
+    let marked = |name: &str| f.markers.iter().any(|m| m.name() == name);
+    if marked("kubebuilder:validation:Format") && number(&f.ty).is_some() {
         type_schema.remove("format");
     }
     let mut list = &f.ty;
@@ -1173,7 +1168,7 @@ fn empty_format_on_number(f: &Field, type_schema: &mut Schema) {
     }
     if let Ty::List { item, .. } = list
         && number(item).is_some()
-        && empty("kubebuilder:validation:items:Format")
+        && marked("kubebuilder:validation:items:Format")
         && let Some(Value::Object(items)) = type_schema.get_mut("items")
     {
         items.remove("format");
