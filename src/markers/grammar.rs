@@ -277,6 +277,8 @@ struct Cursor<'a> {
     _text: &'a str,
     /// How many `{...}` lists and maps deep the cursor is.
     depth: usize,
+    /// How many `[...]` lists deep: inside one, `]` also ends a bare string.
+    brackets: usize,
 }
 
 /// Marker values nest at most this deep (`{{{...}}}`): the parser recurses once per level.
@@ -290,6 +292,7 @@ impl<'a> Cursor<'a> {
             base,
             _text: text,
             depth: 0,
+            brackets: 0,
         }
     }
 
@@ -525,7 +528,8 @@ impl<'a> Cursor<'a> {
                 Ok(s)
             }
             _ => {
-                let s = self.take_while(|c| !matches!(c, ',' | ';' | '}'));
+                let in_brackets = self.brackets > 0;
+                let s = self.take_while(|c| !is_bare_delim(c, in_brackets));
                 let s = s.trim().to_owned();
                 if s.is_empty() {
                     let key = ctx.trim_end_matches('=');
@@ -672,8 +676,11 @@ impl<'a> Cursor<'a> {
             // Guessed item types are uniform: the first item decides.
             let mut ty = item.clone();
             loop {
+                self.skip_ws();
+                let bracketed = self.peek() == Some('[');
                 let v = self.value(&ty, ctx, false)?;
-                if *item == ArgType::Any && items.is_empty() {
+                // (A `[...]` first item has no marker type that reads the next `[...]`.)
+                if *item == ArgType::Any && items.is_empty() && !bracketed {
                     ty = type_of(&v);
                 }
                 items.push(v);
@@ -783,9 +790,11 @@ impl<'a> Cursor<'a> {
                     self.nested(|c| c.list(&ArgType::Any, false, ""))
                 }
             }
+            Some('[') => self.nested(Self::bracket_list),
             _ => {
                 let save = self.pos;
-                let token = self.take_while(|c| !matches!(c, ',' | ';' | '}'));
+                let in_brackets = self.brackets > 0;
+                let token = self.take_while(|c| !is_bare_delim(c, in_brackets));
                 let trimmed = token.trim();
                 match trimmed {
                     "true" => return Ok(Value::Bool(true)),
@@ -803,6 +812,46 @@ impl<'a> Cursor<'a> {
                 self.pos = save;
                 self.string("").map(Value::String)
             }
+        }
+    }
+
+    /// `[a, b]`, which controller-gen has no syntax for (it reads a bare string up to the first
+    /// `,`), but JSON has, and `import crd` writes defaults as JSON: a list read whole, up to its
+    /// balanced `]`. Valid JSON is read as JSON (`null` included); otherwise the items are marker
+    /// syntax (`[{b: 1}]`).
+    fn bracket_list(&mut self) -> Result<Value, SyntaxError> {
+        let start = self.pos;
+        let text = self.rest();
+        let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
+        if let Some(Ok(v)) = stream.next() {
+            self.pos += text[..stream.byte_offset()].chars().count();
+            return Ok(Value::Json(v));
+        }
+        self.pos = start + 1;
+        self.brackets += 1;
+        let items = self.bracket_items();
+        self.brackets -= 1;
+        items.map(Value::List)
+    }
+
+    fn bracket_items(&mut self) -> Result<Vec<Value>, SyntaxError> {
+        let mut items = Vec::new();
+        if self.eat(']') {
+            return Ok(items);
+        }
+        loop {
+            items.push(self.guess_one()?);
+            if self.eat(',') {
+                continue;
+            }
+            if self.eat(']') {
+                return Ok(items);
+            }
+            return Err(SyntaxError::new(
+                self.at(),
+                1,
+                "expected `,` or `]` in the list",
+            ));
         }
     }
 
@@ -826,6 +875,12 @@ impl<'a> Cursor<'a> {
             .collect();
         rest[head.len()..].starts_with(':') && !head.trim().is_empty()
     }
+}
+
+/// Where a bare string ends: at the next argument, list item or the end of a `{...}` (or, inside
+/// a `[...]`, of that).
+fn is_bare_delim(c: char, in_brackets: bool) -> bool {
+    matches!(c, ',' | ';' | '}') || (in_brackets && c == ']')
 }
 
 fn is_float_literal(s: &str) -> bool {
@@ -927,6 +982,39 @@ mod tests {
             json!([{"nested": {"foo": "baz", "bar": true}}, {"nested": {"foo": "qux", "bar": false}}])
         );
         assert_eq!(value_json("+kubebuilder:title=\"124\""), json!("124"));
+    }
+
+    #[test]
+    fn bracketed_values_are_read_whole() {
+        assert_eq!(
+            value_json("+opgen:status:default=[{\"type\":\"A\",\"status\":\"Unknown\"}]"),
+            json!([{"type": "A", "status": "Unknown"}])
+        );
+        assert_eq!(
+            value_json("+kubebuilder:default={a: [{b: 1}]}"),
+            json!({"a": [{"b": 1}]})
+        );
+        assert_eq!(
+            value_json(
+                "+opgen:status:default={\"conditions\":[{\"message\":\"a]}, [b\",\"x\":null}],\"n\":1}"
+            ),
+            json!({"conditions": [{"message": "a]}, [b", "x": null}], "n": 1})
+        );
+        assert_eq!(
+            value_json("+kubebuilder:default=[a, [b, {c: d}], 2]"),
+            json!(["a", ["b", {"c": "d"}], 2])
+        );
+        assert_eq!(value_json("+kubebuilder:default=[]"), json!([]));
+        assert_eq!(
+            value_json("+kubebuilder:default={[1], [x]}"),
+            json!([[1], ["x"]])
+        );
+        assert_eq!(
+            value_json("+kubebuilder:default={[x], [1]}"),
+            json!([["x"], [1]])
+        );
+        let e = err("+kubebuilder:default={a: [{b: 1}}");
+        assert!(e.message.contains("expected `,` or `]`"), "{e:?}");
     }
 
     #[test]
