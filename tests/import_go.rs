@@ -23,6 +23,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::roundtrip::{Typed, samples_on_the_api_server, select_k8s_for_build};
 
 struct Case {
     /// The module, package and controller-gen arguments, from the harness's [`GO_CORPUS`]
@@ -179,20 +180,6 @@ fn import(case: &Case) -> Option<(BTreeMap<String, String>, PathBuf, String)> {
         project,
         String::from_utf8_lossy(&out.stderr).into_owned(),
     ))
-}
-
-/// Builds select the scaffold's Kubernetes 1.33 again, whatever the module's: every scaffolded
-/// project the tests build then shares one build of k8s-openapi and kube (a feature each would
-/// compile them again), and the types k8s-openapi has are the same names in every version.
-fn select_k8s_for_build(project: &Path) {
-    let cargo_toml = project.join("Cargo.toml");
-    let text = std::fs::read_to_string(&cargo_toml).unwrap();
-    let start = text
-        .find("features = [\"v1_")
-        .expect("a k8s-openapi feature");
-    let end = start + text[start..].find(']').unwrap() + 1;
-    let text = format!("{}features = [\"v1_33\"]{}", &text[..start], &text[end..]);
-    std::fs::write(&cargo_toml, text).unwrap();
 }
 
 /// The Kubernetes minor of the module's k8s.io/api (or apimachinery) requirement, from go.mod.
@@ -1143,116 +1130,6 @@ fn readme_coming_from_go_runs_as_written() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A kind a round trip reads back typed: its name and Rust path in the imported project.
-struct Typed<'a> {
-    kind: &'a str,
-    path: &'a str,
-    namespaced: bool,
-}
-
-/// Item 3 of the import: each sample is accepted by a real API server under opgen's CRDs, is
-/// read back into the imported Rust type, and serializes with every field the server holds
-/// (the CRDs' defaults included). Writes `tests/roundtrip.rs` into the imported project and
-/// runs it there; the count of objects read back typed must be `expected`.
-fn round_trip(project: &Path, samples: &[PathBuf], kinds: &[Typed], expected: usize) {
-    let arms: String = kinds
-        .iter()
-        .map(|k| {
-            let api = if k.namespaced {
-                format!("Api::<{}>::namespaced(client.clone(), &obj.namespace().unwrap())", k.path)
-            } else {
-                format!("Api::<{}>::all(client.clone())", k.path)
-            };
-            format!(
-                "                {:?} => serde_json::to_value({api}.get(&name).await.expect(\"read back typed\")).unwrap(),\n",
-                k.kind
-            )
-        })
-        .collect();
-    let files: String = samples
-        .iter()
-        .map(|s| format!("    {:?},\n", s.display().to_string()))
-        .collect();
-    let test = format!(
-        r#"//! Written by opgen's tests/import_go.rs: the samples on a real API server, read back typed.
-
-use kube::ResourceExt;
-use kube::api::Api;
-use serde_json::Value;
-
-const SAMPLES: &[&str] = &[
-{files}];
-const NAMESPACE: &str = "roundtrip";
-
-/// Every value of `server` is in `ours` (which may hold more: fields Rust writes as zero).
-fn lost(server: &Value, ours: &Value, path: &str, out: &mut Vec<String>) {{
-    match (server, ours) {{
-        (Value::Object(s), Value::Object(o)) => {{
-            for (k, v) in s {{
-                match o.get(k) {{
-                    Some(w) => lost(v, w, &format!("{{path}}.{{k}}"), out),
-                    None => out.push(format!("{{path}}.{{k}} lost")),
-                }}
-            }}
-        }}
-        (Value::Array(s), Value::Array(o)) if s.len() == o.len() => {{
-            for (i, (v, w)) in s.iter().zip(o).enumerate() {{
-                lost(v, w, &format!("{{path}}[{{i}}]"), out);
-            }}
-        }}
-        (s, o) if s == o => {{}}
-        // A quantity the server keeps as a number (int-or-string), k8s-openapi's as a string.
-        (Value::Number(n), Value::String(q)) if n.to_string() == *q => {{}}
-        (s, o) => out.push(format!("{{path}}: server {{s}}, ours {{o}}")),
-    }}
-}}
-
-#[tokio::test]
-async fn samples_round_trip_through_the_imported_types() {{
-    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {{
-        return;
-    }};
-    let clients = control_plane
-        .install_operator("config/crd/bases", "config/rbac/role.yaml", NAMESPACE)
-        .await
-        .expect("install the CRDs");
-    let client = &clients.admin;
-    let mut checked = 0;
-    let mut problems = Vec::new();
-    for file in SAMPLES {{
-        let applied = opgen_envtest::apply_file(client, file, NAMESPACE)
-            .await
-            .unwrap_or_else(|e| panic!("{{file}}: the API server refuses it: {{e}}"));
-        for obj in &applied {{
-            let name = obj.name_any();
-            let kind = obj.types.as_ref().map(|t| t.kind.as_str()).unwrap_or_default();
-            let ours: Value = match kind {{
-{arms}                _ => continue,
-            }};
-            let mut server = serde_json::to_value(obj).unwrap();
-            server.as_object_mut().unwrap().remove("metadata");
-            lost(&server, &ours, &format!("{{file}} {{kind}}/{{name}}"), &mut problems);
-            checked += 1;
-        }}
-    }}
-    assert!(problems.is_empty(), "fields lost:\n{{}}", problems.join("\n"));
-    assert_eq!(checked, {expected}, "objects read back typed");
-}}
-"#
-    );
-    select_k8s_for_build(project);
-    std::fs::create_dir_all(project.join("tests")).unwrap();
-    std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
-    let status = support::project_cargo(project, &["test", "--test", "roundtrip"])
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "the round trip failed in {}",
-        project.display()
-    );
-}
-
 #[test]
 fn shop_sample_round_trips_on_the_api_server() {
     let case = Case {
@@ -1261,11 +1138,12 @@ fn shop_sample_round_trips_on_the_api_server() {
     };
     let (_, project, _) = import(&case).expect("a fixture");
     let sample = fixture("import-go/shop/config/samples/shop_v1_widget.yaml");
-    round_trip(
+    samples_on_the_api_server(
         &project,
         &[sample],
         &[Typed {
             kind: "Widget",
+            version: "v1",
             path: "imported::api::v1::Widget",
             namespaced: false,
         }],
@@ -1300,7 +1178,7 @@ fn round_trip_module(case: &Case, names: &[&str], group: &str, kinds: &[Typed]) 
     let (files, count) = samples(&src, names, group);
     assert!(count > 0, "the samples hold objects of {group}");
     let (_, project, _) = import(case).expect("the module imports");
-    round_trip(&project, &files, kinds, count);
+    samples_on_the_api_server(&project, &files, kinds, count);
     let _ = std::fs::remove_dir_all(&project);
 }
 
@@ -1320,6 +1198,7 @@ fn kueue_examples_round_trip_on_the_api_server() {
     .into_iter()
     .map(|(kind, namespaced)| Typed {
         kind,
+        version: "v1beta2",
         path: Box::leak(format!("imported::api::v1beta2::{kind}").into_boxed_str()),
         namespaced,
     })
@@ -1352,6 +1231,7 @@ fn argo_rollouts_examples_round_trip_on_the_api_server() {
     .into_iter()
     .map(|(kind, namespaced)| Typed {
         kind,
+        version: "v1alpha1",
         path: Box::leak(format!("imported::api::argoproj::v1alpha1::{kind}").into_boxed_str()),
         namespaced,
     })
