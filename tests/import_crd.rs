@@ -1084,6 +1084,15 @@ fn gather_live_corpus() -> Option<Vec<LiveCrd>> {
     Some(out)
 }
 
+/// A CRD's API group and kind.
+fn group_kind(crd: &Value) -> (String, String) {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    (
+        text(&crd["spec"]["group"]),
+        text(&crd["spec"]["names"]["kind"]),
+    )
+}
+
 /// Every kind of the live corpus imported with `--external` (the first CRD of each group and
 /// kind; a CRD the import refuses must be a [`LIVE_EXCEPTIONS`] entry) builds, clippy-clean:
 /// the code the importer writes for hand-written, generated and protobuf-made schemas compiles
@@ -1099,13 +1108,7 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
     let mut files = Vec::new();
     for (i, c) in corpus.iter().enumerate() {
         let crd: Value = serde_yaml::from_str(&c.text).unwrap();
-        let key = (
-            crd["spec"]["group"].as_str().unwrap_or_default().to_owned(),
-            crd["spec"]["names"]["kind"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-        );
+        let key = group_kind(&crd);
         if seen.insert(key) {
             let file = tmp.path().join(format!("{i}.yaml"));
             std::fs::write(&file, &c.text).unwrap();
@@ -1236,13 +1239,7 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
             continue;
         }
         let crd: Value = serde_yaml::from_str(&c.text).unwrap();
-        let key = (
-            crd["spec"]["group"].as_str().unwrap_or_default().to_owned(),
-            crd["spec"]["names"]["kind"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-        );
+        let key = group_kind(&crd);
         match crds.get(&key) {
             Some((kept, _)) if kept.text.len() >= c.text.len() => {}
             _ => {

@@ -10,6 +10,7 @@
 //! durations, bytes), or a rule the interpreter cannot run (a Kubernetes extension function)
 //! is skipped, never guessed.
 
+use super::types::escape;
 use cel::objects::{Key, Map as CelMap};
 use cel::{Context, ExecutionError, Program};
 use serde_json::{Map, Value};
@@ -152,55 +153,6 @@ fn to_cel(v: &Value, m: &Map<String, Value>) -> Option<cel::Value> {
             cel::Value::Map(CelMap { map: Arc::new(map) })
         }
     })
-}
-
-/// A property name as CEL sees it (apiserver's `cel.Escape`), or None when CEL cannot name it.
-fn escape(name: &str) -> Option<String> {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let mut out = String::new();
-    let mut chars = name.chars().peekable();
-    let mut first = true;
-    while let Some(c) = chars.next() {
-        match c {
-            '_' if chars.peek() == Some(&'_') => {
-                chars.next();
-                out.push_str("__underscores__");
-            }
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c if c.is_ascii_alphabetic() || c == '_' => out.push(c),
-            c if c.is_ascii_digit() && !first => out.push(c),
-            _ => return None,
-        }
-        first = false;
-    }
-    Some(out)
 }
 
 #[cfg(test)]
