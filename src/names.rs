@@ -143,6 +143,16 @@ pub fn is_rust_keyword(s: &str) -> bool {
     RUST_KEYWORDS.contains(&s)
 }
 
+/// `name` as a Rust module identifier: a keyword raw (`r#match`, whose file stays `match.rs`),
+/// as an API version named `match` needs.
+pub fn module_ident(name: &str) -> String {
+    if is_rust_keyword(name) && !matches!(name, "self" | "super" | "crate") {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
 fn is_dns1123_label(s: &str) -> bool {
     let bytes = s.as_bytes();
     !s.is_empty()
@@ -312,6 +322,14 @@ pub fn fnv32a(data: &str) -> u32 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn keywords_are_raw_module_identifiers() {
+        assert_eq!(module_ident("match"), "r#match");
+        assert_eq!(module_ident("v1"), "v1");
+        assert_eq!(module_ident("self"), "self");
+    }
+
     use super::*;
 
     #[test]

@@ -298,7 +298,7 @@ fn stage_external(
         plan.insert(
             format!("{group_dir}/mod.rs"),
             "modules",
-            format!("pub mod {version_mod};"),
+            format!("pub mod {};", crate::names::module_ident(&version_mod)),
         );
         let version_dir = format!("{group_dir}/{version_mod}");
         plan.write_rust(
