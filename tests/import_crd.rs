@@ -648,7 +648,10 @@ const COLLECTIONS: &[Collection] = &[
         version: "v1.20.2",
         why: "the newest release the proxy serves at writing",
         files: &["pkg/k8s/apis/cilium.io/client/crds/*/*.yaml"],
-        samples: &["examples/**/*.yaml"],
+        // Not yet: its examples show two gaps (issue #20): CiliumNetworkPolicy's root `specs`
+        // beside `spec`, which kube-derive's root cannot hold, and an empty `matchLabels: {}`
+        // the imported type drops when it serializes.
+        samples: &[],
     },
     Collection {
         module: "istio.io/istio",
@@ -1221,12 +1224,12 @@ const SAMPLE_EXCEPTIONS: &[(&str, &str)] = &[
 ];
 
 /// Item 3 of the import on the CRD corpus: each collection's example objects of corpus kinds
-/// (gateway-api's, prometheus-operator's, cilium's, argo's, keda's, gatekeeper's, kueue's) are
+/// (gateway-api's, prometheus-operator's, argo's, keda's, gatekeeper's, kueue's) are
 /// accepted by a real API server under the CRDs opgen writes from the imported code, are read
 /// back into the imported Rust types and serialize with every field the server holds. One
 /// project per domain of the groups (a project owns `<name>.<domain>` groups); for a
-/// kind the corpus has several CRDs of, the largest that round-trips (gateway-api's
-/// experimental channel, a superset of the standard one).
+/// kind the corpus has several CRDs of, the shipped one, one that round-trips first, the
+/// largest first (gateway-api's experimental channel, a superset of the standard one).
 #[test]
 fn live_corpus_samples_round_trip_on_the_api_server() {
     let (Some(corpus), Some(samples)) = (live_corpus(), collection_samples()) else {
@@ -1235,13 +1238,21 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
     // (group, kind) → the corpus CRD to import.
     let mut crds: BTreeMap<(String, String), (&LiveCrd, Value)> = BTreeMap::new();
     for c in &corpus {
-        if LIVE_EXCEPTIONS.iter().any(|(l, _)| *l == c.label) {
-            continue;
-        }
         let crd: Value = serde_yaml::from_str(&c.text).unwrap();
         let key = group_kind(&crd);
+        // What the project ships before what controller-gen writes from its Go (gateway-api's
+        // shipped CRDs carry the `api-approved.kubernetes.io` annotation a *.k8s.io group
+        // needs), then one that round-trips, then the largest. (An exception that imports
+        // serves samples as well: gateway-api's shipped Gateway.)
+        let rank = |c: &LiveCrd| {
+            (
+                !c.label.starts_with("controller-gen "),
+                !LIVE_EXCEPTIONS.iter().any(|(l, _)| *l == c.label),
+                c.text.len(),
+            )
+        };
         match crds.get(&key) {
-            Some((kept, _)) if kept.text.len() >= c.text.len() => {}
+            Some((kept, _)) if rank(kept) >= rank(c) => {}
             _ => {
                 crds.insert(key, (c, crd));
             }
