@@ -665,16 +665,8 @@ const COLLECTIONS: &[Collection] = &[
 /// Live CRDs that do not round-trip, by label (see [`live_corpus`]), with the reason.
 const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     (
-        "controller-gen sigs.k8s.io/kueue@v0.17.0 apis/kueue/... kueue.x-k8s.io_workloads.yaml",
-        "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind",
-    ),
-    (
         "controller-gen github.com/kedacore/keda/v2@v2.21.0 apis/... keda.sh_withtriggers.yaml",
         "a root property beside metadata, spec and status, which kube-derive's root type cannot hold (the import warns and leaves it out)",
-    ),
-    (
-        "controller-gen import-go/shop api/... shop.example.com_widgets.yaml",
-        "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind",
     ),
     (
         "github.com/argoproj/argo-rollouts@v1.10.1 manifests/crds/analysis-run-crd.yaml",
@@ -738,43 +730,43 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_backendtlspolicies.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_gateways.yaml",
-        "not investigated: the status default (a list of conditions) now imports, and 4 differences remain (the controller-gen output of the same Go round-trips)",
+        "post-processed: a `oneOf` on the spec and status addresses (gateway-api's generator adds it to controller-gen's), which no marker expresses (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_grpcroutes.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_httproutes.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_tcproutes.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_tlsroutes.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.k8s.io_udproutes.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.x-k8s.io_xbackends.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/experimental/gateway.networking.x-k8s.io_xbackendtrafficpolicies.yaml",
-        "not investigated: some descriptions come back with another text",
+        "post-processed descriptions: gateway-api's generator cuts the experimental sections out of controller-gen's, leaving blank lines in a row, which a doc comment cannot carry word for word (the import warns)",
     ),
     (
         "sigs.k8s.io/gateway-api@v1.6.3 config/crd/standard/gateway.networking.k8s.io_gateways.yaml",
-        "not investigated: the status default (a list of conditions) now imports, and 4 differences remain (the controller-gen output of the same Go round-trips)",
+        "post-processed: a `oneOf` on the spec and status addresses (gateway-api's generator adds it to controller-gen's), which no marker expresses (the import warns)",
     ),
     (
         "sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0 config/crd/bases/controlplane.cluster.x-k8s.io_awsmanagedcontrolplanes.yaml",
@@ -817,20 +809,16 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
         "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
-        "sigs.k8s.io/kueue@v0.17.0 config/components/crd/bases/kueue.x-k8s.io_workloads.yaml",
-        "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind",
-    ),
-    (
         "sigs.k8s.io/karpenter@v1.14.1 pkg/apis/crds/karpenter.sh_nodeclaims.yaml",
-        "not investigated: the import writes `MaxLength` on a list field, which opgen refuses",
+        "post-processed: `maxLength` and `pattern` on a list of strings, where the API server ignores them and no marker can write them (the import leaves them out with a warning)",
     ),
     (
         "sigs.k8s.io/karpenter@v1.14.1 pkg/apis/crds/karpenter.sh_nodeoverlays.yaml",
-        "not investigated: the import writes `MaxLength` on a list field, which opgen refuses",
+        "post-processed: `maxLength` and `pattern` on a list of strings, where the API server ignores them and no marker can write them (the import leaves them out with a warning)",
     ),
     (
         "sigs.k8s.io/karpenter@v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml",
-        "not investigated: the import writes `MaxLength` on a list field, which opgen refuses",
+        "post-processed: `maxLength` and `pattern` on a list of strings, where the API server ignores them and no marker can write them (the import leaves them out with a warning)",
     ),
     (
         "knative.dev/serving@v0.51.0 config/core/300-resources/configuration.yaml",
@@ -894,7 +882,7 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumclusterwidenetworkpolicies.yaml",
-        "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind; hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
+        "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumlocalredirectpolicies.yaml",
@@ -902,7 +890,7 @@ const LIVE_EXCEPTIONS: &[(&str, &str)] = &[
     ),
     (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2/ciliumnetworkpolicies.yaml",
-        "importer gap, not fixed: the root schema's x-kubernetes-validations are not carried into the imported kind; hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
+        "hand-written or post-processed schema combinators (oneOf/anyOf/not/allOf), which no marker expresses",
     ),
     (
         "github.com/cilium/cilium@v1.20.2 pkg/k8s/apis/cilium.io/client/crds/v2alpha1/ciliumendpointslices.yaml",
@@ -1225,6 +1213,10 @@ const SAMPLE_EXCEPTIONS: &[(&str, &str)] = &[
         "github.com/open-policy-agent/gatekeeper/v3@v3.23.1 config/samples/mutations_v1alpha1_assignmetadata.yaml#0",
         "kubebuilder's placeholder sample (`spec: {foo: bar}`): upstream's AssignMetadata CRD declares no `foo` either",
     ),
+    (
+        "sigs.k8s.io/kueue@v0.17.0 cmd/kueueviz/examples/00-resource-flavor.yaml#0",
+        "a ResourceFlavor without `spec`: kube-derive's root type requires spec, the one root difference tests/fixtures/controller-gen/README.md lists",
+    ),
 ];
 
 /// Item 3 of the import on the CRD corpus: each collection's example objects of corpus kinds
@@ -1467,4 +1459,40 @@ fn a_status_default_round_trips() {
         types.contains("// +opgen:status:default={\"observedGeneration\":-1}"),
         "{types}"
     );
+}
+
+/// Root CEL rules come back in order: as kube-derive's `validation = "..."` when each is a bare
+/// rule, as `+opgen:root:XValidation` markers when one carries more (kueue's Workload: messages).
+#[test]
+fn root_cel_rules_round_trip() {
+    let crd = |rules: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.demo.example.com\nspec:\n  group: demo.example.com\n  names:\n    kind: Widget\n    listKind: WidgetList\n    plural: widgets\n    singular: widget\n  scope: Namespaced\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          spec:\n            properties:\n              size:\n                type: integer\n            type: object\n        type: object\n        x-kubernetes-validations:\n{rules}    served: true\n    storage: true\n"
+        )
+    };
+    let with_messages = "        - message: size is immutable\n          rule: self.spec.size == oldSelf.spec.size\n        - fieldPath: .spec.size\n          reason: FieldValueInvalid\n          rule: self.spec.size >= 0\n";
+    let bare =
+        "        - rule: self.spec.size >= 0\n        - rule: self.metadata.name.size() < 10\n";
+    let rules = "/spec/versions/0/schema/openAPIV3Schema/x-kubernetes-validations";
+    for (rules_yaml, spelling) in [
+        (
+            with_messages,
+            "// +opgen:root:XValidation:rule=`self.spec.size == oldSelf.spec.size`,message=`size is immutable`",
+        ),
+        (bare, "validation = \"self.spec.size >= 0\""),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("crd.yaml");
+        std::fs::write(&file, crd(rules_yaml)).unwrap();
+        let written: Value = serde_yaml::from_str(&round_trip(&file).unwrap()).unwrap();
+        assert_eq!(
+            written.pointer(rules),
+            crd_of(&file).pointer(rules),
+            "{written:#}"
+        );
+        let project = init_project(tmp.path(), "p", "example.com", "demo");
+        opgen_ok(&project, &["import", "crd", &file.to_string_lossy()]);
+        let types = std::fs::read_to_string(project.join("src/api/v1/widget_types.rs")).unwrap();
+        assert!(types.contains(spelling), "{types}");
+    }
 }

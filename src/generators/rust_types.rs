@@ -353,24 +353,27 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             None => kube.push("deprecated".to_owned()),
         }
     }
-    for rule in root
+    // Root CEL rules: kube-derive's `validation = "..."` when each is a bare rule (what a
+    // kube-derive CRD holds), `+opgen:root:XValidation` markers when any has more (a message,
+    // a reason, ...), as `import go` writes a Go kind type's.
+    let root_rules = root
         .get("x-kubernetes-validations")
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match rule.as_object() {
-            Some(o) if o.len() == 1 && o.contains_key("rule") => {
-                kube.push(format!(
-                    "validation = {}",
-                    rust_str(o["rule"].as_str().unwrap_or_default())
-                ));
-            }
-            _ => r.warn(
-                "",
-                "a root CEL rule with more than `rule` is not imported: #[kube(validation)] takes the rule alone".into(),
-            ),
+        .map_or(&[][..], Vec::as_slice);
+    let bare = |rule: &Value| {
+        rule.as_object()
+            .is_some_and(|o| o.len() == 1 && o.contains_key("rule"))
+    };
+    if root_rules.iter().all(bare) {
+        for rule in root_rules {
+            kube.push(format!(
+                "validation = {}",
+                rust_str(rule["rule"].as_str().unwrap_or_default())
+            ));
         }
+    } else {
+        let markers = r.cel_rules(root_rules, "", "+opgen:root:XValidation");
+        kind_markers.extend(markers);
     }
     kube.push("schema = \"disabled\"".to_owned());
     if let Some(doc) = root.get("description").and_then(Value::as_str) {
@@ -758,6 +761,16 @@ impl Renderer<'_> {
             }
             Some("array") => {
                 rest.remove("type");
+                // Post-processed CRDs (karpenter's) put string checks on a list, where the API
+                // server ignores them; no marker can write them there.
+                for key in ["maxLength", "minLength", "pattern"] {
+                    if rest.remove(key).is_some() {
+                        self.warn(
+                            path,
+                            format!("`{key}` on an array is not imported: the API server applies it to strings only, and opgen, like controller-gen, refuses it on a list"),
+                        );
+                    }
+                }
                 let items = rest.remove("items");
                 let item_ty = match items.as_ref().and_then(Value::as_object) {
                     Some(items) => {
@@ -1099,6 +1112,38 @@ impl Renderer<'_> {
         }
     }
 
+    /// One `<marker>:rule=...,message=...` per CEL rule of an `x-kubernetes-validations` list.
+    fn cel_rules(&mut self, rules: &[Value], path: &str, marker: &str) -> Vec<String> {
+        const KEYS: [&str; 5] = [
+            "rule",
+            "message",
+            "messageExpression",
+            "reason",
+            "fieldPath",
+        ];
+        let mut out = Vec::new();
+        for rule in rules {
+            let Some(o) = rule.as_object() else { continue };
+            let mut args: Vec<String> = KEYS
+                .iter()
+                .filter_map(|key| {
+                    let s = o.get(*key)?.as_str()?;
+                    Some(format!("{key}={}", quoted_string(s)))
+                })
+                .collect();
+            if let Some(b) = o.get("optionalOldSelf").and_then(Value::as_bool) {
+                args.push(format!("optionalOldSelf={b}"));
+            }
+            for key in o.keys() {
+                if !KEYS.contains(&key.as_str()) && key != "optionalOldSelf" {
+                    self.warn(path, format!("the CEL rule key `{key}` is not imported"));
+                }
+            }
+            out.push(format!("{marker}:{}", args.join(",")));
+        }
+        out
+    }
+
     /// The markers of the validation keys of `rest` (taken out of it).
     fn constraints(&mut self, rest: &mut Map<String, Value>, path: &str) -> Vec<String> {
         let mut m = Vec::new();
@@ -1162,38 +1207,7 @@ impl Renderer<'_> {
             m.push(format!("+mapType={}", t.as_str().unwrap_or_default()));
         }
         if let Some(Value::Array(rules)) = rest.remove("x-kubernetes-validations") {
-            for rule in rules {
-                let Some(o) = rule.as_object() else { continue };
-                let mut args = Vec::new();
-                for key in [
-                    "rule",
-                    "message",
-                    "messageExpression",
-                    "reason",
-                    "fieldPath",
-                ] {
-                    if let Some(s) = o.get(key).and_then(Value::as_str) {
-                        args.push(format!("{key}={}", quoted_string(s)));
-                    }
-                }
-                if let Some(b) = o.get("optionalOldSelf").and_then(Value::as_bool) {
-                    args.push(format!("optionalOldSelf={b}"));
-                }
-                for key in o.keys() {
-                    if !matches!(
-                        key.as_str(),
-                        "rule"
-                            | "message"
-                            | "messageExpression"
-                            | "reason"
-                            | "fieldPath"
-                            | "optionalOldSelf"
-                    ) {
-                        self.warn(path, format!("the CEL rule key `{key}` is not imported"));
-                    }
-                }
-                m.push(format!("{v}XValidation:{}", args.join(",")));
-            }
+            m.extend(self.cel_rules(&rules, path, &format!("{v}XValidation")));
         }
         if rest.remove("nullable") == Some(Value::Bool(true)) {
             m.push("+nullable".to_owned());

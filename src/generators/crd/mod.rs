@@ -575,13 +575,13 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             root.insert("required".into(), Value::Array(required));
         }
         root.insert("type".into(), json!("object"));
+        // In source order, as kube-derive's `validate` pushes them.
         let mut rules: Vec<Value> = v
             .attrs
             .validations
             .iter()
             .map(|r| json!({"rule": r}))
             .collect();
-        rules.sort_by_key(|r| r.to_string());
         // Go's rules on the kind type itself, in source order after #[kube(validation)]'s.
         for m in v
             .markers
