@@ -29,10 +29,6 @@ struct Case {
     /// The module, package and controller-gen arguments, from the harness's [`GO_CORPUS`]
     /// (tests/import_crd.rs imports the CRDs controller-gen writes for each of them too).
     go: &'static GoModule,
-    /// Root properties of a kind beside metadata, spec and status (a Go kind's other
-    /// fields), per version: kube-derive's root type has only metadata, spec and status, so
-    /// the import leaves them out with a warning; the comparison takes controller-gen's.
-    root_fields: usize,
 }
 
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
@@ -228,51 +224,6 @@ fn spec_required_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
     changed
 }
 
-/// Takes into `ours` each root property (and its `required` entry) controller-gen writes
-/// beside apiVersion, kind, metadata, spec and status that opgen has not; returns how many.
-fn root_fields_as_theirs(ours: &mut Value, theirs: &Value) -> usize {
-    let mut n = 0;
-    let versions = ours["spec"]["versions"].as_array().map_or(0, Vec::len);
-    for i in 0..versions {
-        let pointer = format!("/spec/versions/{i}/schema/openAPIV3Schema");
-        let Some(Value::Object(theirs_props)) = theirs.pointer(&format!("{pointer}/properties"))
-        else {
-            continue;
-        };
-        let theirs_required: Vec<Value> = theirs
-            .pointer(&format!("{pointer}/required"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let root = ours
-            .pointer_mut(&pointer)
-            .and_then(Value::as_object_mut)
-            .unwrap();
-        for (name, schema) in theirs_props {
-            if ["apiVersion", "kind", "metadata", "spec", "status"].contains(&name.as_str())
-                || root["properties"].get(name).is_some()
-            {
-                continue;
-            }
-            root["properties"]
-                .as_object_mut()
-                .unwrap()
-                .insert(name.clone(), schema.clone());
-            n += 1;
-            if theirs_required.contains(&Value::from(name.as_str())) {
-                let required = root
-                    .entry("required")
-                    .or_insert_with(|| Value::Array(Vec::new()))
-                    .as_array_mut()
-                    .unwrap();
-                required.push(Value::from(name.as_str()));
-                required.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-            }
-        }
-    }
-    n
-}
-
 /// Imports the case and compares its CRDs with controller-gen's; what the import printed on
 /// stderr (None when controller-gen is missing outside CI).
 fn compare(case: &Case) -> Option<String> {
@@ -286,14 +237,12 @@ fn compare(case: &Case) -> Option<String> {
         "opgen and controller-gen write the same CRD files"
     );
     let mut failures = Vec::new();
-    let mut root_fields = 0;
     for file in crds {
         let theirs_text = &theirs[file];
         let theirs_doc = &documents(theirs_text)[0];
         let mut doc = documents(&ours[file]).remove(0);
         version_annotation_as(&mut doc, &pinned_version());
         spec_required_as_theirs(&mut doc, theirs_doc);
-        root_fields += root_fields_as_theirs(&mut doc, theirs_doc);
         let result = std::panic::catch_unwind(|| {
             assert_same(file, &doc, theirs_doc);
             assert_same_bytes(file, &ours[file], &[doc.clone()], theirs_text);
@@ -306,10 +255,6 @@ fn compare(case: &Case) -> Option<String> {
             failures.push(msg.chars().take(3000).collect::<String>());
         }
     }
-    assert_eq!(
-        root_fields, case.root_fields,
-        "root properties beside metadata, spec and status (kube-derive's root has none)"
-    );
     assert!(
         failures.is_empty(),
         "{} of the CRDs differ:\n{}",
@@ -330,7 +275,6 @@ fn compare(case: &Case) -> Option<String> {
 fn gateway_api_v1() {
     compare(&Case {
         go: go_module("sigs.k8s.io/gateway-api", "apis/v1"),
-        root_fields: 0,
     });
 }
 
@@ -338,7 +282,6 @@ fn gateway_api_v1() {
 fn kueue() {
     compare(&Case {
         go: go_module("sigs.k8s.io/kueue", "apis/kueue/..."),
-        root_fields: 0,
     });
 }
 
@@ -351,7 +294,6 @@ fn prometheus_operator_monitoring() {
             "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring",
             "...",
         ),
-        root_fields: 0,
     });
 }
 
@@ -359,7 +301,6 @@ fn prometheus_operator_monitoring() {
 fn jobset() {
     compare(&Case {
         go: go_module("sigs.k8s.io/jobset", "api/..."),
-        root_fields: 0,
     });
 }
 
@@ -367,7 +308,6 @@ fn jobset() {
 fn flux_source_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/source-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -377,7 +317,6 @@ fn flux_source_controller() {
 fn cluster_api() {
     compare(&Case {
         go: go_module("sigs.k8s.io/cluster-api/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -385,7 +324,6 @@ fn cluster_api() {
 fn cert_manager() {
     compare(&Case {
         go: go_module("github.com/cert-manager/cert-manager", "pkg/apis/..."),
-        root_fields: 0,
     });
 }
 
@@ -393,7 +331,6 @@ fn cert_manager() {
 fn karpenter() {
     compare(&Case {
         go: go_module("sigs.k8s.io/karpenter", "pkg/apis/..."),
-        root_fields: 0,
     });
 }
 
@@ -402,7 +339,6 @@ fn karpenter() {
 fn argo_rollouts() {
     compare(&Case {
         go: go_module("github.com/argoproj/argo-rollouts", "pkg/apis/..."),
-        root_fields: 0,
     });
 }
 
@@ -411,7 +347,6 @@ fn argo_rollouts() {
 fn gateway_api_x() {
     compare(&Case {
         go: go_module("sigs.k8s.io/gateway-api", "apisx/..."),
-        root_fields: 0,
     });
 }
 
@@ -421,7 +356,6 @@ fn gateway_api_x() {
 fn flux_kustomize_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/kustomize-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -430,7 +364,6 @@ fn flux_kustomize_controller() {
 fn flux_helm_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/helm-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -439,7 +372,6 @@ fn flux_helm_controller() {
 fn flux_notification_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/notification-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -448,7 +380,6 @@ fn flux_notification_controller() {
 fn flux_image_reflector_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/image-reflector-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -457,7 +388,6 @@ fn flux_image_reflector_controller() {
 fn flux_image_automation_controller() {
     compare(&Case {
         go: go_module("github.com/fluxcd/image-automation-controller/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -468,18 +398,16 @@ fn flux_image_automation_controller() {
 fn velero() {
     compare(&Case {
         go: go_module("github.com/vmware-tanzu/velero", "pkg/apis/velero/..."),
-        root_fields: 0,
     });
 }
 
 /// KEDA's keda.sh and eventing.keda.sh (7 kinds), args as its Makefile runs controller-gen.
 /// WithTriggers (a duck type KEDA's controllers use) has a root field `internalKind` beside
-/// metadata and spec, which kube-derive's root cannot hold (1 counted).
+/// metadata and spec: the import puts both in a `no_spec` struct, so they sit at the root.
 #[test]
 fn keda() {
     compare(&Case {
         go: go_module("github.com/kedacore/keda/v2", "apis/..."),
-        root_fields: 1,
     });
 }
 
@@ -491,7 +419,6 @@ fn keda() {
 fn kyverno() {
     compare(&Case {
         go: go_module("github.com/kyverno/kyverno", "api/..."),
-        root_fields: 0,
     });
 }
 
@@ -503,7 +430,6 @@ fn kyverno() {
 fn cluster_api_provider_aws() {
     compare(&Case {
         go: go_module("sigs.k8s.io/cluster-api-provider-aws/v2", "api/..."),
-        root_fields: 0,
     });
 }
 
@@ -518,7 +444,6 @@ fn cluster_api_provider_aws() {
 fn chaos_mesh() {
     compare(&Case {
         go: go_module("github.com/chaos-mesh/chaos-mesh/api", "..."),
-        root_fields: 0,
     });
 }
 
@@ -532,7 +457,6 @@ fn chaos_mesh() {
 fn external_secrets() {
     compare(&Case {
         go: go_module("github.com/external-secrets/external-secrets", "apis/..."),
-        root_fields: 0,
     });
 }
 
@@ -547,7 +471,6 @@ fn external_secrets() {
 fn shop_fixture() {
     let Some(stderr) = compare(&Case {
         go: go_module("import-go/shop", "api/..."),
-        root_fields: 0,
     }) else {
         return;
     };
@@ -570,7 +493,6 @@ fn shop_fixture() {
     // too, where kube-derive would otherwise derive `widget`; the CRD has it from the marker.
     let (crds, project, _) = import(&Case {
         go: go_module("import-go/shop", "api/..."),
-        root_fields: 0,
     })
     .expect("a fixture");
     let rust = std::fs::read_to_string(project.join("src/api/v1/widget_types.rs")).unwrap();
@@ -603,7 +525,6 @@ fn builds_and_passes_its_tests(project: &Path) {
 fn kubebuilder_case(project: &str) -> Case {
     Case {
         go: go_module(&format!("import-go/kubebuilder/{project}"), "api/..."),
-        root_fields: 0,
     }
 }
 
@@ -614,7 +535,6 @@ fn with_controllers(case: Case) -> Case {
             args: "crd rbac:roleName=manager-role",
             ..*case.go
         })),
-        ..case
     }
 }
 
@@ -1134,7 +1054,6 @@ fn readme_coming_from_go_runs_as_written() {
 fn shop_sample_round_trips_on_the_api_server() {
     let case = Case {
         go: go_module("import-go/shop", "api/..."),
-        root_fields: 0,
     };
     let (_, project, _) = import(&case).expect("a fixture");
     let sample = fixture("import-go/shop/config/samples/shop_v1_widget.yaml");
@@ -1206,7 +1125,6 @@ fn kueue_examples_round_trip_on_the_api_server() {
     round_trip_module(
         &Case {
             go: go_module("sigs.k8s.io/kueue", "apis/kueue/..."),
-            root_fields: 0,
         },
         &[
             "cmd/kueueviz/examples/01-cluster-queues.yaml",
@@ -1258,7 +1176,6 @@ fn argo_rollouts_examples_round_trip_on_the_api_server() {
     round_trip_module(
         &Case {
             go: go_module("github.com/argoproj/argo-rollouts", "pkg/apis/..."),
-            root_fields: 0,
         },
         &names,
         "argoproj.io",

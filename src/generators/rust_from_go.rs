@@ -400,6 +400,8 @@ impl<'a> Generator<'a> {
         let mut spec: Option<&GoField> = None;
         let mut status: Option<&GoField> = None;
         let mut others: Vec<GoField> = Vec::new();
+        // Spec and the other fields in Go's order, for a kind with fields beside Spec.
+        let mut top_level: Vec<GoField> = Vec::new();
         for f in fields {
             if f.name.is_empty()
                 && let ExprKind::Qual(q) = f.ty.kind()
@@ -418,10 +420,16 @@ impl<'a> Generator<'a> {
                 continue;
             }
             match f.name.as_str() {
-                "Spec" => spec = Some(f),
+                "Spec" => {
+                    spec = Some(f);
+                    top_level.push(f.clone());
+                }
                 "Status" => status = Some(f),
                 _ if json_options(f).0 == "-" || !f.exported => {}
-                _ => others.push(f.clone()),
+                _ => {
+                    others.push(f.clone());
+                    top_level.push(f.clone());
+                }
             }
         }
         // The kind's markers (resource, columns, subresources...) on the spec struct.
@@ -519,16 +527,7 @@ impl<'a> Generator<'a> {
         }
         let doc = doc_lines(&t.doc);
         let (spec_struct, wrapper) = match spec {
-            Some(f) => {
-                if !others.is_empty() {
-                    self.warn(
-                        &others[0].pos,
-                        format!(
-                            "{}'s fields besides Spec and Status are left out: kube-derive's root type has only metadata, spec and status",
-                            t.name
-                        ),
-                    );
-                }
+            Some(f) if others.is_empty() => {
                 // The Spec field's markers describe `spec`: on the spec struct, where a type
                 // marker does the same (required-ness is kube-derive's: spec is required).
                 for m in &f.markers {
@@ -575,11 +574,13 @@ impl<'a> Generator<'a> {
                     Some(Wrapper::Empty),
                 )
             }
-            None => {
+            // No Spec, or fields beside it (KEDA's WithTriggers): kube-derive's `no_spec` puts
+            // the struct's fields, Spec among them, at the root.
+            _ => {
                 kube.push("no_spec".to_owned());
                 (
                     self.free_name(p, &format!("{}Fields", t.name)),
-                    Some(Wrapper::Fields(others)),
+                    Some(Wrapper::Fields(top_level)),
                 )
             }
         };

@@ -4,7 +4,8 @@
 //!
 //! Each schema node becomes the Rust type whose schema is the node's own (an `i32` for an
 //! `int32` integer, a struct for an object with properties, a `Vec` for an array, a
-//! `BTreeMap` for a map), and whatever the type does not say becomes a marker: bounds, lengths,
+//! `BTreeMap` for a map; `Option` of it for an optional field, so that an empty list or map is
+//! kept apart from an absent one), and whatever the type does not say becomes a marker: bounds, lengths,
 //! patterns, formats, enums, defaults, CEL rules, list and map types. A node a Rust type cannot
 //! describe (no type, a free-form object) is a `serde_json::Value` with
 //! `+kubebuilder:validation:Schemaless` and markers. What neither can express (`anyOf` other than
@@ -126,8 +127,6 @@ enum Place {
 struct Typed {
     ty: String,
     markers: Vec<String>,
-    /// The field is a `Vec` or `BTreeMap` (an optional one defaults to empty, not `None`).
-    collection: Option<&'static str>,
 }
 
 struct Renderer<'a> {
@@ -186,8 +185,16 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
         .get("properties")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    // Without a spec, the kind's fields are top-level (kube-derive's `no_spec`).
-    let no_spec = !props.contains_key("spec");
+    // Without a spec, the kind's fields are top-level (kube-derive's `no_spec`); so are they
+    // when the root has properties beside spec and status (Cilium's `specs`, Argo CD's
+    // `operation`): the top-level struct then holds `spec` as one of its fields.
+    let beside_spec = props.keys().any(|k| {
+        !matches!(
+            k.as_str(),
+            "apiVersion" | "kind" | "metadata" | "spec" | "status"
+        )
+    });
+    let no_spec = !props.contains_key("spec") || beside_spec;
     let spec_name = if no_spec {
         format!("{kind}Fields")
     } else {
@@ -213,19 +220,6 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             );
         }
     }
-    for key in props.keys().filter(|_| !no_spec) {
-        if !matches!(
-            key.as_str(),
-            "apiVersion" | "kind" | "metadata" | "spec" | "status"
-        ) {
-            r.warn(
-                "",
-                format!(
-                    "the top-level field `{key}` is not imported: kube-derive's root type has only metadata, spec and status"
-                ),
-            );
-        }
-    }
     if let Some(m) = props.get("metadata")
         && m != &serde_json::json!({"type": "object"})
     {
@@ -234,7 +228,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             "its schema is not imported: opgen writes `metadata: {type: object}`".into(),
         );
     }
-    if props.contains_key("spec") && !required.contains(&"spec") {
+    if !no_spec && !required.contains(&"spec") {
         r.warn(
             ".spec",
             "the CRD makes spec optional; kube-derive's root type always requires it".into(),
@@ -624,21 +618,15 @@ impl Renderer<'_> {
             if !name_ok {
                 serde_args.push(format!("rename = {}", rust_str(&json)));
             }
+            // An optional list or map is an `Option` too (k8s-openapi's and kopium's
+            // convention): the server keeps an empty one apart from an absent one (Cilium's
+            // `matchLabels: {}`, a NetworkPolicy's `ingress: []`), and so does serde then.
             let ty = if is_required {
                 all_optional = false;
                 typed.ty
             } else {
-                match typed.collection {
-                    Some(check) => {
-                        serde_args.push(format!("default, skip_serializing_if = \"{check}\""));
-                        typed.ty
-                    }
-                    None => {
-                        serde_args
-                            .push("default, skip_serializing_if = \"Option::is_none\"".to_owned());
-                        format!("Option<{}>", typed.ty)
-                    }
-                }
+                serde_args.push("default, skip_serializing_if = \"Option::is_none\"".to_owned());
+                format!("Option<{}>", typed.ty)
             };
             if !serde_args.is_empty() {
                 let _ = writeln!(body, "    #[serde({})]", serde_args.join(", "));
@@ -659,7 +647,6 @@ impl Renderer<'_> {
             return Typed {
                 ty,
                 markers: Vec::new(),
-                collection: None,
             };
         }
         let mut rest = node.clone();
@@ -670,7 +657,6 @@ impl Renderer<'_> {
             return typed;
         }
         let ty_name = rest.get("type").and_then(Value::as_str).map(str::to_owned);
-        let mut collection = None;
         let owner = self.kind.to_owned();
 
         // Int-or-string, as k8s-openapi's IntOrString writes it.
@@ -691,7 +677,6 @@ impl Renderer<'_> {
                 description,
                 hint,
                 path,
-                None,
             );
         }
 
@@ -786,7 +771,6 @@ impl Renderer<'_> {
                         "serde_json::Value".to_owned()
                     }
                 };
-                collection = Some("Vec::is_empty");
                 (format!("Vec<{item_ty}>"), "array")
             }
             Some("object") => {
@@ -842,7 +826,6 @@ impl Renderer<'_> {
                         } else {
                             Vec::new()
                         },
-                        collection: None,
                     };
                 }
                 match additional {
@@ -855,7 +838,6 @@ impl Renderer<'_> {
                             .node(&values, &value_hint, Place::Type, &format!("{path}.*"))
                             .ty;
                         self.btree_map = true;
-                        collection = Some("BTreeMap::is_empty");
                         (format!("BTreeMap<String, {value_ty}>"), "object")
                     }
                     _ if rest.get("x-kubernetes-preserve-unknown-fields")
@@ -888,7 +870,7 @@ impl Renderer<'_> {
         };
         let markers = self.constraints(&mut rest, path);
         self.leftovers(&rest, path);
-        self.wrap(place, ty, markers, description, hint, path, collection)
+        self.wrap(place, ty, markers, description, hint, path)
     }
 
     /// A string enum as a Rust enum of unit variants (renamed where the value is not the
@@ -978,7 +960,6 @@ impl Renderer<'_> {
         Some(Typed {
             ty: typed.ty,
             markers,
-            collection: typed.collection,
         })
     }
 
@@ -1047,7 +1028,6 @@ impl Renderer<'_> {
             description,
             hint,
             path,
-            None,
         )
     }
 
@@ -1062,25 +1042,16 @@ impl Renderer<'_> {
         description: Option<Value>,
         hint: &str,
         path: &str,
-        collection: Option<&'static str>,
     ) -> Typed {
         if place == Place::Field {
-            return Typed {
-                ty,
-                markers,
-                collection,
-            };
+            return Typed { ty, markers };
         }
         let has_doc = description
             .as_ref()
             .and_then(Value::as_str)
             .is_some_and(|d| !d.is_empty());
         if markers.is_empty() && !has_doc {
-            return Typed {
-                ty,
-                markers,
-                collection,
-            };
+            return Typed { ty, markers };
         }
         let type_markers: Vec<String> = markers
             .into_iter()
@@ -1108,7 +1079,6 @@ impl Renderer<'_> {
         Typed {
             ty: name,
             markers: Vec::new(),
-            collection: None,
         }
     }
 
@@ -1535,7 +1505,7 @@ mod tests {
             "    pub image_ref: MemcachedImageRef,",
             "    /// size is the number of pods.\n    // +kubebuilder:validation:Minimum=1\n",
             "    pub size: Option<i32>,",
-            "    // +listType=set\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub tags: Vec<String>,",
+            "    // +listType=set\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub tags: Option<Vec<String>>,",
             "    pub r#type: Option<MemcachedType>,",
             "pub enum MemcachedType {\n    A,\n    B,\n}",
             "pub enum MemcachedMode {\n    #[serde(rename = \"read-only\")]\n    ReadOnly,\n    ReadWrite,\n}",
