@@ -441,32 +441,43 @@ fn cel_rules_are_checked_at_their_markers() {
     };
     let line_of =
         |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    // The column of the token at fault (issue #23 item 5), else of the marker.
     let cases = [
         (
             "// +kubebuilder:validation:XValidation:rule=\"self.fo.size() > 0\"",
             "",
             "CEL rule \"self.fo.size() > 0\" does not compile: at column 5: undefined field 'fo' (did you mean 'foo'?)",
+            ".fo.size",
         ),
         (
             "// +kubebuilder:validation:XValidation:rule=\"self.items.all(a, self.items.all(b, a != b))\"",
             "    pub items: Vec<String>,\n",
             "the estimated cost of CEL rule \"self.items.all(a, self.items.all(b, a != b))\" exceeds budget by factor of more than 100x",
+            "+",
         ),
         (
             "// +kubebuilder:validation:XValidation:rule=\"self.foo\",message=\"foo\"",
             "",
             "CEL rule \"self.foo\" must evaluate to a bool, but its type is string",
+            "+",
+        ),
+        (
+            "// +kubebuilder:validation:XValidation:rule=\"self.foo = 'a'\"",
+            "",
+            "CEL rule \"self.foo = 'a'\" does not parse: at column 10: unexpected `=`; CEL compares with `==`",
+            "= 'a'",
         ),
     ];
-    for (marker, field, message) in cases {
+    for (marker, field, message, token) in cases {
         let text = with_rule(marker, field);
         fs::write(&types, &text).unwrap();
         let before = tree(dir.path());
         let stderr = opgen_err(dir.path(), &["manifests"]);
         assert!(stderr.contains(message), "{stderr}");
         let at = format!(
-            "--> src/api/v1alpha1/memcached_types.rs:{}:4",
-            line_of(&text, marker)
+            "--> src/api/v1alpha1/memcached_types.rs:{}:{}",
+            line_of(&text, marker),
+            marker.find(token).unwrap() + 1
         );
         assert!(stderr.contains(&at), "{at} in {stderr}");
         assert_eq!(tree(dir.path()), before);
@@ -551,4 +562,54 @@ fn many_kinds_give_the_same_bytes_and_the_same_errors_every_run() {
         .collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{stderr}");
     assert!(!first.path().join("config").exists());
+}
+
+/// Issue #23 item 10: a printer column the API server would refuse (a type or a JSONPath it
+/// does not take) is an error at its marker, with the type meant, and nothing is written.
+#[test]
+fn printer_columns_the_api_server_refuses_are_errors_at_their_markers() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let at = text.find("#[derive(CustomResource").unwrap();
+    let line = text[..at].lines().count() + 1;
+    let columns = "// +kubebuilder:printcolumn:name=Ready,type=int,JSONPath=.status.readyReplicas\n\
+                   // +kubebuilder:printcolumn:name=Size,type=integer,JSONPath=`spec.size[`\n";
+    fs::write(&types, format!("{}{columns}{}", &text[..at], &text[at..])).unwrap();
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests"]);
+    for want in [
+        "printer column `Ready`: the API server takes no type `int`, only one of boolean, date, integer, number, string; did you mean `type=integer`?".to_owned(),
+        format!("--> src/api/v1alpha1/memcached_types.rs:{line}:4"),
+        "printer column `Size`: JSONPath `spec.size[` must be a simple JSON path starting with `.`".to_owned(),
+        format!("--> src/api/v1alpha1/memcached_types.rs:{}:4", line + 1),
+    ] {
+        assert!(stderr.contains(&want), "{want} in {stderr}");
+    }
+    assert_eq!(tree(dir.path()), before);
+}
+
+/// Issue #23 item 2: a kind's marker above another struct (the status struct) would be lost:
+/// it is an error at its line, naming where it belongs, and nothing is written.
+#[test]
+fn a_kind_marker_off_its_kind_is_an_error() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let at = text.find("pub struct MemcachedStatus").unwrap();
+    let at = text[..at].rfind("#[derive").unwrap();
+    let line = text[..at].lines().count() + 1;
+    let marker =
+        "// +kubebuilder:printcolumn:name=Ready,type=integer,JSONPath=.status.readyReplicas\n";
+    fs::write(&types, format!("{}{marker}{}", &text[..at], &text[at..])).unwrap();
+    let before = tree(dir.path());
+    let stderr = opgen_err(dir.path(), &["manifests"]);
+    for want in [
+        "`+kubebuilder:printcolumn` describes a kind, but `MemcachedStatus` is not one, so it would have no effect".to_owned(),
+        format!("--> src/api/v1alpha1/memcached_types.rs:{line}:4"),
+        "put it on the struct that derives CustomResource".to_owned(),
+    ] {
+        assert!(stderr.contains(&want), "{want} in {stderr}");
+    }
+    assert_eq!(tree(dir.path()), before);
 }

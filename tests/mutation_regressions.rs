@@ -574,6 +574,25 @@ fn rbac_markers_that_grant_nothing_are_refused() {
         "{stderr}"
     );
     assert!(!stderr.contains("servicemonitors"), "{stderr}");
+    // Issue #23 item 4: a group one edit from a built-in one is a warning with the group
+    // meant; a real group two edits from one (gateway-api's x-k8s.io) is not.
+    std::fs::write(
+        &controller,
+        original.replace(
+            events,
+            "// +kubebuilder:rbac:groups=app,resources=deployments,verbs=get\n// +kubebuilder:rbac:groups=networking.x-k8s.io,resources=xlistenersets,verbs=get",
+        ),
+    )
+    .unwrap();
+    let out = support::opgen(&dir, &["manifests"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: `app` is not a built-in API group nor one of this project's, so the rule is for another operator's API")
+            && stderr.contains("did you mean `apps`?"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("x-k8s.io"), "{stderr}");
 }
 
 /// Runs `opgen edit --multigroup` in `dir` and kills it (as the writer's test hook does) after

@@ -201,6 +201,35 @@ fn multigroup_tree() {
     insta::assert_snapshot!("multigroup_files", dump(&selected));
 }
 
+/// Issue #23 item 7: `opgen new` makes the project a git repository, as `cargo new` does
+/// (`make verify-manifests` compares with git), but not inside an existing one, nor with
+/// `--vcs none`.
+#[test]
+fn new_initialises_git_as_cargo_new_does() {
+    let parent = tempfile::tempdir().unwrap();
+    opgen_ok(parent.path(), &["new", "alone", "--domain", "example.com"]);
+    let alone = parent.path().join("alone");
+    let top = std::process::Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(&alone)
+        .output()
+        .unwrap();
+    assert!(top.status.success(), "{top:?}");
+    assert_eq!(
+        Path::new(String::from_utf8_lossy(&top.stdout).trim()),
+        alone.canonicalize().unwrap()
+    );
+    // Inside that repository, a second project is a folder of it.
+    opgen_ok(&alone, &["new", "nested", "--domain", "example.com"]);
+    assert!(!alone.join("nested/.git").exists());
+    opgen_ok(
+        parent.path(),
+        &["new", "plain", "--domain", "example.com", "--vcs", "none"],
+    );
+    assert!(parent.path().join("plain/Cargo.toml").exists());
+    assert!(!parent.path().join("plain/.git").exists());
+}
+
 #[test]
 fn new_equals_init_plus_create_api() {
     let parent = tempfile::tempdir().unwrap();

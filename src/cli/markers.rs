@@ -50,13 +50,19 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The help up to the first full stop that ends a sentence: not the one of an abbreviation
-/// such as "e.g." or "i.e.".
+/// such as "(e.g." or "i.e.", nor one inside parentheses.
 fn first_sentence(help: &str) -> &str {
     let mut from = 0;
     while let Some(at) = help[from..].find(". ").map(|i| from + i) {
-        let word = help[..at].rsplit(' ').next().unwrap_or_default();
-        if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "cf") {
-            return &help[..at];
+        let before = &help[..at];
+        let word = before
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches(['(', '`', '"', '\'']);
+        let open = before.matches('(').count() > before.matches(')').count();
+        if !open && !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "cf") {
+            return before;
         }
         from = at + 2;
     }
@@ -118,5 +124,35 @@ mod tests {
             "One sentence, i.e. all of it."
         );
         assert_eq!(first_sentence("First. Second."), "First");
+        assert_eq!(
+            first_sentence("Default value as JSON (e.g. `{\"a\": 1}`). More."),
+            "Default value as JSON (e.g. `{\"a\": 1}`)"
+        );
+        assert_eq!(
+            first_sentence("No effect (kinds are found through X. Y). More."),
+            "No effect (kinds are found through X. Y)"
+        );
+    }
+
+    /// Issue #23 items 3 and 11: every summary `opgen markers` lists is a whole sentence.
+    #[test]
+    fn no_catalog_summary_is_cut_short() {
+        for d in crate::markers::catalog::MarkerCatalog::get().all() {
+            // (An unquoted ` #` in catalog.yaml starts a YAML comment: `Same as #[kube(...)]`.)
+            assert!(
+                d.help.trim_end().ends_with(['.', ')', '`']),
+                "the help of {} ends mid-sentence: {:?}",
+                d.name,
+                d.help
+            );
+            let summary = first_sentence(&d.help);
+            let word = summary.rsplit(' ').next().unwrap_or_default();
+            assert!(
+                summary.matches('(').count() == summary.matches(')').count()
+                    && !["(e.g", "e.g", "i.e", "as", "Same"].contains(&word),
+                "the summary of {} is cut short: {summary:?}",
+                d.name
+            );
+        }
     }
 }

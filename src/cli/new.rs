@@ -31,6 +31,15 @@ pub struct Args {
     /// Plural of the first kind
     #[arg(long, requires = "kind")]
     pub plural: Option<String>,
+    /// Initialise a git repository (not inside an existing one), as `cargo new --vcs`
+    #[arg(long, value_enum, default_value_t = Vcs::Git)]
+    pub vcs: Vcs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vcs {
+    Git,
+    None,
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
@@ -81,6 +90,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             args.dir.display()
         ),
     )?;
+    if args.vcs == Vcs::Git && !global.dry_run {
+        let warnings: Vec<_> = crate::ops::init::git_init(&args.dir).into_iter().collect();
+        print_warnings(&warnings, global);
+    }
     if !global.quiet && !global.dry_run {
         println!("next: cd {} && cargo test", args.dir.display());
     }

@@ -337,7 +337,24 @@ fn check_rule(rule: &Rule, project: &Served) -> Vec<(bool, String, Option<String
         let (served, is_builtin) = match (builtin.get(group_key), project.get(group_key)) {
             (Some(served), _) => (served, true),
             (None, Some(served)) => (served, false),
-            (None, None) => continue,
+            // Another operator's group, unless it is one edit from a known one (`app` for
+            // `apps`); two for a group without a domain, as no real one is that short.
+            (None, None) => {
+                let known = builtin.keys().chain(project.keys()).map(String::as_str);
+                let near = known
+                    .filter(|k| !k.is_empty())
+                    .map(|k| (crate::markers::catalog::edit_distance(group, k), k))
+                    .filter(|(d, _)| *d == 1 || (*d == 2 && !group.contains('.')))
+                    .min();
+                if let Some((_, k)) = near {
+                    found.push((
+                        false,
+                        format!("`{group}` is not a built-in API group nor one of this project's, so the rule is for another operator's API"),
+                        Some(format!("did you mean `{k}`?")),
+                    ));
+                }
+                continue;
+            }
         };
         let shown_group = if group_key.is_empty() {
             "core".to_owned()

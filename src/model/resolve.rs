@@ -253,6 +253,9 @@ impl<'a> Builder<'a> {
         let mut csv_markers = csv_markers;
         csv_markers.sort_by_key(|(f, m)| (*f, m.line, m.column));
         model.csv = super::csv::describe(&model, &csv_markers, diags);
+        if !diags.has_errors() {
+            kind_markers_elsewhere(&model, diags);
+        }
         model
     }
 
@@ -1481,6 +1484,54 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
     })
+}
+
+/// Markers that describe a kind (its resource, versions, printer columns, subresources, root)
+/// take effect on the struct that derives CustomResource only: anywhere else they would be
+/// dropped without a word, so they are errors there (issue #23 item 2). Kinds of a skipped
+/// package (`+kubebuilder:skip`) keep theirs.
+fn kind_markers_elsewhere(model: &Model<'_>, diags: &mut Diagnostics) {
+    let kinds: HashSet<TypeId> = model
+        .kinds
+        .iter()
+        .flat_map(|k| k.versions.iter().map(|v| v.spec))
+        .collect();
+    for (id, t) in model.types.iter().enumerate() {
+        let skipped = model
+            .packages
+            .get(&t.package)
+            .is_some_and(|m| m.iter().any(|m| m.name() == "kubebuilder:skip"));
+        if kinds.contains(&id) || skipped {
+            continue;
+        }
+        for m in &t.markers {
+            let name = m.name();
+            let of_a_kind = name.starts_with("kubebuilder:subresource")
+                || name.starts_with("opgen:root:")
+                || name.starts_with("opgen:status:")
+                || matches!(
+                    name,
+                    "kubebuilder:printcolumn"
+                        | "kubebuilder:resource"
+                        | "kubebuilder:storageversion"
+                        | "kubebuilder:skipversion"
+                        | "kubebuilder:unservedversion"
+                        | "kubebuilder:deprecatedversion"
+                        | "kubebuilder:selectablefield"
+                        | "opgen:metadata:required"
+                );
+            if of_a_kind {
+                diags.push(
+                    Diagnostic::error(format!(
+                        "`+{name}` describes a kind, but `{}` is not one, so it would have no effect",
+                        t.name
+                    ))
+                    .at(model.marker_location(t.loc.file, m))
+                    .help("put it on the struct that derives CustomResource (the kind's spec struct)"),
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]

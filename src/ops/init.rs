@@ -252,3 +252,35 @@ fn validate_repo(repo: &str) -> Result<()> {
         )))
     }
 }
+
+/// Makes the new project at `dir` a git repository, as `cargo new` does: not when `dir` is
+/// already inside one (a project in a monorepo). A warning when git cannot do it: the project
+/// is complete without, but `make verify-manifests` compares with git.
+pub fn git_init(dir: &Path) -> Option<Diagnostic> {
+    let inside = std::process::Command::new("git")
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    match inside {
+        Ok(s) if s.success() => None,
+        Ok(_) => {
+            let out = std::process::Command::new("git")
+                .args(["init", "--quiet"])
+                .current_dir(dir)
+                .output();
+            match out {
+                Ok(o) if o.status.success() => None,
+                Ok(o) => Some(Diagnostic::warning(format!(
+                    "`git init` failed, so the project is not a git repository (`make verify-manifests` needs one): {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ))),
+                Err(e) => Some(Diagnostic::warning(format!("cannot run git init: {e}"))),
+            }
+        }
+        Err(e) => Some(Diagnostic::warning(format!(
+            "git not found ({e}): the project is not a git repository (`make verify-manifests` needs one); pass --vcs none to skip this"
+        ))),
+    }
+}

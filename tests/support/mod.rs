@@ -49,7 +49,7 @@ pub fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.unwrap();
         let rel = entry.path().strip_prefix(root).unwrap().to_path_buf();
-        if rel.starts_with("target") {
+        if rel.starts_with("target") || rel.starts_with(".git") {
             continue;
         }
         if entry.file_type().is_file() {

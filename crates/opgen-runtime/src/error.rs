@@ -6,7 +6,7 @@ use kube::runtime::finalizer;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A call to the Kubernetes API failed.
-    #[error("Kubernetes API error: {0}")]
+    #[error("Kubernetes API error: {}", one_line(.0))]
     Kube(#[from] kube::Error),
 
     /// The finalizer helper failed, or the reconcile it wrapped did.
@@ -24,11 +24,11 @@ pub enum Error {
     CrdNotInstalled(String),
 
     /// No kubeconfig or in-cluster configuration was found.
-    #[error("cannot configure the Kubernetes client: {0}")]
+    #[error("cannot configure the Kubernetes client: {}", one_line(.0))]
     ClientConfig(#[source] kube::Error),
 
     /// The API server did not answer the startup probe.
-    #[error("cannot reach the Kubernetes API server: {0}")]
+    #[error("cannot reach the Kubernetes API server: {}", one_line(.0))]
     ApiServerUnreachable(#[source] kube::Error),
 
     /// Leader election could not create, read or renew its Lease.
@@ -65,6 +65,17 @@ pub enum Error {
         /// The underlying error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// A kube error on one line: kube's own text of an API error repeats the server's message and
+/// appends the whole `Status` in Debug form; this is `403 Forbidden: <the server's message>`.
+pub(crate) fn one_line(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) => {
+            format!("{} {}: {}", status.code, status.reason, status.message)
+        }
+        other => other.to_string(),
+    }
 }
 
 impl Error {

@@ -320,11 +320,36 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
-        let cause_message = cause.to_string();
+        let kube = cause.downcast_ref::<kube::Error>();
+        let cause_message = kube.map_or_else(|| cause.to_string(), crate::error::one_line);
         if !message.contains(&cause_message) {
             message = format!("{message}: {cause_message}");
         }
-        source = cause.source();
+        // An API error's source is its Status, which that one line has said.
+        source = match kube {
+            Some(kube::Error::Api(_)) => None,
+            _ => cause.source(),
+        };
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+    use crate::Error;
+    use kube::core::Status;
+
+    /// Issue #23 item 8: a refused request is one line, the server's message once, no Debug
+    /// dump of its Status.
+    #[test]
+    fn an_api_error_is_one_line_with_the_message_once() {
+        let message = "statefulsets.apps is forbidden: User \"system:serviceaccount:x:y\" cannot create resource \"statefulsets\"";
+        let error = Error::Kube(kube::Error::Api(
+            Status::failure(message, "Forbidden").with_code(403).boxed(),
+        ));
+        let want = format!("Kubernetes API error: 403 Forbidden: {message}");
+        assert_eq!(error.to_string(), want);
+        assert_eq!(error_chain(&error), want);
+    }
 }

@@ -143,8 +143,16 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             for p in rule_problems {
                 let message = format!("{}: {}", rejected(&p.path), p.message);
                 let diag = match p.origin.as_ref().and_then(origin) {
-                    Some((file, line, column, width)) => Diagnostic::error(message)
-                        .at(self.model.files[file].location(line, column, width)),
+                    Some((file, line, column, width)) => {
+                        let source = &self.model.files[file];
+                        let at = p.token.as_ref().and_then(|(expr, offset)| {
+                            token_column(source.text, line, column, width, expr, *offset)
+                        });
+                        Diagnostic::error(message).at(match at {
+                            Some(token) => source.location(line, token, 1),
+                            None => source.location(line, column, width),
+                        })
+                    }
                     None => self.model.diag_at(v.loc, message),
                 };
                 diags.push(match p.help {
@@ -394,12 +402,27 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 c.priority,
             ));
         }
+        for c in &v.attrs.printcolumns {
+            if let Some(problem) =
+                column_problem(&c.name, &c.type_, &c.json_path, c.format.as_deref())
+            {
+                diags.push(self.model.diag_at(v.loc, problem));
+            }
+        }
         for m in v
             .markers
             .iter()
             .filter(|m| m.name() == "kubebuilder:printcolumn")
         {
             let a = &m.args;
+            if let Some(problem) = column_problem(
+                a.str_field("name").unwrap_or_default(),
+                a.str_field("type").unwrap_or_default(),
+                a.str_field("JSONPath").unwrap_or_default(),
+                a.str_field("format"),
+            ) {
+                diags.push(self.marker_diag(v, m, problem));
+            }
             columns.push(column(
                 a.str_field("name").unwrap_or_default(),
                 a.str_field("type").unwrap_or_default(),
@@ -604,6 +627,28 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
     }
 }
 
+/// The column of the token at `offset` in `expr`, when the marker at `line`:`column` (1-based,
+/// `width` chars) holds `expr` word for word (a rule with escapes in its quoting does not).
+fn token_column(
+    text: &str,
+    line: usize,
+    column: usize,
+    width: usize,
+    expr: &str,
+    offset: usize,
+) -> Option<usize> {
+    let marker: String = text
+        .lines()
+        .nth(line.checked_sub(1)?)?
+        .chars()
+        .skip(column.checked_sub(1)?)
+        .take(width)
+        .collect();
+    let start = marker.find(expr)?;
+    let before = marker[..start].chars().count() + expr.get(..offset)?.chars().count();
+    Some(column + before)
+}
+
 /// `[file, line, column, width]`, as the schema builder records a rule's marker.
 fn origin(v: &Value) -> Option<(usize, usize, usize, usize)> {
     let n = |i: usize| v.get(i).and_then(Value::as_u64).map(|x| x as usize);
@@ -653,6 +698,57 @@ fn column(
     }
     c.insert("type".into(), json!(ty));
     Value::Object(c)
+}
+
+/// What the API server refuses in a printer column (apiextensions' ValidateCustomResourceColumn):
+/// a type or format it does not know, a JSONPath not starting with `.`.
+fn column_problem(name: &str, ty: &str, path: &str, format: Option<&str>) -> Option<String> {
+    const TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
+    const FORMATS: [&str; 8] = [
+        "byte",
+        "date",
+        "date-time",
+        "double",
+        "float",
+        "int32",
+        "int64",
+        "password",
+    ];
+    if name.is_empty() {
+        return Some("a printer column needs a name".to_owned());
+    }
+    if !TYPES.contains(&ty) {
+        let meant = match ty.to_ascii_lowercase().as_str() {
+            "int" | "int32" | "int64" | "integer" | "uint" => "integer",
+            "bool" | "boolean" => "boolean",
+            "float" | "double" | "float64" | "number" => "number",
+            "str" | "string" | "text" => "string",
+            "time" | "datetime" | "date-time" | "timestamp" | "date" => "date",
+            _ => "",
+        };
+        let hint = if meant.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean `type={meant}`?")
+        };
+        return Some(format!(
+            "printer column `{name}`: the API server takes no type `{ty}`, only one of {}{hint}",
+            TYPES.join(", ")
+        ));
+    }
+    if let Some(f) = format.filter(|f| !f.is_empty() && !FORMATS.contains(f)) {
+        return Some(format!(
+            "printer column `{name}`: the API server takes no format `{f}`, only one of {}",
+            FORMATS.join(", ")
+        ));
+    }
+    if !path.starts_with('.') {
+        return Some(format!(
+            "printer column `{name}`: JSONPath `{path}` must be a simple JSON path starting with `.`, such as `.{}`",
+            path.trim_start_matches(['$', '{'])
+        ));
+    }
+    None
 }
 
 /// Annotations of an object may total 256 KiB (apimachinery's TotalAnnotationSizeLimitB);

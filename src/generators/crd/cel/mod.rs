@@ -39,6 +39,9 @@ pub struct RuleProblem {
     pub origin: Option<Value>,
     pub message: String,
     pub help: Option<String>,
+    /// The expression (the rule or its messageExpression) and the byte offset in it of the
+    /// token at fault, when there is one.
+    pub token: Option<(String, usize)>,
 }
 
 /// `did you mean 'x'?` for the candidate closest to `word`, or nothing. Escaped names
@@ -200,11 +203,13 @@ impl Walk {
                 origin: r.get(ORIGIN_KEY).cloned(),
                 message,
                 help: help.map(str::to_owned),
+                token: None,
             };
             let expr = match parse::parse(rule) {
                 Ok(e) => e,
                 Err(err) => {
-                    let p = problem(format!("CEL rule {rule:?} does not parse: {err}"), None);
+                    let mut p = problem(format!("CEL rule {rule:?} does not parse: {err}"), None);
+                    p.token = Some((rule.to_owned(), err.offset));
                     self.problems.push(p);
                     continue;
                 }
@@ -226,7 +231,7 @@ impl Walk {
             };
             let (checked, errors) = check::check(&expr, &decl.ty, Some(&old_self));
             for e in &errors {
-                let p = problem(
+                let mut p = problem(
                     format!(
                         "CEL rule {rule:?} does not compile: at column {}: {}",
                         e.offset + 1,
@@ -234,6 +239,7 @@ impl Walk {
                     ),
                     None,
                 );
+                p.token = Some((rule.to_owned(), e.offset));
                 self.problems.push(p);
             }
             if errors.is_empty() && !matches!(checked.ty, Type::Bool | Type::Dyn) {
@@ -296,17 +302,18 @@ impl Walk {
         let expr = match parse::parse(msg) {
             Ok(e) => e,
             Err(err) => {
-                let p = problem(
+                let mut p = problem(
                     format!("messageExpression {msg:?} does not parse: {err}"),
                     None,
                 );
+                p.token = Some((msg.to_owned(), err.offset));
                 self.problems.push(p);
                 return;
             }
         };
         let (checked, errors) = check::check(&expr, &decl.ty, Some(old_self));
         for e in &errors {
-            let p = problem(
+            let mut p = problem(
                 format!(
                     "messageExpression {msg:?} does not compile: at column {}: {}",
                     e.offset + 1,
@@ -314,6 +321,7 @@ impl Walk {
                 ),
                 None,
             );
+            p.token = Some((msg.to_owned(), e.offset));
             self.problems.push(p);
         }
         if !errors.is_empty() {
