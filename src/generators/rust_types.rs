@@ -626,7 +626,18 @@ impl Renderer<'_> {
                 typed.ty
             } else {
                 serde_args.push("default, skip_serializing_if = \"Option::is_none\"".to_owned());
-                format!("Option<{}>", typed.ty)
+                // A map of maps of maps in an Option is past clippy's type_complexity: the
+                // collection gets a name of its own.
+                let inner = if generic_depth(&typed.ty) >= 3 {
+                    let owner = self.kind.to_owned();
+                    let name = self.type_name(&json, &owner);
+                    self.items
+                        .push(format!("pub type {name} = {};\n", typed.ty));
+                    name
+                } else {
+                    typed.ty
+                };
+                format!("Option<{inner}>")
             };
             if !serde_args.is_empty() {
                 let _ = writeln!(body, "    #[serde({})]", serde_args.join(", "));
@@ -1324,6 +1335,23 @@ fn marker_string(s: &str) -> String {
 
 /// A marker argument always quoted (CEL rules and messages read better so): in backquotes
 /// unless it holds one or a line break.
+/// How deep generic arguments nest in a Rust type: 3 in `A<B<C<D>>>`.
+fn generic_depth(ty: &str) -> usize {
+    let mut depth: usize = 0;
+    let mut deepest = 0;
+    for c in ty.chars() {
+        match c {
+            '<' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 fn quoted_string(s: &str) -> String {
     if s.contains(['`', '\n', '\r']) {
         serde_json::to_string(s).expect("a string serializes")
