@@ -1506,21 +1506,7 @@ fn kind_markers_elsewhere(model: &Model<'_>, diags: &mut Diagnostics) {
         }
         for m in &t.markers {
             let name = m.name();
-            let of_a_kind = name.starts_with("kubebuilder:subresource")
-                || name.starts_with("opgen:root:")
-                || name.starts_with("opgen:status:")
-                || matches!(
-                    name,
-                    "kubebuilder:printcolumn"
-                        | "kubebuilder:resource"
-                        | "kubebuilder:storageversion"
-                        | "kubebuilder:skipversion"
-                        | "kubebuilder:unservedversion"
-                        | "kubebuilder:deprecatedversion"
-                        | "kubebuilder:selectablefield"
-                        | "opgen:metadata:required"
-                );
-            if of_a_kind {
+            if crate::markers::describes_a_kind(name) {
                 diags.push(
                     Diagnostic::error(format!(
                         "`+{name}` describes a kind, but `{}` is not one, so it would have no effect",

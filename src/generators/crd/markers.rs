@@ -34,24 +34,9 @@ pub fn is_structural(name: &str) -> bool {
             | "k8s:optional"
             | "k8s:required"
             | "kubebuilder:validation:Schemaless"
-    ) || name.starts_with("kubebuilder:subresource")
-        || matches!(
-            name,
-            "kubebuilder:printcolumn"
-                | "kubebuilder:resource"
-                | "kubebuilder:storageversion"
-                | "kubebuilder:skipversion"
-                | "kubebuilder:unservedversion"
-                | "kubebuilder:deprecatedversion"
-                | "kubebuilder:metadata"
-                | "kubebuilder:selectablefield"
-                | "opgen:metadata:required"
-                | "opgen:status:default"
-                | "opgen:status:nosubresource"
-                | "opgen:root:XValidation"
-                // The CSV's descriptors (opgen bundle), not the schema.
-                | "operator-sdk:csv:customresourcedefinitions"
-        )
+    ) || crate::markers::describes_a_kind(name)
+        // The CSV's descriptors (opgen bundle), not the schema.
+        || name == "operator-sdk:csv:customresourcedefinitions"
 }
 
 fn int_or_string(schema: &Map<String, Value>) -> bool {
