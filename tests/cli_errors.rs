@@ -498,6 +498,34 @@ fn create_webhook_refuses_bad_requests() {
         ),
         "{project}"
     );
+    // Issue #23 item 14: the kind's webhooks already serve a second version; asking for them
+    // there says so, instead of asking for --force.
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v2",
+            "--kind",
+            "Memcached",
+            "--controller=false",
+        ],
+    );
+    let mut on_v2 = hook(&["--defaulting"]);
+    on_v2[5] = "v2";
+    refuses(
+        dir.path(),
+        &on_v2,
+        "the defaulting and validation webhooks of Memcached on cache.example.com/v1 already serve v2: a kind's webhooks serve all its versions (the API server's default matchPolicy, Equivalent, converts a v2 request to v1 for them)",
+    );
+    let stderr = opgen_err(dir.path(), &on_v2);
+    assert!(
+        stderr.contains("help: nothing to scaffold: v2 objects reach it as v1"),
+        "{stderr}"
+    );
 }
 
 #[test]

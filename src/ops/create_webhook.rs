@@ -64,6 +64,58 @@ pub fn create_webhook(
     } else if !opts.spokes.is_empty() {
         return Err(Error::msg("--spoke goes with --conversion"));
     }
+    // A kind's defaulting and validating webhooks live in one file and serve every version:
+    // the configuration's matchPolicy Equivalent has the API server convert a request for
+    // another version to the webhook's.
+    let elsewhere = project.resources.iter().find(|r| {
+        r.group == opts.group
+            && r.kind == opts.kind
+            && r.version != opts.version
+            && r.webhooks
+                .as_ref()
+                .is_some_and(|w| w.defaulting || w.validation)
+    });
+    if let Some(other) = elsewhere
+        && (opts.defaulting || opts.validation)
+    {
+        let version = &other.version;
+        let w = other.webhooks.clone().unwrap_or_default();
+        let (what, verb) = match (w.defaulting, w.validation) {
+            (true, true) => ("defaulting and validation webhooks", "serve"),
+            (true, false) => ("defaulting webhook", "serves"),
+            _ => ("validation webhook", "serves"),
+        };
+        let missing = [
+            (opts.defaulting && !w.defaulting, "--defaulting"),
+            (
+                opts.validation && !w.validation,
+                "--programmatic-validation",
+            ),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, f)| *f)
+        .collect::<Vec<_>>()
+        .join(" ");
+        let help = if missing.is_empty() {
+            format!(
+                "nothing to scaffold: {} objects reach it as {version}",
+                opts.version
+            )
+        } else {
+            format!(
+                "{} objects reach it as {version}: add to it with `opgen create webhook --group {} --version {version} --kind {} {missing} --force` (--force scaffolds the webhook file again)",
+                opts.version, opts.group, opts.kind
+            )
+        };
+        return Err(Error::with_help(
+            format!(
+                "the {what} of {} on {api_group}/{version} already {verb} {}: a kind's webhooks serve all its versions (the API server's default matchPolicy, Equivalent, converts a {} request to {version} for them)",
+                opts.kind, opts.version, opts.version
+            ),
+            help,
+        ));
+    }
     let existing = resource.webhooks.clone().unwrap_or_default();
     let repeated = [
         (opts.defaulting && existing.defaulting, "defaulting"),
