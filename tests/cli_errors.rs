@@ -656,3 +656,38 @@ fn create_api_refuses_a_kind_whose_plural_or_module_cannot_work() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     refuses(dir.path(), &args, "would shadow the crate `std`");
 }
+
+/// Issue #23 item 12 (in part): a new version whose names or scope differ from the kind's
+/// other versions is refused naming the difference, and nothing is written.
+#[test]
+fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
+    let dir = initialized();
+    let api = |version: &'static str, extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec![
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            version,
+            "--kind",
+            "Memcached",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    opgen_ok(dir.path(), &api("v1", &[]));
+    refuses(
+        dir.path(),
+        &api("v2", &["--namespaced=false", "--controller=false"]),
+        "versions v1 and v2 of Memcached disagree on scope (v1: Namespaced; v2: Cluster); every version of a kind must have the same plural, singular, short names, categories and scope",
+    );
+    let stderr = opgen_err(
+        dir.path(),
+        &api("v2", &["--namespaced=false", "--controller=false"]),
+    );
+    assert!(
+        stderr.contains("help: give v2 the names and scope v1 has (or change them in both)"),
+        "{stderr}"
+    );
+}

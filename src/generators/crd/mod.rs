@@ -102,9 +102,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             let other = self.names(kind, v, diags);
             if other != names {
                 diags.push(self.model.diag_at(v.loc, format!(
-                    "versions {} and {} of {} disagree on names or scope; every version of a kind must have the same plural, singular, short names, categories and scope",
-                    first.version, v.version, kind.kind
-                )));
+                    "versions {} and {} of {} disagree on {}; every version of a kind must have the same plural, singular, short names, categories and scope",
+                    first.version, v.version, kind.kind,
+                    names.differences(&other, &first.version, &v.version)
+                )).help(format!("give {} the names and scope {} has (or change them in both)", v.version, first.version)));
             }
         }
         let storage = self.storage_version(kind, &versions, diags)?;
@@ -674,6 +675,40 @@ struct Names {
     short_names: Vec<String>,
     categories: Vec<String>,
     scope: String,
+}
+
+impl Names {
+    /// What differs from `other`: `short names (v1alpha1: kv; v1beta1: none)`.
+    fn differences(&self, other: &Names, mine: &str, theirs: &str) -> String {
+        let list = |l: &[String]| {
+            if l.is_empty() {
+                "none".to_owned()
+            } else {
+                l.join(", ")
+            }
+        };
+        let pairs = [
+            ("plural", self.plural.clone(), other.plural.clone()),
+            ("singular", self.singular.clone(), other.singular.clone()),
+            (
+                "short names",
+                list(&self.short_names),
+                list(&other.short_names),
+            ),
+            (
+                "categories",
+                list(&self.categories),
+                list(&other.categories),
+            ),
+            ("scope", self.scope.clone(), other.scope.clone()),
+        ];
+        pairs
+            .iter()
+            .filter(|(_, a, b)| a != b)
+            .map(|(what, a, b)| format!("{what} ({mine}: {a}; {theirs}: {b})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 fn column(
