@@ -690,4 +690,35 @@ fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
         stderr.contains("help: give v2 the names and scope v1 has (or change them in both)"),
         "{stderr}"
     );
+    // Without --namespaced or --plural, a new version takes the kind's scope and plural.
+    let node = |version: &'static str, extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec![
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            version,
+            "--kind",
+            "Node",
+            "--controller=false",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    opgen_ok(
+        dir.path(),
+        &node("v1", &["--namespaced=false", "--plural", "nodez"]),
+    );
+    opgen_ok(dir.path(), &node("v2", &[]));
+    let types = std::fs::read_to_string(dir.path().join("src/api/v2/node_types.rs")).unwrap();
+    assert!(
+        types.contains("    plural = \"nodez\",\n") && !types.contains("    namespaced,"),
+        "{types}"
+    );
+    assert!(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_nodez.yaml")
+            .is_file()
+    );
 }

@@ -50,9 +50,9 @@ pub struct ApiArgs {
     /// Resource name in URLs and RBAC rules [default: the English plural of the kind]
     #[arg(long)]
     pub plural: Option<String>,
-    /// Whether the kind is namespaced (false: cluster-scoped)
-    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub namespaced: bool,
+    /// Whether the kind is namespaced (false: cluster-scoped) [default: the scope of the kind's other versions, else true]
+    #[arg(long, value_parser = bool_value(), num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub namespaced: Option<bool>,
     /// Scaffold the kind's types
     #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub resource: bool,

@@ -72,7 +72,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             version,
             kind,
             plural: args.plural,
-            namespaced: true,
+            namespaced: None,
             resource: true,
             controller: true,
         };

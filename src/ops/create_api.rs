@@ -13,7 +13,8 @@ pub struct ApiOptions {
     pub version: String,
     pub kind: String,
     pub plural: Option<String>,
-    pub namespaced: bool,
+    /// None: the scope of the kind's other versions, else namespaced.
+    pub namespaced: Option<bool>,
     pub resource: bool,
     pub controller: bool,
     pub force: bool,
@@ -78,10 +79,23 @@ pub fn create_api(
     check_kind_collisions(project, opts)?;
     check_reserved_modules(project, opts)?;
 
+    // A new version of a kind takes the plural and scope its other versions have, unless told
+    // otherwise: every version of a kind must have the same (issue #23 item 12).
+    let sibling = project
+        .resources
+        .iter()
+        .find(|r| {
+            r.group == opts.group
+                && r.kind == opts.kind
+                && r.version != opts.version
+                && r.api.is_some()
+        })
+        .cloned();
     let plural = opts
         .plural
         .clone()
         .or_else(|| existing.as_ref().and_then(|r| r.plural.clone()))
+        .or_else(|| sibling.as_ref().and_then(|r| r.plural.clone()))
         .unwrap_or_else(|| pluralize::flect_plural(&opts.kind));
     // A kind of 63 characters passes its own check; its plural, the CRD's resource name,
     // may not.
@@ -97,7 +111,15 @@ pub fn create_api(
     }
     let namespaced = match existing.as_ref().and_then(|r| r.api.as_ref()) {
         Some(api) if !opts.resource => api.namespaced,
-        _ => opts.namespaced,
+        _ => opts
+            .namespaced
+            .or_else(|| {
+                sibling
+                    .as_ref()
+                    .and_then(|r| r.api.as_ref())
+                    .map(|a| a.namespaced)
+            })
+            .unwrap_or(true),
     };
 
     let ctx = ResourceContext::new(
@@ -206,7 +228,13 @@ fn record(project: &mut Project, ctx: &ResourceContext, opts: &ApiOptions, exist
         group: ctx.group.clone(),
         kind: ctx.kind.clone(),
         path: ctx.recorded_path(),
-        plural: opts.plural.clone(),
+        plural: opts.plural.clone().or_else(|| {
+            let sibling = project
+                .resources
+                .iter()
+                .find(|r| r.group == ctx.group && r.kind == ctx.kind && r.version != ctx.version);
+            sibling.and_then(|r| r.plural.clone())
+        }),
         version: ctx.version.clone(),
         webhooks: None,
     };

@@ -213,7 +213,7 @@ fn stage_owned(
             version: name.to_owned(),
             kind: crd.kind.clone(),
             plural: (crd.plural != flect).then(|| crd.plural.clone()),
-            namespaced: crd.namespaced,
+            namespaced: Some(crd.namespaced),
             resource: true,
             controller: false,
             force: opts.force,

@@ -39,7 +39,7 @@ pub fn create_recorded_resources(
             version: r.version.clone(),
             kind: r.kind.clone(),
             plural: r.plural.clone(),
-            namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
+            namespaced: Some(r.api.as_ref().is_none_or(|a| a.namespaced)),
             resource: r.api.is_some(),
             controller: r.controller,
             force: false,
