@@ -399,7 +399,8 @@ impl<'a> Generator<'a> {
         let mut markers: Vec<String> = Vec::new();
         let mut spec: Option<&GoField> = None;
         let mut status: Option<&GoField> = None;
-        let mut others: Vec<GoField> = Vec::new();
+        // Whether the kind has fields besides Spec and Status.
+        let mut others = false;
         // Spec and the other fields in Go's order, for a kind with fields beside Spec.
         let mut top_level: Vec<GoField> = Vec::new();
         for f in fields {
@@ -427,7 +428,7 @@ impl<'a> Generator<'a> {
                 "Status" => status = Some(f),
                 _ if json_options(f).0 == "-" || !f.exported => {}
                 _ => {
-                    others.push(f.clone());
+                    others = true;
                     top_level.push(f.clone());
                 }
             }
@@ -527,7 +528,7 @@ impl<'a> Generator<'a> {
         }
         let doc = doc_lines(&t.doc);
         let (spec_struct, wrapper) = match spec {
-            Some(f) if others.is_empty() => {
+            Some(f) if !others => {
                 // The Spec field's markers describe `spec`: on the spec struct, where a type
                 // marker does the same (required-ness is kube-derive's: spec is required).
                 for m in &f.markers {
@@ -567,7 +568,7 @@ impl<'a> Generator<'a> {
                     ),
                 }
             }
-            None if others.is_empty() => {
+            None if !others => {
                 kube.push("no_spec".to_owned());
                 (
                     self.free_name(p, &format!("{}Fields", t.name)),

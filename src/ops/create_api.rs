@@ -138,7 +138,11 @@ pub fn create_api(
         warnings.extend(names::builtin_kind_warning(&opts.kind));
     }
 
-    record(project, &ctx, opts, existing.is_some());
+    let recorded_plural = opts
+        .plural
+        .clone()
+        .or_else(|| sibling.as_ref().and_then(|r| r.plural.clone()));
+    record(project, &ctx, opts, recorded_plural, existing.is_some());
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
 }
@@ -217,7 +221,13 @@ fn check_reserved_modules(project: &Project, opts: &ApiOptions) -> Result<()> {
     Ok(())
 }
 
-fn record(project: &mut Project, ctx: &ResourceContext, opts: &ApiOptions, exists: bool) {
+fn record(
+    project: &mut Project,
+    ctx: &ResourceContext,
+    opts: &ApiOptions,
+    plural: Option<String>,
+    exists: bool,
+) {
     let resource = Resource {
         api: opts.resource.then(|| ResourceApi {
             crd_version: "v1".to_owned(),
@@ -228,13 +238,7 @@ fn record(project: &mut Project, ctx: &ResourceContext, opts: &ApiOptions, exist
         group: ctx.group.clone(),
         kind: ctx.kind.clone(),
         path: ctx.recorded_path(),
-        plural: opts.plural.clone().or_else(|| {
-            let sibling = project
-                .resources
-                .iter()
-                .find(|r| r.group == ctx.group && r.kind == ctx.kind && r.version != ctx.version);
-            sibling.and_then(|r| r.plural.clone())
-        }),
+        plural,
         version: ctx.version.clone(),
         webhooks: None,
     };
