@@ -657,8 +657,9 @@ fn create_api_refuses_a_kind_whose_plural_or_module_cannot_work() {
     refuses(dir.path(), &args, "would shadow the crate `std`");
 }
 
-/// Issue #23 item 12 (in part): a new version whose names or scope differ from the kind's
-/// other versions is refused naming the difference, and nothing is written.
+/// Issue #23 items 12 and 19: a new version whose names or scope differ from the kind's other
+/// versions is refused naming the difference, and nothing is written; without options, a new
+/// version takes the kind's names and scope, and a sample of its own name.
 #[test]
 fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
     let dir = initialized();
@@ -710,12 +711,37 @@ fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
         dir.path(),
         &node("v1", &["--namespaced=false", "--plural", "nodez"]),
     );
+    // The user gives v1 short names and a category, one as a #[kube] attribute, one as a
+    // marker: v2 repeats them, and its sample does not reuse v1's object name.
+    let v1 = dir.path().join("src/api/v1/node_types.rs");
+    let text = std::fs::read_to_string(&v1).unwrap();
+    let text = text
+        .replace(
+            "    plural = \"nodez\",\n",
+            "    plural = \"nodez\",\n    shortname = \"nz\",\n",
+        )
+        .replace(
+            "/// NodeSpec defines",
+            "// +kubebuilder:resource:shortName=nd,categories=infra\n/// NodeSpec defines",
+        );
+    std::fs::write(&v1, text).unwrap();
     opgen_ok(dir.path(), &node("v2", &[]));
     let types = std::fs::read_to_string(dir.path().join("src/api/v2/node_types.rs")).unwrap();
     assert!(
-        types.contains("    plural = \"nodez\",\n") && !types.contains("    namespaced,"),
+        types.contains(
+            "    plural = \"nodez\",\n    shortname = \"nz\",\n    shortname = \"nd\",\n    category = \"infra\",\n"
+        ) && !types.contains("    namespaced,"),
         "{types}"
     );
+    let sample = |version: &str| {
+        std::fs::read_to_string(
+            dir.path()
+                .join(format!("config/samples/cache_{version}_node.yaml")),
+        )
+        .unwrap()
+    };
+    assert!(sample("v1").contains("\n  name: node-sample\n"));
+    assert!(sample("v2").contains("\n  name: node-v2-sample\n"));
     assert!(
         dir.path()
             .join("config/crd/bases/cache.example.com_nodez.yaml")

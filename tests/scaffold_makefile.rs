@@ -140,3 +140,40 @@ fn deploy_targets_fall_back_to_the_committed_manifests_without_opgen() {
     let out = make(&project, &path, &["manifests", &from]);
     assert!(!out.status.success(), "{}", text(&out));
 }
+
+/// Issue #23 item 7: outside a git repository, `make verify-manifests` says so, instead of
+/// git's usage and "out of date"; in one, it passes on a committed, up-to-date project.
+#[test]
+fn verify_manifests_needs_a_repository_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = new_project(tmp.path());
+    let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
+    let path = path_with(Some(opgen_dir));
+
+    let out = make(&project, &path, &["verify-manifests"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("error: verify-manifests compares config/ with the last commit, and this project is not in a git repository: run 'git init' and commit it first"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("out of date") && !said.contains("usage: git"),
+        "{said}"
+    );
+
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&project)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "scaffold"]);
+    let out = make(&project, &path, &["verify-manifests"]);
+    assert!(out.status.success(), "{}", text(&out));
+}

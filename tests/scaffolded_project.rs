@@ -130,10 +130,26 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         &["clippy", "--all-targets", "--", "-D", "warnings"],
     );
     opgen_ok(&project, &["manifests", "--check"]);
+    rust_version_is_one_truth(&project);
 
     match kubectl() {
         Some(kubectl) => {
             let kustomize = |dir: &str| kustomize(&kubectl, &project, dir);
+            // Issue #23 item 19: each version's sample is an object of its own.
+            let samples = kustomize("config/samples");
+            let names: Vec<&str> = samples
+                .lines()
+                .filter_map(|l| l.strip_prefix("  name: "))
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    "cachecluster-sample",
+                    "cachecluster-v1beta1-sample",
+                    "memcached-sample"
+                ],
+                "{samples}"
+            );
             let rendered = kustomize("config/default");
             for want in [
                 "kind: CustomResourceDefinition\nmetadata:\n  annotations:",
@@ -199,6 +215,48 @@ fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
 }
 
 /// The kubectl built with the envtest control plane; none only outside CI.
+/// Issue #23 item 22: the README asks for the Rust that Cargo.toml's `rust-version` names, and
+/// no locked dependency needs a newer one.
+fn rust_version_is_one_truth(project: &Path) {
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let rust_version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .expect("Cargo.toml has a rust-version");
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("- Rust {rust_version} or newer")),
+        "README.md asks for another Rust than rust-version {rust_version}"
+    );
+    let output = support::project_cargo(
+        project,
+        &["metadata", "--locked", "--offline", "--format-version", "1"],
+    )
+    .output()
+    .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let numbers = |v: &str| -> [u32; 3] {
+        let mut parts = v.split('.').map(|n| n.parse::<u32>().unwrap());
+        [0; 3].map(|_| parts.next().unwrap_or(0))
+    };
+    for package in metadata["packages"].as_array().unwrap() {
+        if let Some(needs) = package["rust_version"].as_str() {
+            assert!(
+                numbers(needs) <= numbers(rust_version),
+                "{} {} needs Rust {needs}, newer than the project's rust-version {rust_version}",
+                package["name"],
+                package["version"]
+            );
+        }
+    }
+}
+
 fn kubectl() -> Option<PathBuf> {
     match opgen_envtest::Assets::locate() {
         Ok(assets) => Some(assets.kubectl()),
@@ -245,6 +303,26 @@ fn fill_in_the_webhooks(project: &Path) {
         "the generated hooks changed shape: update this test"
     );
     std::fs::write(&hooks, text).unwrap();
+    // The generated webhook test's TODO, followed as written (issue #23 item 18: its apply
+    // must not conflict with the fields other managers set).
+    let test = project.join("tests/envtest/memcached_webhooks.rs");
+    let text = std::fs::read_to_string(&test).unwrap();
+    let (before, todo) = text
+        .split_once("    // TODO(user): check what your hooks do")
+        .expect("the webhook test has its TODO");
+    let (todo, after) = todo.split_once("\n\n").unwrap();
+    let code: String = todo
+        .lines()
+        .filter_map(|l| l.strip_prefix("    //     "))
+        .map(|l| {
+            format!(
+                "    {}\n",
+                l.replace("your message", "foo must not be forbidden")
+            )
+        })
+        .collect();
+    assert!(code.contains("apply_documents"), "{todo}");
+    std::fs::write(&test, format!("{before}{code}\n{after}")).unwrap();
     std::fs::write(
         project.join("tests/webhook_behaviour.rs"),
         WEBHOOK_BEHAVIOUR_TEST,

@@ -34,10 +34,15 @@ static GENERATION_3: Dir<'_> =
 static GENERATION_4: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-4/templates");
 
+/// The templates of scaffold generation 5 (one envtest test binary, tests/envtest/, on one
+/// control plane), as of b3ba39b.
+static GENERATION_5: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-5/templates");
+
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as
 /// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 5;
+pub const SCAFFOLD_VERSION: u32 = 6;
 
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
@@ -68,6 +73,7 @@ fn template_dir() -> &'static Dir<'static> {
         2 => &GENERATION_2,
         3 => &GENERATION_3,
         4 => &GENERATION_4,
+        5 => &GENERATION_5,
         _ => &TEMPLATE_DIR,
     }
 }

@@ -122,7 +122,7 @@ pub fn create_api(
             .unwrap_or(true),
     };
 
-    let ctx = ResourceContext::new(
+    let mut ctx = ResourceContext::new(
         project,
         &opts.group,
         &opts.version,
@@ -133,6 +133,19 @@ pub fn create_api(
         opts.controller,
         super::file_header(ws)?,
     );
+    if let Some(sibling) = &sibling {
+        // Every version of a kind declares the same short names and categories.
+        if let Some((short_names, categories)) = super::manifests::kind_short_names_and_categories(
+            ws,
+            &ctx.api_group,
+            &opts.kind,
+            &sibling.version,
+        )? {
+            ctx.short_names = short_names;
+            ctx.categories = categories;
+        }
+        ctx.sample_name = format!("{}-{}-sample", ctx.kind_lower, opts.version);
+    }
     let mut warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
     if existing.is_none() {
         warnings.extend(names::builtin_kind_warning(&opts.kind));

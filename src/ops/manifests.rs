@@ -8,7 +8,7 @@ use crate::generators::crd::Crd;
 use crate::generators::crd::{CrdGenerator, CrdOptions, VERSION_ANNOTATION, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
-use crate::generators::{rbac, webhook};
+use crate::generators::{crd, rbac, webhook};
 use crate::load::{self, Scope};
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
@@ -443,6 +443,32 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
     let webhooks = webhook::generate(&model, &mut diags);
     diags.finish()?;
     Ok(webhooks)
+}
+
+/// The short names and categories that version `version` of `api_group`'s `kind` declares in
+/// the sources, for a new version to repeat; `None` when the sources do not hold that version
+/// (or do not parse: `opgen manifests` reports that).
+pub fn kind_short_names_and_categories(
+    ws: &Workspace,
+    api_group: &str,
+    kind: &str,
+    version: &str,
+) -> Result<Option<(Vec<String>, Vec<String>)>> {
+    let (files, _) = load::load(ws, Path::new("src"), Scope::Relevant)?;
+    let catalog = MarkerCatalog::get();
+    let mut diags = Diagnostics::default();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, catalog, &mut diags))
+        .collect();
+    let model = model::build(&files, markers, &mut diags);
+    Ok(model
+        .kinds
+        .iter()
+        .filter(|k| k.group == api_group && k.kind == kind)
+        .flat_map(|k| &k.versions)
+        .find(|v| v.version == version)
+        .map(crd::short_names_and_categories))
 }
 
 #[cfg(test)]

@@ -302,17 +302,6 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             }
             (None, _) => kube_plural,
         };
-        let list = |attr: &[String], key: &str| -> Vec<String> {
-            let mut out: Vec<String> = attr.to_vec();
-            if let Some(m) = res {
-                for s in m.args.list_field(key) {
-                    if !out.contains(&s) {
-                        out.push(s);
-                    }
-                }
-            }
-            out
-        };
         let scope = if v.attrs.namespaced {
             "Namespaced"
         } else {
@@ -327,11 +316,12 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 if v.attrs.namespaced { "namespaced" } else { "no `namespaced`" }
             )));
         }
+        let (short_names, categories) = short_names_and_categories(v);
         Names {
             plural,
             singular,
-            short_names: list(&v.attrs.short_names, "shortName"),
-            categories: list(&v.attrs.categories, "categories"),
+            short_names,
+            categories,
             scope: scope.to_owned(),
         }
     }
@@ -942,6 +932,27 @@ fn truncate(d: &str, max: usize) -> String {
         return format!("{}...", &prefix[..i]);
     }
     format!("{prefix}...")
+}
+
+/// A kind version's short names and categories: `#[kube(shortname, category)]` first, then
+/// `+kubebuilder:resource`'s, without repeats.
+pub fn short_names_and_categories(v: &KindVersion) -> (Vec<String>, Vec<String>) {
+    let res = marker(&v.markers, "kubebuilder:resource");
+    let list = |attr: &[String], key: &str| -> Vec<String> {
+        let mut out: Vec<String> = attr.to_vec();
+        if let Some(m) = res {
+            for s in m.args.list_field(key) {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    };
+    (
+        list(&v.attrs.short_names, "shortName"),
+        list(&v.attrs.categories, "categories"),
+    )
 }
 
 #[cfg(test)]

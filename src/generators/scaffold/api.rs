@@ -49,6 +49,13 @@ pub struct ResourceContext {
     /// Namespace of the envtest test: the manager's own in a namespaced project (its Roles
     /// live there), else one named after the kind.
     pub test_namespace: String,
+    /// Short names and categories: those of the kind's other versions, which every version
+    /// must repeat.
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// `metadata.name` of the sample: `<kind>-sample`, or `<kind>-<version>-sample` beside
+    /// another version's sample, so that `kubectl apply -k config/samples` creates both.
+    pub sample_name: String,
 }
 
 impl ResourceContext {
@@ -125,6 +132,9 @@ impl ResourceContext {
             header,
             resource,
             controller,
+            short_names: Vec::new(),
+            categories: Vec::new(),
+            sample_name: format!("{}-sample", kind.to_lowercase()),
         }
     }
 

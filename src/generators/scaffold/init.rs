@@ -85,6 +85,10 @@ impl K8sVersion {
     }
 }
 
+/// The oldest Rust a scaffolded project builds with: the newest `rust-version` among its locked
+/// dependencies (kube 5's crates and opgen-runtime: 1.89).
+pub const RUST_VERSION: &str = "1.89";
+
 /// Where the license header lives; `create api` prepends it to the Rust files it writes.
 pub const BOILERPLATE_PATH: &str = "hack/boilerplate.rs.txt";
 
@@ -112,6 +116,8 @@ pub struct ProjectContext {
     /// The header to put on top of generated Rust files (year filled in; empty without a license).
     pub header: String,
     pub opgen_version: String,
+    /// The project's `rust-version`, which its README asks for too.
+    pub rust_version: &'static str,
     /// The manifest (relative to the project) of an enclosing Cargo workspace that does not
     /// list the project: the project then gets an empty `[workspace]` table of its own.
     pub enclosing_workspace: Option<String>,
@@ -145,6 +151,7 @@ impl ProjectContext {
             header: fill_year(&boilerplate),
             boilerplate,
             opgen_version: env!("CARGO_PKG_VERSION").to_owned(),
+            rust_version: RUST_VERSION,
             enclosing_workspace: None,
             vendored: VENDORED,
         }
