@@ -21,6 +21,14 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Project {
@@ -52,6 +60,9 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "is_false")]
     pub controller: bool,
     pub domain: String,
+    /// The controller keeps a finalizer on each object (`create api --finalizer=false`: none).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub finalizer: bool,
     pub group: String,
     pub kind: String,
     /// The Rust module that holds the types, e.g. `memcached_operator::api::v1alpha1`.
@@ -249,6 +260,7 @@ mod tests {
             }),
             controller: true,
             domain: "example.com".into(),
+            finalizer: true,
             group: "cache".into(),
             kind: "Memcached".into(),
             path: "memcached_operator::api::v1alpha1".into(),

@@ -17,7 +17,7 @@ use std::process::Command;
 use support::{add_memcached_webhooks, new_memcached_project, opgen_ok, project_cargo_ok};
 
 /// The project both tests build: a namespaced kind with defaulting and validating webhooks, and
-/// a cluster-scoped kind with a second version and a conversion webhook.
+/// a cluster-scoped kind without a finalizer, with a second version and a conversion webhook.
 fn demo_project(parent: &Path, k8s_version: Option<&str>) -> PathBuf {
     let project = match k8s_version {
         None => new_memcached_project(parent, "demo-operator"),
@@ -54,6 +54,8 @@ fn demo_project(parent: &Path, k8s_version: Option<&str>) -> PathBuf {
             "--kind",
             "CacheCluster",
             "--namespaced=false",
+            // Built, linted and tested without the finalizer too (issue #23 item 15).
+            "--finalizer=false",
         ],
     );
     add_memcached_webhooks(&project);

@@ -59,6 +59,9 @@ pub struct ApiArgs {
     /// Scaffold a controller for the kind
     #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub controller: bool,
+    /// Keep a finalizer on each object, so that the controller's `cleanup` runs before it goes (false: no finalizer, for kinds whose deletion needs no cleanup outside the cluster)
+    #[arg(long, value_parser = bool_value(), default_value_t = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub finalizer: bool,
 }
 
 impl ApiArgs {
@@ -71,6 +74,7 @@ impl ApiArgs {
             namespaced: self.namespaced,
             resource: self.resource,
             controller: self.controller,
+            finalizer: self.finalizer,
             force,
         }
     }

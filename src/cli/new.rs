@@ -75,6 +75,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             namespaced: None,
             resource: true,
             controller: true,
+            finalizer: true,
         };
         let warnings = create_api(&mut ws, &mut project, &api.options(false))?;
         print_warnings(&warnings, global);

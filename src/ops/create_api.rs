@@ -17,6 +17,8 @@ pub struct ApiOptions {
     pub namespaced: Option<bool>,
     pub resource: bool,
     pub controller: bool,
+    /// The controller keeps a finalizer on each object, for cleanup outside the cluster.
+    pub finalizer: bool,
     pub force: bool,
 }
 
@@ -133,6 +135,7 @@ pub fn create_api(
         opts.controller,
         super::file_header(ws)?,
     );
+    ctx.finalizer = opts.finalizer;
     if let Some(sibling) = &sibling {
         // Every version of a kind declares the same short names and categories.
         if let Some((short_names, categories)) = super::manifests::kind_short_names_and_categories(
@@ -248,6 +251,7 @@ fn record(
         }),
         controller: opts.controller,
         domain: project.domain.clone(),
+        finalizer: opts.finalizer,
         group: ctx.group.clone(),
         kind: ctx.kind.clone(),
         path: ctx.recorded_path(),

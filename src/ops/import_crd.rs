@@ -216,6 +216,7 @@ fn stage_owned(
             namespaced: Some(crd.namespaced),
             resource: true,
             controller: false,
+            finalizer: true,
             force: opts.force,
         };
         warnings.extend(create_api(ws, project, &api)?);

@@ -620,6 +620,7 @@ fn record(project: &mut Project, kind: &ImportedKind, crate_name: &str, force: b
         }),
         controller: false,
         domain: domain.to_owned(),
+        finalizer: true,
         group: group.to_owned(),
         kind: kind.kind.clone(),
         path: format!("{crate_name}::{}", kind.module),

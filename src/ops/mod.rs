@@ -42,6 +42,7 @@ pub fn create_recorded_resources(
             namespaced: Some(r.api.as_ref().is_none_or(|a| a.namespaced)),
             resource: r.api.is_some(),
             controller: r.controller,
+            finalizer: r.finalizer,
             force: false,
         };
         create_api::create_api(ws, project, &options)?;

@@ -2,12 +2,23 @@
 //! [`Context`] on top of it, for reconcile unit tests, and an HTTPS client for
 //! round trips through the metrics and webhook servers.
 //!
-//! A test runs a scenario on the [`ApiServerVerifier`] in the background: the
-//! scenario awaits each expected request in order, asserts it, and answers with
-//! a canned response. [`Scenario::verify`] fails the test when the scenario
-//! panicked or did not complete within a second (an expected call never came).
+//! Two kinds of API server for unit tests:
+//! - [`fake_client`]: a [`FakeApiServer`] that keeps objects and answers every request as a
+//!   simple API server would, recording each. A test then checks outcomes (the object's
+//!   finalizers and status, the events posted) rather than the order of the calls, so adding a
+//!   call to a reconcile does not break it.
+//! - [`mock_client`]: an [`ApiServerVerifier`] running a scenario in the background: the
+//!   scenario awaits each expected request in order, asserts it, and answers with a canned
+//!   response. [`Scenario::verify`] fails the test when the scenario panicked or did not
+//!   complete within a second (an expected call never came).
 
-use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
+use std::{
+    collections::BTreeMap,
+    future::Future,
+    net::SocketAddr,
+    sync::{Arc, Mutex, PoisonError},
+    time::Duration,
+};
 
 use http::{Request, Response, header};
 use kube::{Client, client::Body};
@@ -87,6 +98,227 @@ impl RunningController {
     }
 }
 
+/// A client whose requests the returned [`FakeApiServer`] answers. Call it inside a Tokio
+/// runtime (`#[tokio::test]`): the server runs as a task of it.
+pub fn fake_client() -> (Client, FakeApiServer) {
+    let (service, mut handle) = mock::pair::<Request<Body>, Response<Body>>();
+    let server = FakeApiServer::default();
+    let state = server.clone();
+    tokio::spawn(async move {
+        while let Some((request, respond)) = handle.next_request().await {
+            let request = RecordedRequest::read(request).await;
+            let (status, body) = state.answer(&request);
+            state.lock().requests.push(request);
+            respond.send_response(json_response(status, &body));
+        }
+    });
+    (Client::new(service, "default"), server)
+}
+
+/// An API server for unit tests that keeps the objects it is given or sent, by path, and
+/// records every request. It understands what a controller sends: GET, DELETE, JSON and
+/// merge patches, server-side apply (creating a missing object; an apply to `/status` sets
+/// the status) and POST to a collection. It checks no schema, and no resourceVersion.
+#[derive(Clone, Default)]
+pub struct FakeApiServer(Arc<Mutex<FakeState>>);
+
+#[derive(Default)]
+struct FakeState {
+    objects: BTreeMap<String, serde_json::Value>,
+    requests: Vec<RecordedRequest>,
+}
+
+/// A request the [`FakeApiServer`] answered.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path, without the query.
+    pub path: String,
+    /// The raw query string.
+    pub query: String,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The JSON body, or `Null` when empty.
+    pub body: serde_json::Value,
+}
+
+impl RecordedRequest {
+    async fn read(request: Request<Body>) -> Self {
+        let method = request.method().clone();
+        let path = request.uri().path().to_owned();
+        let query = request.uri().query().unwrap_or_default().to_owned();
+        let content_type = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(String::from);
+        let bytes = request
+            .into_body()
+            .collect_bytes()
+            .await
+            .expect("request body is readable");
+        let body = if bytes.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_slice(&bytes).expect("request body is JSON")
+        };
+        Self {
+            method,
+            path,
+            query,
+            content_type,
+            body,
+        }
+    }
+}
+
+impl FakeApiServer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FakeState> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stores `object` at `path` (e.g. `/apis/cache.example.com/v1/namespaces/default/memcacheds/test`),
+    /// as if it had been created.
+    pub fn insert(&self, path: &str, object: &impl Serialize) {
+        let value = serde_json::to_value(object).expect("the object serializes");
+        self.lock().objects.insert(path.to_owned(), value);
+    }
+
+    /// The object stored at `path`, if any.
+    pub fn object(&self, path: &str) -> Option<serde_json::Value> {
+        self.lock().objects.get(path).cloned()
+    }
+
+    /// Every request answered so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The bodies of the objects POSTed to the collection at `path` (e.g. the events of a
+    /// namespace), in order.
+    pub fn created_in(&self, path: &str) -> Vec<serde_json::Value> {
+        self.lock()
+            .requests
+            .iter()
+            .filter(|r| r.method == Method::POST && r.path == path)
+            .map(|r| r.body.clone())
+            .collect()
+    }
+
+    fn answer(&self, request: &RecordedRequest) -> (StatusCode, serde_json::Value) {
+        let (path, status_only) = match request.path.strip_suffix("/status") {
+            Some(object) => (object, true),
+            None => (request.path.as_str(), false),
+        };
+        let mut state = self.lock();
+        let objects = &mut state.objects;
+        match request.method {
+            Method::GET => match objects.get(path) {
+                Some(object) => (StatusCode::OK, object.clone()),
+                None => not_found(path),
+            },
+            Method::DELETE => match objects.remove(path) {
+                Some(object) => (StatusCode::OK, object),
+                None => not_found(path),
+            },
+            Method::POST => {
+                let mut object = request.body.clone();
+                let name = object["metadata"]["name"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        let prefix = object["metadata"]["generateName"].as_str().unwrap_or("");
+                        format!("{prefix}{}", objects.len())
+                    });
+                object["metadata"]["name"] = name.clone().into();
+                objects.insert(format!("{path}/{name}"), object.clone());
+                (StatusCode::CREATED, object)
+            }
+            Method::PATCH => {
+                let content_type = request.content_type.as_deref().unwrap_or_default();
+                let existing = objects.get(path).cloned();
+                let patched = match (content_type, existing) {
+                    ("application/apply-patch+yaml", None) if status_only => {
+                        return not_found(path);
+                    }
+                    ("application/apply-patch+yaml", existing) => {
+                        let mut object = existing.unwrap_or_else(|| request.body.clone());
+                        if status_only {
+                            object["status"] = request.body["status"].clone();
+                        } else {
+                            json_patch::merge(&mut object, &request.body);
+                        }
+                        object
+                    }
+                    (_, None) => return not_found(path),
+                    ("application/json-patch+json", Some(mut object)) => {
+                        // As the API server does, a `test` of a missing path against null
+                        // passes (kube-runtime's finalizer sends one).
+                        let operations: Vec<serde_json::Value> = request
+                            .body
+                            .as_array()
+                            .expect("a JSON patch is a list")
+                            .iter()
+                            .filter(|op| {
+                                !(op["op"] == "test"
+                                    && op["value"].is_null()
+                                    && op["path"]
+                                        .as_str()
+                                        .is_some_and(|p| object.pointer(p).is_none()))
+                            })
+                            .cloned()
+                            .collect();
+                        let patch: json_patch::Patch =
+                            serde_json::from_value(operations.into()).expect("a JSON patch");
+                        if let Err(error) = json_patch::patch(&mut object, &patch) {
+                            let status = kube::core::Status::failure(
+                                &format!("the JSON patch does not apply: {error}"),
+                                "Invalid",
+                            )
+                            .with_code(422);
+                            return (
+                                StatusCode::UNPROCESSABLE_ENTITY,
+                                serde_json::to_value(status).expect("a Status serializes"),
+                            );
+                        }
+                        object
+                    }
+                    (_, Some(mut object)) => {
+                        json_patch::merge(&mut object, &request.body);
+                        object
+                    }
+                };
+                objects.insert(path.to_owned(), patched.clone());
+                (StatusCode::OK, patched)
+            }
+            _ => panic!(
+                "the fake API server does not answer {} {}",
+                request.method, request.path
+            ),
+        }
+    }
+}
+
+fn not_found(path: &str) -> (StatusCode, serde_json::Value) {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let status =
+        kube::core::Status::failure(&format!("\"{name}\" not found"), "NotFound").with_code(404);
+    (
+        StatusCode::NOT_FOUND,
+        serde_json::to_value(status).expect("a Status serializes"),
+    )
+}
+
+fn json_response(status: StatusCode, body: &impl Serialize) -> Response<Body> {
+    let body = serde_json::to_vec(body).expect("response body serializes");
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body))
+        .expect("valid response")
+}
+
 /// A client whose requests are answered by the returned verifier.
 pub fn mock_client() -> (Client, ApiServerVerifier) {
     let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
@@ -143,28 +375,20 @@ impl ApiServerVerifier {
             .next_request()
             .await
             .unwrap_or_else(|| panic!("expected {method} {path}, but the client is gone"));
+        let request = RecordedRequest::read(request).await;
         assert!(
-            request.method() == method && path_matches(request.uri().path()),
-            "expected {method} {path}, got {} {}",
-            request.method(),
-            request.uri()
+            request.method == method && path_matches(&request.path),
+            "expected {method} {path}, got {} {}?{}",
+            request.method,
+            request.path,
+            request.query
         );
-        let query = request.uri().query().unwrap_or_default().to_owned();
-        let content_type = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .map(String::from);
-        let bytes = request
-            .into_body()
-            .collect_bytes()
-            .await
-            .expect("request body is readable");
-        let body = if bytes.is_empty() {
-            serde_json::Value::Null
-        } else {
-            serde_json::from_slice(&bytes).expect("request body is JSON")
-        };
+        let RecordedRequest {
+            query,
+            content_type,
+            body,
+            ..
+        } = request;
         ReceivedRequest {
             query,
             content_type,
@@ -195,13 +419,7 @@ pub struct ReceivedRequest {
 impl ReceivedRequest {
     /// Answers with `status` and `body` serialized as JSON.
     pub fn respond(self, status: StatusCode, body: &impl Serialize) {
-        let body = serde_json::to_vec(body).expect("response body serializes");
-        let response = Response::builder()
-            .status(status)
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(body))
-            .expect("valid response");
-        self.respond.send_response(response);
+        self.respond.send_response(json_response(status, body));
     }
 }
 
@@ -248,4 +466,112 @@ pub async fn https_request(
         .await
         .expect("response read");
     (alpn, String::from_utf8_lossy(&response).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+    use serde_json::json;
+
+    const PATH: &str = "/api/v1/namespaces/default/configmaps/settings";
+
+    fn config_map(name: &str) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        cm.metadata.namespace = Some("default".into());
+        cm
+    }
+
+    #[tokio::test]
+    async fn the_fake_api_server_keeps_what_it_is_sent() {
+        let (client, server) = fake_client();
+        let api: Api<ConfigMap> = Api::namespaced(client, "default");
+        let missing = api.get("settings").await.expect_err("nothing stored yet");
+        assert!(crate::controller::is_not_found(&missing), "{missing}");
+
+        server.insert(PATH, &config_map("settings"));
+        let patch = json!([{"op": "add", "path": "/metadata/finalizers", "value": ["x/y"]}]);
+        let patched = api
+            .patch(
+                "settings",
+                &PatchParams::default(),
+                &Patch::<()>::Json(serde_json::from_value(patch).unwrap()),
+            )
+            .await
+            .expect("a JSON patch applies");
+        assert_eq!(patched.metadata.finalizers, Some(vec!["x/y".to_owned()]));
+
+        // Server-side apply merges into the object, or creates it.
+        let apply = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1"}});
+        api.patch(
+            "settings",
+            &PatchParams::apply("test"),
+            &Patch::Apply(&apply),
+        )
+        .await
+        .expect("apply");
+        let stored = server.object(PATH).expect("still stored");
+        assert_eq!(stored["data"]["a"], "1");
+        assert_eq!(stored["metadata"]["finalizers"], json!(["x/y"]));
+        api.patch("other", &PatchParams::apply("test"), &Patch::Apply(&apply))
+            .await
+            .expect("apply creates");
+        assert!(
+            server
+                .object("/api/v1/namespaces/default/configmaps/other")
+                .is_some()
+        );
+
+        api.create(&PostParams::default(), &config_map("made"))
+            .await
+            .expect("create");
+        assert_eq!(
+            server.created_in("/api/v1/namespaces/default/configmaps")[0]["metadata"]["name"],
+            "made"
+        );
+        api.delete("made", &DeleteParams::default())
+            .await
+            .expect("delete");
+        assert!(
+            server
+                .object("/api/v1/namespaces/default/configmaps/made")
+                .is_none()
+        );
+
+        let methods: Vec<Method> = server.requests().into_iter().map(|r| r.method).collect();
+        assert_eq!(
+            methods,
+            [
+                Method::GET,
+                Method::PATCH,
+                Method::PATCH,
+                Method::PATCH,
+                Method::POST,
+                Method::DELETE
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_apply_to_status_sets_the_status_only() {
+        let (client, server) = fake_client();
+        let mut object = serde_json::to_value(config_map("settings")).unwrap();
+        object["status"] = json!({"old": true});
+        object["data"] = json!({"kept": "yes"});
+        server.insert(PATH, &object);
+        let api: Api<ConfigMap> = Api::namespaced(client, "default");
+        let apply = json!({"apiVersion": "v1", "kind": "ConfigMap", "status": {"ready": true}, "data": {"kept": "no"}});
+        api.patch_status(
+            "settings",
+            &PatchParams::apply("test"),
+            &Patch::Apply(&apply),
+        )
+        .await
+        .expect("apply the status");
+        let stored = server.object(PATH).unwrap();
+        assert_eq!(stored["status"], json!({"ready": true}));
+        assert_eq!(stored["data"]["kept"], "yes");
+    }
 }

@@ -56,6 +56,8 @@ pub struct ResourceContext {
     /// `metadata.name` of the sample: `<kind>-sample`, or `<kind>-<version>-sample` beside
     /// another version's sample, so that `kubectl apply -k config/samples` creates both.
     pub sample_name: String,
+    /// The controller keeps a finalizer on each object.
+    pub finalizer: bool,
 }
 
 impl ResourceContext {
@@ -135,6 +137,7 @@ impl ResourceContext {
             short_names: Vec::new(),
             categories: Vec::new(),
             sample_name: format!("{}-sample", kind.to_lowercase()),
+            finalizer: true,
         }
     }
 
