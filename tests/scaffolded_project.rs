@@ -139,10 +139,11 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
             let kustomize = |dir: &str| kustomize(&kubectl, &project, dir);
             // Issue #23 item 19: each version's sample is an object of its own.
             let samples = kustomize("config/samples");
-            let names: Vec<&str> = samples
+            let mut names: Vec<&str> = samples
                 .lines()
                 .filter_map(|l| l.strip_prefix("  name: "))
                 .collect();
+            names.sort_unstable();
             assert_eq!(
                 names,
                 [

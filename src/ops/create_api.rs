@@ -136,19 +136,7 @@ pub fn create_api(
         super::file_header(ws)?,
     );
     ctx.finalizer = opts.finalizer;
-    if let Some(sibling) = &sibling {
-        // Every version of a kind declares the same short names and categories.
-        if let Some((short_names, categories)) = super::manifests::kind_short_names_and_categories(
-            ws,
-            &ctx.api_group,
-            &opts.kind,
-            &sibling.version,
-        )? {
-            ctx.short_names = short_names;
-            ctx.categories = categories;
-        }
-        ctx.sample_name = format!("{}-{}-sample", ctx.kind_lower, opts.version);
-    }
+    repeat_sibling_names(ws, &mut ctx)?;
     let mut warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
     if existing.is_none() {
         warnings.extend(names::builtin_kind_warning(&opts.kind));
@@ -161,6 +149,23 @@ pub fn create_api(
     record(project, &ctx, opts, recorded_plural, existing.is_some());
     ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
+}
+
+/// Gives a new version of a kind the short names and categories its other version declares in
+/// the sources: every version must declare the same.
+pub(crate) fn repeat_sibling_names(ws: &Workspace, ctx: &mut ResourceContext) -> Result<()> {
+    if let Some(sibling) = &ctx.storage_version
+        && let Some((short_names, categories)) = super::manifests::kind_short_names_and_categories(
+            ws,
+            &ctx.api_group,
+            &ctx.kind,
+            sibling,
+        )?
+    {
+        ctx.short_names = short_names;
+        ctx.categories = categories;
+    }
+    Ok(())
 }
 
 /// A single-group project holds one API group; kubebuilder has the same rule.

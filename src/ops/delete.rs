@@ -305,7 +305,8 @@ pub fn delete_api(
             header.clone(),
         )
     };
-    let ctx = context(&super::as_created(project, &resource), &resource);
+    let mut ctx = context(&super::as_created(project, &resource), &resource);
+    super::create_api::repeat_sibling_names(ws, &mut ctx)?;
     let plan = api::plan(&ctx)?;
     // What the other resources still need stays.
     let mut kept = Vec::new();
@@ -324,32 +325,49 @@ pub fn delete_api(
             .iter()
             .filter(|r| r.group == opts.group && r.kind == opts.kind && r.api.is_some())
         {
-            let types = |p: &Project| -> Result<Option<(std::path::PathBuf, String)>> {
-                let ctx = context(&super::as_created(p, other), other);
-                Ok(api::plan(&ctx)?.actions.into_iter().find_map(|a| match a {
-                    Action::Write { path, content, .. }
-                        if path.to_string_lossy().ends_with("_types.rs") =>
-                    {
-                        Some((path, content))
-                    }
-                    _ => None,
-                }))
+            // Its short names and categories as its file declares them now.
+            let names = super::manifests::kind_short_names_and_categories(
+                ws,
+                &super::full_group(&other.group, &other.domain),
+                &other.kind,
+                &other.version,
+            )?;
+            let rewritten = |p: &Project| -> Result<Vec<(std::path::PathBuf, String)>> {
+                let mut ctx = context(&super::as_created(p, other), other);
+                if let Some((short_names, categories)) = names.clone() {
+                    ctx.short_names = short_names;
+                    ctx.categories = categories;
+                }
+                Ok(api::plan(&ctx)?
+                    .actions
+                    .into_iter()
+                    .filter_map(|a| match a {
+                        Action::Write { path, content, .. }
+                            if path.to_string_lossy().ends_with("_types.rs")
+                                || path.starts_with("config/samples") =>
+                        {
+                            Some((path, content))
+                        }
+                        _ => None,
+                    })
+                    .collect())
             };
-            let (Some((path, then)), Some((_, now))) = (types(&before)?, types(project)?) else {
-                continue;
-            };
-            if then == now {
-                continue;
-            }
-            match ws.read(&path)? {
-                Some(text) if text == then => ws.stage(path, now),
-                Some(_) => warnings.push(Diagnostic::warning(format!(
-                    "{} was scaffolded with `storage = false` while {} was the storage version, and it was edited since: make one remaining version of {} the storage version by hand",
-                    path.display(),
-                    opts.version,
-                    opts.kind
-                ))),
-                None => {}
+            for ((path, then), (_, now)) in rewritten(&before)?.into_iter().zip(rewritten(project)?)
+            {
+                if then == now {
+                    continue;
+                }
+                match ws.read(&path)? {
+                    Some(text) if text == then => ws.stage(path, now),
+                    Some(_) if path.starts_with("config/samples") => {}
+                    Some(_) => warnings.push(Diagnostic::warning(format!(
+                        "{} was scaffolded with `storage = false` while {} was the storage version, and it was edited since: make one remaining version of {} the storage version by hand",
+                        path.display(),
+                        opts.version,
+                        opts.kind
+                    ))),
+                    None => {}
+                }
             }
         }
     }

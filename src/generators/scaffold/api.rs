@@ -94,6 +94,16 @@ impl ResourceContext {
         };
         let controller_name = role_prefix.clone();
         let crate_api_module = api_module.replacen("crate", &project.crate_name(), 1);
+        let storage_version = project
+            .resources
+            .iter()
+            .find(|r| r.group == group && r.kind == kind && r.version != version && r.api.is_some())
+            .map(|r| r.version.clone());
+        // Beside another version's sample, a name of its own: `kubectl apply -k` creates both.
+        let sample_name = match &storage_version {
+            Some(_) => format!("{}-{version}-sample", kind.to_lowercase()),
+            None => format!("{}-sample", kind.to_lowercase()),
+        };
         ResourceContext {
             crate_api_module,
             sample_file: format!("{group}_{version}_{}.yaml", kind.to_lowercase()),
@@ -124,19 +134,13 @@ impl ResourceContext {
                 String::new()
             },
             controller_name,
-            storage_version: project
-                .resources
-                .iter()
-                .find(|r| {
-                    r.group == group && r.kind == kind && r.version != version && r.api.is_some()
-                })
-                .map(|r| r.version.clone()),
+            storage_version,
             header,
             resource,
             controller,
             short_names: Vec::new(),
             categories: Vec::new(),
-            sample_name: format!("{}-sample", kind.to_lowercase()),
+            sample_name,
             finalizer: true,
         }
     }
