@@ -391,3 +391,137 @@ async fn the_api_server_applies_the_defaults_and_the_validation() {
     server.await.unwrap().unwrap();
 }
 "#;
+
+/// The rust blocks of the README's "Owning other objects" section, each without the three
+/// spaces of its list item.
+fn owning_section_blocks(readme: &str) -> Vec<String> {
+    let section = readme
+        .split_once("\n## Owning other objects\n")
+        .expect("the README teaches owning other objects")
+        .1;
+    let section = section.split("\n## ").next().unwrap();
+    section
+        .split("   ```rust\n")
+        .skip(1)
+        .map(|block| {
+            block
+                .split_once("   ```\n")
+                .expect("a closed block")
+                .0
+                .lines()
+                .map(|l| format!("{}\n", l.strip_prefix("   ").unwrap_or(l)))
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue #23's first user, as the scaffolded README's "Owning other objects" teaches: a new
+/// project whose controller applies and watches a StatefulSet, under the role `opgen manifests`
+/// generates from the README's marker. The README's code is pasted where it says; the unit tests
+/// stay green as they are (they check outcomes, item 6) and envtest finds the StatefulSet,
+/// owned by the custom resource, created by the manager's ServiceAccount.
+#[test]
+fn a_controller_owns_a_statefulset_as_the_readme_teaches() {
+    let parent = tempfile::tempdir().unwrap();
+    opgen_ok(
+        parent.path(),
+        &[
+            "new",
+            "kv-operator",
+            "--domain",
+            "example.com",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "KeyValueStore",
+        ],
+    );
+    let project = parent.path().join("kv-operator");
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    let blocks = owning_section_blocks(&readme);
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    let split_uses = |block: &str| -> (String, String) {
+        let uses: String = block
+            .lines()
+            .filter(|l| l.starts_with("use "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let code: String = block
+            .lines()
+            .filter(|l| !l.starts_with("use ") && !l.is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        (uses, code)
+    };
+    let (apply_uses, apply_code) = split_uses(&blocks[0]);
+    let (watch_uses, watch_code) = split_uses(&blocks[1]);
+    let marker = blocks[2].trim();
+    assert!(
+        marker.contains("verbs=get;list;watch;create;patch"),
+        "{marker}"
+    );
+
+    let path = project.join("src/controllers/key_value_store.rs");
+    let mut controller = std::fs::read_to_string(&path).unwrap();
+    let edits = [
+        (
+            "use tracing::{debug, instrument};\n",
+            format!("use tracing::{{debug, instrument}};\n{apply_uses}{watch_uses}"),
+        ),
+        (
+            "    run: |ctx| controller::run(ctx, NAME, reconcile, error_policy).boxed(),\n",
+            watch_code.replace("    // In `CONTROLLER`:\n", ""),
+        ),
+        (
+            "pub async fn reconcile(",
+            format!("{marker}\npub async fn reconcile("),
+        ),
+        (
+            "async fn apply(obj: &KeyValueStore, api: &Api<KeyValueStore>, ctx: &Context) -> Result<Action> {\n",
+            format!(
+                "async fn apply(obj: &KeyValueStore, api: &Api<KeyValueStore>, ctx: &Context) -> Result<Action> {{\n{}",
+                apply_code.replace("    // In `apply`, first:\n", "")
+            ),
+        ),
+    ];
+    for (anchor, replacement) in edits {
+        assert_eq!(
+            controller.matches(anchor).count(),
+            1,
+            "{anchor:?} in\n{controller}"
+        );
+        controller = controller.replacen(anchor, &replacement, 1);
+    }
+    std::fs::write(&path, controller).unwrap();
+
+    // The test's own check: the StatefulSet exists, owned by the reconciled object.
+    let test_path = project.join("tests/envtest/key_value_store_controller.rs");
+    let test = std::fs::read_to_string(&test_path).unwrap();
+    let anchor = "    assert_eq!(available.observed_generation, Some(1));\n";
+    assert_eq!(test.matches(anchor).count(), 1, "{test}");
+    let test = test.replacen(
+        anchor,
+        &format!(
+            "{anchor}    let statefulsets: Api<k8s_openapi::api::apps::v1::StatefulSet> = Api::namespaced(admin.clone(), NAMESPACE);\n    let owned = statefulsets.get(&name).await.expect(\"the controller applied the StatefulSet\");\n    assert_eq!(owned.owner_references()[0].uid, reconciled.uid().expect(\"a uid\"));\n"
+        ),
+        1,
+    );
+    std::fs::write(&test_path, test).unwrap();
+
+    opgen_ok(&project, &["manifests"]);
+    let role = std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap();
+    assert!(
+        role.contains(
+            "  - statefulsets\n  verbs:\n  - create\n  - get\n  - list\n  - patch\n  - watch\n"
+        ),
+        "{role}"
+    );
+    project_cargo_ok(&project, &["fmt"]);
+    project_cargo_ok(&project, &["test", "--locked"]);
+    project_cargo_ok(
+        &project,
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+    );
+}
