@@ -29,6 +29,7 @@ mod assets;
 mod certs;
 mod control_plane;
 mod error;
+mod filled;
 mod process;
 mod webhooks;
 
@@ -38,4 +39,5 @@ pub use control_plane::{
     ControlPlane, MANAGER_SERVICE_ACCOUNT, OperatorClients, eventually, shared, shared_or_skip,
 };
 pub use error::Error;
+pub use filled::object_with_every_field;
 pub use webhooks::LocalWebhooks;

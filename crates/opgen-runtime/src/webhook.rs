@@ -610,6 +610,67 @@ where
     serde_json::to_value(spoke).map_err(|error| format!("cannot encode the object: {error}"))
 }
 
+/// Moves `object` to another version of its kind (`To`) through JSON, refusing to lose data:
+/// every field `object` sets must come out of `To` with the same value, or the error names
+/// the fields that would be dropped, so that the `TryFrom` calling this maps them by hand.
+/// `apiVersion` is rewritten; an empty or null field carries nothing to lose.
+pub fn move_fields<From, To>(object: From) -> Result<To, String>
+where
+    From: Serialize,
+    To: Serialize + DeserializeOwned,
+{
+    let from = serde_json::to_value(object).map_err(|error| error.to_string())?;
+    let to: To = serde_json::from_value(from.clone()).map_err(|error| error.to_string())?;
+    let back = serde_json::to_value(&to).map_err(|error| error.to_string())?;
+    let mut lost = Vec::new();
+    lost_fields(&from, &back, "", &mut lost);
+    match lost.as_slice() {
+        [] => Ok(to),
+        fields => Err(format!(
+            "{} would be lost converting to {}: map {} in the conversion",
+            fields.join(", "),
+            back["apiVersion"].as_str().unwrap_or("the other version"),
+            if fields.len() == 1 { "it" } else { "them" }
+        )),
+    }
+}
+
+/// The paths of the fields `from` sets that `to` lacks or holds with another value.
+fn lost_fields(from: &Value, to: &Value, path: &str, lost: &mut Vec<String>) {
+    let empty = |v: &Value| match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    match (from, to) {
+        (Value::Object(from), Value::Object(to)) => {
+            for (key, value) in from {
+                if (path.is_empty() && key == "apiVersion") || empty(value) {
+                    continue;
+                }
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                match to.get(key) {
+                    Some(other) => lost_fields(value, other, &at, lost),
+                    None => lost.push(at),
+                }
+            }
+        }
+        (Value::Array(from), Value::Array(to)) if from.len() == to.len() => {
+            for (i, (a, b)) in from.iter().zip(to).enumerate() {
+                lost_fields(a, b, &format!("{path}[{i}]"), lost);
+            }
+        }
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
+        (a, b) if a == b => {}
+        _ => lost.push(path.to_owned()),
+    }
+}
+
 /// A failed ConversionReview built by `response` from a Failure status.
 fn conversion_failure(
     response: impl FnOnce(Status) -> ConversionResponse,
@@ -664,6 +725,37 @@ mod tests {
         replicas: Option<i32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         image: Option<String>,
+    }
+
+    /// The same kind at a version without `image`.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct WidgetV2 {
+        api_version: String,
+        kind: String,
+        metadata: kube::core::ObjectMeta,
+        spec: WidgetV2Spec,
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Default)]
+    struct WidgetV2Spec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replicas: Option<i32>,
+    }
+
+    #[test]
+    fn move_fields_moves_shared_fields_and_refuses_to_drop_others() {
+        let mut widget = Widget::new("w", WidgetSpec::default());
+        widget.spec.replicas = Some(3);
+        let moved: WidgetV2 = move_fields(widget.clone()).expect("nothing is lost");
+        assert_eq!(moved.spec.replicas, Some(3));
+
+        widget.spec.image = Some("nginx".into());
+        let error = move_fields::<_, WidgetV2>(widget).unwrap_err();
+        assert_eq!(
+            error,
+            "spec.image would be lost converting to test.example.com/v1: map it in the conversion"
+        );
     }
 
     const DEFAULTING_PATH: &str = "/mutate-test-example-com-v1-widget";
