@@ -470,3 +470,112 @@ fn delete_api_refuses_glob_reexports_of_the_kinds_modules() {
     assert!(!dir.path().join("src/api/v1/memcached_types.rs").exists());
     assert!(dir.path().join("src/api/v1/backup_types.rs").exists());
 }
+
+/// Issue #23 item 21: one webhook of a kind goes, the others stay. The admission module both
+/// hooks share is rewritten as `create webhook` writes it for the one left, with the user's
+/// edits to that one kept; edits to the code that goes are refused (nothing written) unless
+/// --force; the conversion goes with its files and CRD patch.
+#[test]
+fn delete_webhook_drops_only_the_webhooks_named() {
+    let (dir, _) = project_with_api();
+    let path = dir.path().join("src/webhooks/memcached.rs");
+    let validation_todo =
+        "        // TODO(user): fill in your validation logic upon object creation.\n";
+    let my_check = "        // my own creation check\n";
+    let edited =
+        read(dir.path(), "src/webhooks/memcached.rs").replacen(validation_todo, my_check, 1);
+    std::fs::write(&path, &edited).unwrap();
+    opgen_ok(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v2",
+            "--kind",
+            "Memcached",
+            "--controller=false",
+        ],
+    );
+    opgen_ok(
+        dir.path(),
+        &with(&["create", "webhook"], &["--conversion", "--spoke", "v2"]),
+    );
+
+    // The defaulting code edited too: refused, and nothing changes.
+    let defaulting_todo = "        // TODO(user): fill in your defaulting logic.\n";
+    let both_edited = edited.replacen(defaulting_todo, "        // my own default\n", 1);
+    std::fs::write(&path, &both_edited).unwrap();
+    let before = tree(dir.path());
+    let err = opgen_err(dir.path(), &with(&["delete", "webhook"], &["--defaulting"]));
+    assert!(
+        err.contains(
+            "src/webhooks/memcached.rs: your edits overlap the code of the webhook being deleted"
+        ),
+        "{err}"
+    );
+    assert_eq!(tree(dir.path()), before);
+
+    // Without that edit, the defaulting hook goes and the validation edit stays.
+    std::fs::write(&path, &edited).unwrap();
+    opgen_ok(dir.path(), &with(&["delete", "webhook"], &["--defaulting"]));
+    let hooks = read(dir.path(), "src/webhooks/memcached.rs");
+    assert!(hooks.contains(my_check), "{hooks}");
+    assert!(!hooks.contains("Defaulter"), "{hooks}");
+    // It is what create webhook writes for validation alone, with the user's edit.
+    let fresh = tempfile::tempdir().unwrap();
+    opgen_ok(
+        fresh.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    );
+    opgen_ok(fresh.path(), &with(&["create", "api"], &[]));
+    opgen_ok(
+        fresh.path(),
+        &with(&["create", "webhook"], &["--programmatic-validation"]),
+    );
+    assert_eq!(
+        hooks,
+        read(fresh.path(), "src/webhooks/memcached.rs").replacen(validation_todo, my_check, 1)
+    );
+    let project = read(dir.path(), "PROJECT");
+    assert!(
+        !project.contains("defaulting: true") && project.contains("validation: true"),
+        "{project}"
+    );
+    let configurations = read(dir.path(), "config/webhook/manifests.yaml");
+    assert!(
+        !configurations.contains("MutatingWebhookConfiguration")
+            && configurations.contains("ValidatingWebhookConfiguration"),
+        "{configurations}"
+    );
+
+    // The conversion goes alone.
+    assert!(
+        dir.path()
+            .join("src/webhooks/memcached_conversion.rs")
+            .is_file()
+    );
+    opgen_ok(dir.path(), &with(&["delete", "webhook"], &["--conversion"]));
+    assert!(
+        !dir.path()
+            .join("src/webhooks/memcached_conversion.rs")
+            .exists()
+    );
+    assert_eq!(read(dir.path(), "src/webhooks/memcached.rs"), hooks);
+    let project = read(dir.path(), "PROJECT");
+    assert!(
+        !project.contains("conversion: true") && !project.contains("spoke"),
+        "{project}"
+    );
+    assert!(!read(dir.path(), "config/crd/kustomization.yaml").contains("patches:"));
+
+    let err = opgen_err(dir.path(), &with(&["delete", "webhook"], &["--conversion"]));
+    assert!(
+        err.contains("cache.example.com/v1 Memcached has no conversion webhook")
+            && err.contains("its webhooks: validating"),
+        "{err}"
+    );
+    opgen_ok(dir.path(), &["manifests", "--check"]);
+}

@@ -24,15 +24,31 @@ pub enum What {
 )]
 pub struct ApiArgs {
     #[command(flatten)]
-    pub target: WebhookArgs,
+    pub target: TargetArgs,
 }
 
-/// Delete the webhooks of a kind: their files, registrations and PROJECT entry
+/// Delete the webhooks of a kind (all of them, or those named): their files, registrations and PROJECT entry
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  opgen delete webhook --group cache --version v1alpha1 --kind Memcached --dry-run"
+    after_help = "Examples:\n  opgen delete webhook --group cache --version v1alpha1 --kind Memcached --dry-run\n  opgen delete webhook --group cache --version v1alpha1 --kind Memcached --defaulting"
 )]
 pub struct WebhookArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Delete the defaulting webhook only (with --validation/--conversion: those too)
+    #[arg(long)]
+    pub defaulting: bool,
+    /// Delete the validating webhook only (with --defaulting/--conversion: those too)
+    #[arg(long)]
+    pub validation: bool,
+    /// Delete the conversion webhook only (with --defaulting/--validation: those too)
+    #[arg(long)]
+    pub conversion: bool,
+}
+
+/// The kind version a delete is about.
+#[derive(Debug, clap::Args)]
+pub struct TargetArgs {
     /// API group name, without the domain (e.g. cache)
     #[arg(long)]
     pub group: String,
@@ -57,12 +73,16 @@ pub fn run(args: DeleteArgs, global: &GlobalArgs) -> Result<()> {
     }
 }
 
-fn run_webhook(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
+fn run_webhook(hooks: WebhookArgs, global: &GlobalArgs) -> Result<()> {
     let (mut ws, mut project) = super::open_project(global)?;
+    let args = hooks.target;
     let opts = DeleteWebhookOptions {
         group: args.group,
         version: args.version,
         kind: args.kind.clone(),
+        defaulting: hooks.defaulting,
+        validation: hooks.validation,
+        conversion: hooks.conversion,
         force: args.force,
     };
     let warnings = delete_webhook(&mut ws, &mut project, &opts)?;
@@ -74,7 +94,7 @@ fn run_webhook(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
     finish(&ws, global, &format!("deleted webhooks of {}", args.kind))
 }
 
-fn run_api(args: WebhookArgs, global: &GlobalArgs) -> Result<()> {
+fn run_api(args: TargetArgs, global: &GlobalArgs) -> Result<()> {
     let (mut ws, mut project) = super::open_project(global)?;
     let opts = DeleteApiOptions {
         group: args.group,

@@ -20,10 +20,18 @@ pub struct DeleteWebhookOptions {
     pub group: String,
     pub version: String,
     pub kind: String,
+    /// The webhooks to delete; none set: every webhook of the kind version.
+    pub defaulting: bool,
+    pub validation: bool,
+    pub conversion: bool,
     pub force: bool,
 }
 
-/// Stages the removal of every webhook of one kind version; returns warnings.
+/// Stages the removal of the webhooks `opts` names (all of them by default) of one kind
+/// version; returns warnings. A file the remaining webhooks share with the removed one (the
+/// admission module serving defaulting and validation) is rewritten as `create webhook` writes
+/// it for the remaining ones, merged with the user's edits; edits that overlap what goes are
+/// refused unless `force`.
 pub fn delete_webhook(
     ws: &mut Workspace,
     project: &mut Project,
@@ -50,29 +58,61 @@ pub fn delete_webhook(
             "nothing to delete",
         ));
     };
+    let all = !(opts.defaulting || opts.validation || opts.conversion);
+    for (asked, has, what) in [
+        (opts.defaulting, hooks.defaulting, "defaulting"),
+        (opts.validation, hooks.validation, "validating"),
+        (opts.conversion, hooks.conversion, "conversion"),
+    ] {
+        if asked && !has {
+            return Err(Error::with_help(
+                format!(
+                    "{api_group}/{} {} has no {what} webhook",
+                    opts.version, opts.kind
+                ),
+                format!("its webhooks: {}", hook_names(&hooks)),
+            ));
+        }
+    }
+    let removed = |asked: bool, has: bool| has && (all || asked);
+    let remaining = ResourceWebhooks {
+        defaulting: !removed(opts.defaulting, hooks.defaulting) && hooks.defaulting,
+        validation: !removed(opts.validation, hooks.validation) && hooks.validation,
+        conversion: !removed(opts.conversion, hooks.conversion) && hooks.conversion,
+        spoke: if removed(opts.conversion, hooks.conversion) {
+            Vec::new()
+        } else {
+            hooks.spoke.clone()
+        },
+        webhook_version: hooks.webhook_version.clone(),
+    };
     // The header is part of the files compared: the year is today's, as create would write it.
     let plan = webhook_plans(ws, project, &resource, &hooks)?;
+    let after = webhook_plans(ws, project, &resource, &remaining)?;
+    let mut warnings = rewrite_shared(ws, &plan, &after, opts.force)?;
     // What the other webhooks still need stays (group modules, the shared config files).
-    let mut kept = Vec::new();
+    let mut kept = after;
     for other in project.resources.iter().filter(|r| !same(r, opts)) {
         if let Some(w) = &other.webhooks {
             kept.extend(webhook_plans(ws, project, other, w)?);
         }
     }
-    let mut warnings = revert_own(ws, plan, &kept, opts.force)?;
+    warnings.extend(revert_own(ws, plan, &kept, opts.force)?);
     let entry = project
         .resources
         .iter_mut()
         .find(|r| same(r, opts))
         .expect("found above");
-    entry.webhooks = None;
+    let removed_conversion = hooks.conversion && !remaining.conversion;
+    entry.webhooks =
+        (remaining.defaulting || remaining.validation || remaining.conversion).then_some(remaining);
     let left = |f: fn(&ResourceWebhooks) -> bool| {
         project
             .resources
             .iter()
             .any(|r| r.webhooks.as_ref().is_some_and(f))
     };
-    if hooks.conversion
+    if removed_conversion
         && !left(|w| w.conversion)
         && let Some(text) = ws.read(Path::new(CRD_KUSTOMIZATION))?
     {
@@ -103,6 +143,70 @@ pub fn delete_webhook(
         }
     }
     ws.stage(project::FILE_NAME, project.to_yaml());
+    Ok(warnings)
+}
+
+/// `defaulting, validating and conversion`, of those `hooks` has.
+fn hook_names(hooks: &ResourceWebhooks) -> String {
+    let names: Vec<&str> = [
+        (hooks.defaulting, "defaulting"),
+        (hooks.validation, "validating"),
+        (hooks.conversion, "conversion"),
+    ]
+    .into_iter()
+    .filter_map(|(has, name)| has.then_some(name))
+    .collect();
+    names.join(", ")
+}
+
+/// The files both `before` and `after` write, with other contents (the admission module when
+/// one of its two hooks goes): rewritten to `after`'s, the user's edits merged in. An edit
+/// that overlaps what changes is refused, or with `force` replaced (and named).
+fn rewrite_shared(
+    ws: &mut Workspace,
+    before: &[Action],
+    after: &[Action],
+    force: bool,
+) -> Result<Vec<Diagnostic>> {
+    let mut warnings = Vec::new();
+    for action in after {
+        let Action::Write { path, content, .. } = action else {
+            continue;
+        };
+        let Some(then) = before.iter().find_map(|a| match a {
+            Action::Write {
+                path: p, content, ..
+            } if p == path => Some(content),
+            _ => None,
+        }) else {
+            continue;
+        };
+        if then == content {
+            continue;
+        }
+        let Some(now) = ws.read(path)? else {
+            continue;
+        };
+        match diffy::merge(then, &now, content) {
+            Ok(merged) => ws.stage(path.clone(), merged),
+            Err(_) if force => {
+                warnings.push(Diagnostic::warning(format!(
+                    "{}: your edits overlapped the removed webhook's code and were replaced (--force)",
+                    path.display()
+                )));
+                ws.stage(path.clone(), content.clone());
+            }
+            Err(_) => {
+                return Err(Error::with_help(
+                    format!(
+                        "{}: your edits overlap the code of the webhook being deleted",
+                        path.display()
+                    ),
+                    "remove that hook's code (its impl and `+kubebuilder:webhook` marker) by hand and delete again, or pass --force to rewrite the file as `create webhook` writes it for the remaining webhooks (your edits are lost)",
+                ));
+            }
+        }
+    }
     Ok(warnings)
 }
 
