@@ -306,6 +306,112 @@ fn dev_webhooks_trust_a_self_signed_certificate_for_the_url() {
     );
 }
 
+/// Issue #23 item 20: with a conversion webhook, dev-webhooks also writes the kind's CRD with
+/// its conversion calling this machine (what `make install` alone points at the in-cluster
+/// Service), trusting the same certificate; a project with only a conversion webhook has
+/// something to serve too.
+#[test]
+fn dev_webhooks_point_a_crds_conversion_at_this_machine() {
+    let dir = project_with_memcached();
+    let api = |version: &str| {
+        vec![
+            "create".to_owned(),
+            "api".to_owned(),
+            "--group".to_owned(),
+            "cache".to_owned(),
+            "--version".to_owned(),
+            version.to_owned(),
+            "--kind".to_owned(),
+            "Memcached".to_owned(),
+            "--controller=false".to_owned(),
+        ]
+    };
+    let v2 = api("v2");
+    opgen_ok(
+        dir.path(),
+        &v2.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut webhook = api("v1alpha1");
+    webhook[1] = "webhook".to_owned();
+    webhook.pop();
+    webhook.extend([
+        "--conversion".to_owned(),
+        "--spoke".to_owned(),
+        "v2".to_owned(),
+    ]);
+    opgen_ok(
+        dir.path(),
+        &webhook.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+
+    let out = opgen_ok(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443"],
+    );
+    assert!(
+        out.contains("0 webhooks and 1 CRD's conversion served at https://10.0.0.5:9443"),
+        "{out}"
+    );
+    let dev = dir.path().join(".opgen/webhook-dev");
+    assert_eq!(fs::read_to_string(dev.join("manifests.yaml")).unwrap(), "");
+    let cert = fs::read_to_string(dev.join("tls.crt")).unwrap();
+    let crds: Vec<serde_json::Value> =
+        serde_yaml::Deserializer::from_str(&fs::read_to_string(dev.join("crds.yaml")).unwrap())
+            .map(|d| serde::Deserialize::deserialize(d).unwrap())
+            .collect();
+    assert_eq!(crds.len(), 1, "{crds:#?}");
+    let mut installed: serde_json::Value = serde_yaml::from_str(
+        &fs::read_to_string(
+            dir.path()
+                .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let conversion = &crds[0]["spec"]["conversion"];
+    assert_eq!(conversion["strategy"], "Webhook");
+    assert_eq!(
+        conversion["webhook"]["conversionReviewVersions"],
+        serde_json::json!(["v1"])
+    );
+    let client = &conversion["webhook"]["clientConfig"];
+    assert_eq!(client["url"], "https://10.0.0.5:9443/convert");
+    use base64::Engine;
+    let bundle = base64::engine::general_purpose::STANDARD
+        .decode(client["caBundle"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(String::from_utf8(bundle).unwrap(), cert);
+    // Otherwise it is the CRD `opgen manifests` wrote.
+    installed["spec"]["conversion"] = conversion.clone();
+    assert_eq!(crds[0], installed);
+
+    // The same URL keeps the certificate the cluster trusts.
+    opgen_ok(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443"],
+    );
+    assert_eq!(fs::read_to_string(dev.join("tls.crt")).unwrap(), cert);
+    // Without the conversion webhook, the CRDs file goes.
+    opgen_ok(
+        dir.path(),
+        &[
+            "delete",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    let err = opgen_err(
+        dir.path(),
+        &["dev-webhooks", "--url", "https://10.0.0.5:9443"],
+    );
+    assert!(err.contains("no conversion webhook"), "{err}");
+}
+
 #[test]
 fn a_renamed_plural_replaces_its_crd_file_and_leaves_foreign_crds_alone() {
     let dir = project_with_memcached();

@@ -1,7 +1,9 @@
-//! `dev-webhooks`: serve a project's admission webhooks from a developer's machine, without
+//! `dev-webhooks`: serve a project's webhooks from a developer's machine, without
 //! cert-manager (kubebuilder #4477). opgen makes a self-signed certificate for the address the
-//! API server will call, and url-style webhook configurations that trust it. `make run` serves
-//! the webhooks with that certificate; `make run-webhooks` also applies the configurations.
+//! API server will call, url-style webhook configurations that trust it and, for kinds with a
+//! conversion webhook, their CRDs with the conversion pointed there. `make run` serves the
+//! webhooks with that certificate; `make run-webhooks` also applies the configurations and
+//! CRDs.
 
 use crate::diag::{Error, Result};
 use crate::ops::manifests::webhook_configurations;
@@ -16,9 +18,14 @@ use std::path::Path;
 pub const DEV_DIR: &str = ".opgen/webhook-dev";
 
 pub struct DevWebhooks {
-    /// The configurations written, for the caller's summary.
+    /// The admission webhooks written, for the caller's summary.
     pub webhooks: usize,
+    /// The CRDs whose conversion calls this machine.
+    pub conversions: usize,
 }
+
+/// The CRDs of the kinds with a conversion webhook, their conversion calling this machine.
+pub const DEV_CRDS: &str = ".opgen/webhook-dev/crds.yaml";
 
 /// Stages the certificate, key and url-style configurations for webhooks served at `url`
 /// (e.g. `https://host.docker.internal:9443`).
@@ -26,10 +33,11 @@ pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
     let host = host_of(url)?;
     let project = Project::load(ws)?;
     let configurations = webhook_configurations(ws)?;
-    if configurations.is_empty() {
+    let converted = converted_crds(ws, &project)?;
+    if configurations.is_empty() && converted.is_empty() {
         return Err(Error::with_help(
-            "the project has no +kubebuilder:webhook markers, so there is no webhook to serve",
-            "scaffold one with `opgen create webhook --defaulting` (or --programmatic-validation)",
+            "the project has no +kubebuilder:webhook markers and no conversion webhook, so there is no webhook to serve",
+            "scaffold one with `opgen create webhook --defaulting` (or --programmatic-validation, or --conversion)",
         ));
     }
     let base = url.trim_end_matches('/');
@@ -61,13 +69,66 @@ pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
             config
         })
         .collect();
+    let crds: Vec<Value> = converted
+        .into_iter()
+        .map(|mut crd| {
+            crd["spec"]["conversion"] = json!({
+                "strategy": "Webhook",
+                "webhook": {
+                    "clientConfig": {"caBundle": ca_bundle, "url": format!("{base}/convert")},
+                    "conversionReviewVersions": ["v1"],
+                },
+            });
+            crd
+        })
+        .collect();
     ws.stage(format!("{DEV_DIR}/tls.crt"), cert_pem);
     ws.stage(format!("{DEV_DIR}/tls.key"), key_pem);
     ws.stage(
         format!("{DEV_DIR}/manifests.yaml"),
         crate::yaml::to_documents(&dev),
     );
-    Ok(DevWebhooks { webhooks: count })
+    if crds.is_empty() {
+        if ws.exists(Path::new(DEV_CRDS)) {
+            ws.stage_removal(DEV_CRDS, None);
+        }
+    } else {
+        ws.stage(DEV_CRDS, crate::yaml::to_documents(&crds));
+    }
+    Ok(DevWebhooks {
+        webhooks: count,
+        conversions: crds.len(),
+    })
+}
+
+/// The CRDs under config/crd/bases of the kinds PROJECT gives a conversion webhook.
+fn converted_crds(ws: &Workspace, project: &Project) -> Result<Vec<Value>> {
+    let kinds: Vec<(String, &str)> = project
+        .resources
+        .iter()
+        .filter(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion))
+        .map(|r| (super::full_group(&r.group, &r.domain), r.kind.as_str()))
+        .collect();
+    if kinds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut crds = Vec::new();
+    for path in ws.list_files(Path::new("config/crd/bases"), ".yaml")? {
+        let Some(text) = ws.read(&path)? else {
+            continue;
+        };
+        let crd: Value = serde_saphyr::from_str(&text).map_err(|e| {
+            Error::msg(format!("{}: not a CRD opgen can read: {e}", path.display()))
+        })?;
+        let spec = &crd["spec"];
+        if kinds
+            .iter()
+            .any(|(group, kind)| spec["group"] == group.as_str() && spec["names"]["kind"] == *kind)
+        {
+            crds.push(crd);
+        }
+    }
+    Ok(crds)
 }
 
 /// The certificate and key of an earlier run for the same URL. Reusing them keeps the
@@ -75,11 +136,12 @@ pub fn dev_webhooks(ws: &mut Workspace, url: &str) -> Result<DevWebhooks> {
 /// on every start.
 fn previous_for(ws: &Workspace, base: &str) -> Result<Option<(String, String)>> {
     let read = |name: &str| ws.read(&Path::new(DEV_DIR).join(name));
-    let (Some(cert), Some(key), Some(manifests)) =
+    let (Some(cert), Some(key), Some(mut manifests)) =
         (read("tls.crt")?, read("tls.key")?, read("manifests.yaml")?)
     else {
         return Ok(None);
     };
+    manifests.push_str(&read("crds.yaml")?.unwrap_or_default());
     let ca_bundle = base64::engine::general_purpose::STANDARD.encode(cert.as_bytes());
     let urls: Vec<&str> = manifests
         .lines()
