@@ -19,6 +19,18 @@ pub enum Error {
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
 
+    /// An object a controller would own is controlled by another owner (see
+    /// [`owned::apply_owned`](crate::owned::apply_owned)).
+    #[error(
+        "{object} is controlled by {controller}: not adopting it (delete it if it is stale, or choose another name)"
+    )]
+    OwnedByAnother {
+        /// Kind, namespace and name of the object.
+        object: String,
+        /// Kind and name of its controller.
+        controller: String,
+    },
+
     /// The CRD of a watched kind is not installed in the cluster.
     #[error("CustomResourceDefinition {0} is not installed: run `make install` first")]
     CrdNotInstalled(String),
@@ -114,6 +126,7 @@ impl MetricLabel for Error {
                 _ => "finalizer",
             },
             Error::MissingObjectKey(_) => "missing_object_key",
+            Error::OwnedByAnother { .. } => "owned_by_another",
             Error::CrdNotInstalled(_) => "crd_not_installed",
             Error::ClientConfig(_) => "client_config",
             Error::ApiServerUnreachable(_) => "apiserver_unreachable",

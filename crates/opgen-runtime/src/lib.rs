@@ -13,9 +13,13 @@
 //! - [`controller`]: the [`Context`] every reconcile gets (client, event recorder, metrics,
 //!   per-object error backoff), [`controller::run`] around [`kube::runtime::Controller`], the
 //!   error policy, status conditions, server-side applied status and events;
+//! - [`owned`]: the objects a custom resource owns, applied with it as their controller and
+//!   never adopted from another;
 //! - [`webhook`]: the typed [`Defaulter`], [`Validator`] and [`Converter`] traits a kind
-//!   implements, and the AdmissionReview/ConversionReview plumbing around them;
-//! - `testing` (feature `testing`): a mocked API server for reconcile unit tests.
+//!   implements, the AdmissionReview/ConversionReview plumbing around them, and
+//!   [`webhook::move_fields`] for conversions that must not lose a field;
+//! - `testing` (feature `testing`): a fake API server that keeps objects (reconcile unit tests
+//!   that check outcomes) and a mocked one that checks an exact request sequence.
 //!
 //! # A whole `main.rs`
 //!
@@ -63,6 +67,7 @@ pub mod leader_election;
 pub mod logging;
 pub mod manager;
 pub mod metrics;
+pub mod owned;
 pub mod server;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -431,3 +431,95 @@ async fn webhooks_answer_through_the_managers_server() {
         .expect("the manager's task")
         .expect("the manager stops cleanly");
 }
+
+/// `owned::apply_owned` on a real API server: a child is created with its controller
+/// reference, put back when someone changes it, created again when deleted, and never
+/// adopted from another controller.
+#[tokio::test]
+async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::Patch;
+    use opgen_runtime::owned::{apply_owned, is_controlled_by};
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-owned";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let create = |name: &'static str| {
+        let widgets = widgets.clone();
+        async move {
+            let mut widget = Widget::new(name, WidgetSpec::default());
+            widget.metadata.namespace = Some(NAMESPACE.into());
+            widgets
+                .create(&PostParams::default(), &widget)
+                .await
+                .expect("create a widget")
+        }
+    };
+    let owner = create("owner").await;
+    let other = create("other").await;
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    let desired = || {
+        let mut child = ConfigMap::default();
+        child.metadata.name = Some("owner-settings".into());
+        child.data = Some([("mode".to_owned(), "fast".to_owned())].into());
+        child
+    };
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mode = |cm: &ConfigMap| cm.data.as_ref().and_then(|d| d.get("mode").cloned());
+
+    let applied = apply_owned(&ctx, &owner, desired()).await.expect("applied");
+    assert!(is_controlled_by(&applied, &owner));
+    assert_eq!(
+        applied.owner_references()[0].block_owner_deletion,
+        Some(true)
+    );
+
+    // Changed by someone else: put back.
+    config_maps
+        .patch(
+            "owner-settings",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"mode": "slow"}})),
+        )
+        .await
+        .expect("change the child");
+    let corrected = apply_owned(&ctx, &owner, desired())
+        .await
+        .expect("applied again");
+    assert_eq!(mode(&corrected).as_deref(), Some("fast"));
+
+    // Deleted: created again.
+    config_maps
+        .delete("owner-settings", &DeleteParams::default())
+        .await
+        .expect("delete the child");
+    apply_owned(&ctx, &owner, desired())
+        .await
+        .expect("recreated");
+    let recreated = config_maps.get("owner-settings").await.expect("it exists");
+    assert!(is_controlled_by(&recreated, &owner));
+
+    // Another widget's controller does not take it over.
+    let error = apply_owned(&ctx, &other, desired()).await.unwrap_err();
+    assert!(
+        matches!(error, opgen_runtime::Error::OwnedByAnother { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "ConfigMap {NAMESPACE}/owner-settings is controlled by Widget owner: not adopting it (delete it if it is stale, or choose another name)"
+        )
+    );
+    let kept = config_maps.get("owner-settings").await.expect("it exists");
+    assert!(is_controlled_by(&kept, &owner) && !is_controlled_by(&kept, &other));
+}
