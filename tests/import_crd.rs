@@ -299,10 +299,9 @@ fn imported_types_build() {
     args.extend(external.iter().map(String::as_str));
     opgen_ok(&project, &args);
     opgen_ok(&project, &["manifests", "--check"]);
-    project_cargo_ok(
-        &project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
+    // The library, where the imported types are: its test build would compile them a second
+    // time (with twice the memory of a large crate) and holds nothing imported.
+    project_cargo_ok(&project, &["clippy", "--lib", "--", "-D", "warnings"]);
 }
 
 #[test]
@@ -1115,10 +1114,8 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
                 );
             }
         }
-        project_cargo_ok(
-            &project,
-            &["clippy", "--all-targets", "--", "-D", "warnings"],
-        );
+        // The library only, as imported_types_build checks it.
+        project_cargo_ok(&project, &["clippy", "--lib", "--", "-D", "warnings"]);
         let _ = std::fs::remove_dir_all(&project);
     }
     eprintln!(

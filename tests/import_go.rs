@@ -261,12 +261,11 @@ fn compare(case: &Case) -> Option<String> {
         failures.len(),
         failures.join("\n\n")
     );
-    // The imported Rust is code a project keeps: it builds, warning-free under clippy.
+    // The imported Rust is code a project keeps: it builds, warning-free under clippy. The
+    // library, where the imported types are: its test build would compile them a second time
+    // and holds nothing imported.
     select_k8s_for_build(&project);
-    support::project_cargo_ok(
-        &project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
+    support::project_cargo_ok(&project, &["clippy", "--lib", "--", "-D", "warnings"]);
     let _ = std::fs::remove_dir_all(&project);
     Some(stderr)
 }
