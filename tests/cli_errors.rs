@@ -718,7 +718,7 @@ fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
     let text = text
         .replace(
             "    plural = \"nodez\",\n",
-            "    plural = \"nodez\",\n    shortname = \"nz\",\n",
+            "    plural = \"nodez\",\n    singular = \"nodey\",\n    shortname = \"nz\",\n",
         )
         .replace(
             "/// NodeSpec defines",
@@ -729,7 +729,7 @@ fn a_version_with_other_names_or_scope_is_refused_naming_the_difference() {
     let types = std::fs::read_to_string(dir.path().join("src/api/v2/node_types.rs")).unwrap();
     assert!(
         types.contains(
-            "    plural = \"nodez\",\n    shortname = \"nz\",\n    shortname = \"nd\",\n    category = \"infra\",\n"
+            "    plural = \"nodez\",\n    singular = \"nodey\",\n    shortname = \"nz\",\n    shortname = \"nd\",\n    category = \"infra\",\n"
         ) && !types.contains("    namespaced,"),
         "{types}"
     );

@@ -151,19 +151,14 @@ pub fn create_api(
     Ok(warnings)
 }
 
-/// Gives a new version of a kind the short names and categories its other version declares in
-/// the sources: every version must declare the same.
+/// Gives a new version of a kind the singular, short names and categories its other version
+/// declares in the sources: every version must declare the same.
 pub(crate) fn repeat_sibling_names(ws: &Workspace, ctx: &mut ResourceContext) -> Result<()> {
     if let Some(sibling) = &ctx.storage_version
-        && let Some((short_names, categories)) = super::manifests::kind_short_names_and_categories(
-            ws,
-            &ctx.api_group,
-            &ctx.kind,
-            sibling,
-        )?
+        && let Some(names) =
+            super::manifests::kind_declared_names(ws, &ctx.api_group, &ctx.kind, sibling)?
     {
-        ctx.short_names = short_names;
-        ctx.categories = categories;
+        ctx.declared = names;
     }
     Ok(())
 }

@@ -429,8 +429,8 @@ pub fn delete_api(
             .iter()
             .filter(|r| r.group == opts.group && r.kind == opts.kind && r.api.is_some())
         {
-            // Its short names and categories as its file declares them now.
-            let names = super::manifests::kind_short_names_and_categories(
+            // Its singular, short names and categories as its file declares them now.
+            let names = super::manifests::kind_declared_names(
                 ws,
                 &super::full_group(&other.group, &other.domain),
                 &other.kind,
@@ -438,9 +438,8 @@ pub fn delete_api(
             )?;
             let rewritten = |p: &Project| -> Result<Vec<(std::path::PathBuf, String)>> {
                 let mut ctx = context(&super::as_created(p, other), other);
-                if let Some((short_names, categories)) = names.clone() {
-                    ctx.short_names = short_names;
-                    ctx.categories = categories;
+                if let Some(names) = names.clone() {
+                    ctx.declared = names;
                 }
                 Ok(api::plan(&ctx)?
                     .actions

@@ -445,15 +445,15 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
     Ok(webhooks)
 }
 
-/// The short names and categories that version `version` of `api_group`'s `kind` declares in
-/// the sources, for a new version to repeat; `None` when the sources do not hold that version
-/// (or do not parse: `opgen manifests` reports that).
-pub fn kind_short_names_and_categories(
+/// The names (singular, short names, categories) that version `version` of `api_group`'s
+/// `kind` declares in the sources, for a new version to repeat; `None` when the sources do not
+/// hold that version (or do not parse: `opgen manifests` reports that).
+pub fn kind_declared_names(
     ws: &Workspace,
     api_group: &str,
     kind: &str,
     version: &str,
-) -> Result<Option<(Vec<String>, Vec<String>)>> {
+) -> Result<Option<crd::DeclaredNames>> {
     let (files, _) = load::load(ws, Path::new("src"), Scope::Relevant)?;
     let catalog = MarkerCatalog::get();
     let mut diags = Diagnostics::default();
@@ -468,7 +468,7 @@ pub fn kind_short_names_and_categories(
         .filter(|k| k.group == api_group && k.kind == kind)
         .flat_map(|k| &k.versions)
         .find(|v| v.version == version)
-        .map(crd::short_names_and_categories))
+        .map(crd::declared_names))
 }
 
 #[cfg(test)]

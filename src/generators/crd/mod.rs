@@ -316,12 +316,12 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 if v.attrs.namespaced { "namespaced" } else { "no `namespaced`" }
             )));
         }
-        let (short_names, categories) = short_names_and_categories(v);
+        let declared = declared_names(v);
         Names {
             plural,
             singular,
-            short_names,
-            categories,
+            short_names: declared.short_names,
+            categories: declared.categories,
             scope: scope.to_owned(),
         }
     }
@@ -934,9 +934,20 @@ fn truncate(d: &str, max: usize) -> String {
     format!("{prefix}...")
 }
 
-/// A kind version's short names and categories: `#[kube(shortname, category)]` first, then
-/// `+kubebuilder:resource`'s, without repeats.
-pub fn short_names_and_categories(v: &KindVersion) -> (Vec<String>, Vec<String>) {
+/// The names a kind version declares beyond its kind and plural, which its other versions must
+/// repeat.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeclaredNames {
+    /// `#[kube(singular)]`, else `+kubebuilder:resource:singular`; `None`: the default.
+    pub singular: Option<String>,
+    /// `#[kube(shortname)]` first, then `+kubebuilder:resource`'s, without repeats.
+    pub short_names: Vec<String>,
+    /// `#[kube(category)]` first, then `+kubebuilder:resource`'s, without repeats.
+    pub categories: Vec<String>,
+}
+
+/// What [`DeclaredNames`] says of `v`.
+pub fn declared_names(v: &KindVersion) -> DeclaredNames {
     let res = marker(&v.markers, "kubebuilder:resource");
     let list = |attr: &[String], key: &str| -> Vec<String> {
         let mut out: Vec<String> = attr.to_vec();
@@ -949,10 +960,15 @@ pub fn short_names_and_categories(v: &KindVersion) -> (Vec<String>, Vec<String>)
         }
         out
     };
-    (
-        list(&v.attrs.short_names, "shortName"),
-        list(&v.attrs.categories, "categories"),
-    )
+    DeclaredNames {
+        singular: v
+            .attrs
+            .singular
+            .clone()
+            .or_else(|| res.and_then(|m| m.args.str_field("singular").map(str::to_owned))),
+        short_names: list(&v.attrs.short_names, "shortName"),
+        categories: list(&v.attrs.categories, "categories"),
+    }
 }
 
 #[cfg(test)]

@@ -49,10 +49,9 @@ pub struct ResourceContext {
     /// Namespace of the envtest test: the manager's own in a namespaced project (its Roles
     /// live there), else one named after the kind.
     pub test_namespace: String,
-    /// Short names and categories: those of the kind's other versions, which every version
-    /// must repeat.
-    pub short_names: Vec<String>,
-    pub categories: Vec<String>,
+    /// Singular, short names and categories: those of the kind's other versions, which every
+    /// version must repeat.
+    pub declared: crate::generators::crd::DeclaredNames,
     /// `metadata.name` of the sample: `<kind>-sample`, or `<kind>-<version>-sample` beside
     /// another version's sample, so that `kubectl apply -k config/samples` creates both.
     pub sample_name: String,
@@ -138,8 +137,7 @@ impl ResourceContext {
             header,
             resource,
             controller,
-            short_names: Vec::new(),
-            categories: Vec::new(),
+            declared: Default::default(),
             sample_name,
             finalizer: true,
         }
