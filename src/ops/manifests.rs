@@ -432,7 +432,21 @@ pub(crate) fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)
 
 /// The webhook configurations the sources declare, without staging anything.
 pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
-    let (files, _) = load::load(ws, Path::new("src"), Scope::All)?;
+    with_model(ws, Scope::All, |model, diags| {
+        let webhooks = webhook::generate(model, diags);
+        std::mem::take(diags).finish()?;
+        Ok(webhooks)
+    })?
+}
+
+/// Runs `f` on the model of the sources under `src/` (`scope` of them) and the diagnostics
+/// that building it reported.
+fn with_model<R>(
+    ws: &Workspace,
+    scope: Scope,
+    f: impl FnOnce(&model::Model, &mut Diagnostics) -> R,
+) -> Result<R> {
+    let (files, _) = load::load(ws, Path::new("src"), scope)?;
     let catalog = MarkerCatalog::get();
     let mut diags = Diagnostics::default();
     let markers = files
@@ -440,9 +454,7 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
         .map(|f| attach(f, catalog, &mut diags))
         .collect();
     let model = model::build(&files, markers, &mut diags);
-    let webhooks = webhook::generate(&model, &mut diags);
-    diags.finish()?;
-    Ok(webhooks)
+    Ok(f(&model, &mut diags))
 }
 
 /// The names (singular, short names, categories) that version `version` of `api_group`'s
@@ -454,21 +466,15 @@ pub fn kind_declared_names(
     kind: &str,
     version: &str,
 ) -> Result<Option<crd::DeclaredNames>> {
-    let (files, _) = load::load(ws, Path::new("src"), Scope::Relevant)?;
-    let catalog = MarkerCatalog::get();
-    let mut diags = Diagnostics::default();
-    let markers = files
-        .iter()
-        .map(|f| attach(f, catalog, &mut diags))
-        .collect();
-    let model = model::build(&files, markers, &mut diags);
-    Ok(model
-        .kinds
-        .iter()
-        .filter(|k| k.group == api_group && k.kind == kind)
-        .flat_map(|k| &k.versions)
-        .find(|v| v.version == version)
-        .map(crd::declared_names))
+    with_model(ws, Scope::Relevant, |model, _| {
+        model
+            .kinds
+            .iter()
+            .filter(|k| k.group == api_group && k.kind == kind)
+            .flat_map(|k| &k.versions)
+            .find(|v| v.version == version)
+            .map(crd::declared_names)
+    })
 }
 
 #[cfg(test)]
