@@ -51,9 +51,50 @@ pub fn set_condition(conditions: &mut Vec<Condition>, condition: Condition) {
     }
 }
 
+/// The condition of `type_`, if any (apimachinery's `meta.FindStatusCondition`).
+pub fn find_condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|c| c.type_ == type_)
+}
+
+/// Whether the condition of `type_` is there with status "True" (`meta.IsStatusConditionTrue`).
+///
+/// ```
+/// use opgen_runtime::{condition, is_condition_true};
+///
+/// let conditions = vec![condition("Available", "True", "Reconciled", "ready", Some(1))];
+/// assert!(is_condition_true(&conditions, "Available"));
+/// assert!(!is_condition_true(&conditions, "Degraded"));
+/// ```
+pub fn is_condition_true(conditions: &[Condition], type_: &str) -> bool {
+    find_condition(conditions, type_).is_some_and(|c| c.status == "True")
+}
+
+/// Removes the condition of `type_`; whether there was one (`meta.RemoveStatusCondition`).
+pub fn remove_condition(conditions: &mut Vec<Condition>, type_: &str) -> bool {
+    let before = conditions.len();
+    conditions.retain(|c| c.type_ != type_);
+    conditions.len() != before
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditions_are_found_tested_and_removed_by_type() {
+        let mut conditions = vec![condition("True", "Ready", 10)];
+        assert_eq!(
+            find_condition(&conditions, "Available").map(|c| c.reason.as_str()),
+            Some("Ready")
+        );
+        assert!(find_condition(&conditions, "Degraded").is_none());
+        assert!(is_condition_true(&conditions, "Available"));
+        conditions[0].status = "Unknown".into();
+        assert!(!is_condition_true(&conditions, "Available"));
+        assert!(!remove_condition(&mut conditions, "Degraded"));
+        assert!(remove_condition(&mut conditions, "Available"));
+        assert!(conditions.is_empty());
+    }
 
     fn condition(status: &str, reason: &str, at_second: i64) -> Condition {
         Condition {

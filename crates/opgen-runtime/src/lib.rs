@@ -15,6 +15,7 @@
 //!   error policy, status conditions, server-side applied status and events;
 //! - [`owned`]: the objects a custom resource owns, applied with it as their controller and
 //!   never adopted from another;
+//! - [`quantity`]: Kubernetes quantities (`500m`, `1Gi`) parsed to exact, ordered numbers;
 //! - [`webhook`]: the typed [`Defaulter`], [`Validator`] and [`Converter`] traits a kind
 //!   implements, the AdmissionReview/ConversionReview plumbing around them, and
 //!   [`webhook::move_fields`] for conversions that must not lose a field;
@@ -68,6 +69,7 @@ pub mod logging;
 pub mod manager;
 pub mod metrics;
 pub mod owned;
+pub mod quantity;
 pub mod server;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -75,7 +77,9 @@ pub mod webhook;
 
 pub use backoff::ErrorBackoff;
 pub use cli::ManagerArgs;
-pub use conditions::{condition, set_condition};
+pub use conditions::{
+    condition, find_condition, is_condition_true, remove_condition, set_condition,
+};
 pub use controller::{Context, ControllerEntry};
 pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
