@@ -153,12 +153,12 @@ pub fn create_api(
 
 /// Gives a new version of a kind the singular, short names and categories its other version
 /// declares in the sources: every version must declare the same.
-pub(crate) fn repeat_sibling_names(ws: &Workspace, ctx: &mut ResourceContext) -> Result<()> {
-    if let Some(sibling) = &ctx.storage_version
-        && let Some(names) =
-            super::manifests::kind_declared_names(ws, &ctx.api_group, &ctx.kind, sibling)?
-    {
-        ctx.declared = names;
+fn repeat_sibling_names(ws: &Workspace, ctx: &mut ResourceContext) -> Result<()> {
+    if let Some(sibling) = &ctx.storage_version {
+        let mut declared = super::manifests::kind_declared_names(ws, &ctx.api_group, &ctx.kind)?;
+        if let Some(names) = declared.remove(sibling) {
+            ctx.declared = names;
+        }
     }
     Ok(())
 }

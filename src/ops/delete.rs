@@ -409,8 +409,17 @@ pub fn delete_api(
             header.clone(),
         )
     };
+    // The singular, short names and categories each version's file declares: a version made
+    // beside another repeats that one's.
+    let declared = super::manifests::kind_declared_names(
+        ws,
+        &super::full_group(&resource.group, &resource.domain),
+        &resource.kind,
+    )?;
     let mut ctx = context(&super::as_created(project, &resource), &resource);
-    super::create_api::repeat_sibling_names(ws, &mut ctx)?;
+    if let Some(names) = ctx.storage_version.as_ref().and_then(|v| declared.get(v)) {
+        ctx.declared = names.clone();
+    }
     let plan = api::plan(&ctx)?;
     // What the other resources still need stays.
     let mut kept = Vec::new();
@@ -429,17 +438,10 @@ pub fn delete_api(
             .iter()
             .filter(|r| r.group == opts.group && r.kind == opts.kind && r.api.is_some())
         {
-            // Its singular, short names and categories as its file declares them now.
-            let names = super::manifests::kind_declared_names(
-                ws,
-                &super::full_group(&other.group, &other.domain),
-                &other.kind,
-                &other.version,
-            )?;
             let rewritten = |p: &Project| -> Result<Vec<(std::path::PathBuf, String)>> {
                 let mut ctx = context(&super::as_created(p, other), other);
-                if let Some(names) = names.clone() {
-                    ctx.declared = names;
+                if let Some(names) = declared.get(&other.version) {
+                    ctx.declared = names.clone();
                 }
                 Ok(api::plan(&ctx)?
                     .actions

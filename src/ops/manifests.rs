@@ -18,6 +18,7 @@ use crate::project::Project;
 use crate::writer::Workspace;
 use crate::yaml;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub const CRD_DIR: &str = "config/crd/bases";
@@ -457,23 +458,22 @@ fn with_model<R>(
     Ok(f(&model, &mut diags))
 }
 
-/// The names (singular, short names, categories) that version `version` of `api_group`'s
-/// `kind` declares in the sources, for a new version to repeat; `None` when the sources do not
-/// hold that version (or do not parse: `opgen manifests` reports that).
+/// The names (singular, short names, categories) that each version of `api_group`'s `kind`
+/// declares in the sources, by version, for a new version to repeat; versions the sources do
+/// not hold (or sources that do not parse: `opgen manifests` reports that) are missing.
 pub fn kind_declared_names(
     ws: &Workspace,
     api_group: &str,
     kind: &str,
-    version: &str,
-) -> Result<Option<crd::DeclaredNames>> {
+) -> Result<BTreeMap<String, crd::DeclaredNames>> {
     with_model(ws, Scope::Relevant, |model, _| {
         model
             .kinds
             .iter()
             .filter(|k| k.group == api_group && k.kind == kind)
             .flat_map(|k| &k.versions)
-            .find(|v| v.version == version)
-            .map(crd::declared_names)
+            .map(|v| (v.version.clone(), crd::declared_names(v)))
+            .collect()
     })
 }
 
