@@ -1,10 +1,13 @@
-//! Turns `markers/catalog.yaml` into JSON at build time: opgen reads the catalog on every run,
+//! Turns `markers/catalog.yaml` into JSON and into typed markers (build/typed_markers.rs) at build time: opgen reads the catalog on every run,
 //! and serde_json parses it several times faster than a YAML parser (benchmarks: a one-kind
 //! `opgen manifests` spent a quarter of its instructions in the YAML parse).
 //!
 //! Sets `opgen_vendored` when opgen is built in its repository, beside `crates/opgen-runtime`
 //! and `crates/opgen-envtest`: it then embeds them for projects' `vendor/`. The published
 //! package cannot hold them (cargo leaves nested packages out).
+
+#[path = "build/typed_markers.rs"]
+mod typed_markers;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(opgen_vendored)");
@@ -20,6 +23,7 @@ fn main() {
     }
 
     println!("cargo::rerun-if-changed=markers/catalog.yaml");
+    println!("cargo::rerun-if-changed=build/typed_markers.rs");
     let yaml = std::fs::read_to_string("markers/catalog.yaml").expect("markers/catalog.yaml");
     let catalog: serde_json::Value =
         serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
@@ -29,4 +33,9 @@ fn main() {
         serde_json::to_string(&catalog).expect("JSON"),
     )
     .expect("write catalog.json");
+    std::fs::write(
+        out.join("typed_markers.rs"),
+        typed_markers::generate(&catalog),
+    )
+    .expect("write typed_markers.rs");
 }

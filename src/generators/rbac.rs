@@ -2,7 +2,8 @@
 //! merged exactly as controller-gen does (spec §8.2).
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::model::Model;
+use crate::markers::typed::{Rbac, RbacMarker, Typed};
+use crate::model::{ItemMarker, Model};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -25,6 +26,18 @@ fn normalize(list: &mut Vec<String>) {
 }
 
 impl Rule {
+    /// The rule a marker asks for, as written.
+    fn asked_by(marker: &Rbac) -> Rule {
+        let list = |l: &Option<Vec<String>>| l.clone().unwrap_or_default();
+        Rule {
+            groups: list(&marker.groups),
+            resources: list(&marker.resources),
+            resource_names: list(&marker.resource_names),
+            urls: list(&marker.urls),
+            verbs: marker.verbs.clone(),
+        }
+    }
+
     fn normalized(mut self) -> Self {
         for g in &mut self.groups {
             if g == "core" {
@@ -147,25 +160,36 @@ pub fn merge_rules(rules: Vec<Rule>) -> Vec<Rule> {
 /// Role objects from the RBAC markers: ClusterRoles first, then Roles by namespace.
 /// `empty_role_namespace`: when there is no rule at all, write an empty Role in this
 /// namespace (namespace-scoped managers) instead of an empty ClusterRole.
+/// The `+kubebuilder:rbac` markers, with where each stands.
+fn rbac_markers<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m ItemMarker, &'m Rbac)> {
+    model
+        .item_markers
+        .iter()
+        .filter_map(|im| match &im.marker.typed {
+            Typed::Rbac(RbacMarker::Rbac(marker)) => Some((im, marker)),
+            _ => None,
+        })
+}
+
+/// The (namespace, role name) whose role a marker's rule goes into.
+fn role_of(marker: &Rbac) -> (String, String) {
+    (
+        marker.namespace.clone().unwrap_or_default(),
+        marker
+            .role_name
+            .clone()
+            .unwrap_or_else(|| DEFAULT_ROLE.to_owned()),
+    )
+}
+
 pub fn generate(
     model: &Model<'_>,
     empty_role_namespace: Option<&str>,
     diags: &mut Diagnostics,
 ) -> Vec<Value> {
     let mut buckets: BTreeMap<(String, String), Vec<Rule>> = BTreeMap::new();
-    for im in model
-        .item_markers
-        .iter()
-        .filter(|m| m.marker.name() == "kubebuilder:rbac")
-    {
-        let a = &im.marker.args;
-        let rule = Rule {
-            groups: a.list_field("groups"),
-            resources: a.list_field("resources"),
-            resource_names: a.list_field("resourceNames"),
-            urls: a.list_field("urls"),
-            verbs: a.list_field("verbs"),
-        };
+    for (im, marker) in rbac_markers(model) {
+        let rule = Rule::asked_by(marker);
         if rule.verbs.is_empty() {
             diags.push(
                 Diagnostic::error("an RBAC rule needs at least one verb")
@@ -193,9 +217,7 @@ pub fn generate(
                 None => d,
             });
         }
-        let namespace = a.str_field("namespace").unwrap_or("").to_owned();
-        let role = a.str_field("roleName").unwrap_or(DEFAULT_ROLE).to_owned();
-        buckets.entry((namespace, role)).or_default().push(rule);
+        buckets.entry(role_of(marker)).or_default().push(rule);
     }
     if buckets.is_empty() {
         let ns = empty_role_namespace.unwrap_or("").to_owned();
@@ -499,24 +521,13 @@ pub fn lint(model: &Model<'_>) -> Vec<Diagnostic> {
     let rules: Vec<MarkerRule> = model
         .item_markers
         .iter()
-        .filter(|m| m.marker.name() == "kubebuilder:rbac")
-        .map(|im| {
-            let a = &im.marker.args;
-            MarkerRule {
+        .filter_map(|im| match &im.marker.typed {
+            Typed::Rbac(RbacMarker::Rbac(marker)) => Some(MarkerRule {
                 marker: im,
-                bucket: (
-                    a.str_field("namespace").unwrap_or("").to_owned(),
-                    a.str_field("roleName").unwrap_or(DEFAULT_ROLE).to_owned(),
-                ),
-                rule: Rule {
-                    groups: a.list_field("groups"),
-                    resources: a.list_field("resources"),
-                    resource_names: a.list_field("resourceNames"),
-                    urls: a.list_field("urls"),
-                    verbs: a.list_field("verbs"),
-                }
-                .normalized(),
-            }
+                bucket: role_of(marker),
+                rule: Rule::asked_by(marker).normalized(),
+            }),
+            _ => None,
         })
         .collect();
     let mut out = Vec::new();

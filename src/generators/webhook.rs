@@ -2,7 +2,7 @@
 //! `+kubebuilder:webhook` markers (controller-gen spec §9).
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::markers::Value as MarkerValue;
+use crate::markers::typed::{self, Typed, WebhookMarker};
 use crate::model::{ItemMarker, Model};
 use serde_json::{Map, Value, json};
 
@@ -20,18 +20,17 @@ pub fn generate(model: &Model<'_>, diags: &mut Diagnostics) -> Vec<Value> {
     let mut webhooks = Vec::new();
     let mut names = [None::<(String, &ItemMarker)>, None];
     for im in &model.item_markers {
-        match im.marker.name() {
-            "kubebuilder:webhook" => match webhook(im) {
+        let Typed::Webhook(marker) = &im.marker.typed else {
+            continue;
+        };
+        match marker {
+            WebhookMarker::Webhook(marker) => match webhook(marker) {
                 Ok(w) => webhooks.push(w),
                 Err(msg) => diags
                     .push(Diagnostic::error(msg).at(model.marker_location(im.file, &im.marker))),
             },
-            "kubebuilder:webhookconfiguration" => {
-                let a = &im.marker.args;
-                let mutating = a
-                    .field("mutating")
-                    .and_then(MarkerValue::as_bool)
-                    .unwrap_or(false);
+            WebhookMarker::WebhookConfiguration(config) => {
+                let mutating = config.mutating;
                 let slot = &mut names[usize::from(!mutating)];
                 if let Some((_, first)) = slot {
                     let at = model.marker_location(first.file, &first.marker);
@@ -44,11 +43,10 @@ pub fn generate(model: &Model<'_>, diags: &mut Diagnostics) -> Vec<Value> {
                         ))
                         .at(model.marker_location(im.file, &im.marker)),
                     );
-                } else if let Some(name) = a.str_field("name") {
-                    *slot = Some((name.to_owned(), im));
+                } else if let Some(name) = &config.name {
+                    *slot = Some((name.clone(), im));
                 }
             }
-            _ => {}
         }
     }
     // Stable sort: equal names keep source order, as controller-gen does.
@@ -86,23 +84,19 @@ fn one_of<'v>(value: &str, options: &[&'v str]) -> Option<&'v str> {
         .copied()
 }
 
-fn webhook(im: &ItemMarker) -> Result<Webhook, String> {
-    let a = &im.marker.args;
-    let mutating = a
-        .field("mutating")
-        .and_then(MarkerValue::as_bool)
-        .unwrap_or(false);
+fn webhook(a: &typed::Webhook) -> Result<Webhook, String> {
+    let mutating = a.mutating;
     let config = if mutating {
         "MutatingWebhookConfiguration"
     } else {
         "ValidatingWebhookConfiguration"
     };
-    for v in a.list_field("webhookVersions") {
+    for v in a.webhook_versions.iter().flatten() {
         if v != "v1" {
             return Err(format!("unsupported webhook version: {v}"));
         }
     }
-    let side_effects = match a.str_field("sideEffects").unwrap_or("") {
+    let side_effects = match a.side_effects.as_deref().unwrap_or("") {
         s if s.eq_ignore_ascii_case("some") || s.eq_ignore_ascii_case("unknown") => {
             return Err(format!("SideEffects should not be set to `Some` or `Unknown` for v1 {config}"));
         }
@@ -112,21 +106,21 @@ fn webhook(im: &ItemMarker) -> Result<Webhook, String> {
     let mut w = Map::new();
     w.insert(
         "admissionReviewVersions".into(),
-        json!(a.list_field("admissionReviewVersions")),
+        json!(a.admission_review_versions),
     );
-    let client = match (a.str_field("path"), a.str_field("url")) {
+    let client = match (&a.path, &a.url) {
         (Some(path), None) => {
             let mut service = Map::new();
             service.insert(
                 "name".into(),
-                json!(a.str_field("serviceName").unwrap_or("webhook-service")),
+                json!(a.service_name.as_deref().unwrap_or("webhook-service")),
             );
             service.insert(
                 "namespace".into(),
-                json!(a.str_field("serviceNamespace").unwrap_or("system")),
+                json!(a.service_namespace.as_deref().unwrap_or("system")),
             );
             service.insert("path".into(), json!(path));
-            if let Some(port) = a.field("servicePort").and_then(MarkerValue::as_i64) {
+            if let Some(port) = a.service_port {
                 service.insert("port".into(), json!(port));
             }
             json!({"service": service})
@@ -140,33 +134,33 @@ fn webhook(im: &ItemMarker) -> Result<Webhook, String> {
         }
     };
     w.insert("clientConfig".into(), client);
-    let failure = a.str_field("failurePolicy").unwrap_or("");
+    let failure = a.failure_policy.as_str();
     w.insert(
         "failurePolicy".into(),
         json!(one_of(failure, &["Ignore", "Fail"]).unwrap_or(failure)),
     );
-    if let Some(policy) = a.str_field("matchPolicy").filter(|p| !p.is_empty()) {
+    if let Some(policy) = a.match_policy.as_deref().filter(|p| !p.is_empty()) {
         let p = one_of(policy, &["Exact", "Equivalent"])
             .ok_or_else(|| format!("matchPolicy {policy:?} must be Exact or Equivalent"))?;
         w.insert("matchPolicy".into(), json!(p));
     }
-    let name = a.str_field("name").unwrap_or("").to_owned();
+    let name = a.name.clone();
     w.insert("name".into(), json!(name));
-    if mutating && let Some(policy) = a.str_field("reinvocationPolicy") {
+    if mutating && let Some(policy) = a.reinvocation_policy.as_deref() {
         let p = one_of(policy, &["Never", "IfNeeded"])
             .ok_or_else(|| format!("reinvocationPolicy {policy:?} must be Never or IfNeeded"))?;
         w.insert("reinvocationPolicy".into(), json!(p));
     }
-    let groups: Vec<String> = a
-        .list_field("groups")
-        .into_iter()
-        .map(|g| if g == "core" { String::new() } else { g })
+    let groups: Vec<&str> = a
+        .groups
+        .iter()
+        .map(|g| if g == "core" { "" } else { g.as_str() })
         .collect();
     let operations: Vec<String> = a
-        .list_field("verbs")
-        .into_iter()
+        .verbs
+        .iter()
         .map(|v| {
-            one_of(&v, &["create", "update", "delete", "connect", "*"])
+            one_of(v, &["create", "update", "delete", "connect", "*"])
                 .map_or(v.clone(), str::to_uppercase)
         })
         .collect();
@@ -174,13 +168,13 @@ fn webhook(im: &ItemMarker) -> Result<Webhook, String> {
         "rules".into(),
         json!([{
             "apiGroups": groups,
-            "apiVersions": a.list_field("versions"),
+            "apiVersions": a.versions,
             "operations": operations,
-            "resources": a.list_field("resources"),
+            "resources": a.resources,
         }]),
     );
     w.insert("sideEffects".into(), json!(side_effects));
-    match a.field("timeoutSeconds").and_then(MarkerValue::as_i64) {
+    match a.timeout_seconds {
         None | Some(0) => {}
         Some(t @ 1..=30) => {
             w.insert("timeoutSeconds".into(), json!(t));
@@ -188,7 +182,7 @@ fn webhook(im: &ItemMarker) -> Result<Webhook, String> {
         Some(_) => return Err("TimeoutSeconds must be between 1 and 30 seconds".into()),
     }
     let mut object = Value::Object(w);
-    if let Some(patch) = a.str_field("patch") {
+    if let Some(patch) = &a.patch {
         let patch: Value =
             serde_json::from_str(patch).map_err(|e| format!("patch is not valid JSON: {e}"))?;
         merge_patch(&mut object, &patch);

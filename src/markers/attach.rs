@@ -14,6 +14,7 @@
 
 use super::catalog::{MarkerCatalog, MarkerDef, Target};
 use super::grammar::{self, ParsedArgs};
+use super::typed::{SchemaMarker, Typed};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
 use std::collections::HashMap;
@@ -24,6 +25,8 @@ use syn::visit::Visit;
 #[derive(Debug, Clone)]
 pub struct Marker {
     pub def: &'static MarkerDef,
+    /// The marker as the generator that applies it reads it.
+    pub typed: Typed,
     pub args: ParsedArgs,
     /// 1-based line and column of the `+`.
     pub line: usize,
@@ -35,6 +38,23 @@ pub struct Marker {
 impl Marker {
     pub fn name(&self) -> &str {
         &self.def.name
+    }
+
+    /// This marker as a schema marker of the node it stands on: `None` for a marker of
+    /// another family and for the `items:` spelling, which applies to a list's items.
+    pub fn on_node(&self) -> Option<&SchemaMarker> {
+        match &self.typed {
+            Typed::Schema(m) if !self.def.items => Some(m),
+            _ => None,
+        }
+    }
+
+    /// This marker as a schema marker of a list's items (the `items:` spelling).
+    pub fn on_items(&self) -> Option<&SchemaMarker> {
+        match &self.typed {
+            Typed::Schema(m) if self.def.items => Some(m),
+            _ => None,
+        }
     }
 }
 
@@ -419,8 +439,22 @@ pub fn attach(
         if def.ignored {
             continue;
         }
+        let typed = match Typed::from_parsed(&def.name, &args) {
+            Ok(typed) => typed,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(format!("`{}`: {e}", def.name)).at(file.location(
+                        line_no,
+                        column,
+                        text.chars().count(),
+                    )),
+                );
+                continue;
+            }
+        };
         let marker = Marker {
             def,
+            typed,
             args,
             line: line_no,
             column,

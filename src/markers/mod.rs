@@ -8,27 +8,8 @@
 pub mod attach;
 pub mod catalog;
 pub mod grammar;
+pub mod typed;
 
 pub use attach::{Attached, FileMarkers, Marker, NodeId};
 pub use catalog::{MarkerCatalog, MarkerDef, Target};
 pub use grammar::{ParsedArgs, Value};
-
-/// Markers that describe a kind (its resource, versions, printer columns, subresources, CRD
-/// metadata, root): they take effect on the struct that derives CustomResource only.
-pub fn describes_a_kind(name: &str) -> bool {
-    name.starts_with("kubebuilder:subresource")
-        || name.starts_with("opgen:root:")
-        || name.starts_with("opgen:status:")
-        || matches!(
-            name,
-            "kubebuilder:printcolumn"
-                | "kubebuilder:resource"
-                | "kubebuilder:storageversion"
-                | "kubebuilder:skipversion"
-                | "kubebuilder:unservedversion"
-                | "kubebuilder:deprecatedversion"
-                | "kubebuilder:metadata"
-                | "kubebuilder:selectablefield"
-                | "opgen:metadata:required"
-        )
-}

@@ -7,9 +7,16 @@
 use super::{Model, Shape, Ty, TypeId};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
+use crate::markers::typed::{self, CsvMarker, DescriptorType, Typed};
 use std::collections::{HashMap, HashSet};
 
-pub const CSV_MARKER: &str = "operator-sdk:csv:customresourcedefinitions";
+/// `m` as a descriptor marker (`+operator-sdk:csv:customresourcedefinitions`).
+pub fn descriptor(m: &Marker) -> Option<&typed::Descriptor> {
+    match &m.typed {
+        Typed::Csv(CsvMarker::Descriptor(d)) => Some(d),
+        _ => None,
+    }
+}
 const X_DESCRIPTOR_PREFIX: &str = "urn:alm:descriptor:";
 /// Deeper nesting than this is not walked for descriptors (recursive types end much sooner).
 const MAX_DEPTH: usize = 32;
@@ -93,10 +100,11 @@ pub(super) fn describe(
                 ..CsvKind::default()
             };
             let spec_def = model.type_def(v.spec);
-            for m in spec_def.markers.iter().filter(|m| m.name() == CSV_MARKER) {
+            for m in &spec_def.markers {
+                let Some(d) = descriptor(m) else { continue };
                 let file = spec_def.loc.file;
                 used.insert((file, m.line, m.column));
-                kind_marker(model, file, m, &mut csv, diags);
+                kind_marker(model, file, m, d, &mut csv, diags);
             }
             let mut walk = Walk {
                 model,
@@ -120,11 +128,13 @@ pub(super) fn describe(
         if used.contains(&key) {
             continue;
         }
+        let Some(d) = descriptor(m) else { continue };
+        let name = m.name();
         if let Some((side, path)) = other_side.get(&key) {
-            let said = m.args.str_field("type").unwrap_or_default();
+            let said = d.type_.map_or("", DescriptorType::as_str);
             diags.push(
                 Diagnostic::error(format!(
-                    "`+{CSV_MARKER}` says type={said}, but its field is under the kind's {} (path {path}), not its {said}",
+                    "`+{name}` says type={said}, but its field is under the kind's {} (path {path}), not its {said}",
                     side.name()
                 ))
                 .at(model.marker_location(*file, m))
@@ -132,19 +142,17 @@ pub(super) fn describe(
             );
             continue;
         }
-        let on_field = m.args.field("type").is_some() || m.args.field("xDescriptors").is_some();
+        let on_field = d.type_.is_some() || d.x_descriptors.is_some();
         let (message, help) = if on_field {
             (
                 format!(
-                    "`+{CSV_MARKER}` is on a field that no kind's spec or status reaches, so no ClusterServiceVersion descriptor can point at it"
+                    "`+{name}` is on a field that no kind's spec or status reaches, so no ClusterServiceVersion descriptor can point at it"
                 ),
                 "put it on a field of the kind's spec or status struct (or a struct they contain, through Option and Vec), with type=spec or type=status saying which",
             )
         } else {
             (
-                format!(
-                    "`+{CSV_MARKER}` is not on a kind or on a field of a kind's spec or status"
-                ),
+                format!("`+{name}` is not on a kind or on a field of a kind's spec or status"),
                 "on a struct, it belongs on the one deriving CustomResource (the kind's spec struct); on a field, the field must be reachable from the kind's spec or status",
             )
         };
@@ -170,15 +178,20 @@ fn kind_marker(
     model: &Model<'_>,
     file: usize,
     m: &Marker,
+    d: &typed::Descriptor,
     csv: &mut CsvKind,
     diags: &mut Diagnostics,
 ) {
     let at = model.marker_location(file, m);
-    for key in ["type", "xDescriptors"] {
-        if m.args.field(key).is_some() {
+    for (key, given) in [
+        ("type", d.type_.is_some()),
+        ("xDescriptors", d.x_descriptors.is_some()),
+    ] {
+        if given {
             diags.push(
                 Diagnostic::error(format!(
-                    "`{key}` describes a field, but this `+{CSV_MARKER}` is on the kind `{}`",
+                    "`{key}` describes a field, but this `+{}` is on the kind `{}`",
+                    m.name(),
                     csv.kind
                 ))
                 .at(at.clone())
@@ -186,15 +199,14 @@ fn kind_marker(
             );
         }
     }
-    if let Some(name) = m.args.str_field("displayName") {
-        csv.display_name = Some(name.to_owned());
+    if let Some(name) = &d.display_name {
+        csv.display_name = Some(name.clone());
     }
-    if let Some(order) = m.args.field("order").and_then(|v| v.as_i64()) {
+    if let Some(order) = d.order {
         csv.order = Some(order);
     }
-    if let Some(crate::markers::Value::List(items)) = m.args.field("resources") {
-        for item in items {
-            let parts = item.as_strings();
+    if let Some(items) = &d.resources {
+        for parts in items {
             let describe = parts.join(",");
             let bad = |what: String| {
                 Diagnostic::error(format!("resources entry {{{describe}}}: {what}"))
@@ -292,14 +304,16 @@ impl Walk<'_, '_, '_> {
         let mut display = None;
         let mut xs = Vec::new();
         let mut order = None;
-        for m in f.markers.iter().filter(|m| m.name() == CSV_MARKER) {
+        for m in &f.markers {
+            let Some(d) = descriptor(m) else { continue };
             let file = f.loc.file;
             let at = self.model.marker_location(file, m);
-            let Some(kind) = m.args.str_field("type") else {
+            let Some(kind) = d.type_.map(DescriptorType::as_str) else {
                 if self.used.insert((file, m.line, m.column)) {
                     self.diags.push(
                         Diagnostic::error(format!(
-                            "`+{CSV_MARKER}` on field `{}` needs type=spec or type=status",
+                            "`+{}` on field `{}` needs type=spec or type=status",
+                            m.name(),
                             f.rust_name
                         ))
                         .at(at)
@@ -319,17 +333,18 @@ impl Walk<'_, '_, '_> {
                 continue;
             }
             self.used.insert((file, m.line, m.column));
-            if m.args.field("resources").is_some() {
+            if d.resources.is_some() {
                 self.diags.push(
                     Diagnostic::error(format!(
-                        "`resources` describes a kind, but this `+{CSV_MARKER}` is on field `{}`",
+                        "`resources` describes a kind, but this `+{}` is on field `{}`",
+                        m.name(),
                         f.rust_name
                     ))
                     .at(at.clone())
                     .help("move resources={{...}} to the marker on the kind's spec struct"),
                 );
             }
-            for x in m.args.list_field("xDescriptors") {
+            for x in d.x_descriptors.iter().flatten() {
                 if !x.starts_with(X_DESCRIPTOR_PREFIX) {
                     self.diags.push(
                         Diagnostic::error(format!(
@@ -338,14 +353,14 @@ impl Walk<'_, '_, '_> {
                         .at(at.clone())
                         .help(format!("e.g. {X_DESCRIPTOR_PREFIX}com.tectonic.ui:podCount; the OpenShift console lists them (openshift/console, descriptors)")),
                     );
-                } else if !xs.contains(&x) {
-                    xs.push(x);
+                } else if !xs.contains(x) {
+                    xs.push(x.clone());
                 }
             }
             if display.is_none() {
-                display = m.args.str_field("displayName").map(str::to_owned);
+                display = d.display_name.clone();
             }
-            if let Some(o) = m.args.field("order").and_then(|v| v.as_i64()) {
+            if let Some(o) = d.order {
                 order = Some(o);
             }
             found = true;

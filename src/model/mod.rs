@@ -12,6 +12,7 @@ pub mod serde_attrs;
 
 use crate::diag::{Diagnostic, Diagnostics, Location};
 use crate::load::{SourceFile, SourceText};
+use crate::markers::typed::{SchemaMarker, Typed};
 use crate::markers::{FileMarkers, Marker};
 use kube_attrs::KubeAttrs;
 use std::collections::HashMap;
@@ -258,7 +259,7 @@ impl Model<'_> {
     pub fn package_optional(&self, package: &[String]) -> bool {
         self.packages.get(package).is_some_and(|ms| {
             ms.iter()
-                .any(|m| m.name() == "kubebuilder:validation:Optional")
+                .any(|m| m.typed == Typed::Schema(SchemaMarker::Optional))
         })
     }
 

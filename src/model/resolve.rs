@@ -9,6 +9,7 @@ use super::{
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
+use crate::markers::typed::{PackageMarker, SchemaMarker, Typed};
 use crate::markers::{
     FileMarkers, Marker,
     attach::{NodeStart, node_id},
@@ -85,20 +86,14 @@ impl Site {
     }
 }
 
+fn is_skip(m: &Marker) -> bool {
+    m.typed == Typed::Package(PackageMarker::Skip)
+}
+
 /// Markers that replace the schema a type would give, on a field or a type: with one of them
 /// the type need not be resolved (controller-gen does not look into such a field's type).
 fn replaces_schema(markers: &[Marker]) -> bool {
-    markers.iter().any(|m| {
-        matches!(
-            m.name(),
-            "kubebuilder:validation:Schemaless"
-                | "kubebuilder:validation:Type"
-                | "kubebuilder:validation:EmbeddedResource"
-                | "kubebuilder:validation:XEmbeddedResource"
-                | "kubebuilder:validation:items:Type"
-                | "kubebuilder:validation:items:XEmbeddedResource"
-        )
-    })
+    markers.iter().any(|m| m.typed.replaces_schema())
 }
 
 /// Deeper type nesting (generics inside generics, aliases of aliases) is refused: no real
@@ -238,7 +233,7 @@ impl<'a> Builder<'a> {
                 fm.nodes
                     .values()
                     .flatten()
-                    .filter(|m| m.name() == super::csv::CSV_MARKER)
+                    .filter(|m| super::csv::descriptor(m).is_some())
                     .map(move |m| (i, m.clone()))
             })
             .collect();
@@ -314,7 +309,7 @@ impl<'a> Builder<'a> {
             let syn::Item::Struct(s) = item else { continue };
             let package = self.files[file].package().to_vec();
             let pkg_markers = packages.get(&package).map_or(&[][..], Vec::as_slice);
-            if pkg_markers.iter().any(|m| m.name() == "kubebuilder:skip") {
+            if pkg_markers.iter().any(is_skip) {
                 continue;
             }
             // Where the struct starts after its attributes (cloning it to drop them and
@@ -463,7 +458,7 @@ impl<'a> Builder<'a> {
                 if self.types[id]
                     .markers
                     .iter()
-                    .any(|m| m.name() == "kubebuilder:validation:Type") =>
+                    .any(|m| matches!(m.on_node(), Some(SchemaMarker::Type(_)))) =>
             {
                 Shape::Opaque
             }
@@ -663,7 +658,7 @@ impl<'a> Builder<'a> {
                     let site = Site {
                         schemaless: markers
                             .iter()
-                            .any(|m| m.name() == "kubebuilder:validation:Schemaless"),
+                            .any(|m| m.on_node() == Some(&SchemaMarker::Schemaless)),
                         field: true,
                         ..Site::new(format!("field `{rust_name}`"), lenient)
                     };
@@ -1403,12 +1398,11 @@ fn check_package_names(
     diags: &mut Diagnostics,
 ) {
     for m in pkg {
-        let (want, what) = match m.name() {
-            "groupName" => (group, "group"),
-            "versionName" => (version, "version"),
+        let (got, want, what) = match &m.typed {
+            Typed::Package(PackageMarker::GroupName(got)) => (got, group, "group"),
+            Typed::Package(PackageMarker::VersionName(got)) => (got, version, "version"),
             _ => continue,
         };
-        let got = m.args.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
         if got != want {
             let loc = b.files[file].location(m.line, m.column, m.text.chars().count());
             diags.push(
@@ -1500,13 +1494,13 @@ fn kind_markers_elsewhere(model: &Model<'_>, diags: &mut Diagnostics) {
         let skipped = model
             .packages
             .get(&t.package)
-            .is_some_and(|m| m.iter().any(|m| m.name() == "kubebuilder:skip"));
+            .is_some_and(|m| m.iter().any(is_skip));
         if kinds.contains(&id) || skipped {
             continue;
         }
         for m in &t.markers {
-            let name = m.name();
-            if crate::markers::describes_a_kind(name) {
+            if let Typed::Resource(_) = m.typed {
+                let name = m.name();
                 diags.push(
                     Diagnostic::error(format!(
                         "`+{name}` describes a kind, but `{}` is not one, so it would have no effect",

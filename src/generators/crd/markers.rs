@@ -1,43 +1,9 @@
-//! Applying schema markers to one schema node (controller-gen spec §3.3–3.7).
+//! Each schema marker applies itself to the node it stands on ([`SchemaMarker::apply_to`]);
+//! the order among the markers of one node is the catalog's `priority`.
 
-use crate::markers::Marker;
+use crate::markers::Value as MarkerValue;
+use crate::markers::typed::{SchemaMarker, XValidation};
 use serde_json::{Map, Value, json};
-
-/// Priority of a marker when several stand on one node (spec §3.7); lower runs first.
-pub fn priority(name: &str) -> u8 {
-    let base = name
-        .strip_prefix("kubebuilder:validation:items:")
-        .map_or(name, |n| n);
-    match base {
-        "kubebuilder:validation:Type"
-        | "Type"
-        | "kubebuilder:validation:XIntOrString"
-        | "XIntOrString"
-        | "listType"
-        | "k8s:listType"
-        | "default" => 9,
-        "kubebuilder:validation:AtMostOneOf" => 11,
-        "kubebuilder:validation:ExactlyOneOf" => 12,
-        "kubebuilder:validation:AtLeastOneOf" => 13,
-        _ => 10,
-    }
-}
-
-/// Markers with no effect on the schema of the node they stand on (handled elsewhere).
-pub fn is_structural(name: &str) -> bool {
-    matches!(
-        name,
-        "kubebuilder:validation:Optional"
-            | "kubebuilder:validation:Required"
-            | "optional"
-            | "required"
-            | "k8s:optional"
-            | "k8s:required"
-            | "kubebuilder:validation:Schemaless"
-    ) || crate::markers::describes_a_kind(name)
-        // The CSV's descriptors (opgen bundle), not the schema.
-        || name == "operator-sdk:csv:customresourcedefinitions"
-}
 
 fn int_or_string(schema: &Map<String, Value>) -> bool {
     schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
@@ -52,339 +18,282 @@ fn number_json(v: f64) -> Value {
 }
 
 /// The x-kubernetes-validations entry of an XValidation marker.
-pub fn cel_rule(m: &Marker) -> Value {
+pub fn cel_rule(v: &XValidation) -> Value {
     let mut rule = Map::new();
-    for key in [
-        "fieldPath",
-        "message",
-        "messageExpression",
-        "reason",
-        "rule",
-    ] {
-        if let Some(s) = m.args.str_field(key).filter(|s| !s.is_empty()) {
+    let strings = [
+        ("fieldPath", v.field_path.as_deref()),
+        ("message", v.message.as_deref()),
+        ("messageExpression", v.message_expression.as_deref()),
+        ("reason", v.reason.map(|r| r.as_str())),
+        ("rule", Some(v.rule.as_str())),
+    ];
+    for (key, value) in strings {
+        if let Some(s) = value.filter(|s| !s.is_empty()) {
             rule.insert(key.into(), json!(s));
         }
     }
-    if let Some(b) = m.args.field("optionalOldSelf").and_then(|v| v.as_bool()) {
+    if let Some(b) = v.optional_old_self {
         rule.insert("optionalOldSelf".into(), json!(b));
     }
     Value::Object(rule)
 }
 
-/// Applies one marker to `schema`. `node_type` is the schema type the marker is checked
-/// against (the type of the field's or type's own schema).
-pub fn apply(
-    schema: &mut Map<String, Value>,
-    node_type: Option<&str>,
-    m: &Marker,
-) -> Result<(), String> {
-    let name = m.name();
-    let base = name
-        .strip_prefix("kubebuilder:validation:items:")
-        .map(|n| format!("kubebuilder:validation:{n}"));
-    let name = base.as_deref().unwrap_or(name);
-    let value = m.args.value.as_ref();
-    let need = |ok: bool, what: &str| -> Result<(), String> {
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "`{}` applies to {what}, but this is {}",
-                m.name(),
-                node_type.map_or_else(
-                    || "a value without a type".to_owned(),
-                    |t| format!("of type {t}")
-                )
-            ))
-        }
-    };
-    let numeric = matches!(node_type, Some("integer" | "number"));
-    let stringy = node_type == Some("string") || int_or_string(schema);
-    match name {
-        "kubebuilder:validation:Maximum"
-        | "kubebuilder:validation:Minimum"
-        | "kubebuilder:validation:MultipleOf" => {
-            need(numeric, "numbers")?;
-            let v = value.and_then(|v| v.as_f64()).ok_or("expected a number")?;
-            if node_type == Some("integer") && v.fract() != 0.0 {
-                return Err(format!(
-                    "`{}` on an integer must be a whole number, not {v}",
-                    m.name()
-                ));
-            }
-            let key = match name {
-                "kubebuilder:validation:Maximum" => "maximum",
-                "kubebuilder:validation:Minimum" => "minimum",
-                _ => "multipleOf",
-            };
-            schema.insert(key.into(), number_json(v));
-        }
-        "kubebuilder:validation:ExclusiveMaximum" | "kubebuilder:validation:ExclusiveMinimum" => {
-            need(numeric, "numbers")?;
-            let key = if name.ends_with("Maximum") {
-                "exclusiveMaximum"
+impl SchemaMarker {
+    /// Applies this marker to `schema`. `node_type` is the schema type the marker is checked
+    /// against (the type of the field's or type's own schema); `spelled` is the marker's name
+    /// as written, for errors.
+    pub fn apply_to(
+        &self,
+        schema: &mut Map<String, Value>,
+        node_type: Option<&str>,
+        spelled: &str,
+    ) -> Result<(), String> {
+        let need = |ok: bool, what: &str| -> Result<(), String> {
+            if ok {
+                Ok(())
             } else {
-                "exclusiveMinimum"
-            };
-            if value.and_then(|v| v.as_bool()) == Some(true) {
-                schema.insert(key.into(), json!(true));
+                Err(format!(
+                    "`{spelled}` applies to {what}, but this is {}",
+                    node_type.map_or_else(
+                        || "a value without a type".to_owned(),
+                        |t| format!("of type {t}")
+                    )
+                ))
             }
-        }
-        "kubebuilder:validation:MaxLength" | "kubebuilder:validation:MinLength" => {
-            need(stringy, "strings")?;
-            let key = if name.ends_with("MaxLength") {
-                "maxLength"
-            } else {
-                "minLength"
-            };
-            schema.insert(
-                key.into(),
-                json!(
-                    value
-                        .and_then(|v| v.as_i64())
-                        .ok_or("expected an integer")?
-                ),
-            );
-        }
-        "kubebuilder:validation:Pattern" => {
-            need(stringy, "strings")?;
-            let pattern = value.and_then(|v| v.as_str()).ok_or("expected a string")?;
-            // The API server compiles it with Go's regexp and refuses the CRD if that fails.
-            if let Err(e) = super::values::go_regex(pattern) {
-                return Err(format!(
-                    "the pattern `{pattern}` is not a valid Go (RE2) regular expression: {e}"
-                ));
+        };
+        let numeric = matches!(node_type, Some("integer" | "number"));
+        let stringy = node_type == Some("string") || int_or_string(schema);
+        let is_array = node_type == Some("array");
+        match self {
+            Self::Maximum(v) | Self::Minimum(v) | Self::MultipleOf(v) => {
+                need(numeric, "numbers")?;
+                if node_type == Some("integer") && v.fract() != 0.0 {
+                    return Err(format!(
+                        "`{spelled}` on an integer must be a whole number, not {v}"
+                    ));
+                }
+                let key = match self {
+                    Self::Maximum(_) => "maximum",
+                    Self::Minimum(_) => "minimum",
+                    _ => "multipleOf",
+                };
+                schema.insert(key.into(), number_json(*v));
             }
-            schema.insert("pattern".into(), json!(pattern));
-        }
-        "kubebuilder:validation:MaxItems" | "kubebuilder:validation:MinItems" => {
-            need(node_type == Some("array"), "lists")?;
-            let key = if name.ends_with("MaxItems") {
-                "maxItems"
-            } else {
-                "minItems"
-            };
-            schema.insert(
-                key.into(),
-                json!(
-                    value
-                        .and_then(|v| v.as_i64())
-                        .ok_or("expected an integer")?
-                ),
-            );
-        }
-        "kubebuilder:validation:UniqueItems" => {
-            need(node_type == Some("array"), "lists")?;
-            if value.and_then(|v| v.as_bool()) == Some(true) {
-                schema.insert("uniqueItems".into(), json!(true));
+            Self::ExclusiveMaximum(exclusive) | Self::ExclusiveMinimum(exclusive) => {
+                need(numeric, "numbers")?;
+                let key = match self {
+                    Self::ExclusiveMaximum(_) => "exclusiveMaximum",
+                    _ => "exclusiveMinimum",
+                };
+                if *exclusive {
+                    schema.insert(key.into(), json!(true));
+                }
             }
-        }
-        "kubebuilder:validation:MaxProperties" | "kubebuilder:validation:MinProperties" => {
-            need(node_type == Some("object"), "maps and objects")?;
-            let key = if name.ends_with("MaxProperties") {
-                "maxProperties"
-            } else {
-                "minProperties"
-            };
-            schema.insert(
-                key.into(),
-                json!(
-                    value
-                        .and_then(|v| v.as_i64())
-                        .ok_or("expected an integer")?
-                ),
-            );
-        }
-        "kubebuilder:validation:Enum" => {
-            let list = match value.map(|v| v.to_json()) {
-                Some(Value::Array(items)) => items,
-                Some(other) => vec![other],
-                None => return Err("expected a list".into()),
-            };
-            schema.insert("enum".into(), Value::Array(list));
-        }
-        "kubebuilder:validation:Format" => {
-            let format = value.and_then(|v| v.as_str()).ok_or("expected a string")?;
-            // controller-gen's `Format=""` leaves the format empty, which its JSON omits: the
-            // spelling of a number without a format (Go's float64) on an `f64`.
-            if format.is_empty() {
-                schema.remove("format");
-            } else {
-                schema.insert("format".into(), json!(format));
+            Self::MaxLength(n) | Self::MinLength(n) => {
+                need(stringy, "strings")?;
+                let key = match self {
+                    Self::MaxLength(_) => "maxLength",
+                    _ => "minLength",
+                };
+                schema.insert(key.into(), json!(n));
             }
-        }
-        "kubebuilder:validation:Type" => {
-            schema.insert(
-                "type".into(),
-                json!(value.and_then(|v| v.as_str()).ok_or("expected a string")?),
-            );
-        }
-        "kubebuilder:validation:XPreserveUnknownFields"
-        | "kubebuilder:pruning:PreserveUnknownFields" => {
-            schema.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
-        }
-        "kubebuilder:validation:XEmbeddedResource" | "kubebuilder:validation:EmbeddedResource" => {
-            schema.insert("x-kubernetes-embedded-resource".into(), json!(true));
-        }
-        "kubebuilder:validation:XIntOrString" => {
-            schema.insert("x-kubernetes-int-or-string".into(), json!(true));
-        }
-        "kubebuilder:validation:XValidation" => push_rule(schema, cel_rule(m)),
-        // In source order with the field's XValidation rules (spec §3.7 leaves the order open).
-        "k8s:immutable" => {
-            push_rule(
-                schema,
-                json!({"message": "field is immutable", "rule": "self == oldSelf"}),
-            );
-        }
-        "nullable" => {
-            schema.insert("nullable".into(), json!(true));
-        }
-        "default" | "kubebuilder:default" => {
-            let mut v = value.map(|v| v.to_json()).ok_or("expected a value")?;
-            if node_type == Some("array") && v == json!({}) {
-                v = json!([]);
+            Self::Pattern(pattern) => {
+                need(stringy, "strings")?;
+                // The API server compiles it with Go's regexp and refuses the CRD if that fails.
+                if let Err(e) = super::values::go_regex(pattern) {
+                    return Err(format!(
+                        "the pattern `{pattern}` is not a valid Go (RE2) regular expression: {e}"
+                    ));
+                }
+                schema.insert("pattern".into(), json!(pattern));
             }
-            schema.insert("default".into(), v);
-        }
-        "kubebuilder:example" => {
-            schema.insert(
-                "example".into(),
-                value.map(|v| v.to_json()).ok_or("expected a value")?,
-            );
-        }
-        "kubebuilder:title" => match value {
-            Some(v) if v.as_str().is_some() => {
-                schema.insert("title".into(), v.to_json());
+            Self::MaxItems(n) | Self::MinItems(n) => {
+                need(is_array, "lists")?;
+                let key = match self {
+                    Self::MaxItems(_) => "maxItems",
+                    _ => "minItems",
+                };
+                schema.insert(key.into(), json!(n));
             }
-            other => {
-                let got = match other.map(|v| v.to_json()) {
-                    Some(Value::Number(n)) if n.is_i64() || n.is_u64() => "int",
-                    Some(Value::Number(_)) => "float",
-                    Some(Value::Bool(_)) => "bool",
-                    Some(Value::Array(_)) => "a list",
-                    Some(Value::Object(_)) => "a map",
+            Self::UniqueItems(unique) => {
+                need(is_array, "lists")?;
+                if *unique {
+                    schema.insert("uniqueItems".into(), json!(true));
+                }
+            }
+            Self::MaxProperties(n) | Self::MinProperties(n) => {
+                need(node_type == Some("object"), "maps and objects")?;
+                let key = match self {
+                    Self::MaxProperties(_) => "maxProperties",
+                    _ => "minProperties",
+                };
+                schema.insert(key.into(), json!(n));
+            }
+            Self::Enum(values) => {
+                schema.insert(
+                    "enum".into(),
+                    Value::Array(values.iter().map(MarkerValue::to_json).collect()),
+                );
+            }
+            Self::Format(format) => {
+                // controller-gen's `Format=""` leaves the format empty, which its JSON omits:
+                // the spelling of a number without a format (Go's float64) on an `f64`.
+                if format.is_empty() {
+                    schema.remove("format");
+                } else {
+                    schema.insert("format".into(), json!(format));
+                }
+            }
+            Self::Type(ty) => {
+                schema.insert("type".into(), json!(ty.as_str()));
+            }
+            Self::XPreserveUnknownFields | Self::PreserveUnknownFields => {
+                schema.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+            }
+            Self::XEmbeddedResource | Self::EmbeddedResource => {
+                schema.insert("x-kubernetes-embedded-resource".into(), json!(true));
+            }
+            Self::XIntOrString => {
+                schema.insert("x-kubernetes-int-or-string".into(), json!(true));
+            }
+            Self::XValidation(v) => push_rule(schema, cel_rule(v)),
+            // In source order with the field's XValidation rules (spec §3.7 leaves the order open).
+            Self::Immutable => {
+                push_rule(
+                    schema,
+                    json!({"message": "field is immutable", "rule": "self == oldSelf"}),
+                );
+            }
+            Self::Nullable => {
+                schema.insert("nullable".into(), json!(true));
+            }
+            Self::Default(v) | Self::KubebuilderDefault(v) => {
+                let mut v = v.to_json();
+                if is_array && v == json!({}) {
+                    v = json!([]);
+                }
+                schema.insert("default".into(), v);
+            }
+            Self::Example(v) => {
+                schema.insert("example".into(), v.to_json());
+            }
+            Self::Title(MarkerValue::String(title)) => {
+                schema.insert("title".into(), json!(title));
+            }
+            Self::Title(other) => {
+                let got = match other.to_json() {
+                    Value::Number(n) if n.is_i64() || n.is_u64() => "int",
+                    Value::Number(_) => "float",
+                    Value::Bool(_) => "bool",
+                    Value::Array(_) => "a list",
+                    Value::Object(_) => "a map",
                     _ => "nothing",
                 };
                 return Err(format!(
-                    "`{}` expects a string, got {got}; quote it, e.g. +kubebuilder:title=\"...\"",
-                    m.name()
+                    "`{spelled}` expects a string, got {got}; quote it, e.g. +kubebuilder:title=\"...\""
                 ));
             }
-        },
-        "kubebuilder:externalDocs" => {
-            let url = m.args.str_field("url").unwrap_or_default();
-            if !(url.contains("://") || url.starts_with('/')) {
-                return Err(format!(
-                    "externalDocs url {url:?} must be an absolute URL or path"
-                ));
+            Self::ExternalDocs(docs) => {
+                let url = &docs.url;
+                if !(url.contains("://") || url.starts_with('/')) {
+                    return Err(format!(
+                        "externalDocs url {url:?} must be an absolute URL or path"
+                    ));
+                }
+                let mut out = Map::new();
+                if let Some(d) = &docs.description {
+                    out.insert("description".into(), json!(d));
+                }
+                out.insert("url".into(), json!(url));
+                schema.insert("externalDocs".into(), Value::Object(out));
             }
-            let mut docs = Map::new();
-            if let Some(d) = m.args.str_field("description") {
-                docs.insert("description".into(), json!(d));
+            Self::ListType(ty) => {
+                need(is_array, "lists")?;
+                schema.insert("x-kubernetes-list-type".into(), json!(ty.as_str()));
             }
-            docs.insert("url".into(), json!(url));
-            schema.insert("externalDocs".into(), Value::Object(docs));
+            Self::ListMapKey(key) => {
+                need(is_array, "lists")?;
+                if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
+                    return Err(format!("`{spelled}` needs +listType=map on the same list"));
+                }
+                match schema
+                    .entry("x-kubernetes-list-map-keys")
+                    .or_insert_with(|| json!([]))
+                {
+                    Value::Array(keys) => keys.push(json!(key)),
+                    _ => unreachable!("list-map-keys is always an array"),
+                }
+            }
+            Self::MapType(ty) | Self::StructType(ty) => {
+                need(
+                    matches!(node_type, Some("object") | None),
+                    "maps and objects",
+                )?;
+                schema.insert("x-kubernetes-map-type".into(), json!(ty.as_str()));
+            }
+            Self::AtMostOneOf(fields) | Self::ExactlyOneOf(fields) | Self::AtLeastOneOf(fields) => {
+                need(node_type == Some("object"), "objects")?;
+                let nested: Vec<&str> = fields
+                    .iter()
+                    .filter(|f| f.contains('.'))
+                    .map(String::as_str)
+                    .collect();
+                if !nested.is_empty() {
+                    return Err(format!(
+                        "{spelled}: cannot reference nested fields: {}",
+                        nested.join(",")
+                    ));
+                }
+                let joined = fields.join(" ");
+                let (rule, message) = match self {
+                    Self::AtMostOneOf(_) => (
+                        format!("{} <= 1", count_expr(fields)),
+                        format!("at most one of the fields in [{joined}] may be set"),
+                    ),
+                    Self::ExactlyOneOf(_) => (
+                        format!("{} == 1", count_expr(fields)),
+                        format!("exactly one of the fields in [{joined}] must be set"),
+                    ),
+                    _ => (
+                        fields
+                            .iter()
+                            .map(|f| format!("has(self.{f})"))
+                            .collect::<Vec<_>>()
+                            .join("||"),
+                        format!("at least one of the fields in [{joined}] must be set"),
+                    ),
+                };
+                push_rule(schema, json!({"message": message, "rule": rule}));
+            }
+            Self::K8sEnum => match schema.get_mut("enum") {
+                Some(Value::Array(values)) => {
+                    values.sort_by_key(|v| v.to_string());
+                }
+                _ => {
+                    return Err(format!(
+                        "`{spelled}` applies to enums whose variants are all unit variants"
+                    ));
+                }
+            },
+            // controller-tools v0.23.0 (K8sRequired.ApplyToSchema): a required string, list,
+            // map or struct must also be non-empty, unless its minimum is set explicitly.
+            Self::K8sRequired => {
+                let key = match node_type {
+                    Some("string") => Some("minLength"),
+                    Some("array") => Some("minItems"),
+                    Some("object") => Some("minProperties"),
+                    _ => None,
+                };
+                if let Some(key) = key {
+                    schema.entry(key).or_insert(json!(1));
+                }
+            }
+            // Whether the parent lists the field as required, or how its type is read: the
+            // schema generator's business, not this node's.
+            Self::Optional | Self::Required | Self::Schemaless => {}
         }
-        "listType" | "k8s:listType" => {
-            need(node_type == Some("array"), "lists")?;
-            schema.insert(
-                "x-kubernetes-list-type".into(),
-                value.map(|v| v.to_json()).ok_or("expected a value")?,
-            );
-        }
-        "listMapKey" | "k8s:listMapKey" => {
-            need(node_type == Some("array"), "lists")?;
-            if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
-                return Err(format!(
-                    "`{}` needs +listType=map on the same list",
-                    m.name()
-                ));
-            }
-            let key = value.map(|v| v.to_json()).ok_or("expected a value")?;
-            match schema
-                .entry("x-kubernetes-list-map-keys")
-                .or_insert_with(|| json!([]))
-            {
-                Value::Array(keys) => keys.push(key),
-                _ => unreachable!("list-map-keys is always an array"),
-            }
-        }
-        "mapType" | "structType" => {
-            need(
-                matches!(node_type, Some("object") | None),
-                "maps and objects",
-            )?;
-            schema.insert(
-                "x-kubernetes-map-type".into(),
-                value.map(|v| v.to_json()).ok_or("expected a value")?,
-            );
-        }
-        "kubebuilder:validation:AtMostOneOf"
-        | "kubebuilder:validation:ExactlyOneOf"
-        | "kubebuilder:validation:AtLeastOneOf" => {
-            need(node_type == Some("object"), "objects")?;
-            let fields = value.map(|v| v.as_strings()).unwrap_or_default();
-            let nested: Vec<&str> = fields
-                .iter()
-                .filter(|f| f.contains('.'))
-                .map(String::as_str)
-                .collect();
-            if !nested.is_empty() {
-                return Err(format!(
-                    "{}: cannot reference nested fields: {}",
-                    m.name(),
-                    nested.join(",")
-                ));
-            }
-            let joined = fields.join(" ");
-            let (rule, message) = match name {
-                "kubebuilder:validation:AtMostOneOf" => (
-                    format!("{} <= 1", count_expr(&fields)),
-                    format!("at most one of the fields in [{joined}] may be set"),
-                ),
-                "kubebuilder:validation:ExactlyOneOf" => (
-                    format!("{} == 1", count_expr(&fields)),
-                    format!("exactly one of the fields in [{joined}] must be set"),
-                ),
-                _ => (
-                    fields
-                        .iter()
-                        .map(|f| format!("has(self.{f})"))
-                        .collect::<Vec<_>>()
-                        .join("||"),
-                    format!("at least one of the fields in [{joined}] must be set"),
-                ),
-            };
-            push_rule(schema, json!({"message": message, "rule": rule}));
-        }
-        "k8s:enum" => match schema.get_mut("enum") {
-            Some(Value::Array(values)) => {
-                values.sort_by_key(|v| v.to_string());
-            }
-            _ => {
-                return Err(
-                    "`k8s:enum` applies to enums whose variants are all unit variants".into(),
-                );
-            }
-        },
-        // controller-tools v0.23.0 (K8sRequired.ApplyToSchema): a required string, list, map or
-        // struct must also be non-empty, unless its minimum is set explicitly.
-        "k8s:required" => {
-            let key = match node_type {
-                Some("string") => Some("minLength"),
-                Some("array") => Some("minItems"),
-                Some("object") => Some("minProperties"),
-                _ => None,
-            };
-            if let Some(key) = key {
-                schema.entry(key).or_insert(json!(1));
-            }
-        }
-        other if is_structural(other) => {}
-        other => return Err(format!("`{other}` has no schema effect here")),
+        Ok(())
     }
-    Ok(())
 }
 
 fn count_expr(fields: &[String]) -> String {

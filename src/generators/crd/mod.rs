@@ -9,6 +9,7 @@ pub mod values;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
+use crate::markers::typed::{self, ResourceMarker, Typed};
 use crate::model::{Kind, KindVersion, Model};
 use crate::pluralize;
 use k8s::K8sTypes;
@@ -48,8 +49,25 @@ pub struct CrdGenerator<'m, 'a> {
     options: CrdOptions,
 }
 
-fn marker<'x>(ms: &'x [Marker], name: &str) -> Option<&'x Marker> {
-    ms.iter().find(|m| m.name() == name)
+/// A kind's resource-level markers, with the marker each came from.
+fn resource_markers(ms: &[Marker]) -> impl Iterator<Item = (&Marker, &ResourceMarker)> {
+    ms.iter().filter_map(|m| match &m.typed {
+        Typed::Resource(r) => Some((m, r)),
+        _ => None,
+    })
+}
+
+/// Whether one of `ms` is the flag `flag` (`ResourceMarker::SkipVersion`, ...).
+fn has_flag(ms: &[Marker], flag: &ResourceMarker) -> bool {
+    resource_markers(ms).any(|(_, r)| r == flag)
+}
+
+/// The kind's `+kubebuilder:resource`.
+fn resource_marker(ms: &[Marker]) -> Option<(&Marker, &typed::Resource)> {
+    resource_markers(ms).find_map(|(m, r)| match r {
+        ResourceMarker::Resource(res) => Some((m, res)),
+        _ => None,
+    })
 }
 
 impl<'m, 'a> CrdGenerator<'m, 'a> {
@@ -84,7 +102,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let versions: Vec<&KindVersion> = kind
             .versions
             .iter()
-            .filter(|v| marker(&v.markers, "kubebuilder:skipversion").is_none())
+            .filter(|v| !has_flag(&v.markers, &ResourceMarker::SkipVersion))
             .collect();
         let Some(first) = versions.first() else {
             let v = &kind.versions[0];
@@ -180,13 +198,15 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             for (k, val) in &v.attrs.labels {
                 labels.insert(k.clone(), json!(val));
             }
-            for m in v
-                .markers
-                .iter()
-                .filter(|m| m.name() == "kubebuilder:metadata")
-            {
-                for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
-                    for item in m.args.list_field(list) {
+            for (m, metadata) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
+                ResourceMarker::Metadata(metadata) => Some((m, metadata)),
+                _ => None,
+            }) {
+                for (list, items, target) in [
+                    ("annotations", &metadata.annotations, &mut annotations),
+                    ("labels", &metadata.labels, &mut labels),
+                ] {
+                    for item in items.iter().flatten() {
                         match item.split_once('=') {
                             Some((k, val)) => {
                                 target.insert(k.to_owned(), json!(val));
@@ -251,7 +271,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
     }
 
     fn names(&self, kind: &Kind, v: &KindVersion, diags: &mut Diagnostics) -> Names {
-        let res = marker(&v.markers, "kubebuilder:resource");
+        let res = resource_marker(&v.markers);
         let pick = |attr: Option<String>,
                     marker_value: Option<String>,
                     what: &str,
@@ -259,7 +279,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
          -> Option<String> {
             match (attr, marker_value) {
                 (Some(a), Some(m)) if a != m => {
-                    let m_ = res.expect("marker value implies the marker");
+                    let (m_, _) = res.expect("marker value implies the marker");
                     diags.push(self.marker_diag(v, m_, format!(
                         "+kubebuilder:resource says {what} {m:?} but #[kube] says {a:?}; #[kube] is what the compiled code uses"
                     )));
@@ -270,7 +290,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         };
         let singular = pick(
             v.attrs.singular.clone(),
-            res.and_then(|m| m.args.str_field("singular").map(str::to_owned)),
+            res.and_then(|(_, r)| r.singular.clone()),
             "singular",
             diags,
         )
@@ -288,13 +308,13 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .plural
             .clone()
             .unwrap_or_else(|| pluralize::kube_to_plural(&kube_singular));
-        let path = res.and_then(|m| m.args.str_field("path").map(str::to_owned));
+        let path = res.and_then(|(_, r)| r.path.clone());
         let plural = match (&v.attrs.plural, path) {
             (Some(_), path) => {
                 pick(v.attrs.plural.clone(), path, "plural (path)", diags).unwrap_or(kube_plural)
             }
             (None, Some(p)) if p != kube_plural => {
-                let m = res.expect("a path implies the marker");
+                let (m, _) = res.expect("a path implies the marker");
                 diags.push(self.marker_diag(v, m, format!(
                     "+kubebuilder:resource says plural (path) {p:?} but kube-derive will use {kube_plural:?} (the plural of {kube_singular:?}); #[kube] is what the compiled code uses"
                 )).help(format!("add plural = {p:?} to #[kube(...)]")));
@@ -307,8 +327,8 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         } else {
             "Cluster"
         };
-        if let Some(m) = res
-            && let Some(s) = m.args.str_field("scope")
+        if let Some((m, r)) = res
+            && let Some(s) = r.scope.map(|s| s.as_str())
             && s != scope
         {
             diags.push(self.marker_diag(v, m, format!(
@@ -341,7 +361,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .iter()
             .filter(|v| {
                 v.attrs.storage == Some(true)
-                    || marker(&v.markers, "kubebuilder:storageversion").is_some()
+                    || has_flag(&v.markers, &ResourceMarker::StorageVersion)
             })
             .collect();
         let implicit: Vec<&&KindVersion> = versions
@@ -400,35 +420,32 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 diags.push(self.model.diag_at(v.loc, problem));
             }
         }
-        for m in v
-            .markers
-            .iter()
-            .filter(|m| m.name() == "kubebuilder:printcolumn")
-        {
-            let a = &m.args;
-            if let Some(problem) = column_problem(
-                a.str_field("name").unwrap_or_default(),
-                a.str_field("type").unwrap_or_default(),
-                a.str_field("JSONPath").unwrap_or_default(),
-                a.str_field("format"),
-            ) {
+        for (m, c) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
+            ResourceMarker::PrintColumn(c) => Some((m, c)),
+            _ => None,
+        }) {
+            if let Some(problem) =
+                column_problem(&c.name, &c.type_, &c.json_path, c.format.as_deref())
+            {
                 diags.push(self.marker_diag(v, m, problem));
             }
             columns.push(column(
-                a.str_field("name").unwrap_or_default(),
-                a.str_field("type").unwrap_or_default(),
-                a.str_field("JSONPath").unwrap_or_default(),
-                a.str_field("description"),
-                a.str_field("format"),
-                a.field("priority").and_then(|p| p.as_i64()),
+                &c.name,
+                &c.type_,
+                &c.json_path,
+                c.description.as_deref(),
+                c.format.as_deref(),
+                c.priority,
             ));
         }
         if !columns.is_empty() {
             out.insert("additionalPrinterColumns".into(), Value::Array(columns));
         }
         let deprecated = v.attrs.deprecated.clone().or_else(|| {
-            marker(&v.markers, "kubebuilder:deprecatedversion")
-                .map(|m| m.args.str_field("warning").map(str::to_owned))
+            resource_markers(&v.markers).find_map(|(_, r)| match r {
+                ResourceMarker::DeprecatedVersion(d) => Some(d.warning.clone()),
+                _ => None,
+            })
         });
         if let Some(warning) = deprecated {
             out.insert("deprecated".into(), json!(true));
@@ -448,31 +465,28 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .iter()
             .map(|p| json!({"jsonPath": p}))
             .collect();
-        for m in v
-            .markers
-            .iter()
-            .filter(|m| m.name() == "kubebuilder:selectablefield")
-        {
-            selectable.push(json!({"jsonPath": m.args.str_field("JSONPath").unwrap_or_default()}));
+        for (_, r) in resource_markers(&v.markers) {
+            if let ResourceMarker::SelectableField(f) = r {
+                selectable.push(json!({"jsonPath": f.json_path}));
+            }
         }
         if !selectable.is_empty() {
             out.insert("selectableFields".into(), Value::Array(selectable));
         }
-        let unserved = v.attrs.served == Some(false)
-            || marker(&v.markers, "kubebuilder:unservedversion").is_some();
+        let unserved =
+            v.attrs.served == Some(false) || has_flag(&v.markers, &ResourceMarker::UnservedVersion);
         out.insert("served".into(), json!(!unserved));
         out.insert("storage".into(), json!(storage));
 
         let mut sub = Map::new();
-        let scale_marker = marker(&v.markers, "kubebuilder:subresource:scale");
+        let scale_marker = resource_markers(&v.markers).find_map(|(m, r)| match r {
+            ResourceMarker::ScaleSubresource(scale) => Some((m, scale)),
+            _ => None,
+        });
         let scale = match (&v.attrs.scale, scale_marker) {
-            (Some(s), Some(m)) => {
-                let from_marker = (m.args.str_field("specpath"), m.args.str_field("statuspath"));
-                if from_marker
-                    != (
-                        Some(s.spec_replicas_path.as_str()),
-                        Some(s.status_replicas_path.as_str()),
-                    )
+            (Some(s), Some((m, scale))) => {
+                if (&scale.specpath, &scale.statuspath)
+                    != (&s.spec_replicas_path, &s.status_replicas_path)
                 {
                     diags.push(self.marker_diag(
                         v,
@@ -491,13 +505,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 s.status_replicas_path.clone(),
                 s.label_selector_path.clone(),
             )),
-            (None, Some(m)) => Some((
-                m.args.str_field("specpath").unwrap_or_default().to_owned(),
-                m.args
-                    .str_field("statuspath")
-                    .unwrap_or_default()
-                    .to_owned(),
-                m.args.str_field("selectorpath").map(str::to_owned),
+            (None, Some((_, scale))) => Some((
+                scale.specpath.clone(),
+                scale.statuspath.clone(),
+                scale.selectorpath.clone(),
             )),
             (None, None) => None,
         };
@@ -510,8 +521,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             s.insert("statusReplicasPath".into(), json!(status));
             sub.insert("scale".into(), Value::Object(s));
         }
-        let status_marker = marker(&v.markers, "kubebuilder:subresource:status").is_some();
-        let plain_status = marker(&v.markers, "opgen:status:nosubresource");
+        let status_marker = has_flag(&v.markers, &ResourceMarker::StatusSubresource);
+        let plain_status = resource_markers(&v.markers)
+            .find(|(_, r)| **r == ResourceMarker::NoStatusSubresource)
+            .map(|(m, _)| m);
         if let Some(m) = plain_status {
             let contradiction = if status_marker {
                 Some(
@@ -555,7 +568,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let mut required = Vec::new();
         // controller-gen requires `metadata` when Go's `ObjectMeta` field lacks `omitempty`;
         // kube-derive's root type is not written by hand, so a marker says so.
-        if marker(&v.markers, "opgen:metadata:required").is_some() {
+        if has_flag(&v.markers, &ResourceMarker::MetadataRequired) {
             required.push(json!("metadata"));
         }
         let spec_schema = builder.named(v.spec, diags);
@@ -573,9 +586,10 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if let Some(status) = &v.status {
             let mut s = builder.ty(status, spec_def.loc, diags);
             // Go's `Status` field can carry a default; kube-derive writes that field.
-            if let Some(m) = marker(&v.markers, "opgen:status:default")
-                && let Some(value) = &m.args.value
-            {
+            if let Some(value) = resource_markers(&v.markers).find_map(|(_, r)| match r {
+                ResourceMarker::StatusDefault(value) => Some(value),
+                _ => None,
+            }) {
                 s.insert("default".into(), value.to_json());
             }
             props.insert("status".into(), Value::Object(s));
@@ -597,12 +611,11 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .map(|r| json!({"rule": r}))
             .collect();
         // Go's rules on the kind type itself, in source order after #[kube(validation)]'s.
-        for m in v
-            .markers
-            .iter()
-            .filter(|m| m.name() == "opgen:root:XValidation")
-        {
-            let mut rule = markers::cel_rule(m);
+        for (m, validation) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
+            ResourceMarker::RootValidation(validation) => Some((m, validation)),
+            _ => None,
+        }) {
+            let mut rule = markers::cel_rule(validation);
             if let Value::Object(r) = &mut rule {
                 r.insert(
                     cel::ORIGIN_KEY.into(),
@@ -948,14 +961,12 @@ pub struct DeclaredNames {
 
 /// What [`DeclaredNames`] says of `v`.
 pub fn declared_names(v: &KindVersion) -> DeclaredNames {
-    let res = marker(&v.markers, "kubebuilder:resource");
-    let list = |attr: &[String], key: &str| -> Vec<String> {
+    let res = resource_marker(&v.markers).map(|(_, r)| r);
+    let list = |attr: &[String], from_marker: Option<&Vec<String>>| -> Vec<String> {
         let mut out: Vec<String> = attr.to_vec();
-        if let Some(m) = res {
-            for s in m.args.list_field(key) {
-                if !out.contains(&s) {
-                    out.push(s);
-                }
+        for s in from_marker.into_iter().flatten() {
+            if !out.contains(s) {
+                out.push(s.clone());
             }
         }
         out
@@ -965,9 +976,12 @@ pub fn declared_names(v: &KindVersion) -> DeclaredNames {
             .attrs
             .singular
             .clone()
-            .or_else(|| res.and_then(|m| m.args.str_field("singular").map(str::to_owned))),
-        short_names: list(&v.attrs.short_names, "shortName"),
-        categories: list(&v.attrs.categories, "categories"),
+            .or_else(|| res.and_then(|r| r.singular.clone())),
+        short_names: list(
+            &v.attrs.short_names,
+            res.and_then(|r| r.short_name.as_ref()),
+        ),
+        categories: list(&v.attrs.categories, res.and_then(|r| r.categories.as_ref())),
     }
 }
 

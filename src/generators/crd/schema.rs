@@ -5,10 +5,11 @@
 //! (markers, merge of a field with its type, descriptions) they are followed.
 
 use super::k8s::K8sTypes;
-use super::markers::{self, priority, push_rule};
+use super::markers::{self, push_rule};
 use super::values;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
+use crate::markers::typed::{SchemaMarker, Typed};
 use crate::model::{
     EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent, WellKnown,
 };
@@ -192,10 +193,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         if !matches!(ty, Ty::Foreign { known: None, .. }) {
             return None;
         }
-        let has = |n: &str| markers.iter().any(|m| m.name() == n);
-        let embedded = has("kubebuilder:validation:EmbeddedResource")
-            || has("kubebuilder:validation:XEmbeddedResource");
-        if embedded && !has("kubebuilder:validation:Type") {
+        let on_node = || markers.iter().filter_map(Marker::on_node);
+        let embedded = on_node().any(|m| {
+            matches!(
+                m,
+                SchemaMarker::EmbeddedResource | SchemaMarker::XEmbeddedResource
+            )
+        });
+        if embedded && !on_node().any(|m| matches!(m, SchemaMarker::Type(_))) {
             Some(obj(
                 json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
             ))
@@ -267,10 +272,13 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     /// its own schema misleads whoever reads it.
     fn check_values(&self, schema: &Schema, ms: &[Marker], file: usize, diags: &mut Diagnostics) {
         for m in ms {
-            let is_default = matches!(m.name(), "default" | "kubebuilder:default");
-            if !is_default && m.name() != "kubebuilder:example" {
-                continue;
-            }
+            let is_default = match &m.typed {
+                Typed::Schema(SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_)) => {
+                    true
+                }
+                Typed::Schema(SchemaMarker::Example(_)) => false,
+                _ => continue,
+            };
             let node = if m.def.items {
                 schema.get("items").and_then(Value::as_object)
             } else {
@@ -365,20 +373,12 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        for m in ms.iter().filter(|m| {
-            matches!(
-                m.name(),
-                "kubebuilder:validation:AtMostOneOf"
-                    | "kubebuilder:validation:ExactlyOneOf"
-                    | "kubebuilder:validation:AtLeastOneOf"
-            )
+        for (m, names) in ms.iter().filter_map(|m| match m.on_node()? {
+            SchemaMarker::AtMostOneOf(names)
+            | SchemaMarker::ExactlyOneOf(names)
+            | SchemaMarker::AtLeastOneOf(names) => Some((m, names)),
+            _ => None,
         }) {
-            let names = m
-                .args
-                .value
-                .as_ref()
-                .map(|v| v.as_strings())
-                .unwrap_or_default();
             for name in names.iter().filter(|n| !n.contains('.')) {
                 if !props.is_some_and(|p| p.contains_key(name)) {
                     diags.push(self.marker_error(
@@ -411,10 +411,18 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         file: usize,
         diags: &mut Diagnostics,
     ) {
-        let mut sorted: Vec<&Marker> = ms.iter().collect();
-        sorted.sort_by_key(|m| (m.def.items, priority(m.name())));
-        for m in sorted {
-            if let Some(crate::markers::Value::Ref(name)) = &m.args.value {
+        // Markers of other generators (a kind's resource markers, the CSV's descriptors) stand
+        // on the same nodes.
+        let mut sorted: Vec<(&Marker, &SchemaMarker)> = ms
+            .iter()
+            .filter_map(|m| match &m.typed {
+                Typed::Schema(schema_marker) => Some((m, schema_marker)),
+                _ => None,
+            })
+            .collect();
+        sorted.sort_by_key(|(m, schema_marker)| (m.def.items, schema_marker.priority()));
+        for (m, schema_marker) in sorted {
+            if let SchemaMarker::Default(crate::markers::Value::Ref(name)) = schema_marker {
                 diags.push(
                     Diagnostic::warning(format!(
                         "`+{}=ref({name})` is ignored: a default must be a value (controller-gen ignores it too)",
@@ -447,9 +455,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 .get("type")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            if let Err(msg) = markers::apply(target, node_type.as_deref(), m) {
+            if let Err(msg) = schema_marker.apply_to(target, node_type.as_deref(), m.name()) {
                 diags.push(self.marker_error(file, m, msg));
-            } else if m.name().ends_with("XValidation")
+            } else if matches!(schema_marker, SchemaMarker::XValidation(_))
                 && let Some(Value::Array(rules)) = target.get_mut("x-kubernetes-validations")
                 && let Some(Value::Object(rule)) = rules.last_mut()
             {
@@ -518,7 +526,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             let (schema, is_required) = self.field(f, package, diags);
             if is_required {
                 required.push(f.json_name.clone());
-            } else if f.markers.iter().any(|m| m.name() == "k8s:immutable") {
+            } else if f
+                .markers
+                .iter()
+                .any(|m| m.on_node() == Some(&SchemaMarker::Immutable))
+            {
                 let j = &f.json_name;
                 parent_rules.push(json!({
                     "message": format!("field {j} is immutable once set"),
@@ -622,9 +634,11 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         diags: &mut Diagnostics,
     ) -> (Schema, bool) {
         let file = f.loc.file;
-        let has = |names: &[&str]| f.markers.iter().find(|m| names.contains(&m.name()));
-        let schemaless = has(&["kubebuilder:validation:Schemaless"]).is_some();
-        if f.custom_with && !schemaless && has(&["kubebuilder:validation:Type"]).is_none() {
+        let has = |wanted: fn(&SchemaMarker) -> bool| {
+            f.markers.iter().find(|m| m.on_node().is_some_and(wanted))
+        };
+        let schemaless = has(|m| *m == SchemaMarker::Schemaless).is_some();
+        if f.custom_with && !schemaless && has(|m| matches!(m, SchemaMarker::Type(_))).is_none() {
             diags.push(self.error(f.loc, format!(
                 "`{}` has a hand-written serde (de)serializer, so its type does not tell the wire format",
                 f.rust_name
@@ -678,16 +692,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         self.check_values(&merged, &f.markers, file, diags);
 
         // Required: markers first, then the package default, then what serde needs.
-        let optional_marker = has(&[
-            "kubebuilder:validation:Optional",
-            "optional",
-            "k8s:optional",
-        ]);
-        let required_marker = has(&[
-            "kubebuilder:validation:Required",
-            "required",
-            "k8s:required",
-        ]);
+        let optional_marker = has(|m| *m == SchemaMarker::Optional);
+        let required_marker =
+            has(|m| matches!(m, SchemaMarker::Required | SchemaMarker::K8sRequired));
         let serde_needs_it = (!is_option || f.deserialize_with) && !f.has_default;
         let required = if let Some(m) = optional_marker {
             if required_marker.is_some() {
@@ -1158,8 +1165,8 @@ fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
             _ => None,
         }
     }
-    let marked = |name: &str| f.markers.iter().any(|m| m.name() == name);
-    if marked("kubebuilder:validation:Format") && number(&f.ty).is_some() {
+    let is_format = |m: Option<&SchemaMarker>| matches!(m, Some(SchemaMarker::Format(_)));
+    if f.markers.iter().any(|m| is_format(m.on_node())) && number(&f.ty).is_some() {
         type_schema.remove("format");
     }
     let mut list = &f.ty;
@@ -1168,7 +1175,7 @@ fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
     }
     if let Ty::List { item, .. } = list
         && number(item).is_some()
-        && marked("kubebuilder:validation:items:Format")
+        && f.markers.iter().any(|m| is_format(m.on_items()))
         && let Some(Value::Object(items)) = type_schema.get_mut("items")
     {
         items.remove("format");
