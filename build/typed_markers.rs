@@ -4,7 +4,7 @@
 //! Aliases (several names, one variant) must agree on family, arguments and priority: a catalog
 //! that breaks this, or a family without a generator, fails the build.
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -127,6 +127,8 @@ enum Args {
 
 struct Variant {
     family: String,
+    /// Also spelled `kubebuilder:validation:items:<Name>`.
+    items: bool,
     name: String,
     names: Vec<String>,
     args: Args,
@@ -203,6 +205,7 @@ pub fn generate(catalog: &Value) -> String {
         }
         variants.push(Variant {
             family,
+            items: entry.get("items").and_then(Value::as_bool) == Some(true),
             name: variant,
             names: vec![name.to_owned()],
             args,
@@ -217,6 +220,7 @@ pub fn generate(catalog: &Value) -> String {
     write_family_enums(&mut out, &variants);
     write_structs_and_enums(&mut out, &variants);
     write_typed(&mut out, &variants);
+    write_names(&mut out, &variants);
     out
 }
 
@@ -426,4 +430,30 @@ fn write_typed(out: &mut String, variants: &[Variant]) {
         let _ = writeln!(out, "            {patterns} => Typed::{wrap}({value}),");
     }
     out.push_str("            other => return Err(format!(\"`{other}` has no type in the catalog\")),\n        })\n    }\n}\n");
+}
+
+/// Every spelling as a constant, for code that writes markers (`opgen import`): a misspelt
+/// constant does not compile, a misspelt string would.
+fn write_names(out: &mut String, variants: &[Variant]) {
+    out.push_str("\n/// The name of every marker (each `items:` spelling too), for code that writes markers.\npub mod names {\n");
+    let mut names: Vec<(String, &str)> = Vec::new();
+    for v in variants {
+        for name in &v.names {
+            names.push((name.clone(), &v.name));
+            if let Some(base) = name.strip_prefix("kubebuilder:validation:")
+                && v.items
+            {
+                names.push((format!("{ITEMS_PREFIX}{base}"), &v.name));
+            }
+        }
+    }
+    names.sort();
+    for (name, variant) in names {
+        let _ = writeln!(
+            out,
+            "    /// `+{name}` ({variant}).\n    pub const {}: &str = {name:?};",
+            name.replace([':', '-'], "_").to_shouty_snake_case()
+        );
+    }
+    out.push_str("}\n");
 }

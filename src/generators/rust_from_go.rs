@@ -17,6 +17,9 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::load_go::{ExprKind, GoComment, GoExpr, GoField, GoMarker, GoPackage, GoType, Pos};
 use crate::markers::catalog::{MarkerCatalog, Target};
 use crate::markers::grammar;
+use crate::markers::typed::{
+    self, PackageMarker, ResourceMarker, SchemaMarker, Scope, Typed, names,
+};
 use crate::pluralize;
 use heck::ToSnakeCase;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -163,32 +166,45 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
 }
 
 /// The value of a package marker `+name=value`, unquoted.
-fn marker_value<'m>(markers: &'m [GoMarker], name: &str) -> Option<&'m str> {
-    markers.iter().find_map(|m| {
-        let (n, v) = m.text.strip_prefix('+')?.split_once('=')?;
-        (n == name).then(|| v.trim().trim_matches('"'))
-    })
+/// A Go marker as the generators read it; `None` for one the grammar refuses (reported where
+/// the marker is carried over).
+fn typed(m: &GoMarker) -> Option<Typed> {
+    typed::parse(MarkerCatalog::get(), &m.text).map(|(_, t)| t)
 }
 
-fn has_marker(markers: &[GoMarker], name: &str) -> bool {
+/// Whether a Go field's markers make it optional, or required, in controller-gen's schema.
+fn marked_optional(markers: &[GoMarker]) -> bool {
+    markers
+        .iter()
+        .any(|m| typed(m) == Some(Typed::Schema(SchemaMarker::Optional)))
+}
+
+fn marked_required(markers: &[GoMarker]) -> bool {
     markers.iter().any(|m| {
-        let t = m.text.strip_prefix('+').unwrap_or(&m.text);
-        t == name
-            || t.strip_prefix(name)
-                .is_some_and(|r| r.starts_with(['=', ':']))
+        matches!(
+            typed(m),
+            Some(Typed::Schema(
+                SchemaMarker::Required | SchemaMarker::K8sRequired
+            ))
+        )
     })
 }
 
 impl<'a> Generator<'a> {
     fn api(&self, p: &GoPackage) -> Option<Api> {
-        let markers = self.package_markers(p);
-        if has_marker(&markers, "kubebuilder:skip") {
-            return None;
+        let (mut group, mut version) = (None, None);
+        for m in self.package_markers(p).iter().filter_map(typed) {
+            match m {
+                Typed::Package(PackageMarker::Skip) => return None,
+                Typed::Package(PackageMarker::GroupName(g)) => group = group.or(Some(g)),
+                Typed::Package(PackageMarker::VersionName(v)) => version = version.or(Some(v)),
+                _ => {}
+            }
         }
-        let group = marker_value(&markers, "groupName")?.to_owned();
-        let version =
-            marker_value(&markers, "versionName").map_or_else(|| p.name.clone(), str::to_owned);
-        Some(Api { group, version })
+        Some(Api {
+            group: group?,
+            version: version.unwrap_or_else(|| p.name.clone()),
+        })
     }
 
     /// The package's markers, with the non-doc markers above its types that only a package
@@ -409,14 +425,9 @@ impl<'a> Generator<'a> {
                 && q.path == METAV1
             {
                 // controller-gen: required unless omitempty or marked optional.
-                let optional = f.markers.iter().any(|m| {
-                    matches!(
-                        marker_name(&m.text),
-                        "optional" | "kubebuilder:validation:Optional" | "k8s:optional"
-                    )
-                });
+                let optional = marked_optional(&f.markers);
                 if q.name == "ObjectMeta" && !json_options(f).1.omitempty() && !optional {
-                    markers.push("+opgen:metadata:required".to_owned());
+                    markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
                 }
                 continue;
             }
@@ -440,28 +451,30 @@ impl<'a> Generator<'a> {
             }
             if let Some(text) = self.accept(m, Target::Type) {
                 // A rule on the kind type is on the whole object, not on spec.
-                match text.strip_prefix("+kubebuilder:validation:XValidation") {
-                    Some(rest) => markers.push(format!("+opgen:root:XValidation{rest}")),
+                let rule = text
+                    .strip_prefix('+')
+                    .and_then(|t| t.strip_prefix(names::KUBEBUILDER_VALIDATION_X_VALIDATION));
+                match rule {
+                    Some(rest) => {
+                        markers.push(format!("+{}{rest}", names::OPGEN_ROOT_X_VALIDATION));
+                    }
                     None => markers.push(text),
                 }
             }
         }
-        let resource = t
-            .markers
-            .iter()
-            .find_map(|m| match grammar::parse(self.catalog, &m.text) {
-                Ok((def, args)) if def.name == "kubebuilder:resource" => Some(args),
-                _ => None,
-            });
-        let resource_arg = |key: &str| {
-            resource
-                .as_ref()
-                .and_then(|a| a.str_field(key).map(str::to_owned))
-        };
-        let namespaced = resource_arg("scope").is_none_or(|s| s != "Cluster");
-        let singular = resource_arg("singular");
-        let plural =
-            resource_arg("path").unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
+        let resource = t.markers.iter().find_map(|m| match typed(m) {
+            Some(Typed::Resource(ResourceMarker::Resource(r))) => Some(r),
+            _ => None,
+        });
+        let namespaced = resource
+            .as_ref()
+            .and_then(|r| r.scope)
+            .is_none_or(|s| s != Scope::Cluster);
+        let singular = resource.as_ref().and_then(|r| r.singular.clone());
+        let plural = resource
+            .as_ref()
+            .and_then(|r| r.path.clone())
+            .unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
         // kube-derive's singular is the lower-cased kind unless #[kube(singular)] says otherwise.
         let kube_singular = t.name.to_lowercase();
         let mut kube = vec![
@@ -484,9 +497,9 @@ impl<'a> Generator<'a> {
             // controller-gen serves the status subresource only when the kind asks for it.
             if !markers
                 .iter()
-                .any(|m| m == "+kubebuilder:subresource:status")
+                .any(|m| m.strip_prefix('+') == Some(names::KUBEBUILDER_SUBRESOURCE_STATUS))
             {
-                markers.push("+opgen:status:nosubresource".to_owned());
+                markers.push(format!("+{}", names::OPGEN_STATUS_NOSUBRESOURCE));
             }
             let target = deref(&f.ty);
             match self.local_key(p, target) {
@@ -510,12 +523,14 @@ impl<'a> Generator<'a> {
                 ),
             }
             for m in &f.markers {
-                match marker_name(&m.text) {
-                    "kubebuilder:default" | "default" => {
+                match typed(m) {
+                    Some(Typed::Schema(
+                        SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_),
+                    )) => {
                         let value = m.text.split_once('=').map_or("", |(_, v)| v);
-                        markers.push(format!("+opgen:status:default={value}"));
+                        markers.push(format!("+{}={value}", names::OPGEN_STATUS_DEFAULT));
                     }
-                    "optional" | "kubebuilder:validation:Optional" | "k8s:optional" => {}
+                    Some(Typed::Schema(SchemaMarker::Optional)) => {}
                     _ => self.warn(
                         &m.pos,
                         format!(
@@ -532,15 +547,13 @@ impl<'a> Generator<'a> {
                 // The Spec field's markers describe `spec`: on the spec struct, where a type
                 // marker does the same (required-ness is kube-derive's: spec is required).
                 for m in &f.markers {
-                    let name = marker_name(&m.text);
                     if matches!(
-                        name,
-                        "optional"
-                            | "required"
-                            | "kubebuilder:validation:Optional"
-                            | "kubebuilder:validation:Required"
-                            | "k8s:optional"
-                            | "k8s:required"
+                        typed(m),
+                        Some(Typed::Schema(
+                            SchemaMarker::Optional
+                                | SchemaMarker::Required
+                                | SchemaMarker::K8sRequired
+                        ))
                     ) {
                         continue;
                     }
@@ -1944,14 +1957,20 @@ fn format_marker(e: &GoExpr, markers: &[GoMarker]) -> Option<String> {
         "uint32" => "int32",
         _ => return None,
     };
-    let marker = if items {
-        "kubebuilder:validation:items:Format"
-    } else {
-        "kubebuilder:validation:Format"
-    };
-    if markers.iter().any(|m| marker_name(&m.text) == marker) {
+    let formatted = markers.iter().any(|m| {
+        matches!(
+            typed::parse(MarkerCatalog::get(), &m.text),
+            Some((def, Typed::Schema(SchemaMarker::Format(_)))) if def.items == items
+        )
+    });
+    if formatted {
         return None;
     }
+    let marker = if items {
+        names::KUBEBUILDER_VALIDATION_ITEMS_FORMAT
+    } else {
+        names::KUBEBUILDER_VALIDATION_FORMAT
+    };
     Some(format!("+{marker}={format}"))
 }
 
@@ -1970,22 +1989,7 @@ fn derives(custom_resource: bool, default: bool) -> String {
 
 /// Whether a Go field is optional in controller-gen's schema (its markers, then `omitempty`).
 fn field_optional(f: &GoField) -> bool {
-    let has = |names: &[&str]| {
-        f.markers
-            .iter()
-            .any(|m| names.contains(&marker_name(&m.text)))
-    };
-    let required = has(&[
-        "required",
-        "kubebuilder:validation:Required",
-        "k8s:required",
-    ]);
-    let optional = has(&[
-        "optional",
-        "kubebuilder:validation:Optional",
-        "k8s:optional",
-    ]);
-    !required && (optional || json_options(f).1.omitempty())
+    !marked_required(&f.markers) && (marked_optional(&f.markers) || json_options(f).1.omitempty())
 }
 
 /// The clippy doc lints a Go doc line trips: Markdown lists Go writes without Rust's

@@ -12,6 +12,7 @@
 //! int-or-string, `oneOf`, `allOf`, `not`, ...) is left out with a warning naming its path.
 
 use super::crd::k8s::K8sTypes;
+use crate::markers::typed::names;
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -238,7 +239,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
     // The kind: markers and #[kube] on the spec struct.
     let mut kind_markers = Vec::new();
     if required.contains(&"metadata") {
-        kind_markers.push("+opgen:metadata:required".to_owned());
+        kind_markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
     }
     let subresources = version
         .get("subresources")
@@ -246,14 +247,15 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
         .unwrap_or(&empty);
     let status_subresource = subresources.contains_key("status");
     if status_subresource && !has_status {
-        kind_markers.push("+kubebuilder:subresource:status".to_owned());
+        kind_markers.push(format!("+{}", names::KUBEBUILDER_SUBRESOURCE_STATUS));
     }
     if has_status && !status_subresource {
-        kind_markers.push("+opgen:status:nosubresource".to_owned());
+        kind_markers.push(format!("+{}", names::OPGEN_STATUS_NOSUBRESOURCE));
     }
     if let Some(scale) = subresources.get("scale") {
         let mut m = format!(
-            "+kubebuilder:subresource:scale:specpath={},statuspath={}",
+            "+{}:specpath={},statuspath={}",
+            names::KUBEBUILDER_SUBRESOURCE_SCALE,
             marker_string(scale["specReplicasPath"].as_str().unwrap_or_default()),
             marker_string(scale["statusReplicasPath"].as_str().unwrap_or_default()),
         );
@@ -270,7 +272,8 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
     {
         let s = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or_default();
         let mut m = format!(
-            "+kubebuilder:printcolumn:name={},type={},JSONPath={}",
+            "+{}:name={},type={},JSONPath={}",
+            names::KUBEBUILDER_PRINTCOLUMN,
             marker_string(s("name")),
             marker_string(s("type")),
             marker_string(s("jsonPath"))
@@ -366,7 +369,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             ));
         }
     } else {
-        let markers = r.cel_rules(root_rules, "", "+opgen:root:XValidation");
+        let markers = r.cel_rules(root_rules, "", names::OPGEN_ROOT_X_VALIDATION);
         kind_markers.extend(markers);
     }
     kube.push("schema = \"disabled\"".to_owned());
@@ -410,7 +413,7 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
     let status_node = props.get("status").and_then(Value::as_object).map(|s| {
         let mut s = s.clone();
         if let Some(d) = s.remove("default") {
-            kind_markers.push(format!("+opgen:status:default={d}"));
+            kind_markers.push(format!("+{}={d}", names::OPGEN_STATUS_DEFAULT));
         }
         s
     });
@@ -539,7 +542,7 @@ impl Renderer<'_> {
         markers.extend(
             self.constraints(&mut rest, ".spec")
                 .into_iter()
-                .map(|m| m.replacen("+mapType=", "+structType=", 1)),
+                .map(|m| struct_type_for_map_type(&m)),
         );
         self.leftovers(&rest, ".spec");
         let mut item = String::new();
@@ -813,7 +816,7 @@ impl Renderer<'_> {
                     let markers: Vec<String> = self
                         .constraints(&mut rest, path)
                         .into_iter()
-                        .map(|m| m.replacen("+mapType=", "+structType=", 1))
+                        .map(|m| struct_type_for_map_type(&m))
                         .collect();
                     self.leftovers(&rest, path);
                     let mut item = String::new();
@@ -1025,9 +1028,9 @@ impl Renderer<'_> {
                 "a list item or map value without a Rust type is imported as any JSON (preserving unknown fields)".into(),
             );
         } else {
-            markers.push("+kubebuilder:validation:Schemaless".to_owned());
+            markers.push(format!("+{}", names::KUBEBUILDER_VALIDATION_SCHEMALESS));
             if let Some(t) = &node_type {
-                markers.push(format!("+kubebuilder:validation:Type={t}"));
+                markers.push(format!("+{}={t}", names::KUBEBUILDER_VALIDATION_TYPE));
             }
         }
         markers.extend(self.constraints(&mut rest, path));
@@ -1067,10 +1070,14 @@ impl Renderer<'_> {
         let type_markers: Vec<String> = markers
             .into_iter()
             .filter(|m| {
-                let field_only = m.starts_with("+nullable")
-                    || m.contains("default=")
-                    || m.starts_with("+kubebuilder:example")
-                    || m.starts_with("+kubebuilder:validation:Schemaless");
+                let field_only = [
+                    names::NULLABLE,
+                    names::KUBEBUILDER_EXAMPLE,
+                    names::KUBEBUILDER_VALIDATION_SCHEMALESS,
+                ]
+                .iter()
+                .any(|name| m.strip_prefix('+').is_some_and(|t| t.starts_with(name)))
+                    || m.contains("default=");
                 if field_only {
                     self.warn(
                         path,
@@ -1120,7 +1127,7 @@ impl Renderer<'_> {
                     self.warn(path, format!("the CEL rule key `{key}` is not imported"));
                 }
             }
-            out.push(format!("{marker}:{}", args.join(",")));
+            out.push(format!("+{marker}:{}", args.join(",")));
         }
         out
     }
@@ -1128,89 +1135,138 @@ impl Renderer<'_> {
     /// The markers of the validation keys of `rest` (taken out of it).
     fn constraints(&mut self, rest: &mut Map<String, Value>, path: &str) -> Vec<String> {
         let mut m = Vec::new();
-        let v = "+kubebuilder:validation:";
         for (key, name) in [
-            ("maximum", "Maximum"),
-            ("minimum", "Minimum"),
-            ("multipleOf", "MultipleOf"),
-            ("maxLength", "MaxLength"),
-            ("minLength", "MinLength"),
-            ("maxItems", "MaxItems"),
-            ("minItems", "MinItems"),
-            ("maxProperties", "MaxProperties"),
-            ("minProperties", "MinProperties"),
+            ("maximum", names::KUBEBUILDER_VALIDATION_MAXIMUM),
+            ("minimum", names::KUBEBUILDER_VALIDATION_MINIMUM),
+            ("multipleOf", names::KUBEBUILDER_VALIDATION_MULTIPLE_OF),
+            ("maxLength", names::KUBEBUILDER_VALIDATION_MAX_LENGTH),
+            ("minLength", names::KUBEBUILDER_VALIDATION_MIN_LENGTH),
+            ("maxItems", names::KUBEBUILDER_VALIDATION_MAX_ITEMS),
+            ("minItems", names::KUBEBUILDER_VALIDATION_MIN_ITEMS),
+            (
+                "maxProperties",
+                names::KUBEBUILDER_VALIDATION_MAX_PROPERTIES,
+            ),
+            (
+                "minProperties",
+                names::KUBEBUILDER_VALIDATION_MIN_PROPERTIES,
+            ),
         ] {
             if let Some(n) = rest.remove(key) {
-                m.push(format!("{v}{name}={n}"));
+                m.push(format!("+{name}={n}"));
             }
         }
         for (key, name) in [
-            ("exclusiveMaximum", "ExclusiveMaximum"),
-            ("exclusiveMinimum", "ExclusiveMinimum"),
-            ("uniqueItems", "UniqueItems"),
+            (
+                "exclusiveMaximum",
+                names::KUBEBUILDER_VALIDATION_EXCLUSIVE_MAXIMUM,
+            ),
+            (
+                "exclusiveMinimum",
+                names::KUBEBUILDER_VALIDATION_EXCLUSIVE_MINIMUM,
+            ),
+            ("uniqueItems", names::KUBEBUILDER_VALIDATION_UNIQUE_ITEMS),
         ] {
             if rest.remove(key) == Some(Value::Bool(true)) {
-                m.push(format!("{v}{name}=true"));
+                m.push(format!("+{name}=true"));
             }
         }
         if let Some(p) = rest.remove("pattern") {
             m.push(format!(
-                "{v}Pattern={}",
+                "+{}={}",
+                names::KUBEBUILDER_VALIDATION_PATTERN,
                 marker_string(p.as_str().unwrap_or_default())
             ));
         }
         if let Some(f) = rest.remove("format") {
             let f = f.as_str().unwrap_or_default();
-            m.push(format!("{v}Format={}", marker_string_or_empty(f)));
+            m.push(format!(
+                "+{}={}",
+                names::KUBEBUILDER_VALIDATION_FORMAT,
+                marker_string_or_empty(f)
+            ));
         }
         if let Some(Value::Array(values)) = rest.remove("enum") {
             let items: Vec<String> = values.iter().map(marker_any).collect();
-            m.push(format!("{v}Enum={}", items.join(";")));
+            m.push(format!(
+                "+{}={}",
+                names::KUBEBUILDER_VALIDATION_ENUM,
+                items.join(";")
+            ));
         }
-        if rest.remove("x-kubernetes-int-or-string") == Some(Value::Bool(true)) {
-            m.push(format!("{v}XIntOrString"));
-        }
-        if rest.remove("x-kubernetes-embedded-resource") == Some(Value::Bool(true)) {
-            m.push(format!("{v}XEmbeddedResource"));
-        }
-        if rest.remove("x-kubernetes-preserve-unknown-fields") == Some(Value::Bool(true)) {
-            m.push("+kubebuilder:pruning:PreserveUnknownFields".to_owned());
+        for (key, name) in [
+            (
+                "x-kubernetes-int-or-string",
+                names::KUBEBUILDER_VALIDATION_X_INT_OR_STRING,
+            ),
+            (
+                "x-kubernetes-embedded-resource",
+                names::KUBEBUILDER_VALIDATION_X_EMBEDDED_RESOURCE,
+            ),
+            (
+                "x-kubernetes-preserve-unknown-fields",
+                names::KUBEBUILDER_PRUNING_PRESERVE_UNKNOWN_FIELDS,
+            ),
+        ] {
+            if rest.remove(key) == Some(Value::Bool(true)) {
+                m.push(format!("+{name}"));
+            }
         }
         if let Some(t) = rest.remove("x-kubernetes-list-type") {
-            m.push(format!("+listType={}", t.as_str().unwrap_or_default()));
+            m.push(format!(
+                "+{}={}",
+                names::LIST_TYPE,
+                t.as_str().unwrap_or_default()
+            ));
         }
         if let Some(Value::Array(keys)) = rest.remove("x-kubernetes-list-map-keys") {
             for k in keys {
-                m.push(format!("+listMapKey={}", k.as_str().unwrap_or_default()));
+                m.push(format!(
+                    "+{}={}",
+                    names::LIST_MAP_KEY,
+                    k.as_str().unwrap_or_default()
+                ));
             }
         }
         if let Some(t) = rest.remove("x-kubernetes-map-type") {
-            m.push(format!("+mapType={}", t.as_str().unwrap_or_default()));
+            m.push(format!(
+                "+{}={}",
+                names::MAP_TYPE,
+                t.as_str().unwrap_or_default()
+            ));
         }
         if let Some(Value::Array(rules)) = rest.remove("x-kubernetes-validations") {
-            m.extend(self.cel_rules(&rules, path, &format!("{v}XValidation")));
+            m.extend(self.cel_rules(&rules, path, names::KUBEBUILDER_VALIDATION_X_VALIDATION));
         }
         if rest.remove("nullable") == Some(Value::Bool(true)) {
-            m.push("+nullable".to_owned());
+            m.push(format!("+{}", names::NULLABLE));
         }
         if let Some(d) = rest.remove("default") {
             m.push(match &d {
-                Value::Array(_) | Value::Object(_) | Value::Null => format!("+default={d}"),
-                other => format!("+kubebuilder:default={}", marker_any(other)),
+                Value::Array(_) | Value::Object(_) | Value::Null => {
+                    format!("+{}={d}", names::DEFAULT)
+                }
+                other => format!("+{}={}", names::KUBEBUILDER_DEFAULT, marker_any(other)),
             });
         }
         if let Some(t) = rest.remove("title") {
             m.push(format!(
-                "+kubebuilder:title={}",
+                "+{}={}",
+                names::KUBEBUILDER_TITLE,
                 serde_json::to_string(t.as_str().unwrap_or_default()).expect("a string serializes")
             ));
         }
         if let Some(e) = rest.remove("example") {
-            m.push(format!("+kubebuilder:example={}", marker_any(&e)));
+            m.push(format!(
+                "+{}={}",
+                names::KUBEBUILDER_EXAMPLE,
+                marker_any(&e)
+            ));
         }
         if let Some(Value::Object(docs)) = rest.remove("externalDocs") {
             let mut s = format!(
-                "+kubebuilder:externalDocs:url={}",
+                "+{}:url={}",
+                names::KUBEBUILDER_EXTERNAL_DOCS,
                 marker_string(docs.get("url").and_then(Value::as_str).unwrap_or_default())
             );
             if let Some(d) = docs.get("description").and_then(Value::as_str) {
@@ -1333,8 +1389,6 @@ fn marker_string(s: &str) -> String {
     }
 }
 
-/// A marker argument always quoted (CEL rules and messages read better so): in backquotes
-/// unless it holds one or a line break.
 /// How deep generic arguments nest in a Rust type: 3 in `A<B<C<D>>>`.
 fn generic_depth(ty: &str) -> usize {
     let mut depth: usize = 0;
@@ -1352,12 +1406,21 @@ fn generic_depth(ty: &str) -> usize {
     deepest
 }
 
+/// A marker argument always quoted (CEL rules and messages read better so): in backquotes
+/// unless it holds one or a line break.
 fn quoted_string(s: &str) -> String {
     if s.contains(['`', '\n', '\r']) {
         serde_json::to_string(s).expect("a string serializes")
     } else {
         format!("`{s}`")
     }
+}
+
+/// A struct's `+mapType=` marker as `+structType=`, which is what a struct's says.
+fn struct_type_for_map_type(m: &str) -> String {
+    let map_type = format!("+{}=", names::MAP_TYPE);
+    let struct_type = format!("+{}=", names::STRUCT_TYPE);
+    m.replacen(&map_type, &struct_type, 1)
 }
 
 fn marker_string_or_empty(s: &str) -> String {

@@ -3,9 +3,20 @@
 //! The grammar checks a marker against the catalog; [`Typed::from_parsed`] then turns its
 //! arguments into these types once, so generators match on variants, not on names.
 
-use super::grammar::{ParsedArgs, Value};
+use super::catalog::{MarkerCatalog, MarkerDef};
+use super::grammar::{self, ParsedArgs, Value};
 
 include!(concat!(env!("OUT_DIR"), "/typed_markers.rs"));
+
+/// A marker's text (from its `+`) as its catalog entry and typed form; `None` when the grammar
+/// refuses it (attaching markers to Rust sources reports why; this is for other sources).
+pub fn parse<'c>(catalog: &'c MarkerCatalog, text: &str) -> Option<(&'c MarkerDef, Typed)> {
+    let (def, args) = grammar::parse(catalog, text).ok()?;
+    if def.ignored {
+        return Some((def, Typed::Ignored));
+    }
+    Some((def, Typed::from_parsed(&def.name, &args).ok()?))
+}
 
 impl Typed {
     /// Whether this marker replaces the schema a field's or type's Rust type would give (on

@@ -2,7 +2,7 @@
 //! the order among the markers of one node is the catalog's `priority`.
 
 use crate::markers::Value as MarkerValue;
-use crate::markers::typed::{SchemaMarker, XValidation};
+use crate::markers::typed::{ExternalDocs, SchemaMarker, XValidation};
 use serde_json::{Map, Value, json};
 
 fn int_or_string(schema: &Map<String, Value>) -> bool {
@@ -48,86 +48,43 @@ impl SchemaMarker {
         node_type: Option<&str>,
         spelled: &str,
     ) -> Result<(), String> {
-        let need = |ok: bool, what: &str| -> Result<(), String> {
-            if ok {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{spelled}` applies to {what}, but this is {}",
-                    node_type.map_or_else(
-                        || "a value without a type".to_owned(),
-                        |t| format!("of type {t}")
-                    )
-                ))
-            }
+        let node = Node {
+            ty: node_type,
+            int_or_string: int_or_string(schema),
+            spelled,
         };
-        let numeric = matches!(node_type, Some("integer" | "number"));
-        let stringy = node_type == Some("string") || int_or_string(schema);
-        let is_array = node_type == Some("array");
+        let mut set = |key: &str, value: Value| {
+            schema.insert(key.into(), value);
+        };
+        let node_type = node.ty;
         match self {
-            Self::Maximum(v) | Self::Minimum(v) | Self::MultipleOf(v) => {
-                need(numeric, "numbers")?;
-                if node_type == Some("integer") && v.fract() != 0.0 {
-                    return Err(format!(
-                        "`{spelled}` on an integer must be a whole number, not {v}"
-                    ));
-                }
-                let key = match self {
-                    Self::Maximum(_) => "maximum",
-                    Self::Minimum(_) => "minimum",
-                    _ => "multipleOf",
-                };
-                schema.insert(key.into(), number_json(*v));
-            }
-            Self::ExclusiveMaximum(exclusive) | Self::ExclusiveMinimum(exclusive) => {
-                need(numeric, "numbers")?;
-                let key = match self {
-                    Self::ExclusiveMaximum(_) => "exclusiveMaximum",
-                    _ => "exclusiveMinimum",
-                };
-                if *exclusive {
-                    schema.insert(key.into(), json!(true));
-                }
-            }
-            Self::MaxLength(n) | Self::MinLength(n) => {
-                need(stringy, "strings")?;
-                let key = match self {
-                    Self::MaxLength(_) => "maxLength",
-                    _ => "minLength",
-                };
-                schema.insert(key.into(), json!(n));
-            }
+            Self::Maximum(v) => set("maximum", node.number(*v)?),
+            Self::Minimum(v) => set("minimum", node.number(*v)?),
+            Self::MultipleOf(v) => set("multipleOf", node.number(*v)?),
+            Self::ExclusiveMaximum(on) => node.flag(Applies::Numbers, *on, || {
+                set("exclusiveMaximum", json!(true));
+            })?,
+            Self::ExclusiveMinimum(on) => node.flag(Applies::Numbers, *on, || {
+                set("exclusiveMinimum", json!(true));
+            })?,
+            Self::MaxLength(n) => set("maxLength", node.count(Applies::Strings, *n)?),
+            Self::MinLength(n) => set("minLength", node.count(Applies::Strings, *n)?),
+            Self::MaxItems(n) => set("maxItems", node.count(Applies::Lists, *n)?),
+            Self::MinItems(n) => set("minItems", node.count(Applies::Lists, *n)?),
+            Self::UniqueItems(on) => node.flag(Applies::Lists, *on, || {
+                set("uniqueItems", json!(true));
+            })?,
+            Self::MaxProperties(n) => set("maxProperties", node.count(Applies::Objects, *n)?),
+            Self::MinProperties(n) => set("minProperties", node.count(Applies::Objects, *n)?),
             Self::Pattern(pattern) => {
-                need(stringy, "strings")?;
+                node.need(Applies::Strings)?;
                 // The API server compiles it with Go's regexp and refuses the CRD if that fails.
                 if let Err(e) = super::values::go_regex(pattern) {
                     return Err(format!(
                         "the pattern `{pattern}` is not a valid Go (RE2) regular expression: {e}"
                     ));
                 }
-                schema.insert("pattern".into(), json!(pattern));
-            }
-            Self::MaxItems(n) | Self::MinItems(n) => {
-                need(is_array, "lists")?;
-                let key = match self {
-                    Self::MaxItems(_) => "maxItems",
-                    _ => "minItems",
-                };
-                schema.insert(key.into(), json!(n));
-            }
-            Self::UniqueItems(unique) => {
-                need(is_array, "lists")?;
-                if *unique {
-                    schema.insert("uniqueItems".into(), json!(true));
-                }
-            }
-            Self::MaxProperties(n) | Self::MinProperties(n) => {
-                need(node_type == Some("object"), "maps and objects")?;
-                let key = match self {
-                    Self::MaxProperties(_) => "maxProperties",
-                    _ => "minProperties",
-                };
-                schema.insert(key.into(), json!(n));
+                set("pattern", json!(pattern));
             }
             Self::Enum(values) => {
                 schema.insert(
@@ -169,7 +126,7 @@ impl SchemaMarker {
             }
             Self::Default(v) | Self::KubebuilderDefault(v) => {
                 let mut v = v.to_json();
-                if is_array && v == json!({}) {
+                if node_type == Some("array") && v == json!({}) {
                     v = json!([]);
                 }
                 schema.insert("default".into(), v);
@@ -177,93 +134,30 @@ impl SchemaMarker {
             Self::Example(v) => {
                 schema.insert("example".into(), v.to_json());
             }
-            Self::Title(MarkerValue::String(title)) => {
-                schema.insert("title".into(), json!(title));
-            }
-            Self::Title(other) => {
-                let got = match other.to_json() {
-                    Value::Number(n) if n.is_i64() || n.is_u64() => "int",
-                    Value::Number(_) => "float",
-                    Value::Bool(_) => "bool",
-                    Value::Array(_) => "a list",
-                    Value::Object(_) => "a map",
-                    _ => "nothing",
-                };
-                return Err(format!(
-                    "`{spelled}` expects a string, got {got}; quote it, e.g. +kubebuilder:title=\"...\""
-                ));
+            Self::Title(title) => {
+                schema.insert("title".into(), json!(title_text(title, spelled)?));
             }
             Self::ExternalDocs(docs) => {
-                let url = &docs.url;
-                if !(url.contains("://") || url.starts_with('/')) {
-                    return Err(format!(
-                        "externalDocs url {url:?} must be an absolute URL or path"
-                    ));
-                }
-                let mut out = Map::new();
-                if let Some(d) = &docs.description {
-                    out.insert("description".into(), json!(d));
-                }
-                out.insert("url".into(), json!(url));
-                schema.insert("externalDocs".into(), Value::Object(out));
+                schema.insert("externalDocs".into(), external_docs(docs)?);
             }
             Self::ListType(ty) => {
-                need(is_array, "lists")?;
+                node.need(Applies::Lists)?;
                 schema.insert("x-kubernetes-list-type".into(), json!(ty.as_str()));
             }
             Self::ListMapKey(key) => {
-                need(is_array, "lists")?;
+                node.need(Applies::Lists)?;
                 if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
                     return Err(format!("`{spelled}` needs +listType=map on the same list"));
                 }
-                match schema
-                    .entry("x-kubernetes-list-map-keys")
-                    .or_insert_with(|| json!([]))
-                {
-                    Value::Array(keys) => keys.push(json!(key)),
-                    _ => unreachable!("list-map-keys is always an array"),
-                }
+                push_to(schema, "x-kubernetes-list-map-keys", json!(key));
             }
             Self::MapType(ty) | Self::StructType(ty) => {
-                need(
-                    matches!(node_type, Some("object") | None),
-                    "maps and objects",
-                )?;
+                node.need(Applies::ObjectsOrUntyped)?;
                 schema.insert("x-kubernetes-map-type".into(), json!(ty.as_str()));
             }
             Self::AtMostOneOf(fields) | Self::ExactlyOneOf(fields) | Self::AtLeastOneOf(fields) => {
-                need(node_type == Some("object"), "objects")?;
-                let nested: Vec<&str> = fields
-                    .iter()
-                    .filter(|f| f.contains('.'))
-                    .map(String::as_str)
-                    .collect();
-                if !nested.is_empty() {
-                    return Err(format!(
-                        "{spelled}: cannot reference nested fields: {}",
-                        nested.join(",")
-                    ));
-                }
-                let joined = fields.join(" ");
-                let (rule, message) = match self {
-                    Self::AtMostOneOf(_) => (
-                        format!("{} <= 1", count_expr(fields)),
-                        format!("at most one of the fields in [{joined}] may be set"),
-                    ),
-                    Self::ExactlyOneOf(_) => (
-                        format!("{} == 1", count_expr(fields)),
-                        format!("exactly one of the fields in [{joined}] must be set"),
-                    ),
-                    _ => (
-                        fields
-                            .iter()
-                            .map(|f| format!("has(self.{f})"))
-                            .collect::<Vec<_>>()
-                            .join("||"),
-                        format!("at least one of the fields in [{joined}] must be set"),
-                    ),
-                };
-                push_rule(schema, json!({"message": message, "rule": rule}));
+                node.need(Applies::Structs)?;
+                push_rule(schema, self.one_of_rule(fields, spelled)?);
             }
             Self::K8sEnum => match schema.get_mut("enum") {
                 Some(Value::Array(values)) => {
@@ -294,6 +188,153 @@ impl SchemaMarker {
         }
         Ok(())
     }
+}
+
+/// The schema nodes a marker applies to.
+#[derive(Clone, Copy)]
+enum Applies {
+    Numbers,
+    Strings,
+    Lists,
+    /// Maps and structs: `type: object`.
+    Objects,
+    /// Structs, whose fields a rule names; the same check as `Objects`.
+    Structs,
+    /// Maps, structs and nodes whose type another marker gives (`x-kubernetes-map-type`).
+    ObjectsOrUntyped,
+}
+
+/// The node a marker stands on, as far as checking the marker goes.
+struct Node<'a> {
+    /// Its schema type, if it has one.
+    ty: Option<&'a str>,
+    /// `x-kubernetes-int-or-string`: string markers apply too.
+    int_or_string: bool,
+    /// The marker's name as written, for errors.
+    spelled: &'a str,
+}
+
+impl Node<'_> {
+    fn need(&self, applies: Applies) -> Result<(), String> {
+        let (ok, what) = match applies {
+            Applies::Numbers => (matches!(self.ty, Some("integer" | "number")), "numbers"),
+            Applies::Strings => (self.ty == Some("string") || self.int_or_string, "strings"),
+            Applies::Lists => (self.ty == Some("array"), "lists"),
+            Applies::Objects => (self.ty == Some("object"), "maps and objects"),
+            Applies::Structs => (self.ty == Some("object"), "objects"),
+            Applies::ObjectsOrUntyped => {
+                (matches!(self.ty, Some("object") | None), "maps and objects")
+            }
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(format!(
+            "`{}` applies to {what}, but this is {}",
+            self.spelled,
+            self.ty.map_or_else(
+                || "a value without a type".to_owned(),
+                |t| format!("of type {t}")
+            )
+        ))
+    }
+
+    /// A numeric bound's value; on an integer it must be a whole number.
+    fn number(&self, v: f64) -> Result<Value, String> {
+        self.need(Applies::Numbers)?;
+        if self.ty == Some("integer") && v.fract() != 0.0 {
+            return Err(format!(
+                "`{}` on an integer must be a whole number, not {v}",
+                self.spelled
+            ));
+        }
+        Ok(number_json(v))
+    }
+
+    /// A length, item or property count.
+    fn count(&self, applies: Applies, n: i64) -> Result<Value, String> {
+        self.need(applies)?;
+        Ok(json!(n))
+    }
+
+    /// A flag marker (`ExclusiveMaximum=true`), which only says something when set.
+    fn flag(&self, applies: Applies, on: bool, set: impl FnOnce()) -> Result<(), String> {
+        self.need(applies)?;
+        if on {
+            set();
+        }
+        Ok(())
+    }
+}
+
+impl SchemaMarker {
+    /// The CEL rule of `AtMostOneOf`, `ExactlyOneOf` or `AtLeastOneOf` over `fields`.
+    fn one_of_rule(&self, fields: &[String], spelled: &str) -> Result<Value, String> {
+        let nested: Vec<&str> = fields
+            .iter()
+            .filter(|f| f.contains('.'))
+            .map(String::as_str)
+            .collect();
+        if !nested.is_empty() {
+            return Err(format!(
+                "{spelled}: cannot reference nested fields: {}",
+                nested.join(",")
+            ));
+        }
+        let joined = fields.join(" ");
+        let (rule, message) = match self {
+            Self::AtMostOneOf(_) => (
+                format!("{} <= 1", count_expr(fields)),
+                format!("at most one of the fields in [{joined}] may be set"),
+            ),
+            Self::ExactlyOneOf(_) => (
+                format!("{} == 1", count_expr(fields)),
+                format!("exactly one of the fields in [{joined}] must be set"),
+            ),
+            _ => (
+                fields
+                    .iter()
+                    .map(|f| format!("has(self.{f})"))
+                    .collect::<Vec<_>>()
+                    .join("||"),
+                format!("at least one of the fields in [{joined}] must be set"),
+            ),
+        };
+        Ok(json!({"message": message, "rule": rule}))
+    }
+}
+
+/// A title must be a string: the `any` value of `+kubebuilder:title` guesses a type.
+fn title_text<'v>(title: &'v MarkerValue, spelled: &str) -> Result<&'v str, String> {
+    if let MarkerValue::String(title) = title {
+        return Ok(title);
+    }
+    let got = match title.to_json() {
+        Value::Number(n) if n.is_i64() || n.is_u64() => "int",
+        Value::Number(_) => "float",
+        Value::Bool(_) => "bool",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+        _ => "nothing",
+    };
+    Err(format!(
+        "`{spelled}` expects a string, got {got}; quote it, e.g. +kubebuilder:title=\"...\""
+    ))
+}
+
+fn external_docs(docs: &ExternalDocs) -> Result<Value, String> {
+    let url = &docs.url;
+    if !(url.contains("://") || url.starts_with('/')) {
+        return Err(format!(
+            "externalDocs url {url:?} must be an absolute URL or path"
+        ));
+    }
+    let mut out = Map::new();
+    if let Some(d) = &docs.description {
+        out.insert("description".into(), json!(d));
+    }
+    out.insert("url".into(), json!(url));
+    Ok(Value::Object(out))
 }
 
 fn count_expr(fields: &[String]) -> String {
@@ -363,11 +404,13 @@ pub fn unsatisfiable_bounds(
 }
 
 pub fn push_rule(schema: &mut Map<String, Value>, rule: Value) {
-    match schema
-        .entry("x-kubernetes-validations")
-        .or_insert_with(|| json!([]))
-    {
-        Value::Array(rules) => rules.push(rule),
-        _ => unreachable!("validations are always an array"),
+    push_to(schema, "x-kubernetes-validations", rule);
+}
+
+/// Appends to the list `schema[key]`, which only markers write (and always as a list).
+fn push_to(schema: &mut Map<String, Value>, key: &str, item: Value) {
+    match schema.entry(key).or_insert_with(|| json!([])) {
+        Value::Array(items) => items.push(item),
+        _ => unreachable!("{key} is always a list"),
     }
 }

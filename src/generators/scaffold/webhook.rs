@@ -6,6 +6,7 @@ use crate::diag::{Error, Result};
 use crate::generators::templates::render;
 use crate::markers::catalog::MarkerCatalog;
 use crate::markers::grammar;
+use crate::markers::typed::names;
 use crate::names::module_name;
 use serde::Serialize;
 
@@ -41,7 +42,8 @@ impl WebhookContext {
         let (version, kind) = (&resource.version, &resource.kind_lower);
         let marker = |verb: &str, mutating: bool, path: &str| {
             format!(
-                "+kubebuilder:webhook:path={path},mutating={mutating},failurePolicy=fail,sideEffects=None,groups={},resources={},verbs=create;update,versions={version},name={}{kind}-{version}.kb.io,admissionReviewVersions=v1",
+                "+{}:path={path},mutating={mutating},failurePolicy=fail,sideEffects=None,groups={},resources={},verbs=create;update,versions={version},name={}{kind}-{version}.kb.io,admissionReviewVersions=v1",
+                names::KUBEBUILDER_WEBHOOK,
                 resource.api_group,
                 resource.plural,
                 &verb[..1]
