@@ -3,16 +3,17 @@
 pub mod cel;
 pub mod k8s;
 mod markers;
+mod resource;
 pub mod schema;
 pub mod structural;
 pub mod values;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
-use crate::markers::typed::{self, ResourceMarker, Typed};
 use crate::model::{Kind, KindVersion, Model};
 use crate::pluralize;
 use k8s::K8sTypes;
+use resource::ResourceMarkers;
 use schema::SchemaBuilder;
 use serde_json::{Map, Value, json};
 
@@ -49,27 +50,6 @@ pub struct CrdGenerator<'m, 'a> {
     options: CrdOptions,
 }
 
-/// A kind's resource-level markers, with the marker each came from.
-fn resource_markers(ms: &[Marker]) -> impl Iterator<Item = (&Marker, &ResourceMarker)> {
-    ms.iter().filter_map(|m| match &m.typed {
-        Typed::Resource(r) => Some((m, r)),
-        _ => None,
-    })
-}
-
-/// Whether one of `ms` is the flag `flag` (`ResourceMarker::SkipVersion`, ...).
-fn has_flag(ms: &[Marker], flag: &ResourceMarker) -> bool {
-    resource_markers(ms).any(|(_, r)| r == flag)
-}
-
-/// The kind's `+kubebuilder:resource`.
-fn resource_marker(ms: &[Marker]) -> Option<(&Marker, &typed::Resource)> {
-    resource_markers(ms).find_map(|(m, r)| match r {
-        ResourceMarker::Resource(res) => Some((m, res)),
-        _ => None,
-    })
-}
-
 impl<'m, 'a> CrdGenerator<'m, 'a> {
     pub fn new(model: &'m Model<'a>, k8s: &'m K8sTypes, options: CrdOptions) -> Self {
         CrdGenerator {
@@ -102,7 +82,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let versions: Vec<&KindVersion> = kind
             .versions
             .iter()
-            .filter(|v| !has_flag(&v.markers, &ResourceMarker::SkipVersion))
+            .filter(|v| !ResourceMarkers::of(&v.markers).skip_version)
             .collect();
         let Some(first) = versions.first() else {
             let v = &kind.versions[0];
@@ -198,10 +178,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             for (k, val) in &v.attrs.labels {
                 labels.insert(k.clone(), json!(val));
             }
-            for (m, metadata) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
-                ResourceMarker::Metadata(metadata) => Some((m, metadata)),
-                _ => None,
-            }) {
+            for (m, metadata) in ResourceMarkers::of(&v.markers).metadata {
                 for (list, items, target) in [
                     ("annotations", &metadata.annotations, &mut annotations),
                     ("labels", &metadata.labels, &mut labels),
@@ -271,7 +248,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
     }
 
     fn names(&self, kind: &Kind, v: &KindVersion, diags: &mut Diagnostics) -> Names {
-        let res = resource_marker(&v.markers);
+        let res = ResourceMarkers::of(&v.markers).resource;
         let pick = |attr: Option<String>,
                     marker_value: Option<String>,
                     what: &str,
@@ -360,8 +337,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let explicit: Vec<&&KindVersion> = versions
             .iter()
             .filter(|v| {
-                v.attrs.storage == Some(true)
-                    || has_flag(&v.markers, &ResourceMarker::StorageVersion)
+                v.attrs.storage == Some(true) || ResourceMarkers::of(&v.markers).storage_version
             })
             .collect();
         let implicit: Vec<&&KindVersion> = versions
@@ -401,6 +377,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
     }
 
     fn version(&self, v: &KindVersion, storage: bool, diags: &mut Diagnostics) -> Value {
+        let markers = ResourceMarkers::of(&v.markers);
         let mut out = Map::new();
         let mut columns: Vec<Value> = Vec::new();
         for c in &v.attrs.printcolumns {
@@ -420,10 +397,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 diags.push(self.model.diag_at(v.loc, problem));
             }
         }
-        for (m, c) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
-            ResourceMarker::PrintColumn(c) => Some((m, c)),
-            _ => None,
-        }) {
+        for &(m, c) in &markers.print_columns {
             if let Some(problem) =
                 column_problem(&c.name, &c.type_, &c.json_path, c.format.as_deref())
             {
@@ -441,12 +415,11 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if !columns.is_empty() {
             out.insert("additionalPrinterColumns".into(), Value::Array(columns));
         }
-        let deprecated = v.attrs.deprecated.clone().or_else(|| {
-            resource_markers(&v.markers).find_map(|(_, r)| match r {
-                ResourceMarker::DeprecatedVersion(d) => Some(d.warning.clone()),
-                _ => None,
-            })
-        });
+        let deprecated = v
+            .attrs
+            .deprecated
+            .clone()
+            .or_else(|| markers.deprecated.map(|d| d.warning.clone()));
         if let Some(warning) = deprecated {
             out.insert("deprecated".into(), json!(true));
             if let Some(w) = warning {
@@ -465,25 +438,18 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .iter()
             .map(|p| json!({"jsonPath": p}))
             .collect();
-        for (_, r) in resource_markers(&v.markers) {
-            if let ResourceMarker::SelectableField(f) = r {
-                selectable.push(json!({"jsonPath": f.json_path}));
-            }
+        for f in &markers.selectable_fields {
+            selectable.push(json!({"jsonPath": f.json_path}));
         }
         if !selectable.is_empty() {
             out.insert("selectableFields".into(), Value::Array(selectable));
         }
-        let unserved =
-            v.attrs.served == Some(false) || has_flag(&v.markers, &ResourceMarker::UnservedVersion);
+        let unserved = v.attrs.served == Some(false) || markers.unserved_version;
         out.insert("served".into(), json!(!unserved));
         out.insert("storage".into(), json!(storage));
 
         let mut sub = Map::new();
-        let scale_marker = resource_markers(&v.markers).find_map(|(m, r)| match r {
-            ResourceMarker::ScaleSubresource(scale) => Some((m, scale)),
-            _ => None,
-        });
-        let scale = match (&v.attrs.scale, scale_marker) {
+        let scale = match (&v.attrs.scale, markers.scale) {
             (Some(s), Some((m, scale))) => {
                 if (&scale.specpath, &scale.statuspath)
                     != (&s.spec_replicas_path, &s.status_replicas_path)
@@ -521,10 +487,8 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             s.insert("statusReplicasPath".into(), json!(status));
             sub.insert("scale".into(), Value::Object(s));
         }
-        let status_marker = has_flag(&v.markers, &ResourceMarker::StatusSubresource);
-        let plain_status = resource_markers(&v.markers)
-            .find(|(_, r)| **r == ResourceMarker::NoStatusSubresource)
-            .map(|(m, _)| m);
+        let status_marker = markers.status_subresource;
+        let plain_status = markers.no_status_subresource;
         if let Some(m) = plain_status {
             let contradiction = if status_marker {
                 Some(
@@ -553,6 +517,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
     }
 
     fn root_schema(&self, v: &KindVersion, diags: &mut Diagnostics) -> Value {
+        let markers = ResourceMarkers::of(&v.markers);
         let mut builder = SchemaBuilder::new(self.model, self.k8s);
         let spec_def = self.model.type_def(v.spec);
         let mut props = Map::new();
@@ -568,7 +533,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let mut required = Vec::new();
         // controller-gen requires `metadata` when Go's `ObjectMeta` field lacks `omitempty`;
         // kube-derive's root type is not written by hand, so a marker says so.
-        if has_flag(&v.markers, &ResourceMarker::MetadataRequired) {
+        if markers.metadata_required {
             required.push(json!("metadata"));
         }
         let spec_schema = builder.named(v.spec, diags);
@@ -586,10 +551,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if let Some(status) = &v.status {
             let mut s = builder.ty(status, spec_def.loc, diags);
             // Go's `Status` field can carry a default; kube-derive writes that field.
-            if let Some(value) = resource_markers(&v.markers).find_map(|(_, r)| match r {
-                ResourceMarker::StatusDefault(value) => Some(value),
-                _ => None,
-            }) {
+            if let Some(value) = markers.status_default {
                 s.insert("default".into(), value.to_json());
             }
             props.insert("status".into(), Value::Object(s));
@@ -611,10 +573,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             .map(|r| json!({"rule": r}))
             .collect();
         // Go's rules on the kind type itself, in source order after #[kube(validation)]'s.
-        for (m, validation) in resource_markers(&v.markers).filter_map(|(m, r)| match r {
-            ResourceMarker::RootValidation(validation) => Some((m, validation)),
-            _ => None,
-        }) {
+        for &(m, validation) in &markers.root_validations {
             let mut rule = markers::cel_rule(validation);
             if let Value::Object(r) = &mut rule {
                 r.insert(
@@ -961,7 +920,7 @@ pub struct DeclaredNames {
 
 /// What [`DeclaredNames`] says of `v`.
 pub fn declared_names(v: &KindVersion) -> DeclaredNames {
-    let res = resource_marker(&v.markers).map(|(_, r)| r);
+    let res = ResourceMarkers::of(&v.markers).resource.map(|(_, r)| r);
     let list = |attr: &[String], from_marker: Option<&Vec<String>>| -> Vec<String> {
         let mut out: Vec<String> = attr.to_vec();
         for s in from_marker.into_iter().flatten() {
