@@ -153,28 +153,7 @@ struct Renderer<'a> {
 /// project's Kubernetes version) becomes that type.
 pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendered {
     let kind = kv.kind;
-    let known = k8s.map_or_else(Vec::new, |k8s| {
-        K8S_TYPES
-            .iter()
-            .filter_map(|path| {
-                let mut schema = k8s.schema(path)?;
-                let description = schema.remove("description");
-                Some((*path, schema, description))
-            })
-            .collect()
-    });
-    let mut r = Renderer {
-        kind,
-        names: RESERVED.iter().map(|s| (*s).to_owned()).collect(),
-        items: Vec::new(),
-        warnings: Vec::new(),
-        btree_map: false,
-        int_or_string: false,
-        doc_lints: BTreeSet::new(),
-        k8s: known,
-        k8s_imports: BTreeSet::new(),
-        parents: Vec::new(),
-    };
+    let mut r = Renderer::new(kind, k8s);
     let version = kv.version;
     let empty = Map::new();
     let root = version
@@ -210,37 +189,105 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
     // Taken until the status type claims it.
     r.names.insert(status_name.clone());
     let required: Vec<&str> = strings(root.get("required"));
-    for (key, _) in root {
-        if !matches!(
-            key.as_str(),
-            "type" | "properties" | "required" | "description" | "x-kubernetes-validations"
-        ) {
-            r.warn(
-                "",
-                format!("`{key}` at the root of the schema is not imported"),
-            );
-        }
-    }
-    if let Some(m) = props.get("metadata")
-        && m != &serde_json::json!({"type": "object"})
-    {
-        r.warn(
-            ".metadata",
-            "its schema is not imported: opgen writes `metadata: {type: object}`".into(),
-        );
-    }
-    if !no_spec && !required.contains(&"spec") {
-        r.warn(
-            ".spec",
-            "the CRD makes spec optional; kube-derive's root type always requires it".into(),
-        );
-    }
+    r.warn_unimported_root(root, &required, no_spec);
 
     // The kind: markers and #[kube] on the spec struct.
     let mut kind_markers = Vec::new();
     if required.contains(&"metadata") {
         kind_markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
     }
+    kind_markers.extend(subresource_and_column_markers(version, has_status));
+
+    let mut kube = kube_attributes(
+        kv,
+        version_name,
+        no_spec,
+        has_status.then_some(&status_name),
+    );
+    // Root CEL rules: kube-derive's `validation = "..."` when each is a bare rule (what a
+    // kube-derive CRD holds), `+opgen:root:XValidation` markers when any has more (a message,
+    // a reason, ...), as `import go` writes a Go kind type's.
+    let root_rules = root
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let bare = |rule: &Value| {
+        rule.as_object()
+            .is_some_and(|o| o.len() == 1 && o.contains_key("rule"))
+    };
+    if root_rules.iter().all(bare) {
+        for rule in root_rules {
+            kube.push(format!(
+                "validation = {}",
+                rust_str(rule["rule"].as_str().unwrap_or_default())
+            ));
+        }
+    } else {
+        let markers = r.cel_rules(root_rules, "", names::OPGEN_ROOT_X_VALIDATION);
+        kind_markers.extend(markers);
+    }
+    kube.push("schema = \"disabled\"".to_owned());
+    if let Some(doc) = root.get("description").and_then(Value::as_str) {
+        kube.push(format!("doc = {}", rust_str(doc)));
+    }
+
+    // The spec struct, then the status and every nested type.
+    let fields_node;
+    let spec_node = if no_spec {
+        let node = fields_node_of(props, &required);
+        fields_node = node;
+        &fields_node
+    } else {
+        props
+            .get("spec")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty)
+    };
+    // The status's default is the root type's (kube-derive writes the `status` field), spelled
+    // `+opgen:status:default` on the kind as `import go` spells a Go Status field's; on the
+    // status struct it would be a type's default, which `manifests` refuses.
+    let status_node = props.get("status").and_then(Value::as_object).map(|s| {
+        let mut s = s.clone();
+        if let Some(d) = s.remove("default") {
+            kind_markers.push(format!("+{}={d}", names::OPGEN_STATUS_DEFAULT));
+        }
+        s
+    });
+    let spec_item = r.spec_struct(&spec_name, spec_node, kind_markers, &kube);
+    r.items.insert(0, spec_item);
+    if let Some(status) = &status_node {
+        r.names.remove(&status_name);
+        let insert_at = r.items.len();
+        let typed = r.node(status, &status_name, Place::Type, ".status");
+        if typed.ty != status_name {
+            // A status that is not an object with fields: a newtype-free alias would not
+            // satisfy kube's `status = ...`; keep it as a struct-less alias and warn.
+            r.warn(
+                ".status",
+                "the status is not an object with properties; it is imported as an alias".into(),
+            );
+            let mut item = String::new();
+            push_doc(
+                &mut item,
+                "",
+                status.get("description").and_then(Value::as_str),
+            );
+            push_markers(&mut item, "", &typed.markers);
+            let _ = writeln!(item, "pub type {status_name} = {};", typed.ty);
+            r.items.insert(insert_at, item);
+        }
+    }
+
+    Rendered {
+        source: r.source(header, version_name),
+        warnings: r.warnings,
+    }
+}
+
+/// The kind's markers for its subresources and printer columns.
+fn subresource_and_column_markers(version: &Map<String, Value>, has_status: bool) -> Vec<String> {
+    let empty = Map::new();
+    let mut kind_markers = Vec::new();
     let subresources = version
         .get("subresources")
         .and_then(Value::as_object)
@@ -293,7 +340,18 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
         }
         kind_markers.push(m);
     }
+    kind_markers
+}
 
+/// The spec struct's `#[kube(...)]` keys: names, scope, status, metadata, selectable fields,
+/// served/storage/deprecated.
+fn kube_attributes(
+    kv: &KindVersion,
+    version_name: &str,
+    no_spec: bool,
+    status_name: Option<&String>,
+) -> Vec<String> {
+    let (kind, version) = (kv.kind, kv.version);
     let mut kube = vec![
         format!("group = {}", rust_str(kv.group)),
         format!("version = {}", rust_str(version_name)),
@@ -309,8 +367,8 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
     if no_spec {
         kube.push("no_spec".to_owned());
     }
-    if has_status {
-        kube.push(format!("status = {}", rust_str(&status_name)));
+    if let Some(status_name) = status_name {
+        kube.push(format!("status = {}", rust_str(status_name)));
     }
     for s in kv.short_names {
         kube.push(format!("shortname = {}", rust_str(s)));
@@ -350,141 +408,142 @@ pub fn render(kv: &KindVersion, header: &str, k8s: Option<&K8sTypes>) -> Rendere
             None => kube.push("deprecated".to_owned()),
         }
     }
-    // Root CEL rules: kube-derive's `validation = "..."` when each is a bare rule (what a
-    // kube-derive CRD holds), `+opgen:root:XValidation` markers when any has more (a message,
-    // a reason, ...), as `import go` writes a Go kind type's.
-    let root_rules = root
-        .get("x-kubernetes-validations")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let bare = |rule: &Value| {
-        rule.as_object()
-            .is_some_and(|o| o.len() == 1 && o.contains_key("rule"))
-    };
-    if root_rules.iter().all(bare) {
-        for rule in root_rules {
-            kube.push(format!(
-                "validation = {}",
-                rust_str(rule["rule"].as_str().unwrap_or_default())
-            ));
-        }
-    } else {
-        let markers = r.cel_rules(root_rules, "", names::OPGEN_ROOT_X_VALIDATION);
-        kind_markers.extend(markers);
-    }
-    kube.push("schema = \"disabled\"".to_owned());
-    if let Some(doc) = root.get("description").and_then(Value::as_str) {
-        kube.push(format!("doc = {}", rust_str(doc)));
-    }
+    kube
+}
 
-    // The spec struct, then the status and every nested type.
-    let fields_node;
-    let spec_node = if no_spec {
-        let top = |k: &String| matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "status");
-        let fields: Map<String, Value> = props
-            .iter()
-            .filter(|(k, _)| !top(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let required: Vec<Value> = required
-            .iter()
-            .filter(|r| **r != "metadata")
-            .map(|r| Value::String((*r).to_owned()))
-            .collect();
-        let mut node = Map::new();
-        node.insert("type".into(), Value::String("object".into()));
-        if !fields.is_empty() {
-            node.insert("properties".into(), Value::Object(fields));
-        }
-        if !required.is_empty() {
-            node.insert("required".into(), Value::Array(required));
-        }
-        fields_node = node;
-        &fields_node
-    } else {
-        props
-            .get("spec")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty)
-    };
-    // The status's default is the root type's (kube-derive writes the `status` field), spelled
-    // `+opgen:status:default` on the kind as `import go` spells a Go Status field's; on the
-    // status struct it would be a type's default, which `manifests` refuses.
-    let status_node = props.get("status").and_then(Value::as_object).map(|s| {
-        let mut s = s.clone();
-        if let Some(d) = s.remove("default") {
-            kind_markers.push(format!("+{}={d}", names::OPGEN_STATUS_DEFAULT));
-        }
-        s
-    });
-    let spec_item = r.spec_struct(&spec_name, spec_node, kind_markers, &kube);
-    r.items.insert(0, spec_item);
-    if let Some(status) = &status_node {
-        r.names.remove(&status_name);
-        let insert_at = r.items.len();
-        let typed = r.node(status, &status_name, Place::Type, ".status");
-        if typed.ty != status_name {
-            // A status that is not an object with fields: a newtype-free alias would not
-            // satisfy kube's `status = ...`; keep it as a struct-less alias and warn.
-            r.warn(
-                ".status",
-                "the status is not an object with properties; it is imported as an alias".into(),
-            );
-            let mut item = String::new();
-            push_doc(
-                &mut item,
-                "",
-                status.get("description").and_then(Value::as_str),
-            );
-            push_markers(&mut item, "", &typed.markers);
-            let _ = writeln!(item, "pub type {status_name} = {};", typed.ty);
-            r.items.insert(insert_at, item);
-        }
-    }
-
-    let mut out = String::new();
-    out.push_str(header);
-    let _ = writeln!(
-        out,
-        "//! The `{kind}` kind, version `{version_name}`, imported from its CRD by `opgen import crd`."
-    );
-    out.push_str("//!\n//! The doc comments are the CRD's descriptions and the `+` markers its validations:\n//! edit them with the types, then run `make manifests` to regenerate the CRD.\n");
-    if !r.doc_lints.is_empty() {
-        let lints: Vec<String> = r.doc_lints.iter().map(|l| format!("clippy::{l}")).collect();
-        let _ = writeln!(
-            out,
-            "\n// The doc comments are the CRD's descriptions, word for word.\n#![allow({})]",
-            lints.join(", ")
-        );
-    }
-    out.push('\n');
-    let mut k8s_uses: Vec<String> = r
-        .k8s_imports
+/// The struct node of a kind without a spec: the root's fields but the object's own.
+fn fields_node_of(props: &Map<String, Value>, required: &[&str]) -> Map<String, Value> {
+    let top = |k: &String| matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "status");
+    let fields: Map<String, Value> = props
         .iter()
-        .map(|p| format!("use k8s_openapi::{p};\n"))
+        .filter(|(k, _)| !top(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if r.int_or_string {
-        k8s_uses.push("use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n".into());
+    let required: Vec<Value> = required
+        .iter()
+        .filter(|r| **r != "metadata")
+        .map(|r| Value::String((*r).to_owned()))
+        .collect();
+    let mut node = Map::new();
+    node.insert("type".into(), Value::String("object".into()));
+    if !fields.is_empty() {
+        node.insert("properties".into(), Value::Object(fields));
     }
-    k8s_uses.sort();
-    for u in k8s_uses {
-        out.push_str(&u);
+    if !required.is_empty() {
+        node.insert("required".into(), Value::Array(required));
     }
-    out.push_str("use kube::CustomResource;\nuse serde::{Deserialize, Serialize};\n");
-    if r.btree_map {
-        out.push_str("use std::collections::BTreeMap;\n");
-    }
-    for item in &r.items {
-        out.push('\n');
-        out.push_str(item);
-    }
-    Rendered {
-        source: out,
-        warnings: r.warnings,
-    }
+    node
 }
 
 impl Renderer<'_> {
+    /// The file: the header, the module doc, the imports the items need, then the items.
+    fn source(&self, header: &str, version_name: &str) -> String {
+        let kind = self.kind;
+        let mut out = String::new();
+        out.push_str(header);
+        let _ = writeln!(
+            out,
+            "//! The `{kind}` kind, version `{version_name}`, imported from its CRD by `opgen import crd`."
+        );
+        out.push_str("//!\n//! The doc comments are the CRD's descriptions and the `+` markers its validations:\n//! edit them with the types, then run `make manifests` to regenerate the CRD.\n");
+        if !self.doc_lints.is_empty() {
+            let lints: Vec<String> = self
+                .doc_lints
+                .iter()
+                .map(|l| format!("clippy::{l}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n// The doc comments are the CRD's descriptions, word for word.\n#![allow({})]",
+                lints.join(", ")
+            );
+        }
+        out.push('\n');
+        let mut k8s_uses: Vec<String> = self
+            .k8s_imports
+            .iter()
+            .map(|p| format!("use k8s_openapi::{p};\n"))
+            .collect();
+        if self.int_or_string {
+            k8s_uses
+                .push("use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n".into());
+        }
+        k8s_uses.sort();
+        for u in k8s_uses {
+            out.push_str(&u);
+        }
+        out.push_str("use kube::CustomResource;\nuse serde::{Deserialize, Serialize};\n");
+        if self.btree_map {
+            out.push_str("use std::collections::BTreeMap;\n");
+        }
+        for item in &self.items {
+            out.push('\n');
+            out.push_str(item);
+        }
+        out
+    }
+}
+
+impl<'a> Renderer<'a> {
+    fn new(kind: &'a str, k8s: Option<&K8sTypes>) -> Self {
+        let known = k8s.map_or_else(Vec::new, |k8s| {
+            K8S_TYPES
+                .iter()
+                .filter_map(|path| {
+                    let mut schema = k8s.schema(path)?;
+                    let description = schema.remove("description");
+                    Some((*path, schema, description))
+                })
+                .collect()
+        });
+        Renderer {
+            kind,
+            names: RESERVED.iter().map(|s| (*s).to_owned()).collect(),
+            items: Vec::new(),
+            warnings: Vec::new(),
+            btree_map: false,
+            int_or_string: false,
+            doc_lints: BTreeSet::new(),
+            k8s: known,
+            k8s_imports: BTreeSet::new(),
+            parents: Vec::new(),
+        }
+    }
+
+    /// Warnings for what the root of the schema says that the kind's Rust types cannot.
+    fn warn_unimported_root(
+        &mut self,
+        root: &Map<String, Value>,
+        required: &[&str],
+        no_spec: bool,
+    ) {
+        for (key, _) in root {
+            if !matches!(
+                key.as_str(),
+                "type" | "properties" | "required" | "description" | "x-kubernetes-validations"
+            ) {
+                self.warn(
+                    "",
+                    format!("`{key}` at the root of the schema is not imported"),
+                );
+            }
+        }
+        if let Some(m) = root.get("properties").and_then(|p| p.get("metadata"))
+            && m != &serde_json::json!({"type": "object"})
+        {
+            self.warn(
+                ".metadata",
+                "its schema is not imported: opgen writes `metadata: {type: object}`".into(),
+            );
+        }
+        if !no_spec && !required.contains(&"spec") {
+            self.warn(
+                ".spec",
+                "the CRD makes spec optional; kube-derive's root type always requires it".into(),
+            );
+        }
+    }
+
     fn warn(&mut self, path: &str, message: String) {
         let at = if path.is_empty() { "." } else { path };
         self.warnings.push(format!("{at}: {message}"));

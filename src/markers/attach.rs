@@ -360,30 +360,12 @@ fn marker_in(line: &str) -> Option<(usize, &str)> {
     Some((column, body_trimmed.trim_end()))
 }
 
-/// Attaches every marker of `file` to its node; problems go to `diags`.
-pub fn attach(
-    file: &SourceFile,
-    catalog: &'static MarkerCatalog,
-    diags: &mut Diagnostics,
-) -> FileMarkers {
-    let mut collector = NodeCollector::default();
-    collector.visit_file(&file.ast);
-    let lines: Vec<&str> = file.text.lines().collect();
-    let kind = |l: usize| -> LineKind {
-        if l == 0 || l > lines.len() {
-            return LineKind::Code;
-        }
-        if collector.opaque.iter().any(|&(s, e)| l >= s && l <= e) {
-            return LineKind::Code;
-        }
-        classify(lines[l - 1])
-    };
-    let in_body = |l: usize| collector.bodies.iter().any(|&(s, e)| l >= s && l <= e);
-
-    // Which node claims each comment line (1-based line → node index).
+/// Which node claims each comment line (1-based line → index in `nodes`, sorted by id): the
+/// comment lines among its attributes, the block directly above it, and one more block
+/// separated from that by blank lines unless a node below claimed it.
+fn comment_owners(nodes: &[Node], kind: impl Fn(usize) -> LineKind) -> HashMap<usize, usize> {
     let mut owner: HashMap<usize, usize> = HashMap::new();
-    collector.nodes.sort_by_key(|n| n.id);
-    for (idx, node) in collector.nodes.iter().enumerate() {
+    for (idx, node) in nodes.iter().enumerate() {
         let claim = |l: usize, owner: &mut HashMap<usize, usize>| {
             owner.entry(l).or_insert(idx);
         };
@@ -413,6 +395,31 @@ pub fn attach(
             }
         }
     }
+    owner
+}
+
+/// Attaches every marker of `file` to its node; problems go to `diags`.
+pub fn attach(
+    file: &SourceFile,
+    catalog: &'static MarkerCatalog,
+    diags: &mut Diagnostics,
+) -> FileMarkers {
+    let mut collector = NodeCollector::default();
+    collector.visit_file(&file.ast);
+    let lines: Vec<&str> = file.text.lines().collect();
+    let kind = |l: usize| -> LineKind {
+        if l == 0 || l > lines.len() {
+            return LineKind::Code;
+        }
+        if collector.opaque.iter().any(|&(s, e)| l >= s && l <= e) {
+            return LineKind::Code;
+        }
+        classify(lines[l - 1])
+    };
+    let in_body = |l: usize| collector.bodies.iter().any(|&(s, e)| l >= s && l <= e);
+
+    collector.nodes.sort_by_key(|n| n.id);
+    let owner = comment_owners(&collector.nodes, kind);
 
     let mut out = FileMarkers::default();
     for (i, raw) in lines.iter().enumerate() {

@@ -113,12 +113,68 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         }
         // A schema built from errors (unresolved types are empty schemas) would add only
         // follow-on violations.
-        let checked = if diags.has_errors() {
-            &[][..]
-        } else {
-            &version_objects[..]
-        };
-        for (v, obj) in versions.iter().zip(checked) {
+        if !diags.has_errors() {
+            self.check_as_the_api_server_does(kind, &versions, &version_objects, diags);
+        }
+        for obj in &mut version_objects {
+            strip_origins(obj);
+        }
+        if !version_objects.iter().any(|v| v["served"] == json!(true)) {
+            diags.push(self.model.diag_at(
+                first.loc,
+                format!("{}.{} does not serve any version", kind.kind, kind.group),
+            ));
+        }
+        let metadata = self.metadata(kind, &versions, &names, diags);
+        let mut names_obj = Map::new();
+        if !names.categories.is_empty() {
+            names_obj.insert("categories".into(), json!(names.categories));
+        }
+        names_obj.insert("kind".into(), json!(kind.kind));
+        names_obj.insert("listKind".into(), json!(format!("{}List", kind.kind)));
+        names_obj.insert("plural".into(), json!(names.plural));
+        if !names.short_names.is_empty() {
+            names_obj.insert("shortNames".into(), json!(names.short_names));
+        }
+        names_obj.insert("singular".into(), json!(names.singular));
+
+        let object = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": metadata,
+            "spec": {
+                "group": kind.group,
+                "names": names_obj,
+                "scope": names.scope,
+                "versions": version_objects,
+            }
+        });
+        if !diags.has_errors() {
+            check_size(kind, first, &object, self.model, diags);
+        }
+        if diags.has_errors() && !errors_before {
+            // Keep going for more diagnostics, but never write a CRD built from errors.
+            return None;
+        }
+        Some(Crd {
+            group: kind.group.clone(),
+            kind: kind.kind.clone(),
+            plural: names.plural,
+            object,
+        })
+    }
+
+    /// Each version's schema checked as the API server checks a CRD: structural rules first,
+    /// then (on a sound schema only, as the server does) its CEL rules, each error at the
+    /// marker the rule came from where the schema recorded it.
+    fn check_as_the_api_server_does(
+        &self,
+        kind: &Kind,
+        versions: &[&KindVersion],
+        version_objects: &[Value],
+        diags: &mut Diagnostics,
+    ) {
+        for (v, obj) in versions.iter().zip(version_objects) {
             let schema = &obj["schema"]["openAPIV3Schema"];
             let violations = structural::check(schema, "");
             let rejected = |at: &str| {
@@ -160,18 +216,20 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
                 });
             }
         }
-        for obj in &mut version_objects {
-            strip_origins(obj);
-        }
-        if !version_objects.iter().any(|v| v["served"] == json!(true)) {
-            diags.push(self.model.diag_at(
-                first.loc,
-                format!("{}.{} does not serve any version", kind.kind, kind.group),
-            ));
-        }
+    }
+
+    /// The CRD's metadata: its name, and the annotations and labels of `#[kube]` and
+    /// `+kubebuilder:metadata` on every version, with opgen's version annotation.
+    fn metadata(
+        &self,
+        kind: &Kind,
+        versions: &[&KindVersion],
+        names: &Names,
+        diags: &mut Diagnostics,
+    ) -> Map<String, Value> {
         let mut annotations = Map::new();
         let mut labels = Map::new();
-        for v in &versions {
+        for v in versions {
             for (k, val) in &v.attrs.annotations {
                 annotations.insert(k.clone(), json!(val));
             }
@@ -208,43 +266,7 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             "name".into(),
             json!(format!("{}.{}", names.plural, kind.group)),
         );
-
-        let mut names_obj = Map::new();
-        if !names.categories.is_empty() {
-            names_obj.insert("categories".into(), json!(names.categories));
-        }
-        names_obj.insert("kind".into(), json!(kind.kind));
-        names_obj.insert("listKind".into(), json!(format!("{}List", kind.kind)));
-        names_obj.insert("plural".into(), json!(names.plural));
-        if !names.short_names.is_empty() {
-            names_obj.insert("shortNames".into(), json!(names.short_names));
-        }
-        names_obj.insert("singular".into(), json!(names.singular));
-
-        let object = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": metadata,
-            "spec": {
-                "group": kind.group,
-                "names": names_obj,
-                "scope": names.scope,
-                "versions": version_objects,
-            }
-        });
-        if !diags.has_errors() {
-            check_size(kind, first, &object, self.model, diags);
-        }
-        if diags.has_errors() && !errors_before {
-            // Keep going for more diagnostics, but never write a CRD built from errors.
-            return None;
-        }
-        Some(Crd {
-            group: kind.group.clone(),
-            kind: kind.kind.clone(),
-            plural: names.plural,
-            object,
-        })
+        metadata
     }
 
     fn names(&self, kind: &Kind, v: &KindVersion, diags: &mut Diagnostics) -> Names {
