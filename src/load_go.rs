@@ -376,7 +376,9 @@ pub struct GoController {
 /// sorted by path. Markers are
 /// comment lines, as controller-gen collects them; declarations are found by their text
 /// (`func (r *XReconciler) Reconcile(`), which is what kubebuilder's scaffold writes.
-pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
+/// `rbac` and `webhook` name the two markers (the catalog's names, which this layer below the
+/// markers does not know).
+pub fn controllers(dir: &Path, rbac: &str, webhook: &str) -> Result<Vec<GoController>> {
     static FOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"\bFor\(\s*&(\w+)\.(\w+)\{\}").expect("a valid pattern")
     });
@@ -419,9 +421,15 @@ pub fn controllers(dir: &Path) -> Result<Vec<GoController>> {
             let trimmed = line.trim_start();
             if let Some(comment) = trimmed.strip_prefix("//") {
                 let marker = comment.trim();
-                let list = if marker.starts_with("+kubebuilder:rbac:") {
+                let is = |name: &str| {
+                    marker
+                        .strip_prefix('+')
+                        .and_then(|m| m.strip_prefix(name))
+                        .is_some_and(|rest| rest.starts_with(':'))
+                };
+                let list = if is(rbac) {
                     Some(&mut found.rbac)
-                } else if marker.starts_with("+kubebuilder:webhook:") {
+                } else if is(webhook) {
                     Some(&mut found.webhooks)
                 } else {
                     None

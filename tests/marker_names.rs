@@ -30,12 +30,34 @@ fn typed_marker_names() -> Vec<String> {
     names
 }
 
+/// `text` with its top-level `#[cfg(test)] mod tests { ... }` blanked out (lines kept).
+fn without_test_modules(text: &str) -> String {
+    let mut out = text.to_owned();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]\nmod tests {") {
+        let start = from + at;
+        // A top-level module ends at the first `}` in column one.
+        let end = out[start..]
+            .find("\n}")
+            .map_or(out.len(), |e| start + e + 2);
+        // Byte for byte, so that the offsets after it stay where they were.
+        let blanked: String = out[start..end]
+            .chars()
+            .map(|c| match c {
+                '\n' => "\n".to_owned(),
+                c => " ".repeat(c.len_utf8()),
+            })
+            .collect();
+        out.replace_range(start..end, &blanked);
+        from = end;
+    }
+    out
+}
+
 /// The string literals of a Rust source outside its `#[cfg(test)] mod tests`, with their
 /// line numbers. Raw strings are taken whole; comments are skipped.
 fn string_literals(text: &str) -> Vec<(usize, String)> {
-    let code = text
-        .find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at]);
+    let code = without_test_modules(text);
     let chars: Vec<char> = code.chars().collect();
     let mut out = Vec::new();
     let (mut i, mut line) = (0, 1);
@@ -142,7 +164,7 @@ fn no_source_names_a_marker_in_a_string() {
 
 #[test]
 fn the_check_sees_what_it_looks_for() {
-    let text = "fn f() {\n    let a = \"kubebuilder:resource\";\n    let b = format!(\"+listType={}\", x);\n    let c = '\"';\n    let d = r#\"+nullable\"#;\n    let e = \"required\"; // +optional\n}\n#[cfg(test)]\nmod tests {\n    const T: &str = \"kubebuilder:skip\";\n}\n";
+    let text = "fn f() {\n    let a = \"kubebuilder:resource\";\n    let b = format!(\"+listType={}\", x);\n    let c = '\"';\n    let d = r#\"+nullable\"#;\n    let e = \"required\"; // +optional\n}\n#[cfg(test)]\nmod tests {\n    const T: &str = \"kubebuilder:skip\";\n}\nconst U: &str = \"+kubebuilder:rbac:groups=\";\n";
     let literals = string_literals(text);
     assert_eq!(
         literals,
@@ -151,6 +173,7 @@ fn the_check_sees_what_it_looks_for() {
             (3, "+listType={}".to_owned()),
             (5, "+nullable".to_owned()),
             (6, "required".to_owned()),
+            (12, "+kubebuilder:rbac:groups=".to_owned()),
         ]
     );
     assert!(names_marker("kubebuilder:resource", "kubebuilder:resource"));

@@ -2,6 +2,7 @@
 
 use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::Result;
+use crate::markers::typed::names;
 use crate::ops::import_crd::{ImportOptions, import_crds};
 use crate::ops::import_go::{GoControllers, ImportGoOptions, import_go};
 use std::path::PathBuf;
@@ -102,7 +103,11 @@ fn run_go(args: GoArgs, global: &GlobalArgs) -> Result<()> {
     let controllers = if args.controllers {
         Some(GoControllers {
             dir: args.dir.clone(),
-            files: crate::load_go::controllers(&args.dir)?,
+            files: crate::load_go::controllers(
+                &args.dir,
+                names::KUBEBUILDER_RBAC,
+                names::KUBEBUILDER_WEBHOOK,
+            )?,
             samples: crate::load_go::samples(&args.dir)?,
             project: crate::load_go::go_project(&args.dir)?,
         })

@@ -13,7 +13,7 @@
 //! on the wrong kind of node and markers attached to nothing are all errors.
 
 use super::catalog::{MarkerCatalog, MarkerDef, Target};
-use super::grammar::{self, ParsedArgs};
+use super::grammar;
 use super::typed::{SchemaMarker, Typed};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::SourceFile;
@@ -27,7 +27,6 @@ pub struct Marker {
     pub def: &'static MarkerDef,
     /// The marker as the generator that applies it reads it.
     pub typed: Typed,
-    pub args: ParsedArgs,
     /// 1-based line and column of the `+`.
     pub line: usize,
     pub column: usize,
@@ -446,7 +445,7 @@ pub fn attach(
         if def.ignored {
             continue;
         }
-        let typed = match Typed::from_parsed(&def.name, &args) {
+        let typed = match Typed::from_parsed(&def.name, args) {
             Ok(typed) => typed,
             Err(e) => {
                 diags.push(
@@ -462,7 +461,6 @@ pub fn attach(
         let marker = Marker {
             def,
             typed,
-            args,
             line: line_no,
             column,
             text: text.to_owned(),

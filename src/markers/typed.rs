@@ -15,7 +15,7 @@ pub fn parse<'c>(catalog: &'c MarkerCatalog, text: &str) -> Option<(&'c MarkerDe
     if def.ignored {
         return Some((def, Typed::Ignored));
     }
-    Some((def, Typed::from_parsed(&def.name, &args).ok()?))
+    Some((def, Typed::from_parsed(&def.name, args).ok()?))
 }
 
 impl Typed {
@@ -40,65 +40,68 @@ impl Typed {
 mod arg {
     use super::{ParsedArgs, Value};
 
-    pub fn value(args: &ParsedArgs) -> Result<&Value, String> {
+    pub fn value(args: &mut ParsedArgs) -> Result<Value, String> {
         args.value
-            .as_ref()
+            .take()
             .ok_or_else(|| "a value is missing".to_owned())
     }
 
     pub fn required<T>(
-        args: &ParsedArgs,
+        args: &mut ParsedArgs,
         field: &str,
-        convert: impl FnOnce(&Value) -> Result<T, String>,
+        convert: impl FnOnce(Value) -> Result<T, String>,
     ) -> Result<T, String> {
         let v = args
-            .field(field)
+            .fields
+            .remove(field)
             .ok_or_else(|| format!("`{field}` is missing"))?;
         convert(v).map_err(|e| format!("`{field}`: {e}"))
     }
 
     pub fn optional<T>(
-        args: &ParsedArgs,
+        args: &mut ParsedArgs,
         field: &str,
-        convert: impl FnOnce(&Value) -> Result<T, String>,
+        convert: impl FnOnce(Value) -> Result<T, String>,
     ) -> Result<Option<T>, String> {
-        args.field(field)
+        args.fields
+            .remove(field)
             .map(|v| convert(v).map_err(|e| format!("`{field}`: {e}")))
             .transpose()
     }
 
-    pub fn string(v: &Value) -> Result<String, String> {
-        v.as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("expected a string, got {v:?}"))
+    pub fn string(v: Value) -> Result<String, String> {
+        match v {
+            Value::String(s) => Ok(s),
+            other => Err(format!("expected a string, got {other:?}")),
+        }
     }
 
-    pub fn int(v: &Value) -> Result<i64, String> {
+    pub fn int(v: Value) -> Result<i64, String> {
         v.as_i64()
             .ok_or_else(|| format!("expected an integer, got {v:?}"))
     }
 
-    pub fn number(v: &Value) -> Result<f64, String> {
+    pub fn number(v: Value) -> Result<f64, String> {
         v.as_f64()
             .ok_or_else(|| format!("expected a number, got {v:?}"))
     }
 
-    pub fn boolean(v: &Value) -> Result<bool, String> {
+    pub fn boolean(v: Value) -> Result<bool, String> {
         v.as_bool()
             .ok_or_else(|| format!("expected true or false, got {v:?}"))
     }
 
-    pub fn any(v: &Value) -> Result<Value, String> {
-        Ok(v.clone())
+    pub fn any(v: Value) -> Result<Value, String> {
+        Ok(v)
     }
 
     /// A list; a single value is a list of one, as controller-gen reads `+name=a`.
     pub fn list<T>(
-        v: &Value,
-        mut convert: impl FnMut(&Value) -> Result<T, String>,
+        v: Value,
+        mut convert: impl FnMut(Value) -> Result<T, String>,
     ) -> Result<Vec<T>, String> {
         match v {
-            Value::List(items) => items.iter().map(convert).collect(),
+            Value::List(items) => items.into_iter().map(convert).collect(),
             single => Ok(vec![convert(single)?]),
         }
     }

@@ -13,7 +13,7 @@ use crate::generators::scaffold::api::{
 use crate::generators::scaffold::{Policy, ScaffoldPlan};
 use crate::load_go::{GoController, GoPackage, GoProject};
 use crate::markers::catalog::MarkerCatalog;
-use crate::markers::grammar::{self, ParsedArgs, Value};
+use crate::markers::typed::{self, RbacMarker, Typed, WebhookMarker};
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
@@ -328,19 +328,15 @@ fn webhooks(
 ) -> Result<()> {
     let mut markers: Vec<(&ImportedKind, Option<String>, Option<String>)> = Vec::new();
     for marker in go.files.iter().flat_map(|f| &f.webhooks) {
-        let Some(args) = marker_args(&marker.text) else {
+        let Some(Typed::Webhook(WebhookMarker::Webhook(hook))) = typed_marker(&marker.text) else {
             report.warnings.push(
                 Diagnostic::warning("this Go webhook marker does not parse, so it is not imported")
                     .at(marker.pos.location()),
             );
             continue;
         };
-        let (groups, resources, versions) = (
-            args.list_field("groups"),
-            args.list_field("resources"),
-            args.list_field("versions"),
-        );
-        let mutating = args.field("mutating").and_then(Value::as_bool) == Some(true);
+        let (groups, resources, versions) = (&hook.groups, &hook.resources, &hook.versions);
+        let mutating = hook.mutating;
         let Some(kind) = kinds.iter().find(|k| {
             groups.contains(&k.group)
                 && resources.contains(&k.plural)
@@ -412,11 +408,9 @@ fn webhooks(
     Ok(())
 }
 
-/// A marker's arguments, read by the marker grammar (None if it does not parse).
-fn marker_args(text: &str) -> Option<ParsedArgs> {
-    grammar::parse(MarkerCatalog::get(), text)
-        .ok()
-        .map(|(_, args)| args)
+/// A Go marker as the generators read it (None if it does not parse).
+fn typed_marker(text: &str) -> Option<Typed> {
+    typed::parse(MarkerCatalog::get(), text).map(|(_, m)| m)
 }
 
 /// A namespace-scoped manager runs in `<project>-system`: a Go RBAC marker naming another
@@ -428,8 +422,10 @@ fn foreign_namespaces(go: &GoControllers, project: &Project) -> Vec<Diagnostic> 
         .iter()
         .flat_map(|f| &f.rbac)
         .filter_map(|m| {
-            let args = marker_args(&m.text)?;
-            let theirs = args.str_field("namespace")?.to_owned();
+            let Some(Typed::Rbac(RbacMarker::Rbac(rule))) = typed_marker(&m.text) else {
+                return None;
+            };
+            let theirs = rule.namespace?;
             // One warning per namespace, at its first marker.
             (theirs != ours && seen.insert(theirs.clone())).then(|| {
                 Diagnostic::warning(format!(

@@ -5,8 +5,7 @@ use super::{Policy, ScaffoldPlan};
 use crate::diag::{Error, Result};
 use crate::generators::templates::render;
 use crate::markers::catalog::MarkerCatalog;
-use crate::markers::grammar;
-use crate::markers::typed::names;
+use crate::markers::typed::{self, Typed, WebhookMarker, names};
 use crate::names::module_name;
 use serde::Serialize;
 
@@ -68,12 +67,9 @@ impl WebhookContext {
     /// The webhooks as a Go project declares them (`import go`): its markers, verbatim, and
     /// the paths they name.
     pub fn with_markers(mut self, defaulting: Option<&str>, validation: Option<&str>) -> Self {
-        let path = |marker: &str| {
-            grammar::parse(MarkerCatalog::get(), marker)
-                .ok()?
-                .1
-                .str_field("path")
-                .map(str::to_owned)
+        let path = |marker: &str| match typed::parse(MarkerCatalog::get(), marker)? {
+            (_, Typed::Webhook(WebhookMarker::Webhook(hook))) => hook.path,
+            _ => None,
         };
         if let Some(m) = defaulting {
             self.defaulting_path = path(m).unwrap_or(self.defaulting_path);
