@@ -30,7 +30,7 @@ fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(
         out.join("catalog.json"),
-        serde_json::to_string(&catalog).expect("JSON"),
+        serde_json::to_string(&without_type_keys(&catalog)).expect("JSON"),
     )
     .expect("write catalog.json");
     std::fs::write(
@@ -38,4 +38,30 @@ fn main() {
         typed_markers::generate(&catalog),
     )
     .expect("write typed_markers.rs");
+}
+
+/// The catalog without the keys only the typed markers need (family, variant, ...): opgen
+/// parses catalog.json on every run.
+fn without_type_keys(catalog: &serde_json::Value) -> serde_json::Value {
+    const TYPE_KEYS: [&str; 5] = ["family", "variant", "struct", "enum", "priority"];
+    let mut catalog = catalog.clone();
+    for entry in catalog.as_array_mut().into_iter().flatten() {
+        let Some(entry) = entry.as_object_mut() else {
+            continue;
+        };
+        for key in TYPE_KEYS {
+            entry.remove(key);
+        }
+        for field in entry
+            .get_mut("fields")
+            .and_then(serde_json::Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(field) = field.as_object_mut() {
+                field.remove("enum");
+            }
+        }
+    }
+    catalog
 }
