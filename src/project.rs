@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 pub const FILE_NAME: &str = "PROJECT";
 pub const LAYOUT: &str = "rust.opgen.dev/v1";
 
+/// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
+/// when a template of a file the user owns changes, and embed the previous templates as
+/// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
+pub const SCAFFOLD_VERSION: u32 = 6;
+
 const HEADER: &str = "\
 # This file records what opgen scaffolded in this project (kubebuilder's PROJECT format).
 # opgen reads it on every command: edit it only to fix a mistake.
@@ -107,7 +112,7 @@ impl Project {
             project_name: project_name.to_owned(),
             repo: repo.map(str::to_owned),
             resources: Vec::new(),
-            scaffold_version: Some(crate::generators::templates::SCAFFOLD_VERSION),
+            scaffold_version: Some(SCAFFOLD_VERSION),
             version: "3".to_owned(),
         }
     }

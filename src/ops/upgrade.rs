@@ -14,8 +14,8 @@ use crate::generators::scaffold::init::{
     self as scaffold_init, BOILERPLATE_PATH, ENVTEST_CRATE_PATH, K8sVersion, License,
     ProjectContext, RUNTIME_CRATE_PATH, SETUP_ENVTEST_PATH, fill_year,
 };
-use crate::generators::templates::{self, SCAFFOLD_VERSION};
-use crate::project::{self, Project};
+use crate::generators::templates;
+use crate::project::{self, Project, SCAFFOLD_VERSION};
 use crate::writer::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -530,7 +530,7 @@ fn render(
         ctx.enclosing_workspace = inputs.enclosing_workspace.clone();
         ctx.opgen_version = opgen_version.to_owned();
         scaffold_init::plan(&ctx)?.apply(&mut scratch, false)?;
-        super::create_recorded_resources(&mut scratch, &mut replay, project)?;
+        super::replay::create_recorded_resources(&mut scratch, &mut replay, project)?;
         let mut files = BTreeMap::new();
         for change in scratch.changes()? {
             if change.path == Path::new(project::FILE_NAME) {
