@@ -38,12 +38,11 @@ fn file_header(ws: &Workspace) -> Result<String> {
 /// comparing a file against today's rendering needs them as they were.
 fn as_created(project: &Project, resource: &Resource) -> Project {
     let mut then = project.clone();
+    let gvk = resource.gvk();
     let at = project
         .resources
         .iter()
-        .position(|r| {
-            r.group == resource.group && r.version == resource.version && r.kind == resource.kind
-        })
+        .position(|r| r.is(&gvk))
         .unwrap_or(project.resources.len());
     then.resources.truncate(at);
     then

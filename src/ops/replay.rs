@@ -17,9 +17,7 @@ pub fn create_recorded_resources(
 ) -> Result<()> {
     for r in &recorded.resources {
         let options = create_api::ApiOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
+            gvk: r.gvk(),
             plural: r.plural.clone(),
             namespaced: Some(r.api.as_ref().is_none_or(|a| a.namespaced)),
             resource: r.api.is_some(),
@@ -33,9 +31,7 @@ pub fn create_recorded_resources(
     for r in &recorded.resources {
         let Some(hooks) = &r.webhooks else { continue };
         let options = create_webhook::WebhookOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
+            gvk: r.gvk(),
             defaulting: hooks.defaulting,
             validation: hooks.validation,
             conversion: hooks.conversion,
