@@ -317,6 +317,76 @@ fn syntax_error(path: &Path, text: &str, e: &syn::Error) -> Diagnostic {
         .help("opgen parses the sources without compiling them; fix the syntax (cargo check shows the same error)")
 }
 
+/// One name a `use` item binds, or one glob it imports: its tree flattened, so that `use
+/// a::{b, c as d, e::*};` has three. The one reading of use trees that the model's resolver,
+/// `edit`'s relayout and `upgrade`'s reference scan share.
+#[derive(Debug, Clone)]
+pub struct UseLeaf<'a> {
+    /// The path's segments, each with whether it is the first of an item inside `{ … }`. For
+    /// [`UseKind::Name`] and [`UseKind::Rename`] the last segment is the name imported.
+    pub path: Vec<(&'a syn::Ident, bool)>,
+    pub kind: UseKind<'a>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum UseKind<'a> {
+    /// The path's last segment, by its own name.
+    Name,
+    /// `self` in a group (`a::{self}`): the path itself, by its last segment's name.
+    SelfName(&'a syn::Ident),
+    /// The path's last segment, by another name (`as`).
+    Rename(&'a syn::Ident),
+    /// `*`: every name the path exports.
+    Glob(&'a syn::token::Star),
+}
+
+/// The leaves of a `use` tree, in source order.
+pub fn use_leaves(tree: &syn::UseTree) -> Vec<UseLeaf<'_>> {
+    fn walk<'a>(
+        tree: &'a syn::UseTree,
+        prefix: &mut Vec<(&'a syn::Ident, bool)>,
+        group_start: bool,
+        out: &mut Vec<UseLeaf<'a>>,
+    ) {
+        let with = |prefix: &[(&'a syn::Ident, bool)], ident: &'a syn::Ident| {
+            let mut path = prefix.to_vec();
+            path.push((ident, group_start));
+            path
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push((&p.ident, group_start));
+                walk(&p.tree, prefix, false, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) if n.ident == "self" => out.push(UseLeaf {
+                path: prefix.clone(),
+                kind: UseKind::SelfName(&n.ident),
+            }),
+            syn::UseTree::Name(n) => out.push(UseLeaf {
+                path: with(prefix, &n.ident),
+                kind: UseKind::Name,
+            }),
+            syn::UseTree::Rename(r) => out.push(UseLeaf {
+                path: with(prefix, &r.ident),
+                kind: UseKind::Rename(&r.rename),
+            }),
+            syn::UseTree::Glob(g) => out.push(UseLeaf {
+                path: prefix.clone(),
+                kind: UseKind::Glob(&g.star_token),
+            }),
+            syn::UseTree::Group(g) => {
+                for item in &g.items {
+                    walk(item, prefix, true, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, &mut Vec::new(), false, &mut out);
+    out
+}
+
 /// `src/api/v1/foo.rs` → `api::v1::foo`; `mod.rs`, `lib.rs` and `main.rs` name their directory.
 fn module_path(root: &Path, path: &Path) -> Vec<String> {
     let rel = path.strip_prefix(root).unwrap_or(path);
@@ -337,6 +407,40 @@ fn module_path(root: &Path, path: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn use_trees_flatten_to_their_leaves() {
+        let tree: syn::ItemUse =
+            syn::parse_str("use a::{b, c::{self, d as e}, f::*, self as g};").unwrap();
+        let leaves: Vec<String> = use_leaves(&tree.tree)
+            .iter()
+            .map(|leaf| {
+                let path: Vec<String> = leaf
+                    .path
+                    .iter()
+                    .map(|(i, start)| format!("{}{i}", if *start { "{" } else { "" }))
+                    .collect();
+                let kind = match leaf.kind {
+                    UseKind::Name => "name".to_owned(),
+                    UseKind::SelfName(_) => "self".to_owned(),
+                    UseKind::Rename(r) => format!("as {r}"),
+                    UseKind::Glob(_) => "*".to_owned(),
+                };
+                format!("{} {kind}", path.join("::"))
+            })
+            .collect();
+        assert_eq!(
+            leaves,
+            [
+                "a::{b name",
+                "a::{c self",
+                "a::{c::{d as e",
+                "a::{f *",
+                // As rustc reads it: `a` by the name `g`.
+                "a::{self as g",
+            ]
+        );
+    }
 
     #[test]
     fn module_paths() {

@@ -8,7 +8,7 @@ use super::{
     Variant, VariantContent, WellKnown, doc_text,
 };
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::load::SourceFile;
+use crate::load::{SourceFile, UseKind, use_leaves};
 use crate::markers::{
     FileMarkers, Marker,
     attach::{NodeStart, node_id},
@@ -110,44 +110,24 @@ fn ident_name(ident: &syn::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            prefix.push(p.ident.to_string());
-            flatten_use(&p.tree, prefix, out);
-            prefix.pop();
-        }
-        syn::UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            if name == "self" {
-                if let Some(last) = prefix.last() {
-                    out.push(UseEntry::Named {
-                        name: last.clone(),
-                        path: prefix.clone(),
-                    });
-                }
-            } else {
-                let mut path = prefix.clone();
-                path.push(name.clone());
-                out.push(UseEntry::Named { name, path });
-            }
-        }
-        syn::UseTree::Rename(r) => {
-            let mut path = prefix.clone();
-            path.push(r.ident.to_string());
-            out.push(UseEntry::Named {
-                name: r.rename.to_string(),
+fn flatten_use(tree: &syn::UseTree, out: &mut Vec<UseEntry>) {
+    for leaf in use_leaves(tree) {
+        let path: Vec<String> = leaf.path.iter().map(|(i, _)| i.to_string()).collect();
+        out.push(match leaf.kind {
+            UseKind::Glob(_) => UseEntry::Glob { path },
+            UseKind::Rename(rename) => UseEntry::Named {
+                name: rename.to_string(),
                 path,
-            });
-        }
-        syn::UseTree::Glob(_) => out.push(UseEntry::Glob {
-            path: prefix.clone(),
-        }),
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                flatten_use(t, prefix, out);
-            }
-        }
+            },
+            // `self` alone (`use {self};`) names nothing.
+            UseKind::Name | UseKind::SelfName(_) => match path.last() {
+                Some(last) => UseEntry::Named {
+                    name: last.clone(),
+                    path,
+                },
+                None => continue,
+            },
+        });
     }
 }
 
@@ -186,7 +166,7 @@ impl<'a> Builder<'a> {
                 syn::Item::Type(t) => {
                     scope.items.insert(ident_name(&t.ident), item);
                 }
-                syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut scope.uses),
+                syn::Item::Use(u) => flatten_use(&u.tree, &mut scope.uses),
                 syn::Item::Impl(i) => {
                     let is_serialize = i.trait_.as_ref().is_some_and(|(path, _)| {
                         path.segments.last().is_some_and(|s| s.ident == "Serialize")

@@ -8,6 +8,7 @@
 //! guessed at.
 
 use crate::diag::{Diagnostic, Error, Location, Result};
+use crate::load::{self, UseKind};
 use crate::writer::Workspace;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
@@ -294,71 +295,49 @@ impl<'ast> Visit<'ast> for UseScan {
         if u.leading_colon.is_some() {
             return;
         }
-        let mut leaves = Vec::new();
-        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
-        for leaf in leaves {
+        for leaf in use_leaves(&u.tree) {
             match leaf.kind {
-                Leaf::Glob => self
+                UseKind::Glob(_) => self
                     .globs
                     .entry(self.module.clone())
                     .or_default()
                     .push(leaf.segs),
-                Leaf::Name | Leaf::SelfName => {
+                UseKind::Name | UseKind::SelfName(_) => {
                     if let Some(last) = leaf.segs.last() {
                         let name = last.name.clone();
                         self.bound.push((self.module.clone(), name, leaf.segs));
                     }
                 }
-                Leaf::Rename(name) => self.bound.push((self.module.clone(), name, leaf.segs)),
+                UseKind::Rename(name) => {
+                    self.bound
+                        .push((self.module.clone(), name.to_string(), leaf.segs));
+                }
             }
         }
     }
 }
 
-enum Leaf {
-    Name,
-    SelfName,
-    Rename(String),
-    Glob,
-}
-
-struct UseLeaf {
+struct UseLeaf<'a> {
     segs: Vec<Seg>,
-    kind: Leaf,
+    kind: UseKind<'a>,
 }
 
-fn use_leaves(tree: &syn::UseTree, prefix: Vec<Seg>, group_start: bool, out: &mut Vec<UseLeaf>) {
-    let with = |ident: &proc_macro2::Ident| {
-        let mut segs = prefix.clone();
-        let mut s = seg(ident);
-        s.group_start = group_start;
-        segs.push(s);
-        segs
-    };
-    match tree {
-        syn::UseTree::Path(p) => use_leaves(&p.tree, with(&p.ident), false, out),
-        syn::UseTree::Name(n) if n.ident == "self" => out.push(UseLeaf {
-            segs: prefix,
-            kind: Leaf::SelfName,
-        }),
-        syn::UseTree::Name(n) => out.push(UseLeaf {
-            segs: with(&n.ident),
-            kind: Leaf::Name,
-        }),
-        syn::UseTree::Rename(r) => out.push(UseLeaf {
-            segs: with(&r.ident),
-            kind: Leaf::Rename(r.rename.to_string()),
-        }),
-        syn::UseTree::Glob(_) => out.push(UseLeaf {
-            segs: prefix,
-            kind: Leaf::Glob,
-        }),
-        syn::UseTree::Group(g) => {
-            for item in &g.items {
-                use_leaves(item, prefix.clone(), true, out);
-            }
-        }
-    }
+/// [`load::use_leaves`] with each segment's name and span.
+fn use_leaves(tree: &syn::UseTree) -> Vec<UseLeaf<'_>> {
+    load::use_leaves(tree)
+        .into_iter()
+        .map(|leaf| UseLeaf {
+            segs: leaf
+                .path
+                .iter()
+                .map(|(ident, group_start)| Seg {
+                    group_start: *group_start,
+                    ..seg(ident)
+                })
+                .collect(),
+            kind: leaf.kind,
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -704,10 +683,8 @@ impl Rewriter<'_> {
 
 impl<'ast> Visit<'ast> for Rewriter<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        let mut leaves = Vec::new();
-        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
         self.reexport = !matches!(u.vis, syn::Visibility::Inherited);
-        for leaf in leaves {
+        for leaf in use_leaves(&u.tree) {
             // `::name::…` is another crate's path, unless it names the library.
             if u.leading_colon.is_some()
                 && leaf
@@ -717,7 +694,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
             {
                 continue;
             }
-            self.process(&leaf.segs, matches!(leaf.kind, Leaf::Glob));
+            self.process(&leaf.segs, matches!(leaf.kind, UseKind::Glob(_)));
         }
         self.reexport = false;
     }
