@@ -9,6 +9,7 @@ use crate::generators::scaffold::webhook::{
     NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
 use crate::generators::scaffold::{Action, Policy, ScaffoldPlan};
+use crate::load::{self, ModuleTree};
 use crate::ops::manifests::{WEBHOOK_FILE, WEBHOOK_KUSTOMIZATION};
 use crate::pluralize;
 use crate::project::{self, Gvk, Project, ResourceWebhooks};
@@ -351,7 +352,7 @@ pub fn delete_api(
         ));
     }
     // The modules as they are before the delete: what user code may still name.
-    let tree = super::relayout::module_tree(ws)?;
+    let tree = load::module_tree(ws)?;
     let header = super::file_header(ws)?;
     let context = |project: &Project, r: &project::Resource| {
         let plural = r
@@ -448,7 +449,7 @@ pub fn delete_api(
 /// `force` warned about (the crate then does not build until they go).
 fn uses_of_removed_modules(
     ws: &Workspace,
-    tree: &super::relayout::ModuleTree,
+    tree: &ModuleTree,
     crate_name: &str,
     force: bool,
 ) -> Result<Vec<Diagnostic>> {

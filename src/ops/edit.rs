@@ -11,7 +11,7 @@
 //! rewrite the license header later files get (existing files keep theirs, as with
 //! kubebuilder).
 
-use super::relayout::{self, FileKind, ModPath, Moves};
+use super::relayout::{self, FileKind, Moves};
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rustfmt::{self, Formatted};
 use crate::generators::scaffold::api::{self, ResourceContext};
@@ -20,6 +20,7 @@ use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookConte
 use crate::generators::scaffold::{
     Action, Policy, ScaffoldPlan, insert_above_marker, remove_fragment,
 };
+use crate::load::{self, ModPath, ModuleTree};
 use crate::names::module_name;
 use crate::pluralize;
 use crate::project::{self, Project, Resource};
@@ -120,7 +121,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     };
     let group_mod = module_name(&group);
     let moves = module_moves(project, to, &group_mod);
-    let tree = relayout::module_tree(ws)?;
+    let tree = load::module_tree(ws)?;
     check_moved_modules_exist(&tree, &moves)?;
     // The scaffold of both layouts is compared with the files as they are, before anything is
     // staged.
@@ -235,7 +236,7 @@ fn module_moves(project: &Project, to: bool, group_mod: &str) -> Moves {
 }
 
 /// Every module PROJECT's kinds have must be in the module tree, where the move finds it.
-fn check_moved_modules_exist(tree: &relayout::ModuleTree, moves: &Moves) -> Result<()> {
+fn check_moved_modules_exist(tree: &ModuleTree, moves: &Moves) -> Result<()> {
     let mut problems = Vec::new();
     for (from, _) in &moves.moves {
         if !tree.files.values().any(|m| m == from) {
@@ -256,7 +257,7 @@ fn check_moved_modules_exist(tree: &relayout::ModuleTree, moves: &Moves) -> Resu
 
 /// Stages every Rust file of the package that names a moved module with its paths rewritten,
 /// at its current path (the files of moved modules move afterwards).
-fn rewrite_sources(ws: &mut Workspace, tree: &relayout::ModuleTree, moves: &Moves) -> Result<()> {
+fn rewrite_sources(ws: &mut Workspace, tree: &ModuleTree, moves: &Moves) -> Result<()> {
     let mut sources = Vec::new();
     for dir in ["src", "tests", "examples", "benches"] {
         sources.extend(ws.list_files(Path::new(dir), ".rs")?);
@@ -676,7 +677,7 @@ fn remove_group_declarations(
 /// Module declarations: out of the old parent, into the new one.
 fn move_module_declarations(
     ws: &mut Workspace,
-    tree: &relayout::ModuleTree,
+    tree: &ModuleTree,
     moves: &Moves,
     to: bool,
     group_mod: &str,
@@ -801,7 +802,7 @@ fn record_paths(project: &mut Project) {
 /// the module tree from src/lib.rs has them; `None` when no kind's module is found either way.
 /// Kinds laid out both ways are an error: opgen cannot tell which way to move them.
 fn layout_on_disk(ws: &Workspace, project: &Project) -> Result<Option<bool>> {
-    let tree = relayout::module_tree(ws)?;
+    let tree = load::module_tree(ws)?;
     let mut found: BTreeMap<bool, String> = BTreeMap::new();
     for r in &project.resources {
         let group = module_name(&r.group);
@@ -914,7 +915,7 @@ fn resource_plans(project: &Project, r: &Resource, header: &str) -> Result<Vec<A
 }
 
 /// The file of module `module` (before the moves).
-fn module_file(tree: &relayout::ModuleTree, module: &[String]) -> Result<PathBuf> {
+fn module_file(tree: &ModuleTree, module: &[String]) -> Result<PathBuf> {
     tree.files
         .iter()
         .find(|(_, m)| m.as_slice() == module)
@@ -940,7 +941,7 @@ fn parent_file(to: bool, group_mod: &str, tree: &str) -> PathBuf {
 /// item's text; `None` when there is no such item.
 fn take_mod_item(file: &Path, text: &str, name: &str) -> Result<Option<(String, String)>> {
     use syn::spanned::Spanned;
-    let ast = relayout::parse(file, text)?;
+    let ast = load::parse(file, text)?;
     let Some(item) = ast.items.iter().find_map(|i| match i {
         syn::Item::Mod(m) if m.ident == name && m.content.is_none() => Some(m),
         _ => None,

@@ -7,16 +7,12 @@
 //! names a moved module in a way opgen cannot resolve is refused with its location rather than
 //! guessed at.
 
-use crate::diag::{Diagnostic, Error, Location, Result};
-use crate::load::{self, UseKind};
-use crate::writer::Workspace;
+use crate::diag::{Diagnostic, Location};
+use crate::load::{self, ModPath, ModuleTree, UseKind, parse};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
-
-/// A module path below the crate root, e.g. `["api", "v1"]`.
-pub type ModPath = Vec<String>;
 
 /// The module moves of one edit.
 #[derive(Debug, Clone, Default)]
@@ -51,81 +47,6 @@ impl Moves {
         }
         out
     }
-}
-
-/// The library's module tree, from `src/lib.rs`: the file of each file module and every module,
-/// inline ones included.
-#[derive(Debug, Default)]
-pub struct ModuleTree {
-    pub files: BTreeMap<PathBuf, ModPath>,
-    pub modules: BTreeSet<ModPath>,
-}
-
-pub const LIB_RS: &str = "src/lib.rs";
-
-pub fn module_tree(ws: &Workspace) -> Result<ModuleTree> {
-    let mut tree = ModuleTree::default();
-    tree.modules.insert(Vec::new());
-    let mut queue = vec![(PathBuf::from(LIB_RS), Vec::new())];
-    while let Some((file, module)) = queue.pop() {
-        let Some(text) = ws.read(&file)? else {
-            continue;
-        };
-        let ast = parse(&file, &text)?;
-        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let dir = if matches!(stem, "lib" | "mod") {
-            file.parent().map(Path::to_path_buf).unwrap_or_default()
-        } else {
-            file.with_extension("")
-        };
-        walk_mods(ws, &ast.items, &module, &dir, &mut tree, &mut queue);
-        tree.files.insert(file, module);
-    }
-    Ok(tree)
-}
-
-fn walk_mods(
-    ws: &Workspace,
-    items: &[syn::Item],
-    module: &[String],
-    dir: &Path,
-    tree: &mut ModuleTree,
-    queue: &mut Vec<(PathBuf, ModPath)>,
-) {
-    for item in items {
-        let syn::Item::Mod(m) = item else { continue };
-        let name = m.ident.to_string();
-        let mut child = module.to_vec();
-        child.push(name.clone());
-        tree.modules.insert(child.clone());
-        match &m.content {
-            Some((_, items)) => walk_mods(ws, items, &child, &dir.join(&name), tree, queue),
-            None if m.attrs.iter().any(|a| a.path().is_ident("path")) => {}
-            None => {
-                let candidates = [
-                    dir.join(format!("{name}.rs")),
-                    dir.join(&name).join("mod.rs"),
-                ];
-                if let Some(file) = candidates.into_iter().find(|f| ws.exists(f)) {
-                    queue.push((file, child));
-                }
-            }
-        }
-    }
-}
-
-pub fn parse(file: &Path, text: &str) -> Result<syn::File> {
-    syn::parse_file(text).map_err(|e| {
-        let start = e.span().start();
-        Error::new(
-            Diagnostic::error(format!("cannot parse {}: {e}", file.display())).at(Location::new(
-                file,
-                start.line,
-                start.column + 1,
-            )
-            .with_source(text, 1)),
-        )
-    })
 }
 
 /// How a file sees the library.
