@@ -103,7 +103,7 @@ impl Ty {
             Ty::Number => "arg::number".into(),
             Ty::Bool => "arg::boolean".into(),
             Ty::Any | Ty::Json => "arg::any".into(),
-            Ty::Map => "|v| match v { Value::Map(entries) => Ok(entries.clone()), other => Err(format!(\"expected a map, got {other:?}\")) }".into(),
+            Ty::Map => "|v| match v { Value::Map(entries) => Ok(entries), other => Err(format!(\"expected a map, got {other:?}\")) }".into(),
             Ty::List(t) => format!("|v| arg::list(v, {})", t.converter()),
             Ty::Enum(name, _) => format!("|v| arg::string(v).and_then(|s| {name}::parse(&s))"),
         }
@@ -386,7 +386,7 @@ fn write_typed(out: &mut String, variants: &[Variant]) {
     }
     out.push_str("    /// Accepted for other tools (`ignored: true`), no effect on opgen's output.\n    Ignored,\n}\n\n");
     out.push_str(
-        "impl Typed {\n    /// The typed form of the marker `name` (an `items:` spelling included) with the\n    /// arguments the grammar parsed against its catalog entry.\n    pub fn from_parsed(name: &str, args: &ParsedArgs) -> Result<Typed, String> {\n",
+        "impl Typed {\n    /// The typed form of the marker `name` (an `items:` spelling included) with the\n    /// arguments the grammar parsed against its catalog entry.\n    pub fn from_parsed(name: &str, mut args: ParsedArgs) -> Result<Typed, String> {\n",
     );
     let _ = writeln!(
         out,
@@ -408,7 +408,7 @@ fn write_typed(out: &mut String, variants: &[Variant]) {
         let value = match &v.args {
             Args::None => format!("{enum_name}::{}", v.name),
             Args::Value(ty) => format!(
-                "{enum_name}::{}(arg::value(args).and_then({})?)",
+                "{enum_name}::{}(arg::value(&mut args).and_then({})?)",
                 v.name,
                 ty.converter()
             ),
@@ -418,7 +418,7 @@ fn write_typed(out: &mut String, variants: &[Variant]) {
                     let getter = if *optional { "optional" } else { "required" };
                     let _ = writeln!(
                         s,
-                        "                {}: arg::{getter}(args, {field:?}, {})?,",
+                        "                {}: arg::{getter}(&mut args, {field:?}, {})?,",
                         rust_field(field),
                         ty.converter()
                     );

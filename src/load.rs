@@ -5,6 +5,7 @@
 
 use crate::diag::{Diagnostic, Error, Location, Result};
 use crate::writer::Workspace;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub struct SourceFile {
@@ -61,6 +62,191 @@ impl SourceFile {
     }
 }
 
+/// A module path below the crate root, e.g. `["api", "v1"]`.
+pub type ModPath = Vec<String>;
+
+/// The library's module tree, read from its `mod` declarations from `src/lib.rs` on, the files
+/// found as rustc finds them (`#[path]` included): the module of each file module, and every
+/// module, inline ones included. [`load`] takes the module of each file it reads from here,
+/// and `edit`'s relayout its whole tree.
+#[derive(Debug, Default)]
+pub struct ModuleTree {
+    pub files: BTreeMap<PathBuf, ModPath>,
+    pub modules: BTreeSet<ModPath>,
+}
+
+pub const LIB_RS: &str = "src/lib.rs";
+
+/// The module tree of the library at `src/lib.rs`; a file on the way that does not parse is an
+/// error.
+pub fn module_tree(ws: &Workspace) -> Result<ModuleTree> {
+    walk_module_tree(
+        Path::new(LIB_RS),
+        |file| ws.read(file),
+        |file| ws.exists(file),
+        |file, text| parse(file, text).map(Some),
+    )
+}
+
+/// The module of each file module reached from `<dir>/lib.rs`, the texts being `texts`. Only
+/// files that may declare a file module (`mod name;`) are parsed, so the tree's `modules` are
+/// those of the files on the way only; a file that does not parse declares none.
+fn file_modules(dir: &Path, texts: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, ModPath> {
+    let tree = walk_module_tree(
+        &dir.join("lib.rs"),
+        |file| Ok(texts.get(file).cloned()),
+        |file| texts.contains_key(file),
+        |file, text| {
+            Ok(declares_file_module(text)
+                .then(|| checked_tokens(file, text).ok())
+                .flatten()
+                .and_then(|tokens| parse_tokens(text, tokens).ok()))
+        },
+    );
+    tree.map(|t| t.files).unwrap_or_default()
+}
+
+/// The tree from `root`, each file read with `read` and parsed with `parse` (`None`: the file
+/// declares no modules).
+fn walk_module_tree(
+    root: &Path,
+    mut read: impl FnMut(&Path) -> Result<Option<String>>,
+    exists: impl Fn(&Path) -> bool,
+    mut parse: impl FnMut(&Path, &str) -> Result<Option<syn::File>>,
+) -> Result<ModuleTree> {
+    let mut tree = ModuleTree::default();
+    tree.modules.insert(Vec::new());
+    // (file, its module, whether it is a mod-rs file: its child modules are beside it)
+    let mut queue = vec![(root.to_path_buf(), Vec::new(), true)];
+    while let Some((file, module, mod_rs)) = queue.pop() {
+        let Some(text) = read(&file)? else {
+            continue;
+        };
+        if let Some(ast) = parse(&file, &text)? {
+            let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            let dir = if mod_rs || matches!(stem, "lib" | "mod") {
+                here.clone()
+            } else {
+                file.with_extension("")
+            };
+            let mut walk = ModWalk {
+                tree: &mut tree,
+                queue: &mut queue,
+                exists: &exists,
+            };
+            walk.items(&ast.items, &module, &dir, &here);
+        }
+        tree.files.insert(file, module);
+    }
+    Ok(tree)
+}
+
+struct ModWalk<'a, E> {
+    tree: &'a mut ModuleTree,
+    queue: &'a mut Vec<(PathBuf, ModPath, bool)>,
+    exists: &'a E,
+}
+
+impl<E: Fn(&Path) -> bool> ModWalk<'_, E> {
+    /// The `mod` items of module `module`: `dir` holds its child modules' files, and a
+    /// `#[path]` is relative to `path_dir` (the file's directory outside inline modules).
+    fn items(&mut self, items: &[syn::Item], module: &[String], dir: &Path, path_dir: &Path) {
+        for item in items {
+            let syn::Item::Mod(m) = item else { continue };
+            let name = m.ident.to_string();
+            let mut child = module.to_vec();
+            child.push(name.clone());
+            self.tree.modules.insert(child.clone());
+            match (&m.content, path_attr(&m.attrs)) {
+                (Some((_, items)), _) => {
+                    let inner = dir.join(&name);
+                    self.items(items, &child, &inner, &inner);
+                }
+                // A file named by `#[path]` holds its child modules beside it, as `mod.rs` does.
+                (None, Some(path)) => {
+                    let file = lexically_normal(&path_dir.join(path));
+                    if (self.exists)(&file) {
+                        self.queue.push((file, child, true));
+                    }
+                }
+                (None, None) => {
+                    let candidates = [
+                        dir.join(format!("{name}.rs")),
+                        dir.join(&name).join("mod.rs"),
+                    ];
+                    if let Some(file) = candidates.into_iter().find(|f| (self.exists)(f)) {
+                        self.queue.push((file, child, false));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `path` without `.` and with each `..` taking the component before it away.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The file a `#[path = "…"]` attribute names.
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Whether `text` may declare a file module: `mod`, a name and `;` (in a comment or a string
+/// too: the caller parses to know).
+fn declares_file_module(text: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices("mod").any(|(at, _)| {
+        if text[..at].chars().next_back().is_some_and(ident) {
+            return false;
+        }
+        let rest = &text[at + 3..];
+        let name = rest.trim_start();
+        if name.len() == rest.len() {
+            return false;
+        }
+        let name = name.strip_prefix("r#").unwrap_or(name);
+        let len = name.find(|c: char| !ident(c)).unwrap_or(name.len());
+        len > 0 && name[len..].trim_start().starts_with(';')
+    })
+}
+
+/// `file` parsed, or the error at its place.
+pub fn parse(file: &Path, text: &str) -> Result<syn::File> {
+    syn::parse_file(text).map_err(|e| {
+        let start = e.span().start();
+        Error::new(
+            Diagnostic::error(format!("cannot parse {}: {e}", file.display())).at(Location::new(
+                file,
+                start.line,
+                start.column + 1,
+            )
+            .with_source(text, 1)),
+        )
+    })
+}
+
 /// Which files [`load`] parses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -97,10 +283,15 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = false;
+    let mut texts = BTreeMap::new();
     for path in ws.list_files(dir, ".rs")? {
         let text = ws
             .read(&path)?
             .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
+        texts.insert(path, text);
+    }
+    let mut modules = file_modules(dir, &texts);
+    for (path, text) in texts {
         if scope == Scope::Relevant && !path.starts_with(dir.join("api")) && !is_relevant(&text) {
             skipped = true;
             continue;
@@ -112,18 +303,12 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
                 continue;
             }
         };
-        // The tokens are parsed once; syn::parse_file would split the text again. It stays for
-        // the rare file with a byte-order mark or a shebang line, which it strips.
-        let parsed = if text.starts_with('\u{feff}')
-            || (text.starts_with("#!") && !text.starts_with("#!["))
-        {
-            syn::parse_file(&text)
-        } else {
-            syn::parse2::<syn::File>(tokens)
-        };
-        match parsed {
+        match parse_tokens(&text, tokens) {
             Ok(ast) => files.push(SourceFile {
-                module: module_path(dir, &path),
+                // A file no `mod` declaration reaches (a binary's) by its path.
+                module: modules
+                    .remove(&path)
+                    .unwrap_or_else(|| module_path(dir, &path)),
                 path,
                 text,
                 ast,
@@ -310,11 +495,92 @@ fn unbalanced(text: &str) -> Option<(usize, usize, String)> {
         .map(|(o, l, col)| (l, col, format!("the file ends before this `{o}` is closed")))
 }
 
+/// `text`, whose tokens are `tokens`, parsed. The tokens are parsed once; syn::parse_file would
+/// split the text again. It stays for the rare file with a byte-order mark or a shebang line,
+/// which it strips.
+fn parse_tokens(text: &str, tokens: proc_macro2::TokenStream) -> syn::Result<syn::File> {
+    if text.starts_with('\u{feff}') || (text.starts_with("#!") && !text.starts_with("#![")) {
+        syn::parse_file(text)
+    } else {
+        syn::parse2::<syn::File>(tokens)
+    }
+}
+
 fn syntax_error(path: &Path, text: &str, e: &syn::Error) -> Diagnostic {
     let start = e.span().start();
     Diagnostic::error(format!("Rust syntax error: {e}"))
         .at(Location::new(path, start.line, start.column + 1).with_source(text, 1))
         .help("opgen parses the sources without compiling them; fix the syntax (cargo check shows the same error)")
+}
+
+/// One name a `use` item binds, or one glob it imports: its tree flattened, so that `use
+/// a::{b, c as d, e::*};` has three. The one reading of use trees that the model's resolver,
+/// `edit`'s relayout and `upgrade`'s reference scan share.
+#[derive(Debug, Clone)]
+pub struct UseLeaf<'a> {
+    /// The path's segments, each with whether it is the first of an item inside `{ … }`. For
+    /// [`UseKind::Name`] and [`UseKind::Rename`] the last segment is the name imported.
+    pub path: Vec<(&'a syn::Ident, bool)>,
+    pub kind: UseKind<'a>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum UseKind<'a> {
+    /// The path's last segment, by its own name.
+    Name,
+    /// `self` in a group (`a::{self}`): the path itself, by its last segment's name.
+    SelfName(&'a syn::Ident),
+    /// The path's last segment, by another name (`as`).
+    Rename(&'a syn::Ident),
+    /// `*`: every name the path exports.
+    Glob(&'a syn::token::Star),
+}
+
+/// The leaves of a `use` tree, in source order.
+pub fn use_leaves(tree: &syn::UseTree) -> Vec<UseLeaf<'_>> {
+    fn walk<'a>(
+        tree: &'a syn::UseTree,
+        prefix: &mut Vec<(&'a syn::Ident, bool)>,
+        group_start: bool,
+        out: &mut Vec<UseLeaf<'a>>,
+    ) {
+        let with = |prefix: &[(&'a syn::Ident, bool)], ident: &'a syn::Ident| {
+            let mut path = prefix.to_vec();
+            path.push((ident, group_start));
+            path
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push((&p.ident, group_start));
+                walk(&p.tree, prefix, false, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) if n.ident == "self" => out.push(UseLeaf {
+                path: prefix.clone(),
+                kind: UseKind::SelfName(&n.ident),
+            }),
+            syn::UseTree::Name(n) => out.push(UseLeaf {
+                path: with(prefix, &n.ident),
+                kind: UseKind::Name,
+            }),
+            syn::UseTree::Rename(r) => out.push(UseLeaf {
+                path: with(prefix, &r.ident),
+                kind: UseKind::Rename(&r.rename),
+            }),
+            syn::UseTree::Glob(g) => out.push(UseLeaf {
+                path: prefix.clone(),
+                kind: UseKind::Glob(&g.star_token),
+            }),
+            syn::UseTree::Group(g) => {
+                for item in &g.items {
+                    walk(item, prefix, true, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, &mut Vec::new(), false, &mut out);
+    out
 }
 
 /// `src/api/v1/foo.rs` → `api::v1::foo`; `mod.rs`, `lib.rs` and `main.rs` name their directory.
@@ -337,6 +603,97 @@ fn module_path(root: &Path, path: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn use_trees_flatten_to_their_leaves() {
+        let tree: syn::ItemUse =
+            syn::parse_str("use a::{b, c::{self, d as e}, f::*, self as g};").unwrap();
+        let leaves: Vec<String> = use_leaves(&tree.tree)
+            .iter()
+            .map(|leaf| {
+                let path: Vec<String> = leaf
+                    .path
+                    .iter()
+                    .map(|(i, start)| format!("{}{i}", if *start { "{" } else { "" }))
+                    .collect();
+                let kind = match leaf.kind {
+                    UseKind::Name => "name".to_owned(),
+                    UseKind::SelfName(_) => "self".to_owned(),
+                    UseKind::Rename(r) => format!("as {r}"),
+                    UseKind::Glob(_) => "*".to_owned(),
+                };
+                format!("{} {kind}", path.join("::"))
+            })
+            .collect();
+        assert_eq!(
+            leaves,
+            [
+                "a::{b name",
+                "a::{c self",
+                "a::{c::{d as e",
+                "a::{f *",
+                // As rustc reads it: `a` by the name `g`.
+                "a::{self as g",
+            ]
+        );
+    }
+
+    #[test]
+    fn modules_come_from_the_mod_declarations() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("src/lib.rs", "pub mod api;\n#[path = \"extra/types.rs\"]\nmod odd;\nmod inline {\n    mod nested;\n}\n");
+        ws.stage("src/api/mod.rs", "pub mod v1;\n");
+        ws.stage(
+            "src/api/v1.rs",
+            "mod kinds;\n#[path = \"../common.rs\"]\nmod common;\n",
+        );
+        ws.stage("src/api/v1/kinds.rs", "pub struct A;\n");
+        ws.stage("src/common.rs", "pub struct S;\n");
+        ws.stage("src/extra/types.rs", "mod child;\n");
+        ws.stage("src/extra/child.rs", "pub struct C;\n");
+        ws.stage("src/inline/nested.rs", "pub struct N;\n");
+        ws.stage("src/main.rs", "fn main() {}\n");
+        ws.stage("src/orphan/x.rs", "pub struct X;\n");
+        let (files, _) = load(&ws, Path::new("src"), Scope::All).unwrap();
+        let modules: Vec<(String, String)> = files
+            .iter()
+            .map(|f| (f.path.display().to_string(), f.module.join("::")))
+            .collect();
+        let want = [
+            ("src/api/mod.rs", "api"),
+            ("src/api/v1/kinds.rs", "api::v1::kinds"),
+            ("src/api/v1.rs", "api::v1"),
+            ("src/common.rs", "api::v1::common"),
+            ("src/extra/child.rs", "odd::child"),
+            ("src/extra/types.rs", "odd"),
+            ("src/inline/nested.rs", "inline::nested"),
+            ("src/lib.rs", ""),
+            ("src/main.rs", ""),
+            ("src/orphan/x.rs", "orphan::x"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(p, m)| ((*p).to_owned(), (*m).to_owned()))
+            .collect();
+        assert_eq!(modules, want);
+        // edit's tree agrees.
+        let tree = module_tree(&ws).unwrap();
+        for f in files.iter().filter(|f| tree.files.contains_key(&f.path)) {
+            assert_eq!(tree.files[&f.path], f.module, "{}", f.path.display());
+        }
+        assert_eq!(tree.files.len(), 8);
+    }
+
+    #[test]
+    fn only_files_that_may_declare_a_file_module_are_parsed_for_the_index() {
+        assert!(declares_file_module("pub mod api;\n"));
+        assert!(declares_file_module("mod r#type ;"));
+        assert!(declares_file_module("mod\n    x\n;"));
+        assert!(!declares_file_module("mod tests {\n}\n"));
+        assert!(!declares_file_module("let module = 1; // mod"));
+        assert!(!declares_file_module("fn modx();"));
+    }
 
     #[test]
     fn module_paths() {

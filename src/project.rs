@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 pub const FILE_NAME: &str = "PROJECT";
 pub const LAYOUT: &str = "rust.opgen.dev/v1";
 
+/// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
+/// when a template of a file the user owns changes, and embed the previous templates as
+/// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
+pub const SCAFFOLD_VERSION: u32 = 6;
+
 const HEADER: &str = "\
 # This file records what opgen scaffolded in this project (kubebuilder's PROJECT format).
 # opgen reads it on every command: edit it only to fix a mistake.
@@ -74,6 +79,50 @@ pub struct Resource {
     pub webhooks: Option<ResourceWebhooks>,
 }
 
+/// A kind version of the project, as the commands name it (`--group`, `--version`, `--kind`)
+/// and PROJECT records it: the group without the domain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub fn new(group: &str, version: &str, kind: &str) -> Self {
+        Gvk {
+            group: group.to_owned(),
+            version: version.to_owned(),
+            kind: kind.to_owned(),
+        }
+    }
+
+    /// The same kind in version `version`.
+    pub fn with_version(&self, version: &str) -> Self {
+        Gvk {
+            version: version.to_owned(),
+            ..self.clone()
+        }
+    }
+}
+
+impl Resource {
+    /// The kind version this resource records.
+    pub fn gvk(&self) -> Gvk {
+        Gvk::new(&self.group, &self.version, &self.kind)
+    }
+
+    /// Whether this resource records the kind version `gvk`.
+    pub fn is(&self, gvk: &Gvk) -> bool {
+        self.is_version_of(gvk) && self.version == gvk.version
+    }
+
+    /// Whether this resource records a version (any) of `gvk`'s kind.
+    pub fn is_version_of(&self, gvk: &Gvk) -> bool {
+        self.group == gvk.group && self.kind == gvk.kind
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceApi {
@@ -107,7 +156,7 @@ impl Project {
             project_name: project_name.to_owned(),
             repo: repo.map(str::to_owned),
             resources: Vec::new(),
-            scaffold_version: Some(crate::generators::templates::SCAFFOLD_VERSION),
+            scaffold_version: Some(SCAFFOLD_VERSION),
             version: "3".to_owned(),
         }
     }
@@ -122,10 +171,23 @@ impl Project {
         format!("{group}.{}", self.domain)
     }
 
-    pub fn find_resource(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
-        self.resources
-            .iter()
-            .find(|r| r.group == group && r.version == version && r.kind == kind)
+    /// The resource of the kind version `gvk`.
+    pub fn find(&self, gvk: &Gvk) -> Option<&Resource> {
+        self.resources.iter().find(|r| r.is(gvk))
+    }
+
+    pub fn find_mut(&mut self, gvk: &Gvk) -> Option<&mut Resource> {
+        self.resources.iter_mut().find(|r| r.is(gvk))
+    }
+
+    /// The resources of `gvk`'s kind, every version, in PROJECT's order.
+    pub fn versions_of<'a>(&'a self, gvk: &'a Gvk) -> impl Iterator<Item = &'a Resource> {
+        self.resources.iter().filter(|r| r.is_version_of(gvk))
+    }
+
+    /// The resources of `gvk`'s kind but for `gvk`'s version, in PROJECT's order.
+    pub fn other_versions<'a>(&'a self, gvk: &'a Gvk) -> impl Iterator<Item = &'a Resource> {
+        self.versions_of(gvk).filter(|r| r.version != gvk.version)
     }
 
     pub fn to_yaml(&self) -> String {

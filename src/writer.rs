@@ -137,6 +137,14 @@ impl Workspace {
         self.staged.insert(rel, Staged { content, note });
     }
 
+    /// The paths staged so far, sorted, each with whether it is to exist after the commit
+    /// (`false`: staged for removal).
+    pub fn staged(&self) -> impl Iterator<Item = (&Path, bool)> {
+        self.staged
+            .iter()
+            .map(|(path, s)| (path.as_path(), s.content.is_some()))
+    }
+
     /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
     /// `suffix` (any file when it is empty), on disk or staged, sorted.
     pub fn list_files(&self, rel_dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {

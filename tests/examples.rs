@@ -296,7 +296,7 @@ fn replay(project: &opgen::project::Project) -> BTreeMap<PathBuf, String> {
     };
     let name = &project.project_name;
     let (mut replayed, _) = init(&mut ws, &options).unwrap_or_else(|e| panic!("{name}:\n{e}"));
-    opgen::ops::create_recorded_resources(&mut ws, &mut replayed, project)
+    opgen::ops::replay::create_recorded_resources(&mut ws, &mut replayed, project)
         .unwrap_or_else(|e| panic!("{name}:\n{e}"));
     // As `opgen new` and `opgen create` do by default (--make): CRDs, role, kustomizations.
     manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{name}:\n{e}"));

@@ -854,7 +854,7 @@ fn the_scaffold_templates_are_those_recorded_for_the_scaffold_version() {
         }
     }
     let recorded = root.join("data/upgrade/current-templates.txt");
-    let version = opgen::generators::templates::SCAFFOLD_VERSION;
+    let version = opgen::project::SCAFFOLD_VERSION;
     let line = format!("scaffold {version}: {hash:016x}\n");
     if std::env::var_os("OPGEN_REGEN").is_some() {
         std::fs::write(&recorded, &line).unwrap();
@@ -864,7 +864,7 @@ fn the_scaffold_templates_are_those_recorded_for_the_scaffold_version() {
         line,
         "templates/ changed since scaffold {version} was recorded. If a file projects already \
          have changes (anything but a new template), bump SCAFFOLD_VERSION in \
-         src/generators/templates.rs, copy the previous templates/ to \
+         src/project.rs, copy the previous templates/ to \
          data/upgrade/scaffold-{version}/templates (git archive) and teach \
          templates::template_dir and opgen upgrade's tests about it; in every case, record the \
          digest with OPGEN_REGEN=1"

@@ -1,6 +1,6 @@
 //! `opgen create api`
 
-use super::{GlobalArgs, bool_value, finish, print_warnings};
+use super::{GlobalArgs, GvkArgs, bool_value, finish, print_warnings};
 use crate::diag::Result;
 use crate::ops::create_api::{ApiOptions, create_api};
 use crate::ops::manifests::{ManifestOptions, manifests};
@@ -37,16 +37,10 @@ pub struct Args {
 
 /// The API flags shared by `create api` and `new`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_args(super::kind_help("Kind, PascalCase (e.g. Memcached)")))]
 pub struct ApiArgs {
-    /// API group name, without the domain (e.g. cache)
-    #[arg(long)]
-    pub group: String,
-    /// API version (e.g. v1alpha1)
-    #[arg(long)]
-    pub version: String,
-    /// Kind, PascalCase (e.g. Memcached)
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub gvk: GvkArgs,
     /// Resource name in URLs and RBAC rules [default: the English plural of the kind]
     #[arg(long)]
     pub plural: Option<String>,
@@ -67,9 +61,7 @@ pub struct ApiArgs {
 impl ApiArgs {
     pub fn options(&self, force: bool) -> ApiOptions {
         ApiOptions {
-            group: self.group.clone(),
-            version: self.version.clone(),
-            kind: self.kind.clone(),
+            gvk: self.gvk.gvk(),
             plural: self.plural.clone(),
             namespaced: self.namespaced,
             resource: self.resource,
@@ -93,7 +85,7 @@ pub fn run(args: CreateArgs, global: &GlobalArgs) -> Result<()> {
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);
     }
-    finish(&ws, global, &format!("created API {}", args.api.kind))?;
+    finish(&ws, global, &format!("created API {}", args.api.gvk.kind))?;
     if !global.quiet && !global.dry_run && !args.make {
         println!("next: opgen manifests");
     }

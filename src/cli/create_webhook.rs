@@ -1,6 +1,6 @@
 //! `opgen create webhook`
 
-use super::{GlobalArgs, bool_value, finish, print_warnings};
+use super::{GlobalArgs, GvkArgs, bool_value, finish, print_warnings};
 use crate::diag::Result;
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{ManifestOptions, manifests};
@@ -10,16 +10,10 @@ use crate::ops::manifests::{ManifestOptions, manifests};
 #[command(
     after_help = "Example:\n  opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation"
 )]
+#[command(mut_args(super::kind_help("Kind, as created with `opgen create api`")))]
 pub struct Args {
-    /// API group name, without the domain (e.g. cache)
-    #[arg(long)]
-    pub group: String,
-    /// API version (e.g. v1alpha1)
-    #[arg(long)]
-    pub version: String,
-    /// Kind, as created with `opgen create api`
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub gvk: GvkArgs,
     /// Scaffold a mutating webhook that sets defaults
     #[arg(long)]
     pub defaulting: bool,
@@ -43,9 +37,7 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     let (mut ws, mut project) = super::open_project(global)?;
     let opts = WebhookOptions {
-        group: args.group,
-        version: args.version,
-        kind: args.kind.clone(),
+        gvk: args.gvk.gvk(),
         defaulting: args.defaulting,
         validation: args.programmatic_validation,
         conversion: args.conversion,
@@ -59,7 +51,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);
     }
-    finish(&ws, global, &format!("created webhook for {}", args.kind))?;
+    finish(
+        &ws,
+        global,
+        &format!("created webhook for {}", args.gvk.kind),
+    )?;
     if !global.quiet && !global.dry_run {
         println!(
             "next: fill in the hooks in src/webhooks/; `make deploy` needs cert-manager in the cluster"

@@ -1,6 +1,6 @@
 //! `opgen delete webhook`
 
-use super::{GlobalArgs, bool_value, finish, print_warnings};
+use super::{GlobalArgs, GvkArgs, bool_value, finish, print_warnings};
 use crate::diag::Result;
 use crate::ops::delete::{DeleteApiOptions, DeleteWebhookOptions, delete_api, delete_webhook};
 use crate::ops::manifests::{ManifestOptions, manifests};
@@ -49,15 +49,8 @@ pub struct WebhookArgs {
 /// The kind version a delete is about.
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
-    /// API group name, without the domain (e.g. cache)
-    #[arg(long)]
-    pub group: String,
-    /// API version (e.g. v1alpha1)
-    #[arg(long)]
-    pub version: String,
-    /// Kind
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub gvk: GvkArgs,
     /// Remove files you edited and skip lines you changed (they are named)
     #[arg(long)]
     pub force: bool,
@@ -77,9 +70,7 @@ fn run_webhook(hooks: WebhookArgs, global: &GlobalArgs) -> Result<()> {
     let (mut ws, mut project) = super::open_project(global)?;
     let args = hooks.target;
     let opts = DeleteWebhookOptions {
-        group: args.group,
-        version: args.version,
-        kind: args.kind.clone(),
+        gvk: args.gvk.gvk(),
         defaulting: hooks.defaulting,
         validation: hooks.validation,
         conversion: hooks.conversion,
@@ -91,15 +82,17 @@ fn run_webhook(hooks: WebhookArgs, global: &GlobalArgs) -> Result<()> {
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);
     }
-    finish(&ws, global, &format!("deleted webhooks of {}", args.kind))
+    finish(
+        &ws,
+        global,
+        &format!("deleted webhooks of {}", args.gvk.kind),
+    )
 }
 
 fn run_api(args: TargetArgs, global: &GlobalArgs) -> Result<()> {
     let (mut ws, mut project) = super::open_project(global)?;
     let opts = DeleteApiOptions {
-        group: args.group,
-        version: args.version,
-        kind: args.kind.clone(),
+        gvk: args.gvk.gvk(),
         force: args.force,
     };
     let warnings = delete_api(&mut ws, &mut project, &opts)?;
@@ -108,5 +101,5 @@ fn run_api(args: TargetArgs, global: &GlobalArgs) -> Result<()> {
         let report = manifests(&mut ws, &ManifestOptions::default())?;
         print_warnings(&report.warnings, global);
     }
-    finish(&ws, global, &format!("deleted API {}", args.kind))
+    finish(&ws, global, &format!("deleted API {}", args.gvk.kind))
 }

@@ -18,6 +18,7 @@ mod recover;
 mod upgrade;
 
 use crate::diag::{Diagnostic, Error, Result};
+use crate::project::Gvk;
 use crate::writer::{ChangeKind, Workspace};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -64,6 +65,39 @@ pub struct GlobalArgs {
     /// Print every file written
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+/// The kind version a command is about, flattened into its arguments. A command whose `--kind`
+/// means more says so with `#[command(mut_args(kind_help(...)))]`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GvkArgs {
+    /// API group name, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. v1alpha1)
+    #[arg(long)]
+    pub version: String,
+    /// Kind
+    #[arg(long)]
+    pub kind: String,
+}
+
+impl GvkArgs {
+    pub fn gvk(&self) -> Gvk {
+        Gvk::new(&self.group, &self.version, &self.kind)
+    }
+}
+
+/// Gives [`GvkArgs`]' `--kind` the help `help`, in place (`mut_arg` would move it last, and the
+/// shell completions list arguments in that order).
+pub(crate) fn kind_help(help: &'static str) -> impl FnMut(clap::Arg) -> clap::Arg {
+    move |arg| {
+        if arg.get_id() == "kind" {
+            arg.help(help)
+        } else {
+            arg
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

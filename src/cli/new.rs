@@ -2,7 +2,7 @@
 
 use super::create_api::ApiArgs;
 use super::init::ProjectArgs;
-use super::{GlobalArgs, finish, print_warnings};
+use super::{GlobalArgs, GvkArgs, finish, print_warnings};
 use crate::diag::{Error, Result};
 use crate::ops::create_api::create_api;
 use crate::ops::init::init;
@@ -68,9 +68,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     print_warnings(&warnings, global);
     if let (Some(group), Some(version), Some(kind)) = (args.group, args.version, args.kind) {
         let api = ApiArgs {
-            group,
-            version,
-            kind,
+            gvk: GvkArgs {
+                group,
+                version,
+                kind,
+            },
             plural: args.plural,
             namespaced: None,
             resource: true,

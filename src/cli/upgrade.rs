@@ -2,9 +2,9 @@
 
 use super::{GlobalArgs, bool_value, finish, print_warnings};
 use crate::diag::{Diagnostic, Result};
-use crate::generators::templates::SCAFFOLD_VERSION;
 use crate::ops::manifests::{ManifestOptions, manifests};
 use crate::ops::upgrade::{UpgradeOptions, upgrade};
+use crate::project::SCAFFOLD_VERSION;
 use crate::writer::ChangeKind;
 
 /// Bring a project made by an earlier opgen to the current scaffold

@@ -164,8 +164,46 @@ const ICON: &str =
 pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle> {
     let mut bundle = Bundle::default();
     let objects = input.rendered;
-    let cert_secrets = package::certificate_secrets(objects);
+    let (deployments, accounts) = install_deployments(objects, opts)?;
+    let (install_spec, consumed) = install_spec(objects, deployments, &accounts);
+    let crds: Vec<&Value> = package::of_kind(objects, "CustomResourceDefinition").collect();
+    let (webhooks, webhook_services) = webhook_definitions(objects, &crds)?;
+    let csv = cluster_service_version(input, opts, install_spec, &crds, webhooks)?;
 
+    let mut files = vec![(
+        format!(
+            "{MANIFESTS_DIR}/{}.clusterserviceversion.yaml",
+            opts.package
+        ),
+        yaml::to_string(&csv),
+    )];
+    for crd in &crds {
+        let group = crd["spec"]["group"].as_str().unwrap_or_default();
+        let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
+        files.push((
+            format!("{MANIFESTS_DIR}/{group}_{plural}.yaml"),
+            yaml::to_string(crd),
+        ));
+    }
+    files.extend(other_objects(
+        objects,
+        &accounts,
+        &webhook_services,
+        &consumed,
+        &mut bundle.warnings,
+    ));
+    files.extend(metadata_files(opts));
+    bundle.files = files;
+    Ok(bundle)
+}
+
+/// The install strategy's Deployments (the manager's, without cert-manager's certificate
+/// volumes, with `opts.image`, watching OLM's target namespaces) and their service accounts.
+fn install_deployments(
+    objects: &[Value],
+    opts: &BundleOptions,
+) -> Result<(Vec<Value>, BTreeSet<String>)> {
+    let cert_secrets = package::certificate_secrets(objects);
     let mut deployments = Vec::new();
     let mut accounts = BTreeSet::new();
     for d in package::of_kind(objects, "Deployment") {
@@ -193,13 +231,23 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
             "restore `- ../manager` in config/default/kustomization.yaml",
         ));
     }
+    Ok((deployments, accounts))
+}
 
+/// The install strategy's spec: the Deployments and, per service account, the rules of the
+/// Roles and ClusterRoles bound to it as permissions and clusterPermissions; and the roles and
+/// bindings they consumed, (kind, name), which the bundle then leaves out.
+fn install_spec(
+    objects: &[Value],
+    deployments: Vec<Value>,
+    accounts: &BTreeSet<String>,
+) -> (Map<String, Value>, BTreeSet<(String, String)>) {
     // Roles bound to the manager's service accounts become the CSV's permissions; OLM creates
     // the accounts, roles and bindings itself.
     let mut consumed: BTreeSet<(String, String)> = BTreeSet::new();
     let mut permissions = Vec::new();
     let mut cluster_permissions = Vec::new();
-    for account in &accounts {
+    for account in accounts {
         let mut rules = Vec::new();
         let mut cluster_rules = Vec::new();
         for (binding_kind, cluster) in [("RoleBinding", false), ("ClusterRoleBinding", true)] {
@@ -242,10 +290,18 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
     if !permissions.is_empty() {
         install_spec.insert("permissions".into(), Value::Array(permissions));
     }
+    (install_spec, consumed)
+}
 
-    let crds: Vec<&Value> = package::of_kind(objects, "CustomResourceDefinition").collect();
-    let (webhooks, webhook_services) = webhook_definitions(objects, &crds)?;
-
+/// The user's base CSV with what this bundle installs: its name and version, the install
+/// strategy, the owned CRDs, the webhook definitions, `alm-examples`.
+fn cluster_service_version(
+    input: &BundleInput<'_>,
+    opts: &BundleOptions,
+    install_spec: Map<String, Value>,
+    crds: &[&Value],
+    webhooks: Vec<Value>,
+) -> Result<Value> {
     let mut csv = input.base.clone();
     let root = csv
         .as_object_mut()
@@ -279,7 +335,7 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let owned = owned_crds(&crds, input.csv, &base_owned);
+    let owned = owned_crds(crds, input.csv, &base_owned);
     if owned.is_empty() {
         crd_section.remove("owned");
     } else {
@@ -290,22 +346,21 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
     } else {
         spec.insert("webhookdefinitions".into(), Value::Array(webhooks));
     }
+    Ok(csv)
+}
 
-    let mut files = vec![(
-        format!(
-            "{MANIFESTS_DIR}/{}.clusterserviceversion.yaml",
-            opts.package
-        ),
-        yaml::to_string(&csv),
-    )];
-    for crd in &crds {
-        let group = crd["spec"]["group"].as_str().unwrap_or_default();
-        let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
-        files.push((
-            format!("{MANIFESTS_DIR}/{group}_{plural}.yaml"),
-            yaml::to_string(crd),
-        ));
-    }
+/// The objects OLM installs from the bundle as they are, without their namespace: all but the
+/// CRDs, what the CSV carries (the Deployments, webhooks, the manager's service accounts and
+/// the roles and bindings `consumed`), the webhooks' Services and cert-manager's objects. A
+/// kind a bundle cannot carry is left out with a warning.
+fn other_objects(
+    objects: &[Value],
+    accounts: &BTreeSet<String>,
+    webhook_services: &BTreeSet<String>,
+    consumed: &BTreeSet<(String, String)>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<(String, String)> {
+    let mut files = Vec::new();
     for obj in objects {
         let k = kind(obj);
         let key = (k.to_owned(), name(obj).to_owned());
@@ -323,7 +378,7 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
             continue;
         }
         if !SUPPORTED_KINDS.contains(&k) {
-            bundle.warnings.push(
+            warnings.push(
                 Diagnostic::warning(format!(
                     "the bundle leaves out {k} {}: OLM bundles cannot carry that kind",
                     name(obj)
@@ -346,12 +401,16 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
         let file = format!("{}_{group}{version}_{}.yaml", name(&obj), k.to_lowercase());
         files.push((format!("{MANIFESTS_DIR}/{file}"), yaml::to_string(&obj)));
     }
+    files
+}
+
+/// `metadata/annotations.yaml` and `bundle.Dockerfile`: the bundle's labels.
+fn metadata_files(opts: &BundleOptions) -> [(String, String); 2] {
     let labels = bundle_labels(opts);
     let mut annotations = String::from("annotations:\n  # Core bundle annotations.\n");
     for (k, v) in &labels {
         annotations.push_str(&format!("  {k}: {v}\n"));
     }
-    files.push((ANNOTATIONS_FILE.to_owned(), annotations));
     let mut dockerfile = String::from("FROM scratch\n\n# Core bundle labels.\n");
     for (k, v) in &labels {
         dockerfile.push_str(&format!("LABEL {k}={v}\n"));
@@ -359,9 +418,10 @@ pub fn generate(input: &BundleInput<'_>, opts: &BundleOptions) -> Result<Bundle>
     dockerfile.push_str(
         "\n# Copy files to locations specified by labels.\nCOPY bundle/manifests /manifests/\nCOPY bundle/metadata /metadata/\n",
     );
-    files.push((DOCKERFILE.to_owned(), dockerfile));
-    bundle.files = files;
-    Ok(bundle)
+    [
+        (ANNOTATIONS_FILE.to_owned(), annotations),
+        (DOCKERFILE.to_owned(), dockerfile),
+    ]
 }
 
 fn bundle_labels(opts: &BundleOptions) -> Vec<(&'static str, String)> {

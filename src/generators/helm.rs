@@ -84,26 +84,55 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
                 "it should be kustomize's output of config/default: regenerate it with `make build-installer`",
             )
         })?;
-    let namespace = package::install_namespace(objects).unwrap_or_default();
-    let prefix = format!("{}-", opts.name);
-    let present: BTreeSet<Category> = objects.iter().map(package::category).collect();
-    let has_webhook =
-        present.contains(&Category::Webhook) || present.contains(&Category::WebhookService);
-    let has_cert_manager = present.contains(&Category::CertManager);
-    let metrics_service = objects
-        .iter()
-        .find(|o| package::category(o) == Category::MetricsService);
+    let found = Found::in_objects(objects);
+    Ok(Chart {
+        chart_yaml: chart_yaml(opts, found.has_webhook),
+        values: values(manager, &found),
+        helmignore: HELMIGNORE.into(),
+        templates: templates(objects, manager, &found, &format!("{}-", opts.name)),
+    })
+}
 
-    let manager_values = ManagerValues::from(manager);
-    let metrics_port = metrics_service
-        .and_then(|s| s.value.pointer("/spec/ports/0/targetPort"))
-        .and_then(Value::as_u64)
-        .or_else(|| container_port(manager, "https"))
-        .unwrap_or(8443);
+/// What the rendered objects hold that the chart's templates and values depend on.
+struct Found<'a> {
+    categories: BTreeSet<Category>,
+    /// The namespace they install into.
+    namespace: String,
+    metrics_service: Option<&'a Object>,
+    has_webhook: bool,
+    has_cert_manager: bool,
+}
 
+impl<'a> Found<'a> {
+    fn in_objects(objects: &'a [Object]) -> Self {
+        let categories: BTreeSet<Category> = objects.iter().map(package::category).collect();
+        Found {
+            namespace: package::install_namespace(objects).unwrap_or_default(),
+            metrics_service: objects
+                .iter()
+                .find(|o| package::category(o) == Category::MetricsService),
+            has_webhook: categories.contains(&Category::Webhook)
+                || categories.contains(&Category::WebhookService),
+            has_cert_manager: categories.contains(&Category::CertManager),
+            categories,
+        }
+    }
+}
+
+/// One template per object (in the folder its category maps to, without the name prefix
+/// `prefix`), a ServiceMonitor when the objects have a metrics Service but none, and NOTES.txt;
+/// sorted by path.
+fn templates(
+    objects: &[Object],
+    manager: &Object,
+    found: &Found<'_>,
+    prefix: &str,
+) -> Vec<(String, String)> {
+    let present = &found.categories;
+    let namespace = &found.namespace;
     let mut templates: Vec<(String, String)> = Vec::new();
     let mut add = |dir: &str, object: &Object, body: String| {
-        let stem = object.name().strip_prefix(&prefix).unwrap_or(object.name());
+        let stem = object.name().strip_prefix(prefix).unwrap_or(object.name());
         let mut path = format!("templates/{dir}/{stem}.yaml");
         if templates.iter().any(|(p, _)| *p == path) {
             path = format!(
@@ -114,76 +143,17 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
         templates.push((path, body));
     };
     for object in objects {
-        let category = package::category(object);
-        let mut holes = Holes::default();
-        let mut value = object.value.clone();
-        substitute_namespace(&mut value, &namespace);
-        managed_by_helm(&mut value, &mut holes);
-        cert_manager_injection(&mut value, &mut holes);
-        let (dir, condition) = match category {
-            Category::Namespace => continue,
-            Category::Crd => {
-                let keep = holes.add(Hole::LineIf(".Values.crd.keep".into()));
-                let annotations = ensure_map(&mut value, &["metadata", "annotations"]);
-                annotations.insert(
-                    "helm.sh/resource-policy".into(),
-                    Value::String(format!("{keep}keep")),
-                );
-                // Webhook conversion only while the webhook server runs (else: strategy None).
-                if has_webhook && value["spec"]["conversion"]["strategy"] == "Webhook" {
-                    let conversion = value["spec"]["conversion"].take();
-                    value["spec"]["conversion"] = holes.value(Hole::KeyIf {
-                        cond: ".Values.webhook.enable".into(),
-                        value: conversion,
-                    });
-                }
-                ("crd", Some(".Values.crd.enable"))
-            }
-            Category::ServiceAccount | Category::Rbac => ("rbac", None),
-            Category::HelperRole => ("rbac", Some(".Values.rbac.helpers.enable")),
-            Category::MetricsRbac => ("rbac", Some(".Values.metrics.enable")),
-            Category::LeaderElectionRbac => ("rbac", Some(".Values.manager.leaderElection.enable")),
-            Category::Manager => {
-                manager_template(&mut value, &mut holes, has_webhook);
-                ("manager", None)
-            }
-            Category::MetricsService => {
-                if let Some(ports) = value
-                    .pointer_mut("/spec/ports")
-                    .and_then(Value::as_array_mut)
-                {
-                    for port in ports.iter_mut().take(1) {
-                        let p = holes.add(Hole::Inline("{{ .Values.metrics.port }}".into()));
-                        port["port"] = Value::String(p.clone());
-                        port["targetPort"] = Value::String(p);
-                    }
-                }
-                ("metrics", Some(".Values.metrics.enable"))
-            }
-            Category::WebhookService | Category::Webhook => {
-                ("webhook", Some(".Values.webhook.enable"))
-            }
-            Category::CertManager => (
-                "cert-manager",
-                Some("and .Values.webhook.enable .Values.certManager.enable"),
-            ),
-            Category::ServiceMonitor => (
-                "prometheus",
-                Some("and .Values.metrics.enable .Values.prometheus.enable"),
-            ),
-            Category::NetworkPolicy => ("network-policy", Some(".Values.networkPolicy.enable")),
-            Category::Other => ("extras", None),
-        };
-        let body = render(&value, &holes, condition);
-        add(dir, object, body);
+        if let Some((dir, body)) = object_template(object, found) {
+            add(dir, object, body);
+        }
     }
     if !present.contains(&Category::ServiceMonitor)
-        && let Some(service) = metrics_service
+        && let Some(service) = found.metrics_service
     {
-        let monitor = service_monitor(service, &namespace);
+        let monitor = service_monitor(service, namespace);
         let mut holes = Holes::default();
         let mut value = monitor.value.clone();
-        substitute_namespace(&mut value, &namespace);
+        substitute_namespace(&mut value, namespace);
         managed_by_helm(&mut value, &mut holes);
         let body = render(
             &value,
@@ -192,9 +162,86 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
         );
         add("prometheus", &monitor, body);
     }
-    templates.push(("templates/NOTES.txt".into(), notes(manager, &namespace)));
+    templates.push(("templates/NOTES.txt".into(), notes(manager, namespace)));
     templates.sort();
+    templates
+}
 
+/// The template of one object: its folder under templates/ and its text, the values it
+/// depends on as Go template holes; `None` for the Namespace (Helm's `--namespace` makes it).
+fn object_template(object: &Object, found: &Found<'_>) -> Option<(&'static str, String)> {
+    let mut holes = Holes::default();
+    let mut value = object.value.clone();
+    substitute_namespace(&mut value, &found.namespace);
+    managed_by_helm(&mut value, &mut holes);
+    cert_manager_injection(&mut value, &mut holes);
+    let (dir, condition) = match package::category(object) {
+        Category::Namespace => return None,
+        Category::Crd => {
+            let keep = holes.add(Hole::LineIf(".Values.crd.keep".into()));
+            let annotations = ensure_map(&mut value, &["metadata", "annotations"]);
+            annotations.insert(
+                "helm.sh/resource-policy".into(),
+                Value::String(format!("{keep}keep")),
+            );
+            // Webhook conversion only while the webhook server runs (else: strategy None).
+            if found.has_webhook && value["spec"]["conversion"]["strategy"] == "Webhook" {
+                let conversion = value["spec"]["conversion"].take();
+                value["spec"]["conversion"] = holes.value(Hole::KeyIf {
+                    cond: ".Values.webhook.enable".into(),
+                    value: conversion,
+                });
+            }
+            ("crd", Some(".Values.crd.enable"))
+        }
+        Category::ServiceAccount | Category::Rbac => ("rbac", None),
+        Category::HelperRole => ("rbac", Some(".Values.rbac.helpers.enable")),
+        Category::MetricsRbac => ("rbac", Some(".Values.metrics.enable")),
+        Category::LeaderElectionRbac => ("rbac", Some(".Values.manager.leaderElection.enable")),
+        Category::Manager => {
+            manager_template(&mut value, &mut holes, found.has_webhook);
+            ("manager", None)
+        }
+        Category::MetricsService => {
+            if let Some(ports) = value
+                .pointer_mut("/spec/ports")
+                .and_then(Value::as_array_mut)
+            {
+                for port in ports.iter_mut().take(1) {
+                    let p = holes.add(Hole::Inline("{{ .Values.metrics.port }}".into()));
+                    port["port"] = Value::String(p.clone());
+                    port["targetPort"] = Value::String(p);
+                }
+            }
+            ("metrics", Some(".Values.metrics.enable"))
+        }
+        Category::WebhookService | Category::Webhook => ("webhook", Some(".Values.webhook.enable")),
+        Category::CertManager => (
+            "cert-manager",
+            Some("and .Values.webhook.enable .Values.certManager.enable"),
+        ),
+        Category::ServiceMonitor => (
+            "prometheus",
+            Some("and .Values.metrics.enable .Values.prometheus.enable"),
+        ),
+        Category::NetworkPolicy => ("network-policy", Some(".Values.networkPolicy.enable")),
+        Category::Other => ("extras", None),
+    };
+    Some((dir, render(&value, &holes, condition)))
+}
+
+/// values.yaml's sections (name, text): the manager's, then one per optional part the objects
+/// have, with the defaults the manifests have.
+fn values(manager: &Object, found: &Found<'_>) -> Vec<(String, String)> {
+    let present = &found.categories;
+    let metrics_service = found.metrics_service;
+    let (has_webhook, has_cert_manager) = (found.has_webhook, found.has_cert_manager);
+    let manager_values = ManagerValues::from(manager);
+    let metrics_port = metrics_service
+        .and_then(|s| s.value.pointer("/spec/ports/0/targetPort"))
+        .and_then(Value::as_u64)
+        .or_else(|| container_port(manager, "https"))
+        .unwrap_or(8443);
     let mut values = vec![("manager".to_owned(), manager_values.section())];
     if present.contains(&Category::HelperRole) {
         values.push((
@@ -242,20 +289,18 @@ pub fn generate(objects: &[Object], source: &Path, opts: &ChartOptions) -> Resul
             "# The NetworkPolicies of config/network-policy (need a CNI that enforces them).\nnetworkPolicy:\n  enable: true\n".into(),
         ));
     }
+    values
+}
 
-    let chart_yaml = format!(
+/// Chart.yaml.
+fn chart_yaml(opts: &ChartOptions, has_webhook: bool) -> String {
+    format!(
         "apiVersion: v2\nname: {name}\ndescription: A Helm chart of {name} (manager, CRDs, RBAC{webhooks}), made by opgen create helm\ntype: application\nversion: {version}\nappVersion: {app_version:?}\nannotations:\n  {GENERATED_BY}: opgen create helm\n",
         name = opts.name,
         webhooks = if has_webhook { ", webhooks" } else { "" },
         version = opts.version,
         app_version = opts.app_version,
-    );
-    Ok(Chart {
-        chart_yaml,
-        values,
-        helmignore: HELMIGNORE.into(),
-        templates,
-    })
+    )
 }
 
 /// The values of the manager Deployment, with the defaults the manifests have.

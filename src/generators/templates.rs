@@ -10,6 +10,7 @@
 //! code inside [`with_generation`].
 
 use crate::diag::{Error, Result};
+use crate::project::SCAFFOLD_VERSION;
 use handlebars::Handlebars;
 use include_dir::{Dir, include_dir};
 use serde::Serialize;
@@ -38,11 +39,6 @@ static GENERATION_4: Dir<'_> =
 /// control plane), as of b3ba39b.
 static GENERATION_5: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-5/templates");
-
-/// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
-/// when a template of a file the user owns changes, and embed the previous templates as
-/// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 6;
 
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };

@@ -8,7 +8,7 @@ use super::{
     Variant, VariantContent, WellKnown, doc_text,
 };
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::load::SourceFile;
+use crate::load::{SourceFile, UseKind, use_leaves};
 use crate::markers::typed::{PackageMarker, SchemaMarker, Typed};
 use crate::markers::{
     FileMarkers, Marker,
@@ -105,44 +105,24 @@ fn ident_name(ident: &syn::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            prefix.push(p.ident.to_string());
-            flatten_use(&p.tree, prefix, out);
-            prefix.pop();
-        }
-        syn::UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            if name == "self" {
-                if let Some(last) = prefix.last() {
-                    out.push(UseEntry::Named {
-                        name: last.clone(),
-                        path: prefix.clone(),
-                    });
-                }
-            } else {
-                let mut path = prefix.clone();
-                path.push(name.clone());
-                out.push(UseEntry::Named { name, path });
-            }
-        }
-        syn::UseTree::Rename(r) => {
-            let mut path = prefix.clone();
-            path.push(r.ident.to_string());
-            out.push(UseEntry::Named {
-                name: r.rename.to_string(),
+fn flatten_use(tree: &syn::UseTree, out: &mut Vec<UseEntry>) {
+    for leaf in use_leaves(tree) {
+        let path: Vec<String> = leaf.path.iter().map(|(i, _)| i.to_string()).collect();
+        out.push(match leaf.kind {
+            UseKind::Glob(_) => UseEntry::Glob { path },
+            UseKind::Rename(rename) => UseEntry::Named {
+                name: rename.to_string(),
                 path,
-            });
-        }
-        syn::UseTree::Glob(_) => out.push(UseEntry::Glob {
-            path: prefix.clone(),
-        }),
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                flatten_use(t, prefix, out);
-            }
-        }
+            },
+            // `self` alone (`use {self};`) names nothing.
+            UseKind::Name | UseKind::SelfName(_) => match path.last() {
+                Some(last) => UseEntry::Named {
+                    name: last.clone(),
+                    path,
+                },
+                None => continue,
+            },
+        });
     }
 }
 
@@ -181,7 +161,7 @@ impl<'a> Builder<'a> {
                 syn::Item::Type(t) => {
                     scope.items.insert(ident_name(&t.ident), item);
                 }
-                syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut scope.uses),
+                syn::Item::Use(u) => flatten_use(&u.tree, &mut scope.uses),
                 syn::Item::Impl(i) => {
                     let is_serialize = i.trait_.as_ref().is_some_and(|(path, _)| {
                         path.segments.last().is_some_and(|s| s.ident == "Serialize")
@@ -957,14 +937,19 @@ impl<'a> Builder<'a> {
                 let args = self.generic_args(module, file, last, loc, diags)?;
                 match external_ty(&full, args) {
                     Ok(t) => Some(t),
-                    Err(why) => {
+                    Err(External::Misused(why)) => {
                         let (display, at, width) = located(self);
                         diags.push(self.error(
                             at,
                             width,
-                            format!("{}: `{display}`{why}", self.site.what),
+                            format!("{}: `{display}`: {why}", self.site.what),
                         ));
                         None
+                    }
+                    // `external_known` let the path through: it is known whatever its arguments.
+                    Err(External::Unknown) => {
+                        let (display, at, width) = located(self);
+                        self.unresolved(at, width, &display, None, diags)
                     }
                 }
             }
@@ -1238,7 +1223,7 @@ fn well_known(path: &[String]) -> Option<Result<WellKnown, Unstated>> {
 
 /// Whether [`external_ty`] knows the path (whatever its type arguments).
 fn external_known(path: &[String]) -> bool {
-    !matches!(external_ty(path, Vec::new()), Err(why) if why.is_empty())
+    !matches!(external_ty(path, Vec::new()), Err(External::Unknown))
 }
 
 /// `T` of a field type written `Option<T>`.
@@ -1257,15 +1242,25 @@ fn option_inner(t: &syn::Type) -> Option<&syn::Type> {
     }
 }
 
+/// Why [`external_ty`] gives no type for a path.
+enum External {
+    /// The path is none of the std, serde_json or k8s-openapi types it knows.
+    Unknown,
+    /// A type it knows, but not as written: why (after the type in the error).
+    Misused(String),
+}
+
 /// Types from std, serde_json and k8s-openapi, by path.
-fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
+fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, External> {
     let name = path.last().map(String::as_str).unwrap_or("");
     let krate = path.first().map(String::as_str).unwrap_or("");
-    let one = |args: &mut Vec<Ty>| -> Result<Ty, String> {
+    let one = |args: &mut Vec<Ty>| -> Result<Ty, External> {
         if args.len() == 1 {
             Ok(args.remove(0))
         } else {
-            Err(format!(": expected one type argument for `{name}`"))
+            Err(External::Misused(format!(
+                "expected one type argument for `{name}`"
+            )))
         }
     };
     if krate == "k8s_openapi" && name == "ByteString" {
@@ -1278,12 +1273,14 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
         return match name {
             "Value" => Ok(Ty::Json),
             "Map" => Ok(Ty::JsonObject),
-            _ => Err(format!(": serde_json::{name} is not a JSON value type")),
+            _ => Err(External::Misused(format!(
+                "serde_json::{name} is not a JSON value type"
+            ))),
         };
     }
     let std_path = path.len() == 1 || matches!(krate, "std" | "alloc" | "core" | "indexmap");
     if !std_path {
-        return Err(String::new());
+        return Err(External::Unknown);
     }
     Ok(match name {
         "bool" => Ty::Bool,
@@ -1353,7 +1350,11 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
                 ),
                 known: Some(WellKnown::NonZero { bits, signed }),
             },
-            _ => return Err(": NonZero takes a primitive integer".to_owned()),
+            _ => {
+                return Err(External::Misused(
+                    "NonZero takes a primitive integer".to_owned(),
+                ));
+            }
         },
         "Vec" | "VecDeque" | "LinkedList" => match one(&mut args)? {
             Ty::Integer {
@@ -1371,7 +1372,9 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
         },
         "BTreeMap" | "HashMap" | "IndexMap" => {
             if args.len() != 2 {
-                return Err(format!(": expected key and value types for `{name}`"));
+                return Err(External::Misused(format!(
+                    "expected key and value types for `{name}`"
+                )));
             }
             let value = args.pop().expect("two args");
             let key = args.pop().expect("two args");
@@ -1381,11 +1384,13 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, String> {
                 _ => false,
             };
             if !string_key {
-                return Err(": map keys must be strings in JSON".to_owned());
+                return Err(External::Misused(
+                    "map keys must be strings in JSON".to_owned(),
+                ));
             }
             Ty::Map(Box::new(value))
         }
-        _ => return Err(String::new()),
+        _ => return Err(External::Unknown),
     })
 }
 
@@ -1678,5 +1683,35 @@ mod tests {
         // The other fields are still read.
         assert_eq!(fields.len(), 1);
         assert_eq!(fields[0].0, "b");
+    }
+
+    #[test]
+    fn a_known_type_written_wrongly_says_why_after_the_type() {
+        let files = file(
+            "    pub a: std::collections::BTreeMap<i32, String>,
+    pub b: Vec<String, String>,
+    pub c: serde_json::Number,
+    pub d: std::num::NonZero<String>,
+    pub e: std::collections::HashMap<String>,
+    pub f: String,",
+        );
+        let (fields, errors) = spec_fields(&files);
+        let messages: Vec<_> = errors
+            .lines()
+            .filter_map(|l| l.strip_prefix("error: "))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "field `a`: `std::collections::BTreeMap<i32,String>`: map keys must be strings in JSON",
+                "field `b`: `Vec<String,String>`: expected one type argument for `Vec`",
+                "field `c`: `serde_json::Number`: serde_json::Number is not a JSON value type",
+                "field `d`: `std::num::NonZero<String>`: NonZero takes a primitive integer",
+                "field `e`: `std::collections::HashMap<String>`: expected key and value types for `HashMap`",
+            ],
+            "{errors}"
+        );
+        assert_eq!(fields.len(), 1);
+        assert_eq!(fields[0].0, "f");
     }
 }

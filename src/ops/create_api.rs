@@ -4,14 +4,12 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::names;
 use crate::pluralize;
-use crate::project::{self, Project, Resource, ResourceApi};
+use crate::project::{self, Gvk, Project, Resource, ResourceApi};
 use crate::writer::Workspace;
 
 #[derive(Debug, Clone)]
 pub struct ApiOptions {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub gvk: Gvk,
     pub plural: Option<String>,
     /// None: the scope of the kind's other versions, else namespaced.
     pub namespaced: Option<bool>,
@@ -28,17 +26,17 @@ pub fn create_api(
     project: &mut Project,
     opts: &ApiOptions,
 ) -> Result<Vec<Diagnostic>> {
-    names::validate_group(&opts.group)?;
-    names::validate_version(&opts.version)?;
-    names::validate_kind(&opts.kind)?;
+    names::validate_group(&opts.gvk.group)?;
+    names::validate_version(&opts.gvk.version)?;
+    names::validate_kind(&opts.gvk.kind)?;
     if let Some(plural) = &opts.plural {
         names::validate_plural(plural)?;
     }
-    names::validate_domain(&project.api_group(&opts.group)).map_err(|_| {
+    names::validate_domain(&project.api_group(&opts.gvk.group)).map_err(|_| {
         Error::msg(format!(
             "invalid value {:?} for --group: the API group {:?} must be a DNS-1123 subdomain of at most 253 characters",
-            opts.group,
-            project.api_group(&opts.group)
+            opts.gvk.group,
+            project.api_group(&opts.gvk.group)
         ))
     })?;
     if !opts.resource && !opts.controller {
@@ -47,18 +45,16 @@ pub fn create_api(
             "drop one of them: --resource=false scaffolds only a controller, --controller=false only the API types",
         ));
     }
-    check_group(project, &opts.group)?;
+    check_group(project, &opts.gvk.group)?;
 
-    let existing = project
-        .find_resource(&opts.group, &opts.version, &opts.kind)
-        .cloned();
+    let existing = project.find(&opts.gvk).cloned();
     if !opts.resource && existing.as_ref().is_none_or(|r| r.api.is_none()) {
         return Err(Error::with_help(
             format!(
                 "--resource=false needs the API {}/{} {} to exist already, and PROJECT has no such API",
-                project.api_group(&opts.group),
-                opts.version,
-                opts.kind
+                project.api_group(&opts.gvk.group),
+                opts.gvk.version,
+                opts.gvk.kind
             ),
             "create the API first with `opgen create api --controller=false ...`, then add the controller",
         ));
@@ -70,9 +66,9 @@ pub fn create_api(
             return Err(Error::with_help(
                 format!(
                     "the API {}/{} {} already exists in PROJECT",
-                    project.api_group(&opts.group),
-                    opts.version,
-                    opts.kind
+                    project.api_group(&opts.gvk.group),
+                    opts.gvk.version,
+                    opts.gvk.kind
                 ),
                 "pass --force to scaffold it again (this replaces the types, controller and sample files), or pick another kind or version",
             ));
@@ -84,28 +80,22 @@ pub fn create_api(
     // A new version of a kind takes the plural and scope its other versions have, unless told
     // otherwise: every version of a kind must have the same (issue #23 item 12).
     let sibling = project
-        .resources
-        .iter()
-        .find(|r| {
-            r.group == opts.group
-                && r.kind == opts.kind
-                && r.version != opts.version
-                && r.api.is_some()
-        })
+        .other_versions(&opts.gvk)
+        .find(|r| r.api.is_some())
         .cloned();
     let plural = opts
         .plural
         .clone()
         .or_else(|| existing.as_ref().and_then(|r| r.plural.clone()))
         .or_else(|| sibling.as_ref().and_then(|r| r.plural.clone()))
-        .unwrap_or_else(|| pluralize::flect_plural(&opts.kind));
+        .unwrap_or_else(|| pluralize::flect_plural(&opts.gvk.kind));
     // A kind of 63 characters passes its own check; its plural, the CRD's resource name,
     // may not.
     if opts.plural.is_none() && names::validate_plural(&plural).is_err() {
         return Err(Error::with_help(
             format!(
                 "invalid value {:?} for --kind: its plural `{plural}` ({} characters) cannot name the CRD's resource, which must be a lowercase DNS-1123 label of at most 63 characters",
-                opts.kind,
+                opts.gvk.kind,
                 plural.len()
             ),
             "choose a shorter kind, or pass a shorter --plural",
@@ -126,9 +116,9 @@ pub fn create_api(
 
     let mut ctx = ResourceContext::new(
         project,
-        &opts.group,
-        &opts.version,
-        &opts.kind,
+        &opts.gvk.group,
+        &opts.gvk.version,
+        &opts.gvk.kind,
         &plural,
         namespaced,
         opts.resource,
@@ -139,7 +129,7 @@ pub fn create_api(
     repeat_sibling_names(ws, &mut ctx)?;
     let mut warnings = api::plan(&ctx)?.apply(ws, opts.force)?;
     if existing.is_none() {
-        warnings.extend(names::builtin_kind_warning(&opts.kind));
+        warnings.extend(names::builtin_kind_warning(&opts.gvk.kind));
     }
 
     let recorded_plural = opts
@@ -183,26 +173,26 @@ fn check_group(project: &Project, group: &str) -> Result<()> {
 /// Two kinds whose lower-case names are equal would share a singular name, a sample, helper
 /// roles and, in one group, a CRD.
 fn check_kind_collisions(project: &Project, opts: &ApiOptions) -> Result<()> {
-    let lower = opts.kind.to_lowercase();
+    let lower = opts.gvk.kind.to_lowercase();
     for r in &project.resources {
         let same_scope =
-            project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.group);
-        if same_scope && r.kind != opts.kind && r.kind.to_lowercase() == lower {
+            project.multigroup.then_some(&r.group) == project.multigroup.then_some(&opts.gvk.group);
+        if same_scope && r.kind != opts.gvk.kind && r.kind.to_lowercase() == lower {
             return Err(Error::msg(format!(
                 "invalid value {:?} for --kind: it collides with the existing kind {:?}; both have the lower-case name `{lower}`, which names the resource, its sample and its helper roles",
-                opts.kind, r.kind
+                opts.gvk.kind, r.kind
             )));
         }
         if opts.controller
             && same_scope
-            && r.kind == opts.kind
-            && r.version != opts.version
+            && r.kind == opts.gvk.kind
+            && r.version != opts.gvk.version
             && r.controller
         {
             return Err(Error::with_help(
                 format!(
                     "kind {} already has a controller (scaffolded with version {})",
-                    opts.kind, r.version
+                    opts.gvk.kind, r.version
                 ),
                 "one controller serves every version of a kind: pass --controller=false for this version",
             ));
@@ -217,18 +207,18 @@ const CONTROLLER_SUPPORT_MODULES: &[&str] = &["backoff", "conditions"];
 /// A kind's controller module (or, multigroup, the group's) must not shadow them.
 fn check_reserved_modules(project: &Project, opts: &ApiOptions) -> Result<()> {
     let (name, flag) = if project.multigroup {
-        (names::module_name(&opts.group), "--group")
+        (names::module_name(&opts.gvk.group), "--group")
     } else {
         (
-            heck::ToSnakeCase::to_snake_case(opts.kind.as_str()),
+            heck::ToSnakeCase::to_snake_case(opts.gvk.kind.as_str()),
             "--kind",
         )
     };
     if opts.controller && CONTROLLER_SUPPORT_MODULES.contains(&name.as_str()) {
         let value = if project.multigroup {
-            &opts.group
+            &opts.gvk.group
         } else {
-            &opts.kind
+            &opts.gvk.kind
         };
         return Err(Error::msg(format!(
             "invalid value {value:?} for {flag}: its controller module `{name}` would clash with src/controllers/{name}.rs, which the scaffold uses"
@@ -260,11 +250,7 @@ fn record(
         webhooks: None,
     };
     if exists {
-        let entry = project
-            .resources
-            .iter_mut()
-            .find(|r| r.group == ctx.group && r.version == ctx.version && r.kind == ctx.kind)
-            .expect("checked above");
+        let entry = project.find_mut(&opts.gvk).expect("checked above");
         entry.api = entry.api.take().or(resource.api);
         entry.controller |= resource.controller;
         entry.plural = resource.plural.or(entry.plural.take());

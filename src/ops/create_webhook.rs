@@ -6,15 +6,13 @@ use crate::generators::scaffold::webhook::{
     self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
     NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
-use crate::project::{self, Project, ResourceWebhooks};
+use crate::project::{self, Gvk, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
 
 #[derive(Debug, Clone, Default)]
 pub struct WebhookOptions {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub gvk: Gvk,
     pub defaulting: bool,
     pub validation: bool,
     pub conversion: bool,
@@ -39,22 +37,12 @@ pub fn create_webhook(
             "e.g. opgen create webhook --group cache --version v1alpha1 --kind Memcached --defaulting",
         ));
     }
-    let api_group = project.api_group(&opts.group);
-    let Some(resource) = project
-        .resources
-        .iter()
-        .find(|r| {
-            r.group == opts.group
-                && r.version == opts.version
-                && r.kind == opts.kind
-                && r.api.is_some()
-        })
-        .cloned()
-    else {
+    let api_group = project.api_group(&opts.gvk.group);
+    let Some(resource) = project.find(&opts.gvk).filter(|r| r.api.is_some()).cloned() else {
         return Err(Error::with_help(
             format!(
                 "no API {api_group}/{} {} in PROJECT",
-                opts.version, opts.kind
+                opts.gvk.version, opts.gvk.kind
             ),
             "create it first with `opgen create api`",
         ));
@@ -67,13 +55,10 @@ pub fn create_webhook(
     // A kind's defaulting and validating webhooks live in one file and serve every version:
     // the configuration's matchPolicy Equivalent has the API server convert a request for
     // another version to the webhook's.
-    let elsewhere = project.resources.iter().find(|r| {
-        r.group == opts.group
-            && r.kind == opts.kind
-            && r.version != opts.version
-            && r.webhooks
-                .as_ref()
-                .is_some_and(|w| w.defaulting || w.validation)
+    let elsewhere = project.other_versions(&opts.gvk).find(|r| {
+        r.webhooks
+            .as_ref()
+            .is_some_and(|w| w.defaulting || w.validation)
     });
     if let Some(other) = elsewhere
         && (opts.defaulting || opts.validation)
@@ -100,18 +85,18 @@ pub fn create_webhook(
         let help = if missing.is_empty() {
             format!(
                 "nothing to scaffold: {} objects reach it as {version}",
-                opts.version
+                opts.gvk.version
             )
         } else {
             format!(
                 "{} objects reach it as {version}: add to it with `opgen create webhook --group {} --version {version} --kind {} {missing} --force` (--force scaffolds the webhook file again)",
-                opts.version, opts.group, opts.kind
+                opts.gvk.version, opts.gvk.group, opts.gvk.kind
             )
         };
         return Err(Error::with_help(
             format!(
                 "the {what} of {} on {api_group}/{version} already {verb} {}: a kind's webhooks serve all its versions (the API server's default matchPolicy, Equivalent, converts a {} request to {version} for them)",
-                opts.kind, opts.version, opts.version
+                opts.gvk.kind, opts.gvk.version, opts.gvk.version
             ),
             help,
         ));
@@ -128,7 +113,7 @@ pub fn create_webhook(
         return Err(Error::with_help(
             format!(
                 "a {what} webhook already exists for {api_group}/{} {}",
-                opts.version, opts.kind
+                opts.gvk.version, opts.gvk.kind
             ),
             "pass --force to scaffold its file again (your edits in it are lost)",
         ));
@@ -176,11 +161,7 @@ pub fn create_webhook(
         warnings.extend(webhook::conversion_plan(&ctx)?.apply(ws, opts.force)?);
     }
 
-    let entry = project
-        .resources
-        .iter_mut()
-        .find(|r| r.group == opts.group && r.version == opts.version && r.kind == opts.kind)
-        .expect("found above");
+    let entry = project.find_mut(&opts.gvk).expect("found above");
     let mut spoke = existing.spoke.clone();
     for v in &opts.spokes {
         if !spoke.contains(v) {
@@ -205,29 +186,29 @@ fn check_spokes(project: &Project, opts: &WebhookOptions) -> Result<()> {
             "--conversion needs the versions to convert: --spoke <version>[,<version>...]",
             format!(
                 "the hub is --version {}; every spoke converts to and from it",
-                opts.version
+                opts.gvk.version
             ),
         ));
     }
     for spoke in &opts.spokes {
-        if spoke == &opts.version {
+        if spoke == &opts.gvk.version {
             return Err(Error::msg(format!(
                 "invalid spoke version {spoke:?}: it is the hub (--version)"
             )));
         }
-        let exists = project.resources.iter().any(|r| {
-            r.group == opts.group && r.kind == opts.kind && &r.version == spoke && r.api.is_some()
-        });
+        let exists = project
+            .find(&opts.gvk.with_version(spoke))
+            .is_some_and(|r| r.api.is_some());
         if !exists {
             return Err(Error::with_help(
                 format!(
                     "invalid spoke version {spoke:?}: PROJECT has no {} {} in that version",
-                    project.api_group(&opts.group),
-                    opts.kind
+                    project.api_group(&opts.gvk.group),
+                    opts.gvk.kind
                 ),
                 format!(
                     "create it first: opgen create api --group {} --version {spoke} --kind {} --controller=false",
-                    opts.group, opts.kind
+                    opts.gvk.group, opts.gvk.kind
                 ),
             ));
         }

@@ -9,17 +9,16 @@ use crate::generators::scaffold::webhook::{
     NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
 use crate::generators::scaffold::{Action, Policy, ScaffoldPlan};
+use crate::load::{self, ModuleTree};
 use crate::ops::manifests::{WEBHOOK_FILE, WEBHOOK_KUSTOMIZATION};
 use crate::pluralize;
-use crate::project::{self, Project, ResourceWebhooks};
+use crate::project::{self, Gvk, Project, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
 pub struct DeleteWebhookOptions {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub gvk: Gvk,
     /// The webhooks to delete; none set: every webhook of the kind version.
     pub defaulting: bool,
     pub validation: bool,
@@ -37,23 +36,18 @@ pub fn delete_webhook(
     project: &mut Project,
     opts: &DeleteWebhookOptions,
 ) -> Result<Vec<Diagnostic>> {
-    let api_group = project.api_group(&opts.group);
-    let Some(resource) = project
-        .resources
-        .iter()
-        .find(|r| r.group == opts.group && r.version == opts.version && r.kind == opts.kind)
-        .cloned()
-    else {
+    let api_group = project.api_group(&opts.gvk.group);
+    let Some(resource) = project.find(&opts.gvk).cloned() else {
         return Err(Error::msg(format!(
             "no resource {api_group}/{} {} in PROJECT",
-            opts.version, opts.kind
+            opts.gvk.version, opts.gvk.kind
         )));
     };
     let Some(hooks) = resource.webhooks.clone() else {
         return Err(Error::with_help(
             format!(
                 "{api_group}/{} {} has no webhooks in PROJECT",
-                opts.version, opts.kind
+                opts.gvk.version, opts.gvk.kind
             ),
             "nothing to delete",
         ));
@@ -68,7 +62,7 @@ pub fn delete_webhook(
             return Err(Error::with_help(
                 format!(
                     "{api_group}/{} {} has no {what} webhook",
-                    opts.version, opts.kind
+                    opts.gvk.version, opts.gvk.kind
                 ),
                 format!("its webhooks: {}", hook_names(&hooks)),
             ));
@@ -92,17 +86,13 @@ pub fn delete_webhook(
     let mut warnings = rewrite_shared(ws, &plan, &after, opts.force)?;
     // What the other webhooks still need stays (group modules, the shared config files).
     let mut kept = after;
-    for other in project.resources.iter().filter(|r| !same(r, opts)) {
+    for other in project.resources.iter().filter(|r| !r.is(&opts.gvk)) {
         if let Some(w) = &other.webhooks {
             kept.extend(webhook_plans(ws, project, other, w)?);
         }
     }
     warnings.extend(revert_own(ws, plan, &kept, opts.force)?);
-    let entry = project
-        .resources
-        .iter_mut()
-        .find(|r| same(r, opts))
-        .expect("found above");
+    let entry = project.find_mut(&opts.gvk).expect("found above");
     let removed_conversion = hooks.conversion && !remaining.conversion;
     entry.webhooks =
         (remaining.defaulting || remaining.validation || remaining.conversion).then_some(remaining);
@@ -210,27 +200,6 @@ fn rewrite_shared(
     Ok(warnings)
 }
 
-fn same(r: &project::Resource, opts: &impl Target) -> bool {
-    let (group, version, kind) = opts.target();
-    r.group == group && r.version == version && r.kind == kind
-}
-
-trait Target {
-    fn target(&self) -> (&str, &str, &str);
-}
-
-impl Target for DeleteWebhookOptions {
-    fn target(&self) -> (&str, &str, &str) {
-        (&self.group, &self.version, &self.kind)
-    }
-}
-
-impl Target for DeleteApiOptions {
-    fn target(&self) -> (&str, &str, &str) {
-        (&self.group, &self.version, &self.kind)
-    }
-}
-
 /// What `create webhook` writes for the webhooks `hooks` of `resource` today.
 fn webhook_plans(
     ws: &Workspace,
@@ -334,9 +303,7 @@ fn revert_own(
 
 #[derive(Debug, Clone)]
 pub struct DeleteApiOptions {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub gvk: Gvk,
     pub force: bool,
 }
 
@@ -347,14 +314,11 @@ pub fn delete_api(
     project: &mut Project,
     opts: &DeleteApiOptions,
 ) -> Result<Vec<Diagnostic>> {
-    let api_group = project.api_group(&opts.group);
-    let Some(resource) = project
-        .find_resource(&opts.group, &opts.version, &opts.kind)
-        .cloned()
-    else {
+    let api_group = project.api_group(&opts.gvk.group);
+    let Some(resource) = project.find(&opts.gvk).cloned() else {
         return Err(Error::msg(format!(
             "no resource {api_group}/{} {} in PROJECT",
-            opts.version, opts.kind
+            opts.gvk.version, opts.gvk.kind
         )));
     };
     // Webhook files use the kind's types: removing the API under them breaks the build, and
@@ -363,34 +327,32 @@ pub fn delete_api(
         return Err(Error::with_help(
             format!(
                 "{api_group}/{} {} still has webhooks",
-                opts.version, opts.kind
+                opts.gvk.version, opts.gvk.kind
             ),
             format!(
                 "delete them first: opgen delete webhook --group {} --version {} --kind {}",
-                opts.group, opts.version, opts.kind
+                opts.gvk.group, opts.gvk.version, opts.gvk.kind
             ),
         ));
     }
-    if let Some(hub) = project.resources.iter().find(|r| {
-        r.group == opts.group
-            && r.kind == opts.kind
-            && r.webhooks
-                .as_ref()
-                .is_some_and(|w| w.spoke.contains(&opts.version))
+    if let Some(hub) = project.versions_of(&opts.gvk).find(|r| {
+        r.webhooks
+            .as_ref()
+            .is_some_and(|w| w.spoke.contains(&opts.gvk.version))
     }) {
         return Err(Error::with_help(
             format!(
                 "{api_group}/{} {} is a spoke of the conversion webhook of version {}",
-                opts.version, opts.kind, hub.version
+                opts.gvk.version, opts.gvk.kind, hub.version
             ),
             format!(
                 "delete that webhook first: opgen delete webhook --group {} --version {} --kind {}",
-                opts.group, hub.version, opts.kind
+                opts.gvk.group, hub.version, opts.gvk.kind
             ),
         ));
     }
     // The modules as they are before the delete: what user code may still name.
-    let tree = super::relayout::module_tree(ws)?;
+    let tree = load::module_tree(ws)?;
     let header = super::file_header(ws)?;
     let context = |project: &Project, r: &project::Resource| {
         let plural = r
@@ -423,21 +385,17 @@ pub fn delete_api(
     let plan = api::plan(&ctx)?;
     // What the other resources still need stays.
     let mut kept = Vec::new();
-    for other in project.resources.iter().filter(|r| !same(r, opts)) {
+    for other in project.resources.iter().filter(|r| !r.is(&opts.gvk)) {
         kept.extend(api::plan(&context(project, other))?.actions);
     }
     let mut warnings = revert_own(ws, plan.actions, &kept, opts.force)?;
     let before = project.clone();
-    project.resources.retain(|r| !same(r, opts));
+    project.resources.retain(|r| !r.is(&opts.gvk));
     // The kind's other versions were scaffolded around this one (`storage = false` while it
     // was the storage version): those still as written are rewritten as create writes them
     // now, so that one of them is the storage version.
     if resource.api.is_some() {
-        for other in project
-            .resources
-            .iter()
-            .filter(|r| r.group == opts.group && r.kind == opts.kind && r.api.is_some())
-        {
+        for other in project.versions_of(&opts.gvk).filter(|r| r.api.is_some()) {
             let rewritten = |p: &Project| -> Result<Vec<(std::path::PathBuf, String)>> {
                 let mut ctx = context(&super::as_created(p, other), other);
                 if let Some(names) = declared.get(&other.version) {
@@ -468,8 +426,8 @@ pub fn delete_api(
                     Some(_) => warnings.push(Diagnostic::warning(format!(
                         "{} was scaffolded with `storage = false` while {} was the storage version, and it was edited since: make one remaining version of {} the storage version by hand",
                         path.display(),
-                        opts.version,
-                        opts.kind
+                        opts.gvk.version,
+                        opts.gvk.kind
                     ))),
                     None => {}
                 }
@@ -491,7 +449,7 @@ pub fn delete_api(
 /// `force` warned about (the crate then does not build until they go).
 fn uses_of_removed_modules(
     ws: &Workspace,
-    tree: &super::relayout::ModuleTree,
+    tree: &ModuleTree,
     crate_name: &str,
     force: bool,
 ) -> Result<Vec<Diagnostic>> {

@@ -11,7 +11,7 @@
 //! rewrite the license header later files get (existing files keep theirs, as with
 //! kubebuilder).
 
-use super::relayout::{self, FileKind, ModPath, Moves};
+use super::relayout::{self, FileKind, Moves};
 use crate::diag::{Diagnostic, Error, Result};
 use crate::generators::rustfmt::{self, Formatted};
 use crate::generators::scaffold::api::{self, ResourceContext};
@@ -20,6 +20,7 @@ use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookConte
 use crate::generators::scaffold::{
     Action, Policy, ScaffoldPlan, insert_above_marker, remove_fragment,
 };
+use crate::load::{self, ModPath, ModuleTree};
 use crate::names::module_name;
 use crate::pluralize;
 use crate::project::{self, Project, Resource};
@@ -111,7 +112,65 @@ const TREES: [(&str, &str); 3] = [
     ("webhooks", "webhook-modules"),
 ];
 
+/// Moves the kinds' code into the layout `to` (multigroup or not), staging every change in
+/// `ws`. On an error the workspace holds part of the move, and the caller drops it unwritten.
 fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result<Vec<Diagnostic>> {
+    let Some(group) = the_group(project, to)? else {
+        project.multigroup = to;
+        return Ok(Vec::new());
+    };
+    let group_mod = module_name(&group);
+    let moves = module_moves(project, to, &group_mod);
+    let tree = load::module_tree(ws)?;
+    check_moved_modules_exist(&tree, &moves)?;
+    // The scaffold of both layouts is compared with the files as they are, before anything is
+    // staged.
+    let scaffold = ScaffoldChanges::new(ws, project, to, &moves)?;
+    rewrite_sources(ws, &tree, &moves)?;
+    let moved = files_to_move(ws, &moves, &scaffold.tests)?;
+    move_files(ws, &moved)?;
+    let warnings = scaffold.stage(ws)?;
+
+    let used_trees: BTreeSet<&str> = moves
+        .moves
+        .iter()
+        .map(|(from, _)| from[0].as_str())
+        .collect();
+    let mut problems = Vec::new();
+    // Leaving the group: its declaration goes first, as a kind named like the group (`mod
+    // cache;`) takes its place and would be taken for it.
+    if !to {
+        remove_group_declarations(ws, &used_trees, &group_mod, &mut problems)?;
+    }
+    move_module_declarations(
+        ws,
+        &tree,
+        &moves,
+        to,
+        &group_mod,
+        &scaffold.group_files,
+        &mut problems,
+    )?;
+    settle_group_modules(
+        ws,
+        &used_trees,
+        to,
+        &group_mod,
+        &scaffold.group_files,
+        &mut problems,
+    )?;
+    check_module_twins(ws, &mut problems);
+    if !problems.is_empty() {
+        return Err(Error::many(problems));
+    }
+    project.multigroup = to;
+    record_paths(project);
+    Ok(warnings)
+}
+
+/// The one API group of the kinds (`None`: no kinds); more than one is refused when leaving
+/// multigroup.
+fn the_group(project: &Project, to: bool) -> Result<Option<String>> {
     let groups: BTreeSet<&str> = project.resources.iter().map(|r| r.group.as_str()).collect();
     if !to && groups.len() > 1 {
         return Err(Error::with_help(
@@ -126,23 +185,19 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             "delete the APIs of all groups but one first (opgen delete api), or keep the project multigroup",
         ));
     }
-    let Some(group) = groups.first().map(|g| g.to_string()) else {
-        project.multigroup = to;
-        return Ok(Vec::new());
-    };
-    let group_mod = module_name(&group);
-    let old_project = project.clone();
-    let mut new_project = project.clone();
-    new_project.multigroup = to;
-    let header = super::file_header(ws)?;
+    Ok(groups.first().map(|g| g.to_string()))
+}
+
+/// The kinds' modules in the three trees, each from its place in the layout it leaves to its
+/// place in layout `to`, in PROJECT order, each once.
+fn module_moves(project: &Project, to: bool, group_mod: &str) -> Moves {
     let layout = |multi: bool, tree: &str, name: &str| -> ModPath {
         if multi {
-            vec![tree.to_owned(), group_mod.clone(), name.to_owned()]
+            vec![tree.to_owned(), group_mod.to_owned(), name.to_owned()]
         } else {
             vec![tree.to_owned(), name.to_owned()]
         }
     };
-    // Modules to move, in PROJECT order, each once.
     let mut names: Vec<(&str, String)> = Vec::new();
     for r in &project.resources {
         let kind = r.kind.to_snake_case();
@@ -163,7 +218,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     }
     let mut seen = BTreeSet::new();
     names.retain(|n| seen.insert(n.clone()));
-    let moves = Moves {
+    Moves {
         moves: names
             .iter()
             .map(|(tree, name)| (layout(!to, tree, name), layout(to, tree, name)))
@@ -173,13 +228,15 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
         } else {
             TREES
                 .iter()
-                .map(|(tree, _)| vec![(*tree).to_owned(), group_mod.clone()])
+                .map(|(tree, _)| vec![(*tree).to_owned(), group_mod.to_owned()])
                 .collect()
         },
         crate_name: project.crate_name(),
-    };
+    }
+}
 
-    let tree = relayout::module_tree(ws)?;
+/// Every module PROJECT's kinds have must be in the module tree, where the move finds it.
+fn check_moved_modules_exist(tree: &ModuleTree, moves: &Moves) -> Result<()> {
     let mut problems = Vec::new();
     for (from, _) in &moves.moves {
         if !tree.files.values().any(|m| m == from) {
@@ -195,9 +252,12 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
+    Ok(())
+}
 
-    // Every Rust file of the package, rewritten, at its new path.
-    let mut files: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+/// Stages every Rust file of the package that names a moved module with its paths rewritten,
+/// at its current path (the files of moved modules move afterwards).
+fn rewrite_sources(ws: &mut Workspace, tree: &ModuleTree, moves: &Moves) -> Result<()> {
     let mut sources = Vec::new();
     for dir in ["src", "tests", "examples", "benches"] {
         sources.extend(ws.list_files(Path::new(dir), ".rs")?);
@@ -205,6 +265,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     if ws.exists(Path::new("build.rs")) {
         sources.push(PathBuf::from("build.rs"));
     }
+    let mut problems = Vec::new();
     for path in &sources {
         let kind = match tree.files.get(path) {
             Some(module) => FileKind::Lib(module.clone()),
@@ -212,10 +273,8 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             None => FileKind::External,
         };
         let text = ws.read(path)?.unwrap_or_default();
-        match relayout::rewrite_paths(path, &text, &kind, &tree, &moves) {
-            Ok(new) if new != text => {
-                files.insert(path.clone(), Some(keep_formatted(&text, new)));
-            }
+        match relayout::rewrite_paths(path, &text, &kind, tree, moves) {
+            Ok(new) if new != text => ws.stage(path, keep_formatted(&text, new)),
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }
@@ -223,21 +282,33 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
-    let current =
-        |files: &BTreeMap<PathBuf, Option<String>>, path: &Path| -> Result<Option<String>> {
-            match files.get(path) {
-                Some(content) => Ok(content.clone()),
-                None => ws.read(path),
-            }
-        };
+    Ok(())
+}
 
-    // The moved modules' files, and whatever else lives in their directories.
+/// The directory (and single file) of each moved module: `(src/<from>, src/<to>)`.
+fn module_dirs(moves: &Moves) -> Vec<(String, String)> {
+    moves
+        .moves
+        .iter()
+        .map(|(from, to)| {
+            (
+                format!("src/{}", from.join("/")),
+                format!("src/{}", to.join("/")),
+            )
+        })
+        .collect()
+}
+
+/// (old path, new path) of every file that moves: the moved modules' files and whatever else
+/// lives in their directories, then the envtest tests `tests` of the kinds. A file in the
+/// way of one is refused.
+fn files_to_move(
+    ws: &Workspace,
+    moves: &Moves,
+    tests: &[(PathBuf, PathBuf)],
+) -> Result<Vec<(PathBuf, PathBuf)>> {
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for (from, to) in &moves.moves {
-        let (old_base, new_base) = (
-            format!("src/{}", from.join("/")),
-            format!("src/{}", to.join("/")),
-        );
+    for (old_base, new_base) in module_dirs(moves) {
         let mut paths = ws.list_files(Path::new(&old_base), "")?;
         let single = PathBuf::from(format!("{old_base}.rs"));
         if ws.exists(&single) {
@@ -248,86 +319,12 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             moved.push((old, PathBuf::from(format!("{new_base}{rest}"))));
         }
     }
-    // The envtest tests of the kinds, and the helper roles.
-    let mut plans = Vec::new();
-    for r in &project.resources {
-        let old = resource_plans(&super::as_created(&old_project, r), r, &header)?;
-        let new = resource_plans(&super::as_created(&new_project, r), r, &header)?;
-        plans.push((old, new));
-    }
-    let mut pristine: Vec<(PathBuf, String)> = Vec::new();
-    let mut roles: Vec<(PathBuf, PathBuf, String)> = Vec::new();
-    let mut lines: Vec<(PathBuf, String, String, String)> = Vec::new();
-    let mut group_files: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for (old, new) in &plans {
-        let writes = |plan: &[Action], policy: Policy| -> Vec<(PathBuf, String)> {
-            plan.iter()
-                .filter_map(|a| match a {
-                    Action::Write {
-                        path,
-                        content,
-                        policy: p,
-                    } if *p == policy => Some((path.clone(), content.clone())),
-                    _ => None,
-                })
-                .collect()
-        };
-        for ((old_path, old_content), (new_path, new_content)) in writes(old, Policy::UserOwned)
-            .into_iter()
-            .zip(writes(new, Policy::UserOwned))
-        {
-            if old_path.starts_with("tests") && old_path != new_path && ws.exists(&old_path) {
-                moved.push((old_path.clone(), new_path.clone()));
-            }
-            // An unedited sample stays where it is, its comment following the types file: left
-            // as it was, it would no longer be what opgen wrote, and `delete api` would refuse
-            // it as edited. An edited one is never touched.
-            if ws.read(&old_path)?.as_deref() == Some(old_content.as_str()) {
-                pristine.push((new_path, new_content));
-            }
-        }
-        for ((old_path, _), (new_path, new_content)) in writes(old, Policy::ToolOwned)
-            .into_iter()
-            .zip(writes(new, Policy::ToolOwned))
-        {
-            roles.push((old_path, new_path, new_content));
-        }
-        for (path, content) in writes(if to { new } else { old }, Policy::IfMissing) {
-            group_files.insert(path, content);
-        }
-        // The lines of config/ and of tests/envtest/main.rs (the library's `mod` lines move
-        // with their modules, below).
-        let inserts = |plan: &[Action]| -> Vec<(PathBuf, String, String)> {
-            plan.iter()
-                .filter_map(|a| match a {
-                    Action::Insert {
-                        path,
-                        marker,
-                        fragment,
-                    } if !path.to_string_lossy().ends_with(".rs") || path.starts_with("tests") => {
-                        Some((path.clone(), fragment.clone(), marker.clone()))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        for ((path, old_line, marker), (_, new_line, _)) in
-            inserts(old).into_iter().zip(inserts(new))
-        {
-            // Versions of one kind share its helper roles: one rename each.
-            if old_line != new_line
-                && !lines
-                    .iter()
-                    .any(|(p, o, _, _)| *p == path && *o == old_line)
-            {
-                lines.push((path, old_line, new_line, marker));
-            }
-        }
-    }
+    moved.extend(tests.iter().cloned());
     let mut seen = BTreeSet::new();
     moved.retain(|m| seen.insert(m.clone()));
 
     let removed: BTreeSet<&PathBuf> = moved.iter().map(|(old, _)| old).collect();
+    let mut problems = Vec::new();
     for (old, new) in &moved {
         if ws.exists(new) && !removed.contains(new) {
             problems.push(Diagnostic::error(format!(
@@ -337,93 +334,356 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             )));
         }
     }
-    if !problems.is_empty() {
-        let last = problems.len() - 1;
-        problems[last].help = Some(
+    if let Some(last) = problems.last_mut() {
+        last.help = Some(
             "nothing was changed; move or remove those files, then run the command again"
                 .to_owned(),
         );
         return Err(Error::many(problems));
     }
-    // Data files beside the modules (anything not UTF-8) move as bytes.
-    let mut data_files: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+    Ok(moved)
+}
+
+/// Stages the moves: text as the workspace has it (paths rewritten), data files beside the
+/// modules (anything not UTF-8) as bytes. Every file is read before any moves.
+fn move_files(ws: &mut Workspace, moved: &[(PathBuf, PathBuf)]) -> Result<()> {
     let mut contents = Vec::new();
-    for (old, _) in &moved {
-        contents.push(match files.get(old) {
-            Some(text) => Ok(text.clone()),
-            None => match ws.read_bytes(old)? {
-                Some(bytes) => String::from_utf8(bytes)
-                    .map(Some)
-                    .map_err(|e| e.into_bytes()),
-                None => Ok(None),
-            },
+    for (old, _) in moved {
+        contents.push(match ws.read_bytes(old)? {
+            Some(bytes) => String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|e| e.into_bytes()),
+            None => Ok(None),
         });
     }
     for ((old, new), content) in moved.iter().zip(contents) {
-        files.insert(old.clone(), None);
+        ws.stage_removal(old, None);
         match content {
-            Ok(text) => {
-                files.insert(new.clone(), text);
-            }
-            Err(bytes) => {
-                data_files.insert(new.clone(), bytes);
-            }
+            Ok(Some(text)) => ws.stage(new, text),
+            Ok(None) => ws.stage_removal(new, None),
+            Err(bytes) => ws.stage_bytes(new, bytes),
         }
     }
-    for (path, content) in pristine {
-        files.insert(path, Some(content));
-    }
-    let mut warnings = Vec::new();
-    for (old, new, content) in roles {
-        if ws.exists(&old) {
-            files.insert(old, None);
-        }
-        files.insert(new, Some(content));
-    }
-    for (path, old_line, new_line, marker) in lines {
-        let text = current(&files, &path)?.unwrap_or_default();
-        let renamed = if path.to_string_lossy().ends_with(".rs") {
-            // A `mod` line: where its new name sorts in the run above the marker (rustfmt's
-            // order), as `create` inserts it.
-            remove_fragment(&text, &old_line)
-                .and_then(|without| insert_above_marker(&without, &marker, &new_line))
-        } else {
-            replace_line(&text, &old_line, &new_line)
+    Ok(())
+}
+
+/// What the scaffold writes for the kinds in the layout the project leaves and in the one it
+/// takes, file by file.
+struct ScaffoldChanges {
+    /// (old path, new path) of the kinds' envtest tests, which are named after the layout.
+    tests: Vec<(PathBuf, PathBuf)>,
+    /// User-owned files still as opgen wrote them, with what `create` writes at their new path.
+    pristine: Vec<(PathBuf, String)>,
+    /// (old path, new path, new content) of the helper roles.
+    roles: Vec<(PathBuf, PathBuf, String)>,
+    /// (file, old line, new line, marker) of the lines inserted into config/ and
+    /// tests/envtest/main.rs (the library's `mod` lines move with their modules).
+    lines: Vec<(PathBuf, String, String, String)>,
+    /// The files `create` writes when missing in the multigroup layout (the group modules).
+    group_files: BTreeMap<PathBuf, String>,
+}
+
+impl ScaffoldChanges {
+    fn new(ws: &Workspace, project: &Project, to: bool, moves: &Moves) -> Result<Self> {
+        let mut new_project = project.clone();
+        new_project.multigroup = to;
+        let header = super::file_header(ws)?;
+        let mut changes = ScaffoldChanges {
+            tests: Vec::new(),
+            pristine: Vec::new(),
+            roles: Vec::new(),
+            lines: Vec::new(),
+            group_files: BTreeMap::new(),
         };
-        match renamed {
-            Some(new_text) => {
-                files.insert(path, Some(new_text));
-            }
-            None => warnings.push(Diagnostic::warning(format!(
-                "{} does not list `{old_line}`: add `{new_line}` by hand where it belongs",
-                path.display()
-            ))),
+        for r in &project.resources {
+            let old = resource_plans(&super::as_created(project, r), r, &header)?;
+            let new = resource_plans(&super::as_created(&new_project, r), r, &header)?;
+            changes.add(ws, &old, &new, to, moves, &config_prefixes(project, to, r))?;
         }
+        Ok(changes)
     }
 
-    let used_trees: BTreeSet<&str> = moves
-        .moves
-        .iter()
-        .map(|(from, _)| from[0].as_str())
-        .collect();
-    // Leaving the group: its declaration goes first, as a kind named like the group (`mod
-    // cache;`) takes its place and would be taken for it.
-    if !to {
-        for (tree_name, _) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
-            let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
-            let text = current(&files, &root)?.unwrap_or_default();
-            match take_mod_item(&root, &text, &group_mod)? {
-                Some((without, _)) => {
-                    files.insert(root, Some(without));
+    /// Adds the plans of one resource in the old layout (`old`) and the new one (`new`).
+    fn add(
+        &mut self,
+        ws: &Workspace,
+        old: &[Action],
+        new: &[Action],
+        to: bool,
+        moves: &Moves,
+        prefixes: &(String, String),
+    ) -> Result<()> {
+        for PairedWrite {
+            old_path,
+            new_path,
+            policy,
+            old_content,
+            new_content,
+        } in paired_writes(old, new, moves, prefixes)?
+        {
+            match policy {
+                Policy::UserOwned => {
+                    if old_path.starts_with("tests") && old_path != new_path && ws.exists(&old_path)
+                    {
+                        self.tests.push((old_path.clone(), new_path.clone()));
+                    }
+                    // An unedited sample stays where it is, its comment following the types
+                    // file: left as it was, it would no longer be what opgen wrote, and `delete
+                    // api` would refuse it as edited. An edited one is never touched.
+                    if ws.read(&old_path)?.as_deref() == Some(old_content) {
+                        self.pristine.push((new_path, new_content.to_owned()));
+                    }
                 }
-                None => problems.push(Diagnostic::error(format!(
-                    "{} does not declare `mod {group_mod};`",
-                    root.display()
+                Policy::ToolOwned => {
+                    self.roles
+                        .push((old_path, new_path, new_content.to_owned()));
+                }
+                _ => {}
+            }
+        }
+        for a in if to { new } else { old } {
+            if let Action::Write {
+                path,
+                content,
+                policy: Policy::IfMissing,
+            } = a
+            {
+                self.group_files.insert(path.clone(), content.clone());
+            }
+        }
+        for (path, marker, old_line, new_line) in paired_inserts(old, new)? {
+            // Versions of one kind share its helper roles: one rename each.
+            if old_line != new_line
+                && !self
+                    .lines
+                    .iter()
+                    .any(|(p, o, _, _)| p == path && o == old_line)
+            {
+                self.lines.push((
+                    path.clone(),
+                    old_line.to_owned(),
+                    new_line.to_owned(),
+                    marker.to_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stages the unedited files rendered anew, the helper roles at their new names and the
+    /// renamed lines; a line not found is a warning.
+    fn stage(&self, ws: &mut Workspace) -> Result<Vec<Diagnostic>> {
+        for (path, content) in &self.pristine {
+            ws.stage(path, content.as_str());
+        }
+        for (old, new, content) in &self.roles {
+            if ws.exists(old) {
+                ws.stage_removal(old, None);
+            }
+            ws.stage(new, content.as_str());
+        }
+        let mut warnings = Vec::new();
+        for (path, old_line, new_line, marker) in &self.lines {
+            let text = ws.read(path)?.unwrap_or_default();
+            let renamed = if path.to_string_lossy().ends_with(".rs") {
+                // A `mod` line: where its new name sorts in the run above the marker (rustfmt's
+                // order), as `create` inserts it.
+                remove_fragment(&text, old_line)
+                    .and_then(|without| insert_above_marker(&without, marker, new_line))
+            } else {
+                replace_line(&text, old_line, new_line)
+            };
+            match renamed {
+                Some(new_text) => ws.stage(path, new_text),
+                None => warnings.push(Diagnostic::warning(format!(
+                    "{} does not list `{old_line}`: add `{new_line}` by hand where it belongs",
+                    path.display()
                 ))),
             }
         }
+        Ok(warnings)
     }
-    // Module declarations: out of the old parent, into the new one.
+}
+
+/// The prefix of `r`'s file names under config/ and tests/ in the layout the project leaves
+/// and in the one it takes (`memcached`, `cache_memcached`).
+fn config_prefixes(project: &Project, to: bool, r: &Resource) -> (String, String) {
+    let prefix = |multigroup: bool| {
+        let mut layout = project.clone();
+        layout.multigroup = multigroup;
+        context(&layout, r, "", false, false, String::new()).config_prefix()
+    };
+    (prefix(!to), prefix(to))
+}
+
+/// Where a file the scaffold writes in the old layout is in the new one: the same path, or
+/// its module's new place, or, named after the kind under config/ or tests/, the new layout's
+/// name for it. Candidates, most likely first.
+fn relocated(path: &Path, moves: &Moves, (old, new): &(String, String)) -> Vec<PathBuf> {
+    let mut candidates = vec![path.to_owned()];
+    let text = path.to_string_lossy();
+    for (old_base, new_base) in module_dirs(moves) {
+        if text == format!("{old_base}.rs") {
+            candidates.push(PathBuf::from(format!("{new_base}.rs")));
+        } else if let Ok(rest) = path.strip_prefix(&old_base) {
+            candidates.push(Path::new(&new_base).join(rest));
+        }
+    }
+    if let Some(name) = path.file_name().map(|n| n.to_string_lossy())
+        && let Some(rest) = name.strip_prefix(&format!("{old}_"))
+    {
+        candidates.push(path.with_file_name(format!("{new}_{rest}")));
+    }
+    candidates
+}
+
+/// A file the scaffold writes in both layouts.
+struct PairedWrite<'a> {
+    old_path: PathBuf,
+    new_path: PathBuf,
+    policy: Policy,
+    old_content: &'a str,
+    new_content: &'a str,
+}
+
+/// The user- and tool-owned files of one resource's plans in the old and the new layout,
+/// paired by path (each old file with its path in the new layout). A file of one layout
+/// without a counterpart in the other is an error: the edit could not say what becomes of it.
+fn paired_writes<'a>(
+    old: &'a [Action],
+    new: &'a [Action],
+    moves: &Moves,
+    prefixes: &(String, String),
+) -> Result<Vec<PairedWrite<'a>>> {
+    let owned = |plan: &'a [Action]| -> Vec<(&'a PathBuf, Policy, &'a str)> {
+        plan.iter()
+            .filter_map(|a| match a {
+                Action::Write {
+                    path,
+                    content,
+                    policy: policy @ (Policy::UserOwned | Policy::ToolOwned),
+                } => Some((path, *policy, content.as_str())),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut by_path: BTreeMap<&PathBuf, (Policy, &str)> = owned(new)
+        .into_iter()
+        .map(|(path, policy, content)| (path, (policy, content)))
+        .collect();
+    let mut pairs = Vec::new();
+    for (old_path, policy, old_content) in owned(old) {
+        let found = relocated(old_path, moves, prefixes)
+            .into_iter()
+            .find(|p| by_path.get(p).is_some_and(|(q, _)| *q == policy));
+        let Some((new_path, (_, new_content))) =
+            found.and_then(|p| by_path.remove_entry(&p).map(|(p, v)| (p.clone(), v)))
+        else {
+            return Err(Error::msg(format!(
+                "internal error: the new layout's scaffold has no file for {}",
+                old_path.display()
+            )));
+        };
+        pairs.push(PairedWrite {
+            old_path: old_path.clone(),
+            new_path,
+            policy,
+            old_content,
+            new_content,
+        });
+    }
+    if let Some(path) = by_path.keys().next() {
+        return Err(Error::msg(format!(
+            "internal error: the old layout's scaffold has no file for {}",
+            path.display()
+        )));
+    }
+    Ok(pairs)
+}
+
+/// The lines one resource's plans insert into config/ and tests/ (whose paths both layouts
+/// share), paired by file and marker: (file, marker, old line, new line). The two layouts
+/// insert the same number of lines at each marker, in the same order.
+fn paired_inserts<'a>(
+    old: &'a [Action],
+    new: &'a [Action],
+) -> Result<Vec<(&'a PathBuf, &'a str, &'a str, &'a str)>> {
+    type Lines<'a> = BTreeMap<(&'a PathBuf, &'a str), Vec<&'a str>>;
+    let inserts = |plan: &'a [Action]| -> Lines<'a> {
+        let mut lines: Lines<'a> = BTreeMap::new();
+        for a in plan {
+            if let Action::Insert {
+                path,
+                marker,
+                fragment,
+            } = a
+                && (!path.to_string_lossy().ends_with(".rs") || path.starts_with("tests"))
+            {
+                lines
+                    .entry((path, marker.as_str()))
+                    .or_default()
+                    .push(fragment.as_str());
+            }
+        }
+        lines
+    };
+    let (old, mut new) = (inserts(old), inserts(new));
+    let mut pairs = Vec::new();
+    for ((path, marker), old_lines) in old {
+        match new.remove(&(path, marker)) {
+            Some(new_lines) if new_lines.len() == old_lines.len() => {
+                for (o, n) in old_lines.into_iter().zip(new_lines) {
+                    pairs.push((path, marker, o, n));
+                }
+            }
+            _ => {
+                return Err(Error::msg(format!(
+                    "internal error: the two layouts' scaffolds insert different lines at `{marker}` in {}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    if let Some((path, marker)) = new.keys().next() {
+        return Err(Error::msg(format!(
+            "internal error: only the new layout's scaffold inserts lines at `{marker}` in {}",
+            path.display()
+        )));
+    }
+    Ok(pairs)
+}
+
+/// Leaving the group: its `mod` declaration out of each tree's root module.
+fn remove_group_declarations(
+    ws: &mut Workspace,
+    used_trees: &BTreeSet<&str>,
+    group_mod: &str,
+    problems: &mut Vec<Diagnostic>,
+) -> Result<()> {
+    for (tree_name, _) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
+        let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
+        let text = ws.read(&root)?.unwrap_or_default();
+        match take_mod_item(&root, &text, group_mod)? {
+            Some((without, _)) => ws.stage(root, without),
+            None => problems.push(Diagnostic::error(format!(
+                "{} does not declare `mod {group_mod};`",
+                root.display()
+            ))),
+        }
+    }
+    Ok(())
+}
+
+/// Module declarations: out of the old parent, into the new one.
+fn move_module_declarations(
+    ws: &mut Workspace,
+    tree: &ModuleTree,
+    moves: &Moves,
+    to: bool,
+    group_mod: &str,
+    group_files: &BTreeMap<PathBuf, String>,
+    problems: &mut Vec<Diagnostic>,
+) -> Result<()> {
     for (from, _) in &moves.moves {
         let (tree_name, marker) = TREES
             .iter()
@@ -431,10 +691,10 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             .copied()
             .expect("moves are in the three trees");
         let marker = format!("+opgen:scaffold:{marker}");
-        let old_parent = module_file(&tree, &from[..from.len() - 1])?;
-        let new_parent = parent_file(to, &group_mod, tree_name);
+        let old_parent = module_file(tree, &from[..from.len() - 1])?;
+        let new_parent = parent_file(to, group_mod, tree_name);
         let name = from.last().expect("a module path");
-        let text = current(&files, &old_parent)?.unwrap_or_default();
+        let text = ws.read(&old_parent)?.unwrap_or_default();
         let Some((without, item)) = take_mod_item(&old_parent, &text, name)? else {
             problems.push(Diagnostic::error(format!(
                 "{} does not declare `mod {name};`",
@@ -442,43 +702,50 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             )));
             continue;
         };
-        files.insert(old_parent.clone(), Some(without));
-        let target = match current(&files, &new_parent)? {
+        ws.stage(old_parent, without);
+        let target = match ws.read(&new_parent)? {
             Some(text) => text,
             None => group_files.get(&new_parent).cloned().unwrap_or_default(),
         };
         match insert_above_marker(&target, &marker, &item) {
-            Some(with) => {
-                files.insert(new_parent, Some(with));
-            }
+            Some(with) => ws.stage(new_parent, with),
             None => problems.push(
                 Diagnostic::error(format!("{} has no `// {marker}` marker", new_parent.display()))
                     .help(format!("restore the marker comment, then run the command again (it goes where `{item}` belongs)")),
             ),
         }
     }
-    // The group's own declaration in each tree's root module, and its module file.
+    Ok(())
+}
+
+/// The group's own declaration in each tree's root module, and its module file: added when
+/// entering the group, the file removed when leaving it (refused if it holds more than `create`
+/// wrote).
+fn settle_group_modules(
+    ws: &mut Workspace,
+    used_trees: &BTreeSet<&str>,
+    to: bool,
+    group_mod: &str,
+    group_files: &BTreeMap<PathBuf, String>,
+    problems: &mut Vec<Diagnostic>,
+) -> Result<()> {
     for (tree_name, marker) in TREES.iter().filter(|(t, _)| used_trees.contains(t)) {
         let root = PathBuf::from(format!("src/{tree_name}/mod.rs"));
-        let text = current(&files, &root)?.unwrap_or_default();
+        let text = ws.read(&root)?.unwrap_or_default();
         let group_file = PathBuf::from(format!("src/{tree_name}/{group_mod}/mod.rs"));
         if to {
             let marker = format!("+opgen:scaffold:{marker}");
             match insert_above_marker(&text, &marker, &format!("pub mod {group_mod};")) {
-                Some(with) => {
-                    files.insert(root, Some(with));
-                }
+                Some(with) => ws.stage(root, with),
                 None => problems.push(Diagnostic::error(format!(
                     "{} has no `// {marker}` marker",
                     root.display()
                 )).help(format!("restore the marker comment, or add `pub mod {group_mod};` there by hand and run the command again"))),
             }
         } else {
-            let left = current(&files, &group_file)?.unwrap_or_default();
+            let left = ws.read(&group_file)?.unwrap_or_default();
             match group_files.get(&group_file) {
-                Some(fresh) if *fresh == left => {
-                    files.insert(group_file, None);
-                }
+                Some(fresh) if *fresh == left => ws.stage_removal(group_file, None),
                 _ => problems.push(Diagnostic::error(format!(
                     "{} holds code of yours besides the module declarations, and the group module goes away",
                     group_file.display()
@@ -486,9 +753,14 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             }
         }
     }
-    // A module has one file: `x.rs` beside a new `x/mod.rs` (or the reverse) is rustc's E0761.
-    for (path, content) in &files {
-        if content.is_none() {
+    Ok(())
+}
+
+/// A module has one file: `x.rs` beside a new `x/mod.rs` (or the reverse) is rustc's E0761.
+fn check_module_twins(ws: &Workspace, problems: &mut Vec<Diagnostic>) {
+    let staged: BTreeMap<&Path, bool> = ws.staged().collect();
+    for (path, exists) in &staged {
+        if !exists {
             continue;
         }
         let twin = if path.file_name().is_some_and(|n| n == "mod.rs") {
@@ -499,7 +771,7 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             None
         };
         if let Some(twin) = twin
-            && !files.contains_key(&twin)
+            && !staged.contains_key(twin.as_path())
             && ws.exists(&twin)
         {
             problems.push(
@@ -512,22 +784,6 @@ fn set_multigroup(ws: &mut Workspace, project: &mut Project, to: bool) -> Result
             );
         }
     }
-    if !problems.is_empty() {
-        return Err(Error::many(problems));
-    }
-
-    for (path, content) in files {
-        match content {
-            Some(text) => ws.stage(path, text),
-            None => ws.stage_removal(path, None),
-        }
-    }
-    for (path, bytes) in data_files {
-        ws.stage_bytes(path, bytes);
-    }
-    project.multigroup = to;
-    record_paths(project);
-    Ok(warnings)
 }
 
 /// Each resource's `path` in PROJECT as `create api` records it in the project's layout.
@@ -546,7 +802,7 @@ fn record_paths(project: &mut Project) {
 /// the module tree from src/lib.rs has them; `None` when no kind's module is found either way.
 /// Kinds laid out both ways are an error: opgen cannot tell which way to move them.
 fn layout_on_disk(ws: &Workspace, project: &Project) -> Result<Option<bool>> {
-    let tree = relayout::module_tree(ws)?;
+    let tree = load::module_tree(ws)?;
     let mut found: BTreeMap<bool, String> = BTreeMap::new();
     for r in &project.resources {
         let group = module_name(&r.group);
@@ -659,7 +915,7 @@ fn resource_plans(project: &Project, r: &Resource, header: &str) -> Result<Vec<A
 }
 
 /// The file of module `module` (before the moves).
-fn module_file(tree: &relayout::ModuleTree, module: &[String]) -> Result<PathBuf> {
+fn module_file(tree: &ModuleTree, module: &[String]) -> Result<PathBuf> {
     tree.files
         .iter()
         .find(|(_, m)| m.as_slice() == module)
@@ -685,7 +941,7 @@ fn parent_file(to: bool, group_mod: &str, tree: &str) -> PathBuf {
 /// item's text; `None` when there is no such item.
 fn take_mod_item(file: &Path, text: &str, name: &str) -> Result<Option<(String, String)>> {
     use syn::spanned::Spanned;
-    let ast = relayout::parse(file, text)?;
+    let ast = load::parse(file, text)?;
     let Some(item) = ast.items.iter().find_map(|i| match i {
         syn::Item::Mod(m) if m.ident == name && m.content.is_none() => Some(m),
         _ => None,
@@ -729,4 +985,130 @@ fn replace_line(text: &str, old: &str, new: &str) -> Option<String> {
         })
         .collect();
     found.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &str, content: &str, policy: Policy) -> Action {
+        Action::Write {
+            path: path.into(),
+            content: content.to_owned(),
+            policy,
+        }
+    }
+
+    fn moves() -> Moves {
+        Moves {
+            moves: vec![(
+                vec!["api".to_owned(), "v1".to_owned()],
+                vec!["api".to_owned(), "cache".to_owned(), "v1".to_owned()],
+            )],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn plans_pair_by_path_whatever_their_order() {
+        let old = [
+            write("src/api/v1/memcached_types.rs", "types", Policy::UserOwned),
+            write(
+                "config/rbac/memcached_admin_role.yaml",
+                "role",
+                Policy::ToolOwned,
+            ),
+            write(
+                "config/samples/cache_v1_memcached.yaml",
+                "sample",
+                Policy::UserOwned,
+            ),
+        ];
+        let new = [
+            write(
+                "config/samples/cache_v1_memcached.yaml",
+                "sample'",
+                Policy::UserOwned,
+            ),
+            write(
+                "config/rbac/cache_memcached_admin_role.yaml",
+                "role'",
+                Policy::ToolOwned,
+            ),
+            write(
+                "src/api/cache/v1/memcached_types.rs",
+                "types'",
+                Policy::UserOwned,
+            ),
+        ];
+        let prefixes = ("memcached".to_owned(), "cache_memcached".to_owned());
+        let pairs: Vec<_> = paired_writes(&old, &new, &moves(), &prefixes)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.old_path, p.new_path, p.old_content, p.new_content))
+            .collect();
+        let pair = |old: &str, new: &str, a, b| (PathBuf::from(old), PathBuf::from(new), a, b);
+        assert_eq!(
+            pairs,
+            [
+                pair(
+                    "src/api/v1/memcached_types.rs",
+                    "src/api/cache/v1/memcached_types.rs",
+                    "types",
+                    "types'"
+                ),
+                pair(
+                    "config/rbac/memcached_admin_role.yaml",
+                    "config/rbac/cache_memcached_admin_role.yaml",
+                    "role",
+                    "role'"
+                ),
+                pair(
+                    "config/samples/cache_v1_memcached.yaml",
+                    "config/samples/cache_v1_memcached.yaml",
+                    "sample",
+                    "sample'"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_of_one_layout_only_is_an_error_not_dropped() {
+        let prefixes = ("memcached".to_owned(), "cache_memcached".to_owned());
+        let old = [write(
+            "src/api/v1/memcached_types.rs",
+            "t",
+            Policy::UserOwned,
+        )];
+        let new = [
+            write(
+                "src/api/cache/v1/memcached_types.rs",
+                "t",
+                Policy::UserOwned,
+            ),
+            write(
+                "tests/envtest/cache_memcached_controller.rs",
+                "e",
+                Policy::UserOwned,
+            ),
+        ];
+        let err = paired_writes(&old, &new, &moves(), &prefixes)
+            .err()
+            .expect("an unpaired file");
+        assert!(
+            err.to_string()
+                .contains("tests/envtest/cache_memcached_controller.rs"),
+            "{err}"
+        );
+        assert!(paired_writes(&new, &old, &moves(), &prefixes).is_err());
+        let insert = |fragment: &str| Action::Insert {
+            path: "config/rbac/kustomization.yaml".into(),
+            marker: "rbac-helper-roles".to_owned(),
+            fragment: fragment.to_owned(),
+        };
+        let old = [insert("- a.yaml"), insert("- b.yaml")];
+        let new = [insert("- x_a.yaml")];
+        assert!(paired_inserts(&old, &new).is_err());
+    }
 }

@@ -18,7 +18,7 @@ use crate::load_crd::CrdDocument;
 use crate::ops::create_api::{ApiOptions, create_api};
 use crate::ops::manifests::{CRD_DIR, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
-use crate::project::Project;
+use crate::project::{Gvk, Project};
 use crate::writer::Workspace;
 use heck::ToSnakeCase;
 use serde_json::{Map, Value, json};
@@ -209,9 +209,7 @@ fn stage_owned(
     for version in &crd.versions {
         let name = version_name(version);
         let api = ApiOptions {
-            group: group.to_owned(),
-            version: name.to_owned(),
-            kind: crd.kind.clone(),
+            gvk: Gvk::new(group, name, &crd.kind),
             plural: (crd.plural != flect).then(|| crd.plural.clone()),
             namespaced: Some(crd.namespaced),
             resource: true,

@@ -17,7 +17,7 @@ use crate::markers::typed::{self, RbacMarker, Typed, WebhookMarker};
 use crate::ops::create_webhook::{WebhookOptions, create_webhook};
 use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types, manifests};
 use crate::pluralize;
-use crate::project::{Project, Resource, ResourceApi};
+use crate::project::{Gvk, Project, Resource, ResourceApi};
 use crate::writer::Workspace;
 use std::collections::BTreeSet;
 
@@ -392,9 +392,11 @@ fn webhooks(
             .map(|(_, d, v)| (d.clone(), v.clone()))
             .unwrap_or_default();
         let opts = WebhookOptions {
-            group: kind.group.split('.').next().unwrap_or_default().to_owned(),
-            version: kind.version.clone(),
-            kind: kind.kind.clone(),
+            gvk: Gvk::new(
+                kind.group.split('.').next().unwrap_or_default(),
+                &kind.version,
+                &kind.kind,
+            ),
             defaulting: defaulting_marker.is_some(),
             validation: validation_marker.is_some(),
             conversion: conversion.is_some(),

@@ -15,6 +15,7 @@ pub mod init;
 pub mod manifests;
 pub mod recover;
 pub mod relayout;
+pub mod replay;
 pub mod upgrade;
 
 use crate::diag::Result;
@@ -23,48 +24,6 @@ use crate::generators::scaffold::init::{BOILERPLATE_PATH, fill_year};
 use crate::project::{Project, Resource};
 use crate::writer::Workspace;
 use std::path::Path;
-
-/// Scaffolds every resource `recorded` lists into `ws` as `opgen create api` and `opgen create
-/// webhook` did, in PROJECT's order, recording them in `project` (which starts without them):
-/// what upgrade renders as a project's base and new scaffold, and what the examples' test
-/// replays.
-pub fn create_recorded_resources(
-    ws: &mut Workspace,
-    project: &mut Project,
-    recorded: &Project,
-) -> Result<()> {
-    for r in &recorded.resources {
-        let options = create_api::ApiOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            plural: r.plural.clone(),
-            namespaced: Some(r.api.as_ref().is_none_or(|a| a.namespaced)),
-            resource: r.api.is_some(),
-            controller: r.controller,
-            finalizer: r.finalizer,
-            force: false,
-        };
-        create_api::create_api(ws, project, &options)?;
-    }
-    // Webhooks after every API: a conversion webhook needs its spokes.
-    for r in &recorded.resources {
-        let Some(hooks) = &r.webhooks else { continue };
-        let options = create_webhook::WebhookOptions {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            defaulting: hooks.defaulting,
-            validation: hooks.validation,
-            conversion: hooks.conversion,
-            spokes: hooks.spoke.clone(),
-            force: false,
-            ..Default::default()
-        };
-        create_webhook::create_webhook(ws, project, &options)?;
-    }
-    Ok(())
-}
 
 /// The license header for new Rust files, from the project's boilerplate file if it has one.
 fn file_header(ws: &Workspace) -> Result<String> {
@@ -79,12 +38,11 @@ fn file_header(ws: &Workspace) -> Result<String> {
 /// comparing a file against today's rendering needs them as they were.
 fn as_created(project: &Project, resource: &Resource) -> Project {
     let mut then = project.clone();
+    let gvk = resource.gvk();
     let at = project
         .resources
         .iter()
-        .position(|r| {
-            r.group == resource.group && r.version == resource.version && r.kind == resource.kind
-        })
+        .position(|r| r.is(&gvk))
         .unwrap_or(project.resources.len());
     then.resources.truncate(at);
     then

@@ -7,15 +7,12 @@
 //! names a moved module in a way opgen cannot resolve is refused with its location rather than
 //! guessed at.
 
-use crate::diag::{Diagnostic, Error, Location, Result};
-use crate::writer::Workspace;
+use crate::diag::{Diagnostic, Location};
+use crate::load::{self, ModPath, ModuleTree, UseKind, parse};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
-
-/// A module path below the crate root, e.g. `["api", "v1"]`.
-pub type ModPath = Vec<String>;
 
 /// The module moves of one edit.
 #[derive(Debug, Clone, Default)]
@@ -50,81 +47,6 @@ impl Moves {
         }
         out
     }
-}
-
-/// The library's module tree, from `src/lib.rs`: the file of each file module and every module,
-/// inline ones included.
-#[derive(Debug, Default)]
-pub struct ModuleTree {
-    pub files: BTreeMap<PathBuf, ModPath>,
-    pub modules: BTreeSet<ModPath>,
-}
-
-pub const LIB_RS: &str = "src/lib.rs";
-
-pub fn module_tree(ws: &Workspace) -> Result<ModuleTree> {
-    let mut tree = ModuleTree::default();
-    tree.modules.insert(Vec::new());
-    let mut queue = vec![(PathBuf::from(LIB_RS), Vec::new())];
-    while let Some((file, module)) = queue.pop() {
-        let Some(text) = ws.read(&file)? else {
-            continue;
-        };
-        let ast = parse(&file, &text)?;
-        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let dir = if matches!(stem, "lib" | "mod") {
-            file.parent().map(Path::to_path_buf).unwrap_or_default()
-        } else {
-            file.with_extension("")
-        };
-        walk_mods(ws, &ast.items, &module, &dir, &mut tree, &mut queue);
-        tree.files.insert(file, module);
-    }
-    Ok(tree)
-}
-
-fn walk_mods(
-    ws: &Workspace,
-    items: &[syn::Item],
-    module: &[String],
-    dir: &Path,
-    tree: &mut ModuleTree,
-    queue: &mut Vec<(PathBuf, ModPath)>,
-) {
-    for item in items {
-        let syn::Item::Mod(m) = item else { continue };
-        let name = m.ident.to_string();
-        let mut child = module.to_vec();
-        child.push(name.clone());
-        tree.modules.insert(child.clone());
-        match &m.content {
-            Some((_, items)) => walk_mods(ws, items, &child, &dir.join(&name), tree, queue),
-            None if m.attrs.iter().any(|a| a.path().is_ident("path")) => {}
-            None => {
-                let candidates = [
-                    dir.join(format!("{name}.rs")),
-                    dir.join(&name).join("mod.rs"),
-                ];
-                if let Some(file) = candidates.into_iter().find(|f| ws.exists(f)) {
-                    queue.push((file, child));
-                }
-            }
-        }
-    }
-}
-
-pub fn parse(file: &Path, text: &str) -> Result<syn::File> {
-    syn::parse_file(text).map_err(|e| {
-        let start = e.span().start();
-        Error::new(
-            Diagnostic::error(format!("cannot parse {}: {e}", file.display())).at(Location::new(
-                file,
-                start.line,
-                start.column + 1,
-            )
-            .with_source(text, 1)),
-        )
-    })
 }
 
 /// How a file sees the library.
@@ -294,71 +216,49 @@ impl<'ast> Visit<'ast> for UseScan {
         if u.leading_colon.is_some() {
             return;
         }
-        let mut leaves = Vec::new();
-        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
-        for leaf in leaves {
+        for leaf in use_leaves(&u.tree) {
             match leaf.kind {
-                Leaf::Glob => self
+                UseKind::Glob(_) => self
                     .globs
                     .entry(self.module.clone())
                     .or_default()
                     .push(leaf.segs),
-                Leaf::Name | Leaf::SelfName => {
+                UseKind::Name | UseKind::SelfName(_) => {
                     if let Some(last) = leaf.segs.last() {
                         let name = last.name.clone();
                         self.bound.push((self.module.clone(), name, leaf.segs));
                     }
                 }
-                Leaf::Rename(name) => self.bound.push((self.module.clone(), name, leaf.segs)),
+                UseKind::Rename(name) => {
+                    self.bound
+                        .push((self.module.clone(), name.to_string(), leaf.segs));
+                }
             }
         }
     }
 }
 
-enum Leaf {
-    Name,
-    SelfName,
-    Rename(String),
-    Glob,
-}
-
-struct UseLeaf {
+struct UseLeaf<'a> {
     segs: Vec<Seg>,
-    kind: Leaf,
+    kind: UseKind<'a>,
 }
 
-fn use_leaves(tree: &syn::UseTree, prefix: Vec<Seg>, group_start: bool, out: &mut Vec<UseLeaf>) {
-    let with = |ident: &proc_macro2::Ident| {
-        let mut segs = prefix.clone();
-        let mut s = seg(ident);
-        s.group_start = group_start;
-        segs.push(s);
-        segs
-    };
-    match tree {
-        syn::UseTree::Path(p) => use_leaves(&p.tree, with(&p.ident), false, out),
-        syn::UseTree::Name(n) if n.ident == "self" => out.push(UseLeaf {
-            segs: prefix,
-            kind: Leaf::SelfName,
-        }),
-        syn::UseTree::Name(n) => out.push(UseLeaf {
-            segs: with(&n.ident),
-            kind: Leaf::Name,
-        }),
-        syn::UseTree::Rename(r) => out.push(UseLeaf {
-            segs: with(&r.ident),
-            kind: Leaf::Rename(r.rename.to_string()),
-        }),
-        syn::UseTree::Glob(_) => out.push(UseLeaf {
-            segs: prefix,
-            kind: Leaf::Glob,
-        }),
-        syn::UseTree::Group(g) => {
-            for item in &g.items {
-                use_leaves(item, prefix.clone(), true, out);
-            }
-        }
-    }
+/// [`load::use_leaves`] with each segment's name and span.
+fn use_leaves(tree: &syn::UseTree) -> Vec<UseLeaf<'_>> {
+    load::use_leaves(tree)
+        .into_iter()
+        .map(|leaf| UseLeaf {
+            segs: leaf
+                .path
+                .iter()
+                .map(|(ident, group_start)| Seg {
+                    group_start: *group_start,
+                    ..seg(ident)
+                })
+                .collect(),
+            kind: leaf.kind,
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -704,10 +604,8 @@ impl Rewriter<'_> {
 
 impl<'ast> Visit<'ast> for Rewriter<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        let mut leaves = Vec::new();
-        use_leaves(&u.tree, Vec::new(), false, &mut leaves);
         self.reexport = !matches!(u.vis, syn::Visibility::Inherited);
-        for leaf in leaves {
+        for leaf in use_leaves(&u.tree) {
             // `::name::…` is another crate's path, unless it names the library.
             if u.leading_colon.is_some()
                 && leaf
@@ -717,7 +615,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
             {
                 continue;
             }
-            self.process(&leaf.segs, matches!(leaf.kind, Leaf::Glob));
+            self.process(&leaf.segs, matches!(leaf.kind, UseKind::Glob(_)));
         }
         self.reexport = false;
     }

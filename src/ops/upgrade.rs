@@ -14,8 +14,9 @@ use crate::generators::scaffold::init::{
     self as scaffold_init, BOILERPLATE_PATH, ENVTEST_CRATE_PATH, K8sVersion, License,
     ProjectContext, RUNTIME_CRATE_PATH, SETUP_ENVTEST_PATH, fill_year,
 };
-use crate::generators::templates::{self, SCAFFOLD_VERSION};
-use crate::project::{self, Project};
+use crate::generators::templates;
+use crate::load::{UseKind, use_leaves};
+use crate::project::{self, Project, SCAFFOLD_VERSION};
 use crate::writer::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -530,7 +531,7 @@ fn render(
         ctx.enclosing_workspace = inputs.enclosing_workspace.clone();
         ctx.opgen_version = opgen_version.to_owned();
         scaffold_init::plan(&ctx)?.apply(&mut scratch, false)?;
-        super::create_recorded_resources(&mut scratch, &mut replay, project)?;
+        super::replay::create_recorded_resources(&mut scratch, &mut replay, project)?;
         let mut files = BTreeMap::new();
         for change in scratch.changes()? {
             if change.path == Path::new(project::FILE_NAME) {
@@ -730,29 +731,29 @@ impl References<'_> {
         }
     }
 
-    fn use_tree(&mut self, prefix: &[String], tree: &syn::UseTree) {
-        let with = |name: String| {
-            let mut p = prefix.to_vec();
-            p.push(name);
-            p
-        };
-        match tree {
-            syn::UseTree::Path(p) => self.use_tree(&with(p.ident.to_string()), &p.tree),
-            syn::UseTree::Name(n) => self.push(with(n.ident.to_string()), n.ident.span()),
-            syn::UseTree::Rename(r) => self.push(with(r.ident.to_string()), r.ident.span()),
-            syn::UseTree::Glob(g) => self.push(prefix.to_vec(), g.star_token.span),
-            syn::UseTree::Group(g) => {
-                for tree in &g.items {
-                    self.use_tree(prefix, tree);
+    /// Each leaf's path, at its name (`self` included) or its `*`.
+    fn use_tree(&mut self, tree: &syn::UseTree) {
+        for leaf in use_leaves(tree) {
+            let mut path: Vec<String> = leaf.path.iter().map(|(i, _)| i.to_string()).collect();
+            let span = match leaf.kind {
+                UseKind::Name | UseKind::Rename(_) => match leaf.path.last() {
+                    Some((name, _)) => name.span(),
+                    None => continue,
+                },
+                UseKind::SelfName(name) => {
+                    path.push(name.to_string());
+                    name.span()
                 }
-            }
+                UseKind::Glob(star) => star.span,
+            };
+            self.push(path, span);
         }
     }
 }
 
 impl<'ast> syn::visit::Visit<'ast> for References<'_> {
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
-        self.use_tree(&[], &item.tree);
+        self.use_tree(&item.tree);
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {

@@ -4,7 +4,7 @@ use super::{Policy, ScaffoldPlan};
 use crate::diag::Result;
 use crate::generators::templates::{self, render};
 use crate::names::module_name;
-use crate::project::Project;
+use crate::project::{Gvk, Project};
 use heck::ToSnakeCase;
 use serde::Serialize;
 
@@ -93,10 +93,10 @@ impl ResourceContext {
         };
         let controller_name = role_prefix.clone();
         let crate_api_module = api_module.replacen("crate", &project.crate_name(), 1);
+        let gvk = Gvk::new(group, version, kind);
         let storage_version = project
-            .resources
-            .iter()
-            .find(|r| r.group == group && r.kind == kind && r.version != version && r.api.is_some())
+            .other_versions(&gvk)
+            .find(|r| r.api.is_some())
             .map(|r| r.version.clone());
         // Beside another version's sample, a name of its own: `kubectl apply -k` creates both.
         let sample_name = match &storage_version {

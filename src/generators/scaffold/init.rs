@@ -4,7 +4,7 @@ use super::{Policy, ScaffoldPlan};
 use crate::diag::Result;
 use crate::generators::templates::{self, render};
 use crate::names::fnv32a;
-use crate::project::Project;
+use crate::project::{Project, SCAFFOLD_VERSION};
 use include_dir::Dir;
 use serde::Serialize;
 
@@ -386,7 +386,7 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
         Policy::ToolOwned,
     );
     // Earlier generations' vendored copies are not kept: vendor/ is opgen's, replaced whole.
-    if generation == templates::SCAFFOLD_VERSION {
+    if generation == SCAFFOLD_VERSION {
         for (path, content) in vendored_crate_files() {
             plan.write(path, content.to_owned(), Policy::ToolOwned);
         }
