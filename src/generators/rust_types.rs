@@ -730,7 +730,6 @@ impl<'a> Renderer<'a> {
             return typed;
         }
         let ty_name = rest.get("type").and_then(Value::as_str).map(str::to_owned);
-        let owner = self.kind.to_owned();
 
         // Int-or-string, as k8s-openapi's IntOrString writes it.
         let int_or_string_any = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
@@ -753,98 +752,27 @@ impl<'a> Renderer<'a> {
             );
         }
 
-        let (ty, _node_type) = match ty_name.as_deref() {
+        let ty = match ty_name.as_deref() {
             Some("string") => {
                 rest.remove("type");
-                match self.string_enum(&mut rest, hint, place, &mut description) {
-                    Some(name) => (name, "string"),
-                    None => ("String".to_owned(), "string"),
-                }
+                self.string_enum(&mut rest, hint, place, &mut description)
+                    .unwrap_or_else(|| "String".to_owned())
             }
             Some("boolean") => {
                 rest.remove("type");
-                ("bool".to_owned(), "boolean")
+                "bool".to_owned()
             }
             Some("integer") => {
                 rest.remove("type");
-                let format = rest
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                let t = match format.as_deref() {
-                    Some("int32") => {
-                        rest.remove("format");
-                        "i32"
-                    }
-                    Some("int64") => {
-                        rest.remove("format");
-                        "i64"
-                    }
-                    // Go's `int`: as wide as a pointer, no format.
-                    _ => "isize",
-                };
-                (t.to_owned(), "integer")
+                integer_type(&mut rest).to_owned()
             }
             Some("number") => {
                 rest.remove("type");
-                let format = rest
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                match format.as_deref() {
-                    Some("double") => {
-                        rest.remove("format");
-                        ("f64".to_owned(), "number")
-                    }
-                    Some("float") => {
-                        rest.remove("format");
-                        ("f32".to_owned(), "number")
-                    }
-                    None => {
-                        // Go's float64: a number without a format.
-                        rest.insert("format".into(), Value::String(String::new()));
-                        ("f64".to_owned(), "number")
-                    }
-                    Some(other) => {
-                        self.warn(
-                            path,
-                            format!(
-                                "the number format `{other}` is not imported (f64 is a double)"
-                            ),
-                        );
-                        rest.remove("format");
-                        ("f64".to_owned(), "number")
-                    }
-                }
+                self.number_type(&mut rest, path).to_owned()
             }
             Some("array") => {
                 rest.remove("type");
-                // Post-processed CRDs (karpenter's) put string checks on a list, where the API
-                // server ignores them; no marker can write them there.
-                for key in ["maxLength", "minLength", "pattern"] {
-                    if rest.remove(key).is_some() {
-                        self.warn(
-                            path,
-                            format!("`{key}` on an array is not imported: the API server applies it to strings only, and opgen, like controller-gen, refuses it on a list"),
-                        );
-                    }
-                }
-                let items = rest.remove("items");
-                let item_ty = match items.as_ref().and_then(Value::as_object) {
-                    Some(items) => {
-                        let item_hint = singular(hint);
-                        self.node(items, &item_hint, Place::Type, &format!("{path}[*]"))
-                            .ty
-                    }
-                    None => {
-                        self.warn(
-                            path,
-                            "an array without items is imported as a list of any JSON".into(),
-                        );
-                        "serde_json::Value".to_owned()
-                    }
-                };
-                (format!("Vec<{item_ty}>"), "array")
+                self.list_type(&mut rest, hint, path)
             }
             Some("object") => {
                 let has_props = rest
@@ -857,49 +785,7 @@ impl<'a> Renderer<'a> {
                 // An object without properties is an empty struct: the API server prunes
                 // every field of it, and so does serde.
                 if has_props || (additional.is_none() && !preserve) {
-                    rest.remove("type");
-                    if additional.is_some() {
-                        rest.remove("additionalProperties");
-                        self.warn(
-                            path,
-                            "additionalProperties beside properties is not imported".into(),
-                        );
-                    }
-                    let name = self.type_name(hint, &owner);
-                    // The struct comes before the types of its fields.
-                    let slot = self.items.len();
-                    self.items.push(String::new());
-                    self.parents.push(name.clone());
-                    let (fields, default) = self.fields(&mut rest, path);
-                    self.parents.pop();
-                    let markers: Vec<String> = self
-                        .constraints(&mut rest, path)
-                        .into_iter()
-                        .map(|m| struct_type_for_map_type(&m))
-                        .collect();
-                    self.leftovers(&rest, path);
-                    let mut item = String::new();
-                    if place == Place::Type {
-                        self.doc(&mut item, "", description.as_ref());
-                        push_markers(&mut item, "", &markers);
-                    }
-                    let derive = if default {
-                        "Serialize, Deserialize, Clone, Debug, Default, PartialEq"
-                    } else {
-                        "Serialize, Deserialize, Clone, Debug, PartialEq"
-                    };
-                    let _ = writeln!(item, "#[derive({derive})]");
-                    item.push_str(&fields.attrs);
-                    let _ = writeln!(item, "pub struct {name} {{\n{}}}", fields.body);
-                    self.items[slot] = item;
-                    return Typed {
-                        ty: name,
-                        markers: if place == Place::Field {
-                            markers
-                        } else {
-                            Vec::new()
-                        },
-                    };
+                    return self.struct_type(rest, description.as_ref(), hint, place, path);
                 }
                 match additional {
                     Some(Value::Object(values)) if !values.is_empty() => {
@@ -911,19 +797,13 @@ impl<'a> Renderer<'a> {
                             .node(&values, &value_hint, Place::Type, &format!("{path}.*"))
                             .ty;
                         self.btree_map = true;
-                        (format!("BTreeMap<String, {value_ty}>"), "object")
+                        format!("BTreeMap<String, {value_ty}>")
                     }
-                    _ if rest.get("x-kubernetes-preserve-unknown-fields")
-                        == Some(&Value::Bool(true))
-                        && rest.get("additionalProperties").is_none() =>
-                    {
+                    _ if preserve && rest.get("additionalProperties").is_none() => {
                         rest.remove("type");
                         rest.remove("properties");
                         rest.remove("x-kubernetes-preserve-unknown-fields");
-                        (
-                            "serde_json::Map<String, serde_json::Value>".to_owned(),
-                            "object",
-                        )
+                        "serde_json::Map<String, serde_json::Value>".to_owned()
                     }
                     _ => {
                         rest.remove("properties");
@@ -937,13 +817,130 @@ impl<'a> Renderer<'a> {
                 && !rest.contains_key("x-kubernetes-int-or-string") =>
             {
                 rest.remove("x-kubernetes-preserve-unknown-fields");
-                ("serde_json::Value".to_owned(), "")
+                "serde_json::Value".to_owned()
             }
             _ => return self.schemaless(rest, description, hint, place, path),
         };
         let markers = self.constraints(&mut rest, path);
         self.leftovers(&rest, path);
         self.wrap(place, ty, markers, description, hint, path)
+    }
+
+    /// A number's Rust type from its format (taken out of `rest`): a double or a number
+    /// without a format (Go's float64, which keeps `Format=""`) is an `f64`.
+    fn number_type(&mut self, rest: &mut Map<String, Value>, path: &str) -> &'static str {
+        let format = rest
+            .get("format")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match format.as_deref() {
+            Some("double") => {
+                rest.remove("format");
+                "f64"
+            }
+            Some("float") => {
+                rest.remove("format");
+                "f32"
+            }
+            None => {
+                // Go's float64: a number without a format.
+                rest.insert("format".into(), Value::String(String::new()));
+                "f64"
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    format!("the number format `{other}` is not imported (f64 is a double)"),
+                );
+                rest.remove("format");
+                "f64"
+            }
+        }
+    }
+
+    /// A list's Rust type: a `Vec` of its items' type.
+    fn list_type(&mut self, rest: &mut Map<String, Value>, hint: &str, path: &str) -> String {
+        // Post-processed CRDs (karpenter's) put string checks on a list, where the API
+        // server ignores them; no marker can write them there.
+        for key in ["maxLength", "minLength", "pattern"] {
+            if rest.remove(key).is_some() {
+                self.warn(
+                    path,
+                    format!("`{key}` on an array is not imported: the API server applies it to strings only, and opgen, like controller-gen, refuses it on a list"),
+                );
+            }
+        }
+        let items = rest.remove("items");
+        let item_ty = match items.as_ref().and_then(Value::as_object) {
+            Some(items) => {
+                let item_hint = singular(hint);
+                self.node(items, &item_hint, Place::Type, &format!("{path}[*]"))
+                    .ty
+            }
+            None => {
+                self.warn(
+                    path,
+                    "an array without items is imported as a list of any JSON".into(),
+                );
+                "serde_json::Value".to_owned()
+            }
+        };
+        format!("Vec<{item_ty}>")
+    }
+
+    /// An object with properties (or none at all) as a struct, written before the types of
+    /// its fields; its markers go on the struct, or on the field when it is one.
+    fn struct_type(
+        &mut self,
+        mut rest: Map<String, Value>,
+        description: Option<&Value>,
+        hint: &str,
+        place: Place,
+        path: &str,
+    ) -> Typed {
+        rest.remove("type");
+        if rest.remove("additionalProperties").is_some() {
+            self.warn(
+                path,
+                "additionalProperties beside properties is not imported".into(),
+            );
+        }
+        let owner = self.kind.to_owned();
+        let name = self.type_name(hint, &owner);
+        // The struct comes before the types of its fields.
+        let slot = self.items.len();
+        self.items.push(String::new());
+        self.parents.push(name.clone());
+        let (fields, default) = self.fields(&mut rest, path);
+        self.parents.pop();
+        let markers: Vec<String> = self
+            .constraints(&mut rest, path)
+            .into_iter()
+            .map(|m| struct_type_for_map_type(&m))
+            .collect();
+        self.leftovers(&rest, path);
+        let mut item = String::new();
+        if place == Place::Type {
+            self.doc(&mut item, "", description);
+            push_markers(&mut item, "", &markers);
+        }
+        let derive = if default {
+            "Serialize, Deserialize, Clone, Debug, Default, PartialEq"
+        } else {
+            "Serialize, Deserialize, Clone, Debug, PartialEq"
+        };
+        let _ = writeln!(item, "#[derive({derive})]");
+        item.push_str(&fields.attrs);
+        let _ = writeln!(item, "pub struct {name} {{\n{}}}", fields.body);
+        self.items[slot] = item;
+        Typed {
+            ty: name,
+            markers: if place == Place::Field {
+                markers
+            } else {
+                Vec::new()
+            },
+        }
     }
 
     /// A string enum as a Rust enum of unit variants (renamed where the value is not the
@@ -1472,6 +1469,26 @@ fn quoted_string(s: &str) -> String {
         serde_json::to_string(s).expect("a string serializes")
     } else {
         format!("`{s}`")
+    }
+}
+
+/// An integer's Rust type from its format (taken out of `rest`): Go's `int`, as wide as a
+/// pointer, has no format.
+fn integer_type(rest: &mut Map<String, Value>) -> &'static str {
+    let format = rest
+        .get("format")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match format.as_deref() {
+        Some("int32") => {
+            rest.remove("format");
+            "i32"
+        }
+        Some("int64") => {
+            rest.remove("format");
+            "i64"
+        }
+        _ => "isize",
     }
 }
 
