@@ -7,9 +7,9 @@
 //! the bundle follows every patch the user makes there. OLM issues webhook certificates itself:
 //! cert-manager's objects are left out, and so are the manager's volumes of their Secrets.
 
+use super::csv::{CsvKind, display_name};
 use super::package::{self, group_version, kind, name};
 use crate::diag::{Diagnostic, Error, Result};
-use crate::model::csv::{CsvKind, display_name};
 use crate::yaml;
 use serde_json::{Map, Value, json};
 use std::cmp::Ordering;

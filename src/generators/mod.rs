@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod crd;
+pub mod csv;
 pub mod helm;
 pub mod package;
 pub mod rbac;

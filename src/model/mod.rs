@@ -5,7 +5,6 @@
 //! YAML. Types are resolved lazily from the kinds, so an unresolvable type in code that no
 //! CRD uses is not an error.
 
-pub mod csv;
 pub mod kube_attrs;
 mod resolve;
 pub mod serde_attrs;
@@ -242,8 +241,9 @@ pub struct Model<'a> {
     pub item_markers: Vec<ItemMarker>,
     /// Package markers by directory module.
     pub packages: HashMap<Vec<String>, Vec<Marker>>,
-    /// Each kind version's OLM ClusterServiceVersion description (`+operator-sdk:csv` markers).
-    pub csv: Vec<csv::CsvKind>,
+    /// Every file's markers as attached, by file: the generators find their own family's
+    /// there, and report the ones nothing used.
+    pub markers: Vec<FileMarkers>,
 }
 
 impl Model<'_> {

@@ -205,29 +205,14 @@ impl<'a> Builder<'a> {
             );
         }
         let kinds = self.find_kinds(&packages, diags);
-        let csv_markers: Vec<(usize, Marker)> = self
-            .markers
-            .iter()
-            .enumerate()
-            .flat_map(|(i, fm)| {
-                fm.nodes
-                    .values()
-                    .flatten()
-                    .filter(|m| super::csv::descriptor(m).is_some())
-                    .map(move |m| (i, m.clone()))
-            })
-            .collect();
-        let mut model = Model {
+        let model = Model {
             files: self.files.iter().map(SourceFile::source).collect(),
             kinds,
             types: self.types,
             item_markers,
             packages,
-            csv: Vec::new(),
+            markers: self.markers,
         };
-        let mut csv_markers = csv_markers;
-        csv_markers.sort_by_key(|(f, m)| (*f, m.line, m.column));
-        model.csv = super::csv::describe(&model, &csv_markers, diags);
         if !diags.has_errors() {
             kind_markers_elsewhere(&model, diags);
         }

@@ -8,7 +8,7 @@ use crate::generators::crd::Crd;
 use crate::generators::crd::{CrdGenerator, CrdOptions, VERSION_ANNOTATION, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
-use crate::generators::{crd, rbac, webhook};
+use crate::generators::{crd, csv, rbac, webhook};
 use crate::load::{self, Scope};
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
@@ -46,7 +46,7 @@ pub struct ManifestReport {
     /// Every file the command owns, whether or not it changed.
     pub files: Vec<PathBuf>,
     /// What the `+operator-sdk:csv` markers say of each kind version (for `opgen bundle`).
-    pub csv: Vec<crate::model::csv::CsvKind>,
+    pub csv: Vec<crate::generators::csv::CsvKind>,
 }
 
 /// What the generators made of the sources.
@@ -54,7 +54,7 @@ struct Generated {
     crds: Vec<Crd>,
     roles: Vec<Value>,
     webhooks: Vec<Value>,
-    csv: Vec<crate::model::csv::CsvKind>,
+    csv: Vec<crate::generators::csv::CsvKind>,
     warnings: Vec<Diagnostic>,
 }
 
@@ -372,11 +372,12 @@ fn generate(
         diags.push(lint);
     }
     let webhooks = webhook::generate(&model, &mut diags);
+    let csv = csv::describe(&model, &mut diags);
     Ok(Generated {
         crds,
         roles,
         webhooks,
-        csv: model.csv.clone(),
+        csv,
         warnings: diags.finish()?,
     })
 }

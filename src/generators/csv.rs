@@ -4,14 +4,14 @@
 //! them (`nodes[0].name`). Every such marker must be used: one on a struct that is not a kind,
 //! or on a field no kind's spec or status reaches, is an error at its line.
 
-use super::{Model, Shape, Ty, TypeId};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
 use crate::markers::typed::{self, CsvMarker, DescriptorType, Typed};
+use crate::model::{Field, Model, Shape, Ty, TypeId};
 use std::collections::{HashMap, HashSet};
 
 /// `m` as a descriptor marker (`+operator-sdk:csv:customresourcedefinitions`).
-pub fn descriptor(m: &Marker) -> Option<&typed::Descriptor> {
+fn descriptor(m: &Marker) -> Option<&typed::Descriptor> {
     match &m.typed {
         Typed::Csv(CsvMarker::Descriptor(d)) => Some(d),
         _ => None,
@@ -69,11 +69,21 @@ impl Side {
 }
 
 /// The CSV description of every kind version, and errors for misplaced or malformed markers.
-pub(super) fn describe(
-    model: &Model<'_>,
-    markers: &[(usize, Marker)],
-    diags: &mut Diagnostics,
-) -> Vec<CsvKind> {
+pub fn describe(model: &Model<'_>, diags: &mut Diagnostics) -> Vec<CsvKind> {
+    // Every descriptor marker of every file, so that the ones nothing uses are reported.
+    let mut markers: Vec<(usize, &Marker)> = model
+        .markers
+        .iter()
+        .enumerate()
+        .flat_map(|(file, fm)| {
+            fm.nodes
+                .values()
+                .flatten()
+                .filter(|m| descriptor(m).is_some())
+                .map(move |m| (file, m))
+        })
+        .collect();
+    markers.sort_by_key(|(file, m)| (*file, m.line, m.column));
     if markers.is_empty() {
         return model
             .kinds
@@ -123,8 +133,8 @@ pub(super) fn describe(
             out.push(csv);
         }
     }
-    for (file, m) in markers {
-        let key = (*file, m.line, m.column);
+    for (file, m) in markers.iter().copied() {
+        let key = (file, m.line, m.column);
         if used.contains(&key) {
             continue;
         }
@@ -137,7 +147,7 @@ pub(super) fn describe(
                     "`+{name}` says type={said}, but its field is under the kind's {} (path {path}), not its {said}",
                     side.name()
                 ))
-                .at(model.marker_location(*file, m))
+                .at(model.marker_location(file, m))
                 .help(format!("write type={}", side.name())),
             );
             continue;
@@ -158,7 +168,7 @@ pub(super) fn describe(
         };
         diags.push(
             Diagnostic::error(message)
-                .at(model.marker_location(*file, m))
+                .at(model.marker_location(file, m))
                 .help(help),
         );
     }
@@ -299,7 +309,7 @@ impl Walk<'_, '_, '_> {
         }
     }
 
-    fn field(&mut self, f: &super::Field, side: Side, path: &[String]) {
+    fn field(&mut self, f: &Field, side: Side, path: &[String]) {
         let mut found = false;
         let mut display = None;
         let mut xs = Vec::new();
