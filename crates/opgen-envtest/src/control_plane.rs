@@ -63,6 +63,8 @@ impl ControlPlane {
 
     async fn try_start(assets: Assets) -> Result<Self, Error> {
         let started = Instant::now();
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| crate::process::remove_left_behind(&std::env::temp_dir()));
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "opgen-envtest-{}-{}",

@@ -184,6 +184,37 @@ fn unregister(pid: u32) {
         .retain(|p| *p != pid);
 }
 
+/// Removes what test processes that are gone left in `temp` (killed before their `atexit`
+/// hook ran: a timeout's SIGKILL, an abort): every `opgen-envtest-...-<pid>[-<n>]` entry whose
+/// process no longer runs. Done once per process, before its first control plane starts.
+pub(crate) fn remove_left_behind(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("opgen-envtest-")) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split('-')
+            .find_map(|part| part.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        if pid > 0 && !running(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether a process with this id exists (one of another user's counts).
+fn running(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 pub(crate) fn remove_at_exit(dir: PathBuf) {
     EXIT_CLEANUP
         .lock()
@@ -202,5 +233,43 @@ extern "C" fn kill_registered() {
     }
     for dir in std::mem::take(&mut *EXIT_CLEANUP.lock().unwrap_or_else(|e| e.into_inner())) {
         let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remove_left_behind;
+
+    #[test]
+    fn what_a_killed_test_left_is_removed_and_a_running_ones_is_not() {
+        let temp =
+            std::env::temp_dir().join(format!("opgen-envtest-sweep-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&temp);
+        std::fs::create_dir_all(&temp).unwrap();
+        // A process that has exited (and been reaped): its id runs nothing now.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        let gone = child.id();
+        let ours = std::process::id();
+        let names = [
+            format!("opgen-envtest-{gone}-0"),
+            format!("opgen-envtest-webhooks-{gone}-3"),
+            format!("opgen-envtest-{ours}-0"),
+            "opgen-envtest-no-pid".to_owned(),
+            format!("other-{gone}"),
+        ];
+        for name in &names {
+            std::fs::create_dir_all(temp.join(name).join("etcd")).unwrap();
+        }
+        remove_left_behind(&temp);
+        let mut left: Vec<String> = std::fs::read_dir(&temp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let _ = std::fs::remove_dir_all(&temp);
+        let mut expected = vec![names[2].clone(), names[3].clone(), names[4].clone()];
+        expected.sort();
+        assert_eq!(left, expected);
     }
 }
