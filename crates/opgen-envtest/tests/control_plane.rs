@@ -119,16 +119,29 @@ fn no_process_outlives_the_test_process() {
         return;
     }
     // Passed, failed by a panic, killed by abort(): the shared control plane dies with it.
-    for how in ["pass", "panic", "abort"] {
-        let output = Command::new(std::env::current_exe().unwrap())
+    // What the aborted one leaves in the temp directory, the next start removes.
+    let mut aborted_dir = None;
+    for how in ["pass", "panic", "abort", "pass"] {
+        let child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
                 "child_process_holding_the_shared_control_plane",
                 "--nocapture",
             ])
             .env("OPGEN_ENVTEST_CHILD", how)
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        let dir = std::env::temp_dir().join(format!("opgen-envtest-{}-0", child.id()));
+        let output = child.wait_with_output().unwrap();
+        match how {
+            "abort" => {
+                assert!(dir.is_dir(), "an aborted test leaves {}", dir.display());
+                aborted_dir = Some(dir);
+            }
+            _ => assert!(!dir.exists(), "{how}: {} is left behind", dir.display()),
+        }
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(output.status.success(), how == "pass", "{how}: {stdout}");
         let pids: Vec<u32> = stdout
@@ -164,6 +177,12 @@ fn no_process_outlives_the_test_process() {
             assert_eq!(living, Vec::<u32>::new(), "{how}: pgrep -g {pid}");
         }
     }
+    let aborted_dir = aborted_dir.expect("the abort run");
+    assert!(
+        !aborted_dir.exists(),
+        "the last start did not remove {}",
+        aborted_dir.display()
+    );
 }
 
 #[tokio::test]
