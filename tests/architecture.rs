@@ -173,3 +173,99 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
     assert!(references("cli").iter().any(|(_, used)| used == "ops"));
     assert!(references("cli").iter().any(|(_, used)| used == "clap"));
 }
+
+/// Every `fn` item of a Rust source (free functions and methods, at any indentation): its line
+/// (from 1), name and length in lines, from the `fn` line to the `}` at its indentation.
+/// A declaration without a body (`fn f();` in a trait) is none.
+fn fn_lengths(text: &str) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(name) = fn_name(line) else {
+            continue;
+        };
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let close = format!("{indent}}}");
+        // The signature ends at the first `{` (a body) or `;` (none).
+        let Some(open) = (i..lines.len()).find(|&j| {
+            let t = lines[j].trim_end();
+            t.contains('{') || t.ends_with(';')
+        }) else {
+            continue;
+        };
+        let t = lines[open].trim_end();
+        if !t.contains('{') {
+            continue;
+        }
+        let end = if t.ends_with('}') {
+            Some(open)
+        } else {
+            (open + 1..lines.len()).find(|&j| lines[j].trim_end() == close)
+        };
+        if let Some(end) = end {
+            found.push((i + 1, name, end - i + 1));
+        }
+    }
+    found
+}
+
+/// The name of the `fn` a line starts, after `pub`, `pub(...)`, `async`, `const`, `unsafe`.
+fn fn_name(line: &str) -> Option<String> {
+    let mut rest = line.trim_start();
+    loop {
+        if let Some(r) = rest.strip_prefix("pub(") {
+            rest = r.split_once(')')?.1.trim_start();
+        } else if let Some(r) = ["pub ", "async ", "const ", "unsafe ", "extern \"C\" "]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p))
+        {
+            rest = r.trim_start();
+        } else {
+            break;
+        }
+    }
+    let name: String = rest
+        .strip_prefix("fn ")?
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+#[test]
+fn no_function_in_src_is_over_150_lines() {
+    // The scanner sees what it looks for.
+    let sample = "fn short() {\n    1;\n}\nimpl X {\n    pub(crate) async fn method(&self) -> u8 {\n        2\n    }\n}\ntrait T {\n    fn declared(&self);\n    fn one_line(&self) {}\n    const fn signature(\n        a: u8,\n    ) -> u8 {\n        a\n    }\n}\n";
+    assert_eq!(
+        fn_lengths(sample),
+        [
+            (1, "short".to_owned(), 3),
+            (5, "method".to_owned(), 3),
+            (11, "one_line".to_owned(), 1),
+            (12, "signature".to_owned(), 5),
+        ]
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = walkdir::WalkDir::new(root.join("src"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    files.sort();
+    let mut long = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.strip_prefix(root).unwrap().display();
+        for (line, f, n) in fn_lengths(&text) {
+            if n > 150 {
+                long.push(format!("{name}:{line} {f} ({n} lines)"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over 150 lines (split them where the split names a real step):\n{}",
+        long.join("\n")
+    );
+}

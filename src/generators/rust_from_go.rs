@@ -112,6 +112,11 @@ struct KindPlan {
     kube: Vec<String>,
 }
 
+/// The kind's own Go status type (kube's `status`), with the Status field's doc.
+type StatusPlan = Option<(TypeKey, Vec<GoComment>)>;
+/// A status struct of the kind's own flattening another kind's: name, that type, doc.
+type StatusWrapper = Option<(String, GoExpr, Vec<GoComment>)>;
+
 #[derive(Clone)]
 enum Wrapper {
     /// `#[serde(flatten)]` of the Go spec type (in another package, or shared by kinds).
@@ -391,6 +396,88 @@ fn is_kind(t: &GoType) -> bool {
     }
 }
 
+/// A kind's fields as kube-derive sees them: Spec, Status, and the others.
+struct RootFields<'t> {
+    spec: Option<&'t GoField>,
+    status: Option<&'t GoField>,
+    /// Whether the kind has fields besides Spec and Status.
+    others: bool,
+    /// Spec and the other fields in Go's order, for a kind with fields beside Spec.
+    top_level: Vec<GoField>,
+}
+
+/// The kind's fields, and the marker that makes metadata required (controller-gen: unless
+/// the embedded ObjectMeta is omitempty or marked optional).
+fn root_fields<'t>(t: &'t GoType, markers: &mut Vec<String>) -> RootFields<'t> {
+    let mut root = RootFields {
+        spec: None,
+        status: None,
+        others: false,
+        top_level: Vec::new(),
+    };
+    for f in struct_fields(t) {
+        if f.name.is_empty()
+            && let ExprKind::Qual(q) = f.ty.kind()
+            && q.path == METAV1
+        {
+            // controller-gen: required unless omitempty or marked optional.
+            let optional = marked_optional(&f.markers);
+            if q.name == "ObjectMeta" && !json_options(f).1.omitempty() && !optional {
+                markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
+            }
+            continue;
+        }
+        match f.name.as_str() {
+            "Spec" => {
+                root.spec = Some(f);
+                root.top_level.push(f.clone());
+            }
+            "Status" => root.status = Some(f),
+            _ if json_options(f).0 == "-" || !f.exported => {}
+            _ => {
+                root.others = true;
+                root.top_level.push(f.clone());
+            }
+        }
+    }
+    root
+}
+
+/// The kind's #[kube] keys of its API version and `+kubebuilder:resource` marker: group,
+/// version, kind, plural, singular, namespaced.
+fn resource_kube_keys(t: &GoType, group: &str, version: &str) -> Vec<String> {
+    let resource = t.markers.iter().find_map(|m| match typed(m) {
+        Some(Typed::Resource(ResourceMarker::Resource(r))) => Some(r),
+        _ => None,
+    });
+    let namespaced = resource
+        .as_ref()
+        .and_then(|r| r.scope)
+        .is_none_or(|s| s != Scope::Cluster);
+    let singular = resource.as_ref().and_then(|r| r.singular.clone());
+    let plural = resource
+        .as_ref()
+        .and_then(|r| r.path.clone())
+        .unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
+    // kube-derive's singular is the lower-cased kind unless #[kube(singular)] says otherwise.
+    let kube_singular = t.name.to_lowercase();
+    let mut kube = vec![
+        format!("group = {}", rust_str(group)),
+        format!("version = {}", rust_str(version)),
+        format!("kind = {}", rust_str(&t.name)),
+        format!("plural = {}", rust_str(&plural)),
+    ];
+    if let Some(s) = &singular
+        && *s != kube_singular
+    {
+        kube.push(format!("singular = {}", rust_str(s)));
+    }
+    if namespaced {
+        kube.push("namespaced".to_owned());
+    }
+    kube
+}
+
 impl<'a> Generator<'a> {
     /// The key of a type expression naming a struct of the same package (through a pointer).
     fn local_key(&self, p: &GoPackage, e: &GoExpr) -> Option<TypeKey> {
@@ -411,40 +498,34 @@ impl<'a> Generator<'a> {
         version: &str,
         owners: &HashMap<TypeKey, String>,
     ) -> KindPlan {
-        let fields = struct_fields(t);
         let mut markers: Vec<String> = Vec::new();
-        let mut spec: Option<&GoField> = None;
-        let mut status: Option<&GoField> = None;
-        // Whether the kind has fields besides Spec and Status.
-        let mut others = false;
-        // Spec and the other fields in Go's order, for a kind with fields beside Spec.
-        let mut top_level: Vec<GoField> = Vec::new();
-        for f in fields {
-            if f.name.is_empty()
-                && let ExprKind::Qual(q) = f.ty.kind()
-                && q.path == METAV1
-            {
-                // controller-gen: required unless omitempty or marked optional.
-                let optional = marked_optional(&f.markers);
-                if q.name == "ObjectMeta" && !json_options(f).1.omitempty() && !optional {
-                    markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
-                }
-                continue;
-            }
-            match f.name.as_str() {
-                "Spec" => {
-                    spec = Some(f);
-                    top_level.push(f.clone());
-                }
-                "Status" => status = Some(f),
-                _ if json_options(f).0 == "-" || !f.exported => {}
-                _ => {
-                    others = true;
-                    top_level.push(f.clone());
-                }
-            }
+        let fields = root_fields(t, &mut markers);
+        self.kind_type_markers(t, &mut markers);
+        let mut kube = resource_kube_keys(t, group, version);
+        let (status_plan, status_wrapper) = match fields.status {
+            Some(f) => self.status_plan(p, t, f, owners, &mut markers, &mut kube),
+            None => (None, None),
+        };
+        let doc = doc_lines(&t.doc);
+        let (spec_struct, wrapper) = self.spec_plan(p, t, fields, owners, &mut markers, &mut kube);
+        kube.push("schema = \"disabled\"".to_owned());
+        let description = crate::model::doc_text_of_lines(doc.iter().map(|l| l.text.clone()));
+        if !description.is_empty() {
+            kube.push(format!("doc = {}", rust_str(&description)));
         }
-        // The kind's markers (resource, columns, subresources...) on the spec struct.
+        KindPlan {
+            kind: t.name.clone(),
+            spec_struct,
+            wrapper,
+            status: status_plan,
+            status_wrapper,
+            markers,
+            kube,
+        }
+    }
+
+    /// The kind type's own markers (resource, columns, subresources...), for the spec struct.
+    fn kind_type_markers(&mut self, t: &GoType, markers: &mut Vec<String>) {
         for m in &t.markers {
             if self.is_package_marker(m) {
                 continue;
@@ -462,114 +543,90 @@ impl<'a> Generator<'a> {
                 }
             }
         }
-        let resource = t.markers.iter().find_map(|m| match typed(m) {
-            Some(Typed::Resource(ResourceMarker::Resource(r))) => Some(r),
-            _ => None,
-        });
-        let namespaced = resource
-            .as_ref()
-            .and_then(|r| r.scope)
-            .is_none_or(|s| s != Scope::Cluster);
-        let singular = resource.as_ref().and_then(|r| r.singular.clone());
-        let plural = resource
-            .as_ref()
-            .and_then(|r| r.path.clone())
-            .unwrap_or_else(|| pluralize::flect_plural(&t.name.to_lowercase()));
-        // kube-derive's singular is the lower-cased kind unless #[kube(singular)] says otherwise.
-        let kube_singular = t.name.to_lowercase();
-        let mut kube = vec![
-            format!("group = {}", rust_str(group)),
-            format!("version = {}", rust_str(version)),
-            format!("kind = {}", rust_str(&t.name)),
-            format!("plural = {}", rust_str(&plural)),
-        ];
-        if let Some(s) = &singular
-            && *s != kube_singular
-        {
-            kube.push(format!("singular = {}", rust_str(s)));
-        }
-        if namespaced {
-            kube.push("namespaced".to_owned());
-        }
+    }
+
+    /// The Status field: kube's `status` key, naming the kind's own status struct or a
+    /// wrapper of the kind's flattening another's, and what its markers say of the root.
+    fn status_plan(
+        &mut self,
+        p: &GoPackage,
+        t: &GoType,
+        f: &GoField,
+        owners: &HashMap<TypeKey, String>,
+        markers: &mut Vec<String>,
+        kube: &mut Vec<String>,
+    ) -> (StatusPlan, StatusWrapper) {
         let mut status_plan = None;
         let mut status_wrapper = None;
-        if let Some(f) = status {
-            // controller-gen serves the status subresource only when the kind asks for it.
-            if !markers
-                .iter()
-                .any(|m| m.strip_prefix('+') == Some(names::KUBEBUILDER_SUBRESOURCE_STATUS))
-            {
-                markers.push(format!("+{}", names::OPGEN_STATUS_NOSUBRESOURCE));
+        // controller-gen serves the status subresource only when the kind asks for it.
+        if !markers
+            .iter()
+            .any(|m| m.strip_prefix('+') == Some(names::KUBEBUILDER_SUBRESOURCE_STATUS))
+        {
+            markers.push(format!("+{}", names::OPGEN_STATUS_NOSUBRESOURCE));
+        }
+        let target = deref(&f.ty);
+        match self.local_key(p, target) {
+            Some(key) if owners.get(&key) == Some(&t.name) => {
+                kube.push(format!("status = {}", rust_str(&key.1)));
+                status_plan = Some((key, f.doc.clone()));
             }
-            let target = deref(&f.ty);
-            match self.local_key(p, target) {
-                Some(key) if owners.get(&key) == Some(&t.name) => {
-                    kube.push(format!("status = {}", rust_str(&key.1)));
-                    status_plan = Some((key, f.doc.clone()));
+            // Another kind's status type, or one of another package: a struct of this
+            // kind's own flattens it, so that it can carry this kind's Status doc.
+            _ if self.named_key(p, target).is_some() => {
+                let name = self.free_name(p, &format!("{}Status", t.name));
+                kube.push(format!("status = {}", rust_str(&name)));
+                status_wrapper = Some((name, target.clone(), self.field_or_type_doc(p, f)));
+            }
+            _ => self.errors.push(
+                Diagnostic::error(format!(
+                    "the status of {} is not a struct type of its package; kube-derive's `status` needs one",
+                    t.name
+                ))
+                .at(f.pos.location()),
+            ),
+        }
+        self.status_field_markers(f, markers);
+        (status_plan, status_wrapper)
+    }
+
+    /// The Status field's markers: a default becomes the root's status default; the rest
+    /// has no Rust field to go on.
+    fn status_field_markers(&mut self, f: &GoField, markers: &mut Vec<String>) {
+        for m in &f.markers {
+            match typed(m) {
+                Some(Typed::Schema(
+                    SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_),
+                )) => {
+                    let value = m.text.split_once('=').map_or("", |(_, v)| v);
+                    markers.push(format!("+{}={value}", names::OPGEN_STATUS_DEFAULT));
                 }
-                // Another kind's status type, or one of another package: a struct of this
-                // kind's own flattens it, so that it can carry this kind's Status doc.
-                _ if self.named_key(p, target).is_some() => {
-                    let name = self.free_name(p, &format!("{}Status", t.name));
-                    kube.push(format!("status = {}", rust_str(&name)));
-                    status_wrapper = Some((name, target.clone(), self.field_or_type_doc(p, f)));
-                }
-                _ => self.errors.push(
-                    Diagnostic::error(format!(
-                        "the status of {} is not a struct type of its package; kube-derive's `status` needs one",
-                        t.name
-                    ))
-                    .at(f.pos.location()),
+                Some(Typed::Schema(SchemaMarker::Optional)) => {}
+                _ => self.warn(
+                    &m.pos,
+                    format!(
+                        "`{}` on the Status field is left out: kube-derive writes the root type, so no Rust field carries it",
+                        m.text
+                    ),
                 ),
             }
-            for m in &f.markers {
-                match typed(m) {
-                    Some(Typed::Schema(
-                        SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_),
-                    )) => {
-                        let value = m.text.split_once('=').map_or("", |(_, v)| v);
-                        markers.push(format!("+{}={value}", names::OPGEN_STATUS_DEFAULT));
-                    }
-                    Some(Typed::Schema(SchemaMarker::Optional)) => {}
-                    _ => self.warn(
-                        &m.pos,
-                        format!(
-                            "`{}` on the Status field is left out: kube-derive writes the root type, so no Rust field carries it",
-                            m.text
-                        ),
-                    ),
-                }
-            }
         }
-        let doc = doc_lines(&t.doc);
-        let (spec_struct, wrapper) = match spec {
-            Some(f) if !others => {
-                // The Spec field's markers describe `spec`: on the spec struct, where a type
-                // marker does the same (required-ness is kube-derive's: spec is required).
-                for m in &f.markers {
-                    if matches!(
-                        typed(m),
-                        Some(Typed::Schema(
-                            SchemaMarker::Optional
-                                | SchemaMarker::Required
-                                | SchemaMarker::K8sRequired
-                        ))
-                    ) {
-                        continue;
-                    }
-                    let on_type = grammar::parse(self.catalog, &m.text)
-                        .is_ok_and(|(d, _)| d.targets.contains(&Target::Type) || d.ignored);
-                    if on_type {
-                        if let Some(text) = self.accept(m, Target::Type) {
-                            markers.push(text);
-                        }
-                    } else {
-                        self.warn(
-                            &m.pos,
-                            format!("`{}` on the Spec field is left out: kube-derive writes the root type, and opgen takes this marker on fields only", m.text),
-                        );
-                    }
-                }
+    }
+
+    /// The struct that derives CustomResource: the Go spec type itself, or a wrapper that
+    /// flattens it, holds the kind's fields (kube's `no_spec`), or is empty.
+    fn spec_plan(
+        &mut self,
+        p: &GoPackage,
+        t: &GoType,
+        fields: RootFields<'_>,
+        owners: &HashMap<TypeKey, String>,
+        markers: &mut Vec<String>,
+        kube: &mut Vec<String>,
+    ) -> (String, Option<Wrapper>) {
+        match fields.spec {
+            Some(f) if !fields.others => {
+                self.spec_field_markers(f, markers);
                 match self.local_key(p, &f.ty) {
                     Some(key) if owners.get(&key) == Some(&t.name) => (key.1, None),
                     _ => (
@@ -581,7 +638,7 @@ impl<'a> Generator<'a> {
                     ),
                 }
             }
-            None if !others => {
+            None if !fields.others => {
                 kube.push("no_spec".to_owned());
                 (
                     self.free_name(p, &format!("{}Fields", t.name)),
@@ -594,23 +651,36 @@ impl<'a> Generator<'a> {
                 kube.push("no_spec".to_owned());
                 (
                     self.free_name(p, &format!("{}Fields", t.name)),
-                    Some(Wrapper::Fields(top_level)),
+                    Some(Wrapper::Fields(fields.top_level)),
                 )
             }
-        };
-        kube.push("schema = \"disabled\"".to_owned());
-        let description = crate::model::doc_text_of_lines(doc.iter().map(|l| l.text.clone()));
-        if !description.is_empty() {
-            kube.push(format!("doc = {}", rust_str(&description)));
         }
-        KindPlan {
-            kind: t.name.clone(),
-            spec_struct,
-            wrapper,
-            status: status_plan,
-            status_wrapper,
-            markers,
-            kube,
+    }
+
+    /// The Spec field's markers describe `spec`: on the spec struct, where a type marker
+    /// does the same (required-ness is kube-derive's: spec is required).
+    fn spec_field_markers(&mut self, f: &GoField, markers: &mut Vec<String>) {
+        for m in &f.markers {
+            if matches!(
+                typed(m),
+                Some(Typed::Schema(
+                    SchemaMarker::Optional | SchemaMarker::Required | SchemaMarker::K8sRequired
+                ))
+            ) {
+                continue;
+            }
+            let on_type = grammar::parse(self.catalog, &m.text)
+                .is_ok_and(|(d, _)| d.targets.contains(&Target::Type) || d.ignored);
+            if on_type {
+                if let Some(text) = self.accept(m, Target::Type) {
+                    markers.push(text);
+                }
+            } else {
+                self.warn(
+                    &m.pos,
+                    format!("`{}` on the Spec field is left out: kube-derive writes the root type, and opgen takes this marker on fields only", m.text),
+                );
+            }
         }
     }
 
@@ -987,6 +1057,22 @@ fn long_group_module(group: &str, domain: &str) -> String {
     module_ident(short)
 }
 
+/// Per Go package, its Rust files being written, by module name.
+type Files = BTreeMap<String, BTreeMap<String, FileOut>>;
+
+/// Which file declares each type, for `use super::...`.
+fn declared_in(files: &Files) -> HashMap<(String, String), String> {
+    let mut declared_in: HashMap<(String, String), String> = HashMap::new();
+    for (pkg, fs) in files {
+        for (stem, f) in fs {
+            for name in &f.declared {
+                declared_in.insert((pkg.clone(), name.clone()), stem.clone());
+            }
+        }
+    }
+    declared_in
+}
+
 /// A Rust source file being written: its items and the names it uses.
 #[derive(Default)]
 struct FileOut {
@@ -1018,8 +1104,40 @@ impl FileOut {
 
 impl<'a> Generator<'a> {
     fn write(&mut self, out: &mut Rendered, header: &str) {
-        // Go file → its types to write, per package.
-        let mut files: BTreeMap<String, BTreeMap<String, FileOut>> = BTreeMap::new();
+        let mut files = self.write_types();
+        self.write_constants(&mut files);
+        let declared_in = declared_in(&files);
+        for (pkg, fs) in files {
+            if self.apis.contains_key(pkg.as_str()) {
+                self.write_api_package(out, header, pkg, fs, &declared_in);
+            } else {
+                let (dir, _) = self.modules[&pkg].clone();
+                let p = self.packages[pkg.as_str()];
+                let f = fs
+                    .into_values()
+                    .next()
+                    .expect("one file per upstream package");
+                let source = self.finish_file(
+                    header,
+                    &format!(
+                        "Types of the Go package `{}` the imported API uses.",
+                        p.path
+                    ),
+                    f,
+                    &pkg,
+                    None,
+                    &declared_in,
+                );
+                out.files.insert(dir, source);
+            }
+        }
+        self.write_upstream_index(out, header);
+    }
+
+    /// Every type and kind to write, in Go's order, into its file: per package, the Go file's
+    /// module (one file for an upstream package).
+    fn write_types(&mut self) -> Files {
+        let mut files = Files::new();
         let emit: Vec<TypeKey> = self.emit.iter().cloned().collect();
         let kinds: Vec<TypeKey> = self.kinds.keys().cloned().collect();
         let mut order: Vec<(TypeKey, bool)> = emit
@@ -1057,8 +1175,12 @@ impl<'a> Generator<'a> {
                 self.write_type(p, t, file);
             }
         }
-        // The API packages' constants (condition types, reasons, enum values), in their files.
-        // (Only where the package has types: a package of constants alone is no API.)
+        files
+    }
+
+    /// The API packages' constants (condition types, reasons, enum values), in their files.
+    /// (Only where the package has types: a package of constants alone is no API.)
+    fn write_constants(&self, files: &mut Files) {
         let apis: Vec<String> = self
             .apis
             .keys()
@@ -1104,97 +1226,79 @@ impl<'a> Generator<'a> {
                 file.items.push(item);
             }
         }
-        // Which file declares each type, for `use super::...`.
-        let mut declared_in: HashMap<(String, String), String> = HashMap::new();
-        for (pkg, fs) in &files {
-            for (stem, f) in fs {
-                for name in &f.declared {
-                    declared_in.insert((pkg.clone(), name.clone()), stem.clone());
-                }
+    }
+
+    /// An API package: its `mod.rs` (the package's markers, a module per Go file), the
+    /// files, and its kinds for the project.
+    fn write_api_package(
+        &mut self,
+        out: &mut Rendered,
+        header: &str,
+        pkg: String,
+        fs: BTreeMap<String, FileOut>,
+        declared_in: &HashMap<(String, String), String>,
+    ) {
+        let (dir, module) = self.modules[&pkg].clone();
+        let p = self.packages[pkg.as_str()];
+        let api = &self.apis[pkg.as_str()];
+        let api = Api {
+            group: api.group.clone(),
+            version: api.version.clone(),
+        };
+        let mut mod_rs = String::from(header);
+        let _ = writeln!(
+            mod_rs,
+            "//! API version `{}` of the `{}` group, imported from the Go package `{}` by `opgen import go`.",
+            api.version, api.group, p.path
+        );
+        mod_rs.push_str("//!\n");
+        for m in &self.package_markers(p) {
+            if let Some(text) = self.accept(m, Target::Package) {
+                let _ = writeln!(mod_rs, "//! {text}");
             }
         }
-        for (pkg, fs) in files {
-            let (dir, module) = self.modules[&pkg].clone();
-            let p = self.packages[pkg.as_str()];
-            if let Some(api) = self.apis.get(pkg.as_str()).map(|a| Api {
-                group: a.group.clone(),
-                version: a.version.clone(),
-            }) {
-                let mut mod_rs = String::from(header);
-                let _ = writeln!(
-                    mod_rs,
-                    "//! API version `{}` of the `{}` group, imported from the Go package `{}` by `opgen import go`.",
-                    api.version, api.group, p.path
-                );
-                mod_rs.push_str("//!\n");
-                for m in &self.package_markers(p) {
-                    if let Some(text) = self.accept(m, Target::Package) {
-                        let _ = writeln!(mod_rs, "//! {text}");
-                    }
-                }
-                mod_rs.push('\n');
-                for stem in fs.keys() {
-                    let _ = writeln!(mod_rs, "mod {stem};");
-                }
-                mod_rs.push('\n');
-                for stem in fs.keys() {
-                    let _ = writeln!(mod_rs, "pub use {stem}::*;");
-                }
-                out.files.insert(format!("{dir}/mod.rs"), mod_rs);
-                for (stem, f) in fs {
-                    let source = self.finish_file(
-                        header,
-                        &format!("Types of `{}/{stem}.go`.", p.path),
-                        f,
-                        &pkg,
-                        Some(&stem),
-                        &declared_in,
-                    );
-                    out.files.insert(format!("{dir}/{stem}.rs"), source);
-                }
-                let kinds: Vec<&KindPlan> = self
-                    .kinds
-                    .iter()
-                    .filter(|(k, _)| k.0 == pkg)
-                    .map(|(_, v)| v)
-                    .collect();
-                for k in kinds {
-                    let plural = k
-                        .kube
-                        .iter()
-                        .find_map(|a| a.strip_prefix("plural = "))
-                        .map(|s| s.trim_matches('"').to_owned())
-                        .unwrap_or_else(|| crate::pluralize::flect_plural(&k.kind.to_lowercase()));
-                    out.kinds.push(ImportedKind {
-                        group: api.group.clone(),
-                        version: api.version.clone(),
-                        kind: k.kind.clone(),
-                        plural,
-                        namespaced: k.kube.iter().any(|a| a == "namespaced"),
-                        module: module.clone(),
-                        package: pkg.clone(),
-                    });
-                }
-            } else {
-                let f = fs
-                    .into_values()
-                    .next()
-                    .expect("one file per upstream package");
-                let source = self.finish_file(
-                    header,
-                    &format!(
-                        "Types of the Go package `{}` the imported API uses.",
-                        p.path
-                    ),
-                    f,
-                    &pkg,
-                    None,
-                    &declared_in,
-                );
-                out.files.insert(dir, source);
-            }
+        mod_rs.push('\n');
+        for stem in fs.keys() {
+            let _ = writeln!(mod_rs, "mod {stem};");
         }
-        // The upstream modules' index.
+        mod_rs.push('\n');
+        for stem in fs.keys() {
+            let _ = writeln!(mod_rs, "pub use {stem}::*;");
+        }
+        out.files.insert(format!("{dir}/mod.rs"), mod_rs);
+        for (stem, f) in fs {
+            let source = self.finish_file(
+                header,
+                &format!("Types of `{}/{stem}.go`.", p.path),
+                f,
+                &pkg,
+                Some(&stem),
+                declared_in,
+            );
+            out.files.insert(format!("{dir}/{stem}.rs"), source);
+        }
+        let kinds = self.kinds.iter().filter(|(k, _)| k.0 == pkg);
+        for (_, k) in kinds {
+            let plural = k
+                .kube
+                .iter()
+                .find_map(|a| a.strip_prefix("plural = "))
+                .map(|s| s.trim_matches('"').to_owned())
+                .unwrap_or_else(|| crate::pluralize::flect_plural(&k.kind.to_lowercase()));
+            out.kinds.push(ImportedKind {
+                group: api.group.clone(),
+                version: api.version.clone(),
+                kind: k.kind.clone(),
+                plural,
+                namespaced: k.kube.iter().any(|a| a == "namespaced"),
+                module: module.clone(),
+                package: pkg.clone(),
+            });
+        }
+    }
+
+    /// The upstream modules' index.
+    fn write_upstream_index(&self, out: &mut Rendered, header: &str) {
         let upstream: BTreeSet<String> = self
             .modules
             .values()

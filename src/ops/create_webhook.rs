@@ -6,7 +6,7 @@ use crate::generators::scaffold::webhook::{
     self, CRD_KUSTOMIZATION, ConversionContext, DEFAULT_KUSTOMIZATION,
     NETWORK_POLICY_KUSTOMIZATION, WebhookContext,
 };
-use crate::project::{self, Gvk, Project, ResourceWebhooks};
+use crate::project::{self, Gvk, Project, Resource, ResourceWebhooks};
 use crate::writer::Workspace;
 use std::path::Path;
 
@@ -31,6 +31,53 @@ pub fn create_webhook(
     project: &mut Project,
     opts: &WebhookOptions,
 ) -> Result<Vec<Diagnostic>> {
+    let resource = checked_resource(project, opts)?;
+    check_other_versions(project, opts)?;
+    let existing = resource.webhooks.clone().unwrap_or_default();
+    check_repeated(project, opts, &existing)?;
+    let defaulting = opts.defaulting || existing.defaulting;
+    let validation = opts.validation || existing.validation;
+
+    let resource_ctx = super::webhook_resource_context(ws, project, &resource)?;
+
+    let mut warnings = enable_webhook_config(ws)?;
+    if opts.defaulting || opts.validation {
+        let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation).with_markers(
+            opts.defaulting_marker.as_deref(),
+            opts.validation_marker.as_deref(),
+        );
+        // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
+        warnings.extend(webhook::plan(&ctx)?.apply(ws, opts.force)?);
+    }
+    if opts.conversion {
+        if let Some(crd) = ws.read(Path::new(CRD_KUSTOMIZATION))? {
+            ws.stage(CRD_KUSTOMIZATION, webhook::with_crd_patches_section(&crd));
+        }
+        let ctx = ConversionContext::new(resource_ctx, &opts.spokes);
+        warnings.extend(webhook::conversion_plan(&ctx)?.apply(ws, opts.force)?);
+    }
+
+    let entry = project.find_mut(&opts.gvk).expect("found above");
+    let mut spoke = existing.spoke.clone();
+    for v in &opts.spokes {
+        if !spoke.contains(v) {
+            spoke.push(v.clone());
+        }
+    }
+    entry.webhooks = Some(ResourceWebhooks {
+        conversion: opts.conversion || existing.conversion,
+        defaulting,
+        spoke,
+        validation,
+        webhook_version: "v1".to_owned(),
+    });
+    ws.stage(project::FILE_NAME, project.to_yaml());
+    Ok(warnings)
+}
+
+/// The kind the webhooks are for, once the options ask for some webhook (and spokes go
+/// with a conversion).
+fn checked_resource(project: &Project, opts: &WebhookOptions) -> Result<Resource> {
     if !opts.defaulting && !opts.validation && !opts.conversion {
         return Err(Error::with_help(
             "create webhook needs at least one of --defaulting, --programmatic-validation and --conversion",
@@ -52,9 +99,14 @@ pub fn create_webhook(
     } else if !opts.spokes.is_empty() {
         return Err(Error::msg("--spoke goes with --conversion"));
     }
-    // A kind's defaulting and validating webhooks live in one file and serve every version:
-    // the configuration's matchPolicy Equivalent has the API server convert a request for
-    // another version to the webhook's.
+    Ok(resource)
+}
+
+/// A kind's defaulting and validating webhooks live in one file and serve every version:
+/// the configuration's matchPolicy Equivalent has the API server convert a request for
+/// another version to the webhook's. So another version's refuses this version's.
+fn check_other_versions(project: &Project, opts: &WebhookOptions) -> Result<()> {
+    let api_group = project.api_group(&opts.gvk.group);
     let elsewhere = project.other_versions(&opts.gvk).find(|r| {
         r.webhooks
             .as_ref()
@@ -101,7 +153,15 @@ pub fn create_webhook(
             help,
         ));
     }
-    let existing = resource.webhooks.clone().unwrap_or_default();
+    Ok(())
+}
+
+/// A webhook the kind has already is scaffolded again only with --force.
+fn check_repeated(
+    project: &Project,
+    opts: &WebhookOptions,
+    existing: &ResourceWebhooks,
+) -> Result<()> {
     let repeated = [
         (opts.defaulting && existing.defaulting, "defaulting"),
         (opts.validation && existing.validation, "validation"),
@@ -112,19 +172,21 @@ pub fn create_webhook(
     {
         return Err(Error::with_help(
             format!(
-                "a {what} webhook already exists for {api_group}/{} {}",
-                opts.gvk.version, opts.gvk.kind
+                "a {what} webhook already exists for {}/{} {}",
+                project.api_group(&opts.gvk.group),
+                opts.gvk.version,
+                opts.gvk.kind
             ),
             "pass --force to scaffold its file again (your edits in it are lost)",
         ));
     }
-    let defaulting = opts.defaulting || existing.defaulting;
-    let validation = opts.validation || existing.validation;
+    Ok(())
+}
 
-    let resource_ctx = super::webhook_resource_context(ws, project, &resource)?;
-
-    // The webhook and cert-manager parts of config/default come first: the conversion plan
-    // inserts into them.
+/// The webhook and cert-manager parts of config/default, and the webhook's network policy in
+/// its kustomization; returns the warning when that has no list to add it to. (config/default
+/// comes first: the conversion plan inserts into it.)
+fn enable_webhook_config(ws: &mut Workspace) -> Result<Vec<Diagnostic>> {
     let kustomization = ws.read(Path::new(DEFAULT_KUSTOMIZATION))?.ok_or_else(|| {
         Error::msg(format!(
             "{DEFAULT_KUSTOMIZATION} is missing; nothing was written"
@@ -145,37 +207,6 @@ pub fn create_webhook(
             ))),
         }
     }
-    if opts.defaulting || opts.validation {
-        let ctx = WebhookContext::new(resource_ctx.clone(), defaulting, validation).with_markers(
-            opts.defaulting_marker.as_deref(),
-            opts.validation_marker.as_deref(),
-        );
-        // Adding a second kind of webhook rewrites the user-owned file with both: that needs --force.
-        warnings.extend(webhook::plan(&ctx)?.apply(ws, opts.force)?);
-    }
-    if opts.conversion {
-        if let Some(crd) = ws.read(Path::new(CRD_KUSTOMIZATION))? {
-            ws.stage(CRD_KUSTOMIZATION, webhook::with_crd_patches_section(&crd));
-        }
-        let ctx = ConversionContext::new(resource_ctx, &opts.spokes);
-        warnings.extend(webhook::conversion_plan(&ctx)?.apply(ws, opts.force)?);
-    }
-
-    let entry = project.find_mut(&opts.gvk).expect("found above");
-    let mut spoke = existing.spoke.clone();
-    for v in &opts.spokes {
-        if !spoke.contains(v) {
-            spoke.push(v.clone());
-        }
-    }
-    entry.webhooks = Some(ResourceWebhooks {
-        conversion: opts.conversion || existing.conversion,
-        defaulting,
-        spoke,
-        validation,
-        webhook_version: "v1".to_owned(),
-    });
-    ws.stage(project::FILE_NAME, project.to_yaml());
     Ok(warnings)
 }
 

@@ -19,7 +19,7 @@ use crate::ops::manifests::{EMBEDDED_OBJECT_META_KEY, ManifestOptions, k8s_types
 use crate::pluralize;
 use crate::project::{Gvk, Project, Resource, ResourceApi};
 use crate::writer::Workspace;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, Default)]
 pub struct ImportGoOptions {
@@ -64,7 +64,71 @@ pub fn import_go(
         domain: project.domain.clone(),
     };
     let rendered = rust_from_go::render(packages, &layout, &header)?;
-    let groups: BTreeSet<&str> = rendered.kinds.iter().map(|k| k.group.as_str()).collect();
+    check_groups(project, &rendered.kinds)?;
+    if let Some(go) = &opts.controllers {
+        check_manager_scope(go, project)?;
+    }
+    let mut report = ImportGoReport {
+        warnings: rendered.warnings,
+        ..ImportGoReport::default()
+    };
+    if let Some(go) = &opts.controllers
+        && project.namespaced
+    {
+        report.warnings.extend(foreign_namespaces(go, project));
+    }
+    if let Some(w) = k8s_version_warning(packages, k8s.minor()) {
+        report.warnings.push(w);
+    }
+    let plan = rust_plan(
+        ws,
+        &rendered.files,
+        &rendered.kinds,
+        layout.multigroup,
+        &header,
+    )?;
+    report.warnings.extend(plan.apply(ws, opts.force)?);
+    let controlled = match &opts.controllers {
+        Some(go) => {
+            let samples = copy_samples(ws, &rendered.kinds, go, &mut report)?;
+            controllers(
+                ws,
+                project,
+                &rendered.kinds,
+                go,
+                &samples,
+                opts.force,
+                &mut report,
+            )?
+        }
+        None => BTreeSet::new(),
+    };
+    record_kinds(
+        project,
+        &rendered.kinds,
+        &controlled,
+        opts.force,
+        &mut report,
+    )?;
+    ws.stage(crate::project::FILE_NAME, project.to_yaml());
+    if let Some(go) = &opts.controllers {
+        webhooks(ws, project, &rendered.kinds, go, opts.force, &mut report)?;
+    }
+    if opts.generate_embedded_object_meta {
+        record_embedded_object_meta(ws)?;
+    }
+    report.warnings.extend(regenerate_manifests(
+        ws,
+        opts.generate_embedded_object_meta,
+    )?);
+    let mut seen = std::collections::HashSet::new();
+    report.warnings.retain(|w| seen.insert(w.to_string()));
+    Ok(report)
+}
+
+/// A project of one group takes the kinds of that group only.
+fn check_groups(project: &Project, kinds: &[ImportedKind]) -> Result<()> {
+    let groups: BTreeSet<&str> = kinds.iter().map(|k| k.group.as_str()).collect();
     let project_groups: BTreeSet<String> = project
         .resources
         .iter()
@@ -84,45 +148,48 @@ pub fn import_go(
             "run `opgen edit --multigroup` first: each group then gets its own src/api/<group>/ module",
         ));
     }
-    if let Some(go) = &opts.controllers
-        && go.project.namespaced != project.namespaced
-    {
-        let (theirs, ours) = if go.project.namespaced {
-            (
-                "namespace-scoped (its PROJECT has `namespaced: true`)",
-                "cluster-wide",
-            )
-        } else {
-            ("cluster-wide", "namespace-scoped")
-        };
-        return Err(Error::with_help(
-            format!(
-                "the Go project's manager is {theirs} and this project's is {ours}: the controllers' roles and tests would not fit (nothing was written)"
-            ),
-            if go.project.namespaced {
-                "import into a project made with `opgen init --namespaced`"
-            } else {
-                "import into a project made without `--namespaced`"
-            },
-        ));
+    Ok(())
+}
+
+/// `--controllers`: the Go project's manager watches as this project's does (cluster-wide or
+/// namespace-scoped), or its controllers' roles and tests would not fit.
+fn check_manager_scope(go: &GoControllers, project: &Project) -> Result<()> {
+    if go.project.namespaced == project.namespaced {
+        return Ok(());
     }
-    let mut report = ImportGoReport {
-        warnings: rendered.warnings,
-        ..ImportGoReport::default()
+    let (theirs, ours) = if go.project.namespaced {
+        (
+            "namespace-scoped (its PROJECT has `namespaced: true`)",
+            "cluster-wide",
+        )
+    } else {
+        ("cluster-wide", "namespace-scoped")
     };
-    if let Some(go) = &opts.controllers
-        && project.namespaced
-    {
-        report.warnings.extend(foreign_namespaces(go, project));
-    }
-    if let Some(w) = k8s_version_warning(packages, k8s.minor()) {
-        report.warnings.push(w);
-    }
+    Err(Error::with_help(
+        format!(
+            "the Go project's manager is {theirs} and this project's is {ours}: the controllers' roles and tests would not fit (nothing was written)"
+        ),
+        if go.project.namespaced {
+            "import into a project made with `opgen init --namespaced`"
+        } else {
+            "import into a project made without `--namespaced`"
+        },
+    ))
+}
+
+/// The plan that writes the rendered Rust files and declares their modules: `src/api/<m>/...`
+/// is the module `<m>` in src/api/mod.rs, a group's versions are in its own mod.rs.
+fn rust_plan(
+    ws: &Workspace,
+    files: &BTreeMap<String, String>,
+    kinds: &[ImportedKind],
+    multigroup: bool,
+    header: &str,
+) -> Result<ScaffoldPlan> {
     let mut plan = ScaffoldPlan::default();
     let mut modules = BTreeSet::new();
-    for (path, source) in &rendered.files {
+    for (path, source) in files {
         plan.write_rust(path, source.clone(), Policy::UserOwned)?;
-        // `src/api/<m>/...`: the module `<m>` in src/api/mod.rs; a group's versions in its own.
         let rel: Vec<&str> = path
             .strip_prefix("src/api/")
             .unwrap_or(path)
@@ -134,7 +201,7 @@ pub fn import_go(
                 first.trim_end_matches(".rs").to_owned(),
             ));
         }
-        if layout.multigroup && rel.len() == 3 && rel[0] != "upstream" {
+        if multigroup && rel.len() == 3 && rel[0] != "upstream" {
             modules.insert((format!("src/api/{}/mod.rs", rel[0]), rel[1].to_owned()));
         }
     }
@@ -147,8 +214,7 @@ pub fn import_go(
             {
                 continue;
             }
-            let group = rendered
-                .kinds
+            let group = kinds
                 .iter()
                 .find(|k| k.module.split("::").nth(1) == file.split('/').nth(2))
                 .map_or("", |k| k.group.as_str());
@@ -170,26 +236,20 @@ pub fn import_go(
             plan.insert(file.clone(), "modules", line);
         }
     }
-    report.warnings.extend(plan.apply(ws, opts.force)?);
-    let controlled = match &opts.controllers {
-        Some(go) => {
-            let samples = copy_samples(ws, &rendered.kinds, go, &mut report)?;
-            controllers(
-                ws,
-                project,
-                &rendered.kinds,
-                go,
-                &samples,
-                opts.force,
-                &mut report,
-            )?
-        }
-        None => BTreeSet::new(),
-    };
+    Ok(plan)
+}
 
+/// The imported kinds as PROJECT resources, with a controller where `--controllers` wrote one.
+fn record_kinds(
+    project: &mut Project,
+    kinds: &[ImportedKind],
+    controlled: &BTreeSet<(String, String, String)>,
+    force: bool,
+    report: &mut ImportGoReport,
+) -> Result<()> {
     let crate_name = project.crate_name();
-    for kind in &rendered.kinds {
-        record(project, kind, &crate_name, opts.force)?;
+    for kind in kinds {
+        record(project, kind, &crate_name, force)?;
         if controlled.contains(&(kind.group.clone(), kind.version.clone(), kind.kind.clone()))
             && let Some(r) = project.resources.last_mut()
         {
@@ -199,17 +259,18 @@ pub fn import_go(
             .kinds
             .push(format!("{}.{}/{}", kind.kind, kind.group, kind.version));
     }
-    ws.stage(crate::project::FILE_NAME, project.to_yaml());
-    if let Some(go) = &opts.controllers {
-        webhooks(ws, project, &rendered.kinds, go, opts.force, &mut report)?;
-    }
-    if opts.generate_embedded_object_meta {
-        record_embedded_object_meta(ws)?;
-    }
+    Ok(())
+}
+
+/// `opgen manifests` on the imported types; its refusal says that nothing was written.
+fn regenerate_manifests(
+    ws: &mut Workspace,
+    generate_embedded_object_meta: bool,
+) -> Result<Vec<Diagnostic>> {
     let generated = manifests(
         ws,
         &ManifestOptions {
-            generate_embedded_object_meta: opts.generate_embedded_object_meta,
+            generate_embedded_object_meta,
             ..ManifestOptions::default()
         },
     )
@@ -220,10 +281,7 @@ pub fn import_go(
         );
         e
     })?;
-    report.warnings.extend(generated.warnings);
-    let mut seen = std::collections::HashSet::new();
-    report.warnings.retain(|w| seen.insert(w.to_string()));
-    Ok(report)
+    Ok(generated.warnings)
 }
 
 /// The Kubernetes minor the Go API builds against (its k8s.io/api or apimachinery module,
