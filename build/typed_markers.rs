@@ -4,6 +4,11 @@
 //! Aliases (several names, one variant) must agree on family, arguments and priority: a catalog
 //! that breaks this, or a family without a generator, fails the build.
 
+#[path = "../src/markers/arg_type.rs"]
+#[allow(dead_code)] // build.rs needs the parser only, not the descriptions.
+mod arg_type;
+
+use arg_type::ArgType;
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -60,23 +65,27 @@ enum Ty {
 }
 
 impl Ty {
+    /// The catalog's spelling of a type (the parser opgen uses at run time), with the name of
+    /// the Rust enum an `enum(...)` becomes.
     fn parse(text: &str, enum_name: impl FnOnce() -> String) -> Ty {
-        let text = text.trim();
-        if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
-            return Ty::List(Box::new(Ty::parse(inner, enum_name)));
-        }
-        if let Some(inner) = text.strip_prefix("enum(").and_then(|t| t.strip_suffix(')')) {
-            return Ty::Enum(enum_name(), inner.split('|').map(str::to_owned).collect());
-        }
-        match text {
-            "string" => Ty::String,
-            "int" => Ty::Int,
-            "number" => Ty::Number,
-            "bool" => Ty::Bool,
-            "any" => Ty::Any,
-            "json" => Ty::Json,
-            "map" => Ty::Map,
-            other => panic!("markers/catalog.yaml: unknown argument type `{other}`"),
+        let ty = ArgType::parse(text).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
+        Ty::of(ty, &mut Some(enum_name))
+    }
+
+    fn of(ty: ArgType, enum_name: &mut Option<impl FnOnce() -> String>) -> Ty {
+        match ty {
+            ArgType::String => Ty::String,
+            ArgType::Int => Ty::Int,
+            ArgType::Number => Ty::Number,
+            ArgType::Bool => Ty::Bool,
+            ArgType::Any => Ty::Any,
+            ArgType::Json => Ty::Json,
+            ArgType::Map => Ty::Map,
+            ArgType::List(inner) => Ty::List(Box::new(Ty::of(*inner, enum_name))),
+            ArgType::OneOf(values) => {
+                let name = enum_name.take().expect("one enum per argument");
+                Ty::Enum(name(), values)
+            }
         }
     }
 

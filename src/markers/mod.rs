@@ -5,6 +5,7 @@
 //! * [`attach`]: finding the comment lines of a source file and giving each marker to the
 //!   package, type, field or item it belongs to.
 
+pub mod arg_type;
 pub mod attach;
 pub mod catalog;
 pub mod grammar;
