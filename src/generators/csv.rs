@@ -13,7 +13,10 @@ use std::collections::{HashMap, HashSet};
 /// `m` as a descriptor marker (`+operator-sdk:csv:customresourcedefinitions`).
 fn descriptor(m: &Marker) -> Option<&typed::Descriptor> {
     match &m.typed {
-        Typed::Csv(CsvMarker::Descriptor(d)) => Some(d),
+        // The family's one marker: a second would not build until it is read here.
+        Typed::Csv(csv) => match csv {
+            CsvMarker::Descriptor(d) => Some(d),
+        },
         _ => None,
     }
 }

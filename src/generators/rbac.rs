@@ -166,7 +166,10 @@ fn rbac_markers<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m ItemMarke
         .item_markers
         .iter()
         .filter_map(|im| match &im.marker.typed {
-            Typed::Rbac(RbacMarker::Rbac(marker)) => Some((im, marker)),
+            // The family's one marker: a second would not build until it is read here.
+            Typed::Rbac(rbac) => match rbac {
+                RbacMarker::Rbac(marker) => Some((im, marker)),
+            },
             _ => None,
         })
 }
@@ -518,16 +521,11 @@ fn subsumes(a: &Rule, b: &Rule) -> bool {
 /// Least-privilege warnings ("Programming Kubernetes" ch. 7: scaffolders grant too much),
 /// each at the marker that asks for the permission.
 pub fn lint(model: &Model<'_>) -> Vec<Diagnostic> {
-    let rules: Vec<MarkerRule> = model
-        .item_markers
-        .iter()
-        .filter_map(|im| match &im.marker.typed {
-            Typed::Rbac(RbacMarker::Rbac(marker)) => Some(MarkerRule {
-                marker: im,
-                bucket: role_of(marker),
-                rule: Rule::asked_by(marker).normalized(),
-            }),
-            _ => None,
+    let rules: Vec<MarkerRule> = rbac_markers(model)
+        .map(|(im, marker)| MarkerRule {
+            marker: im,
+            bucket: role_of(marker),
+            rule: Rule::asked_by(marker).normalized(),
         })
         .collect();
     let mut out = Vec::new();

@@ -1388,10 +1388,15 @@ fn check_package_names(
     diags: &mut Diagnostics,
 ) {
     for m in pkg {
-        let (got, want, what) = match &m.typed {
-            Typed::Package(PackageMarker::GroupName(got)) => (got, group, "group"),
-            Typed::Package(PackageMarker::VersionName(got)) => (got, version, "version"),
-            _ => continue,
+        let Typed::Package(package_marker) = &m.typed else {
+            continue;
+        };
+        // Every package marker is read here or by `is_skip`: a new one does not build until
+        // the model reads it.
+        let (got, want, what) = match package_marker {
+            PackageMarker::GroupName(got) => (got, group, "group"),
+            PackageMarker::VersionName(got) => (got, version, "version"),
+            PackageMarker::Skip => continue,
         };
         if got != want {
             let loc = b.files[file].location(m.line, m.column, m.text.chars().count());
