@@ -10,6 +10,8 @@ pub mod values;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
+use crate::markers::typed;
+use crate::model::kube_attrs::PrintColumn;
 use crate::model::{Kind, KindVersion, Model};
 use crate::pluralize;
 use k8s::K8sTypes;
@@ -402,37 +404,21 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         let markers = ResourceMarkers::of(&v.markers);
         let mut out = Map::new();
         let mut columns: Vec<Value> = Vec::new();
-        for c in &v.attrs.printcolumns {
-            columns.push(column(
-                &c.name,
-                &c.type_,
-                &c.json_path,
-                c.description.as_deref(),
-                c.format.as_deref(),
-                c.priority,
-            ));
-        }
-        for c in &v.attrs.printcolumns {
-            if let Some(problem) =
-                column_problem(&c.name, &c.type_, &c.json_path, c.format.as_deref())
-            {
-                diags.push(self.model.diag_at(v.loc, problem));
+        // #[kube(printcolumn)]'s first, then the markers', each error where it was written.
+        let from_markers: Vec<(Option<&Marker>, PrintColumn)> = markers
+            .print_columns
+            .iter()
+            .map(|&(m, c)| (Some(m), column_of_marker(c)))
+            .collect();
+        let from_attrs = v.attrs.printcolumns.iter().map(|c| (None, c));
+        for (m, c) in from_attrs.chain(from_markers.iter().map(|(m, c)| (*m, c))) {
+            if let Some(problem) = column_problem(c) {
+                diags.push(match m {
+                    Some(m) => self.marker_diag(v, m, problem),
+                    None => self.model.diag_at(v.loc, problem),
+                });
             }
-        }
-        for &(m, c) in &markers.print_columns {
-            if let Some(problem) =
-                column_problem(&c.name, &c.type_, &c.json_path, c.format.as_deref())
-            {
-                diags.push(self.marker_diag(v, m, problem));
-            }
-            columns.push(column(
-                &c.name,
-                &c.type_,
-                &c.json_path,
-                c.description.as_deref(),
-                c.format.as_deref(),
-                c.priority,
-            ));
+            columns.push(column(c));
         }
         if !columns.is_empty() {
             out.insert("additionalPrinterColumns".into(), Value::Array(columns));
@@ -695,33 +681,40 @@ impl Names {
     }
 }
 
-fn column(
-    name: &str,
-    ty: &str,
-    path: &str,
-    description: Option<&str>,
-    format: Option<&str>,
-    priority: Option<i64>,
-) -> Value {
-    let mut c = Map::new();
-    if let Some(d) = description.filter(|d| !d.is_empty()) {
-        c.insert("description".into(), json!(d));
+/// `+kubebuilder:printcolumn` says what `#[kube(printcolumn)]` says.
+fn column_of_marker(c: &typed::PrintColumn) -> PrintColumn {
+    PrintColumn {
+        name: c.name.clone(),
+        type_: c.type_.clone(),
+        json_path: c.json_path.clone(),
+        description: c.description.clone(),
+        format: c.format.clone(),
+        priority: c.priority,
     }
-    if let Some(f) = format.filter(|f| !f.is_empty()) {
-        c.insert("format".into(), json!(f));
+}
+
+fn column(c: &PrintColumn) -> Value {
+    let mut out = Map::new();
+    if let Some(d) = c.description.as_deref().filter(|d| !d.is_empty()) {
+        out.insert("description".into(), json!(d));
     }
-    c.insert("jsonPath".into(), json!(path));
-    c.insert("name".into(), json!(name));
-    if let Some(p) = priority.filter(|p| *p != 0) {
-        c.insert("priority".into(), json!(p));
+    if let Some(f) = c.format.as_deref().filter(|f| !f.is_empty()) {
+        out.insert("format".into(), json!(f));
     }
-    c.insert("type".into(), json!(ty));
-    Value::Object(c)
+    out.insert("jsonPath".into(), json!(c.json_path));
+    out.insert("name".into(), json!(c.name));
+    if let Some(p) = c.priority.filter(|p| *p != 0) {
+        out.insert("priority".into(), json!(p));
+    }
+    out.insert("type".into(), json!(c.type_));
+    Value::Object(out)
 }
 
 /// What the API server refuses in a printer column (apiextensions' ValidateCustomResourceColumn):
 /// a type or format it does not know, a JSONPath not starting with `.`.
-fn column_problem(name: &str, ty: &str, path: &str, format: Option<&str>) -> Option<String> {
+fn column_problem(c: &PrintColumn) -> Option<String> {
+    let (name, ty, path) = (c.name.as_str(), c.type_.as_str(), c.json_path.as_str());
+    let format = c.format.as_deref();
     const TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
     const FORMATS: [&str; 8] = [
         "byte",
