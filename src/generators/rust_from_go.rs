@@ -177,22 +177,18 @@ fn typed(m: &GoMarker) -> Option<Typed> {
     typed::parse(MarkerCatalog::get(), &m.text).map(|(_, t)| t)
 }
 
-/// Whether a Go field's markers make it optional, or required, in controller-gen's schema.
-fn marked_optional(markers: &[GoMarker]) -> bool {
-    markers
-        .iter()
-        .any(|m| typed(m) == Some(Typed::Schema(SchemaMarker::Optional)))
-}
-
-fn marked_required(markers: &[GoMarker]) -> bool {
-    markers.iter().any(|m| {
-        matches!(
-            typed(m),
-            Some(Typed::Schema(
-                SchemaMarker::Required | SchemaMarker::K8sRequired
-            ))
-        )
-    })
+/// Whether a Go field's markers make it optional, and whether they make it required, in
+/// controller-gen's schema (each marker parsed once).
+fn marked_optional_required(markers: &[GoMarker]) -> (bool, bool) {
+    let (mut optional, mut required) = (false, false);
+    for m in markers.iter().filter_map(typed) {
+        match m {
+            Typed::Schema(SchemaMarker::Optional) => optional = true,
+            Typed::Schema(SchemaMarker::Required | SchemaMarker::K8sRequired) => required = true,
+            _ => {}
+        }
+    }
+    (optional, required)
 }
 
 impl<'a> Generator<'a> {
@@ -421,7 +417,7 @@ fn root_fields<'t>(t: &'t GoType, markers: &mut Vec<String>) -> RootFields<'t> {
             && q.path == METAV1
         {
             // controller-gen: required unless omitempty or marked optional.
-            let optional = marked_optional(&f.markers);
+            let (optional, _) = marked_optional_required(&f.markers);
             if q.name == "ObjectMeta" && !json_options(f).1.omitempty() && !optional {
                 markers.push(format!("+{}", names::OPGEN_METADATA_REQUIRED));
             }
@@ -2093,7 +2089,8 @@ fn derives(custom_resource: bool, default: bool) -> String {
 
 /// Whether a Go field is optional in controller-gen's schema (its markers, then `omitempty`).
 fn field_optional(f: &GoField) -> bool {
-    !marked_required(&f.markers) && (marked_optional(&f.markers) || json_options(f).1.omitempty())
+    let (optional, required) = marked_optional_required(&f.markers);
+    !required && (optional || json_options(f).1.omitempty())
 }
 
 /// The clippy doc lints a Go doc line trips: Markdown lists Go writes without Rust's

@@ -94,6 +94,8 @@ pub struct ParsedArgs {
     pub fields: BTreeMap<String, Value>,
 }
 
+// Lookups by name, for the tests: the generators read `markers::typed`.
+#[cfg(test)]
 impl ParsedArgs {
     pub fn field(&self, name: &str) -> Option<&Value> {
         self.fields.get(name)
