@@ -109,7 +109,10 @@ fn multigroup_makes_what_a_multigroup_project_has_and_back() {
     assert_eq!(manifests(&single), generated, "the manifests changed");
     assert!(read(&single, "PROJECT").contains("multigroup: true\n"));
     assert!(read(&single, "PROJECT").contains("path: demo::api::cache::v2\n"));
-    support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
+    support::project_cargo_ok(
+        &support::stable_copy_for_this_test(&single),
+        &["check", "--all-targets", "--locked", "--quiet"],
+    );
 
     let out = opgen_ok(&single, &["edit", "--multigroup=false"]);
     assert!(out.contains("19 created, 9 updated, 22 removed"), "{out}");
@@ -192,7 +195,10 @@ fn edited_files_move_with_their_paths_rewritten() {
     assert!(err.contains("opgen delete api"), "{err}");
     assert_eq!(tree(&dir), snapshot);
     // The rewritten paths compile.
-    support::project_cargo_ok(&dir, &["check", "--all-targets", "--locked", "--quiet"]);
+    support::project_cargo_ok(
+        &support::stable_copy_for_this_test(&dir),
+        &["check", "--all-targets", "--locked", "--quiet"],
+    );
 }
 
 #[test]
@@ -343,7 +349,10 @@ fn multigroup_rewrites_dollar_crate_leading_colons_and_crate_aliases() {
     ] {
         assert!(user.contains(want), "expected {want:?} in:\n{user}");
     }
-    support::project_cargo_ok(&dir, &["check", "--all-targets", "--locked", "--quiet"]);
+    support::project_cargo_ok(
+        &support::stable_copy_for_this_test(&dir),
+        &["check", "--all-targets", "--locked", "--quiet"],
+    );
 }
 
 /// Issue 24: file paths opgen cannot rewrite (`#[path]`, `include_str!` into a moved
@@ -445,7 +454,10 @@ fn multigroup_moves_a_kind_named_like_its_group() {
         read(&single, "tests/envtest/cache_cache_controller.rs")
             .contains("use c1::{PROJECT_NAME, controllers::cache::cache};")
     );
-    support::project_cargo_ok(&single, &["check", "--all-targets", "--locked", "--quiet"]);
+    support::project_cargo_ok(
+        &support::stable_copy_for_this_test(&single),
+        &["check", "--all-targets", "--locked", "--quiet"],
+    );
 
     // And back: the single-group project again.
     opgen_ok(&single, &["edit", "--multigroup=false"]);

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use support::{new_memcached_project, opgen_ok, tree};
 
 fn cargo(dir: &Path, args: &[&str]) {
-    support::project_cargo_ok(dir, args);
+    let built = support::stable_copy(dir, "edit_delete_project");
+    support::project_cargo_ok(&built, args);
 }
 
 fn opgen(dir: &Path, args: &[&str]) {

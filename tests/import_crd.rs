@@ -19,7 +19,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use support::roundtrip::{Typed, samples_on_the_api_server};
-use support::{fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, tree};
+use support::{fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, stable_copy, tree};
 
 /// CRDs that do not round-trip, relative to tests/fixtures, with the reason.
 const EXCEPTIONS: &[(&str, &str)] = &[
@@ -301,7 +301,8 @@ fn imported_types_build() {
     opgen_ok(&project, &["manifests", "--check"]);
     // The library, where the imported types are: its test build would compile them a second
     // time (with twice the memory of a large crate) and holds nothing imported.
-    project_cargo_ok(&project, &["clippy", "--lib", "--", "-D", "warnings"]);
+    let built = stable_copy(&project, "import_crd/imported_types_build");
+    project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
 }
 
 #[test]
@@ -1142,8 +1143,9 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
         tmp.path().join("Cargo.lock"),
     )
     .unwrap();
+    let built = stable_copy(tmp.path(), "import_crd/live_corpus");
     project_cargo_ok(
-        tmp.path(),
+        &built,
         &["clippy", "--workspace", "--lib", "--", "-D", "warnings"],
     );
     eprintln!(

@@ -265,7 +265,8 @@ fn compare(case: &Case) -> Option<String> {
     // library, where the imported types are: its test build would compile them a second time
     // and holds nothing imported.
     select_k8s_for_build(&project);
-    support::project_cargo_ok(&project, &["clippy", "--lib", "--", "-D", "warnings"]);
+    let built = support::stable_copy(&project, &stable_name(case));
+    support::project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
     let _ = std::fs::remove_dir_all(&project);
     Some(stderr)
 }
@@ -510,13 +511,28 @@ fn has_go(what: &str) -> bool {
     false
 }
 
+/// Where `case`'s project is built ([`support::stable_copy`]): one place per module, package
+/// and controller-gen arguments, as the tests that import the same package differ in those.
+fn stable_name(case: &Case) -> String {
+    let GoModule {
+        module,
+        package,
+        args,
+        ..
+    } = case.go;
+    let name = format!("{module}-{package}-{args}");
+    let name: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("import_go/{name}")
+}
+
 /// The imported project builds clippy-clean and passes its tests (envtest's included).
-fn builds_and_passes_its_tests(project: &Path) {
-    support::project_cargo_ok(
-        project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
-    support::project_cargo_ok(project, &["test"]);
+fn builds_and_passes_its_tests(project: &Path, stable_name: &str) {
+    let built = support::stable_copy(project, stable_name);
+    support::project_cargo_ok(&built, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    support::project_cargo_ok(&built, &["test"]);
 }
 
 /// kubebuilder's own sample projects (its `testdata/`, kept in tests/fixtures/import-go/kubebuilder
@@ -738,7 +754,7 @@ fn kubebuilder_project_v4_controllers_and_webhooks_run_under_the_go_role() {
             "{route} is served"
         );
     }
-    builds_and_passes_its_tests(&project);
+    builds_and_passes_its_tests(&project, "import_go/project-v4-controllers");
     let _ = std::fs::remove_dir_all(&project);
 }
 
@@ -755,7 +771,7 @@ fn kubebuilder_multigroup_and_plugin_projects_pass_their_envtest_tests() {
         let case = with_controllers(kubebuilder_case(name));
         let (_, project, _) = import(&case).expect("a fixture");
         select_k8s_for_build(&project);
-        builds_and_passes_its_tests(&project);
+        builds_and_passes_its_tests(&project, &stable_name(&case));
         let _ = std::fs::remove_dir_all(&project);
     }
 }
@@ -1045,7 +1061,8 @@ fn readme_coming_from_go_runs_as_written() {
             ),
         "the Go webhooks' markers:\n{webhook}"
     );
-    support::project_cargo_ok(&project, &["test", "--no-run"]);
+    let built = support::stable_copy(&project, "import_go/readme-jobset-rs");
+    support::project_cargo_ok(&built, &["test", "--no-run"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

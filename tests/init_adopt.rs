@@ -92,7 +92,8 @@ fn init_adopts_a_cargo_new_crate_and_it_builds() {
 
     // The adopted crate builds, and its manifests are up to date. It shares the scaffolded
     // projects' target directory: the same dependencies, built once.
-    let out = support::project_cargo(&dir, &["build", "--bin", "my-operator"])
+    let built = support::stable_copy_for_this_test(&dir);
+    let out = support::project_cargo(&built, &["build", "--bin", "my-operator"])
         .output()
         .unwrap();
     assert!(

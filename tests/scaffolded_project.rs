@@ -14,7 +14,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{add_memcached_webhooks, new_memcached_project, opgen_ok, project_cargo_ok};
+use support::{
+    add_memcached_webhooks, new_memcached_project, opgen_ok, project_cargo_ok, stable_copy,
+};
+
+/// Where the main test builds its project ([`stable_copy`]).
+const MAIN_PROJECT: &str = "scaffolded_project/builds_tests_and_lints";
 
 /// The project both tests build: a namespaced kind with defaulting and validating webhooks, and
 /// a cluster-scoped kind without a finalizer, with a second version and a conversion webhook.
@@ -126,11 +131,9 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         "{main}"
     );
     // --locked, as the Dockerfile builds: the Cargo.lock init wrote must do as it is.
-    project_cargo_ok(&project, &["test", "--locked"]);
-    project_cargo_ok(
-        &project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
+    let built = stable_copy(&project, MAIN_PROJECT);
+    project_cargo_ok(&built, &["test", "--locked"]);
+    project_cargo_ok(&built, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     opgen_ok(&project, &["manifests", "--check"]);
     rust_version_is_one_truth(&project);
     a_field_the_conversion_drops_fails_its_test(&project);
@@ -206,7 +209,7 @@ fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains(r#"features = ["v1_37"]"#), "{manifest}");
     project_cargo_ok(
-        &project,
+        &stable_copy(&project, "scaffolded_project/newest_kubernetes"),
         &[
             "clippy",
             "--locked",
@@ -236,7 +239,9 @@ fn a_field_the_conversion_drops_fails_its_test(project: &Path) {
     )
     .unwrap();
     opgen_ok(project, &["manifests"]);
-    let output = support::project_cargo(project, &["test", "--lib", "conversion"])
+    // A place of its own: the main one keeps the sources as they were built there.
+    let built = stable_copy(project, "scaffolded_project/conversion_drops_a_field");
+    let output = support::project_cargo(&built, &["test", "--lib", "conversion"])
         .output()
         .expect("cargo runs");
     let said = String::from_utf8_lossy(&output.stdout);
@@ -550,9 +555,7 @@ fn a_controller_owns_a_statefulset_as_the_readme_teaches() {
         "{role}"
     );
     project_cargo_ok(&project, &["fmt"]);
-    project_cargo_ok(&project, &["test", "--locked"]);
-    project_cargo_ok(
-        &project,
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
+    let built = stable_copy(&project, "scaffolded_project/owns_a_statefulset");
+    project_cargo_ok(&built, &["test", "--locked"]);
+    project_cargo_ok(&built, &["clippy", "--all-targets", "--", "-D", "warnings"]);
 }

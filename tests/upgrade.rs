@@ -50,7 +50,7 @@ fn rust_lines(project: &Path, dir: &str) -> usize {
 /// the `vendor/` the upgrade wrote copies (`scaffold_snapshots`); the manifest's patch on
 /// `vendor/` is checked as text.
 fn cargo(project: &Path, args: &[&str]) {
-    support::project_cargo_ok(project, args);
+    support::project_cargo_ok(&support::stable_copy_for_this_test(project), args);
 }
 
 /// The framework modules 0.1.0 wrote into src/, which opgen-runtime holds now.

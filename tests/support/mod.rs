@@ -147,6 +147,77 @@ pub fn projects_target_dir() -> PathBuf {
         .join("scaffolded-project")
 }
 
+/// `project` mirrored at a path that stays the same from one run of the suite to the next,
+/// `<target>/test-projects/<name>` (`name` unique to the calling test), for cargo to build:
+/// a file whose bytes did not change is left alone, modification time included, so a second
+/// run of the suite finds what cargo built from the same sources fresh instead of compiling
+/// it again (a tempdir's new path and new files made cargo rebuild every project every time).
+/// Files the project no longer has are removed from the mirror. Nothing cargo writes into the
+/// mirror reaches `project`.
+pub fn stable_copy(project: &Path, name: &str) -> PathBuf {
+    let mirror = projects_target_dir()
+        .with_file_name("test-projects")
+        .join(name);
+    let mut kept = std::collections::BTreeSet::new();
+    for entry in walkdir::WalkDir::new(project).follow_links(true) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(project).unwrap();
+        if rel.starts_with("target") || rel.starts_with(".git") {
+            continue;
+        }
+        kept.insert(rel.to_owned());
+        let dest = mirror.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).unwrap();
+        if std::fs::read(&dest).is_ok_and(|old| old == bytes) {
+            continue;
+        }
+        if dest.is_dir() {
+            std::fs::remove_dir_all(&dest).unwrap();
+        }
+        std::fs::write(&dest, bytes).unwrap();
+        let mode = entry.metadata().unwrap().permissions();
+        std::fs::set_permissions(&dest, mode).unwrap();
+    }
+    // Deepest first, so that a directory is empty by the time it is removed.
+    let mut stale: Vec<_> = walkdir::WalkDir::new(&mirror)
+        .contents_first(true)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| !kept.contains(e.path().strip_prefix(&mirror).unwrap()))
+        .collect();
+    stale.retain(|e| e.depth() > 0);
+    for entry in stale {
+        if entry.file_type().is_dir() {
+            std::fs::remove_dir(entry.path()).unwrap();
+        } else {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+    mirror
+}
+
+/// [`stable_copy`] named after the test binary, the running test (libtest names the test's
+/// thread after it) and the project's directory.
+pub fn stable_copy_for_this_test(project: &Path) -> PathBuf {
+    let test = std::thread::current()
+        .name()
+        .expect("called on a test's thread")
+        .replace("::", "-");
+    let dir = project.file_name().expect("a project directory");
+    stable_copy(
+        project,
+        &format!(
+            "{}/{test}/{}",
+            env!("CARGO_CRATE_NAME"),
+            dir.to_string_lossy()
+        ),
+    )
+}
+
 /// The crates a scaffolded project takes from `vendor/`, and this workspace's copy of each.
 fn workspace_crates() -> impl Iterator<Item = (&'static str, String)> {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");

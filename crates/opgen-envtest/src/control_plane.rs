@@ -10,12 +10,13 @@ use std::{
 };
 
 use k8s_openapi::api::{
+    authorization::v1::{ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec},
     core::v1::{Namespace, ServiceAccount},
-    rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding, RoleRef, Subject},
+    rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject},
 };
 use kube::{
     Api, Client, Config,
-    api::{ObjectMeta, Patch, PatchParams},
+    api::{ObjectMeta, Patch, PatchParams, PostParams},
     config::{KubeConfigOptions, Kubeconfig},
 };
 use tokio::{io::AsyncReadExt, io::AsyncWriteExt, sync::OnceCell};
@@ -189,15 +190,9 @@ impl ControlPlane {
 
     /// A client that acts as the ServiceAccount `namespace/name`, as a pod running under it would.
     pub fn client_for_service_account(&self, namespace: &str, name: &str) -> Result<Client, Error> {
-        let all_in_namespace = format!("system:serviceaccounts:{namespace}");
-        self.client_as(
-            &format!("system:serviceaccount:{namespace}:{name}"),
-            &[
-                "system:serviceaccounts",
-                &all_in_namespace,
-                "system:authenticated",
-            ],
-        )
+        let (user, groups) = service_account_user(namespace, name);
+        let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+        self.client_as(&user, &groups)
     }
 
     /// Applies the ClusterRoles and Roles of a YAML file (such as the `config/rbac/role.yaml`
@@ -243,7 +238,8 @@ impl ControlPlane {
             ..Default::default()
         };
 
-        let mut bound = 0;
+        // One rule of each bound role, with where it applies (a Role's namespace).
+        let mut granted: Vec<(Option<String>, PolicyRule)> = Vec::new();
         for document in apply::parse_documents(path)? {
             let kind = document
                 .get("kind")
@@ -258,6 +254,7 @@ impl ControlPlane {
                 "ClusterRole" => {
                     let role: ClusterRole = serde_json::from_value(document).map_err(yaml_error)?;
                     let role_name = role.metadata.name.clone().unwrap_or_default();
+                    let rules = role.rules.iter().flatten();
                     Api::<ClusterRole>::all(admin.clone())
                         .patch(&role_name, &params, &Patch::Apply(&role))
                         .await
@@ -277,7 +274,7 @@ impl ControlPlane {
                         .map_err(|e| {
                             Error::kube(format!("applying ClusterRoleBinding {binding_name}"), e)
                         })?;
-                    bound += 1;
+                    granted.extend(first_resource_rule(rules).map(|rule| (None, rule)));
                 }
                 "Role" => {
                     let mut role: Role = serde_json::from_value(document).map_err(yaml_error)?;
@@ -309,16 +306,23 @@ impl ControlPlane {
                         .map_err(|e| {
                             Error::kube(format!("applying RoleBinding {binding_name}"), e)
                         })?;
-                    bound += 1;
+                    granted.extend(
+                        first_resource_rule(role.rules.iter().flatten())
+                            .map(|rule| (Some(role_namespace.clone()), rule)),
+                    );
                 }
                 _ => {}
             }
         }
-        if bound == 0 {
+        if granted.is_empty() {
             return Err(Error::Yaml {
                 path: path.to_owned(),
-                message: "holds no ClusterRole or Role".into(),
+                message: "holds no ClusterRole or Role with a rule on resources".into(),
             });
+        }
+        let (user, groups) = service_account_user(namespace, name);
+        for (rule_namespace, rule) in &granted {
+            await_authorized(&admin, &user, &groups, rule_namespace.as_deref(), rule).await?;
         }
         self.client_for_service_account(namespace, name)
     }
@@ -372,6 +376,85 @@ impl Drop for RemoveOnError {
         if let Some(dir) = self.0.take() {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+/// The user name and groups the API server gives the ServiceAccount `namespace/name`.
+fn service_account_user(namespace: &str, name: &str) -> (String, Vec<String>) {
+    (
+        format!("system:serviceaccount:{namespace}:{name}"),
+        vec![
+            "system:serviceaccounts".into(),
+            format!("system:serviceaccounts:{namespace}"),
+            "system:authenticated".into(),
+        ],
+    )
+}
+
+/// The first rule that names a verb and a resource (not a non-resource URL), for any name of
+/// it (a rule with `resourceNames` allows no request without one).
+fn first_resource_rule<'a>(mut rules: impl Iterator<Item = &'a PolicyRule>) -> Option<PolicyRule> {
+    rules
+        .find(|rule| {
+            !rule.verbs.is_empty()
+                && rule.resources.as_ref().is_some_and(|r| !r.is_empty())
+                && rule.resource_names.as_ref().is_none_or(Vec::is_empty)
+        })
+        .cloned()
+}
+
+/// Waits until the API server's authorizer grants `user` the first verb of `rule` on its
+/// first resource. The RBAC authorizer reads roles and bindings from its own informers, so a
+/// binding applied a moment ago may not count yet; a controller started then fails its first
+/// list with Forbidden, which is not what a test of its role means to find.
+async fn await_authorized(
+    admin: &Client,
+    user: &str,
+    groups: &[String],
+    namespace: Option<&str>,
+    rule: &PolicyRule,
+) -> Result<(), Error> {
+    let first =
+        |values: Option<&Vec<String>>| values.and_then(|v| v.first()).cloned().unwrap_or_default();
+    let resources = first(rule.resources.as_ref());
+    let (resource, subresource) = match resources.split_once('/') {
+        Some((resource, subresource)) => (resource, Some(subresource)),
+        None => (resources.as_str(), None),
+    };
+    let review = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some(user.to_owned()),
+            groups: Some(groups.to_vec()),
+            resource_attributes: Some(ResourceAttributes {
+                namespace: namespace.map(str::to_owned),
+                verb: rule.verbs.first().cloned(),
+                group: Some(first(rule.api_groups.as_ref())),
+                resource: Some(resource.to_owned()),
+                subresource: subresource.map(str::to_owned),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let reviews: Api<SubjectAccessReview> = Api::all(admin.clone());
+    let what = format!("{user} to be allowed to {} {resources}", rule.verbs[0]);
+    let deadline = tokio::time::Instant::now() + READY_TIMEOUT;
+    loop {
+        let answer = reviews
+            .create(&PostParams::default(), &review)
+            .await
+            .map_err(|e| Error::kube(format!("asking whether {what}"), e))?;
+        if answer.status.is_some_and(|s| s.allowed) {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(Error::Timeout {
+                what,
+                seconds: READY_TIMEOUT.as_secs(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

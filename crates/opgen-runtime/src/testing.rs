@@ -78,7 +78,16 @@ impl RunningController {
             namespaces,
             CancellationToken::new(),
         ));
-        let task = tokio::spawn((controller.run)(ctx.clone()));
+        let run = (controller.run)(ctx.clone());
+        let task = tokio::spawn(async move {
+            let result = run.await;
+            // A test waiting for the controller's work would otherwise only time out: say why
+            // it stopped (say, a Forbidden first list) where the test's output shows it.
+            if let Err(error) = &result {
+                tracing::error!(controller = controller.name, %error, "the controller stopped");
+            }
+            result
+        });
         Self { ctx, task }
     }
 
