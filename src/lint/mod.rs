@@ -74,16 +74,16 @@ pub fn diagnostic(model: &Model<'_>, f: &Finding, strict: bool) -> Diagnostic {
     } else {
         Diagnostic::warning(&f.message)
     };
+    // A type's or field's place is where its item starts (`pub struct`, `pub name`): point at
+    // its name.
     let mut at = f.at;
-    if f.field.is_none() {
-        // A type's place is its item's start (`pub struct`); point at its name.
-        let line = model.files[at.file]
-            .text
-            .lines()
-            .nth(at.line.saturating_sub(1));
-        if let Some(offset) = line.and_then(|l| name_column(l, at.column, &f.type_name)) {
-            at.column = offset;
-        }
+    let name = f.rust_field.as_deref().unwrap_or(&f.type_name);
+    let line = model.files[at.file]
+        .text
+        .lines()
+        .nth(at.line.saturating_sub(1));
+    if let Some(column) = line.and_then(|l| name_column(l, at.column, name)) {
+        at.column = column;
     }
     let mut d = d.code(f.rule).at(model.location(at, f.width));
     if let Some(help) = &f.help {

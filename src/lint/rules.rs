@@ -333,11 +333,21 @@ fn nodurations(model: &Model<'_>, out: &mut Vec<Finding>) {
 }
 
 fn nomaps(model: &Model<'_>, out: &mut Vec<Finding>) {
+    const MESSAGE: &str =
+        "should not use a map type, use a list type with a unique name/identifier instead";
     for (t, f) in structs(model) {
-        if let Some(value) = map_value(model, &f.ty)
-            && !is_string(model, value)
-        {
-            out.push(on_field("nomaps", t, f, format!("{} should not use a map type, use a list type with a unique name/identifier instead", field_name(t, f))));
+        if map_value(model, &f.ty).is_some_and(|v| !is_string(model, v)) {
+            out.push(on_field(
+                "nomaps",
+                t,
+                f,
+                format!("{} {MESSAGE}", field_name(t, f)),
+            ));
+        }
+    }
+    for (t, inner) in aliases(model) {
+        if map_value(model, inner).is_some_and(|v| !is_string(model, v)) {
+            out.push(on_type("nomaps", t, format!("type {} {MESSAGE}", t.name)));
         }
     }
 }
@@ -388,11 +398,12 @@ fn list_markers<'m>(model: &'m Model<'_>, f: &'m Field) -> Option<(Vec<&'m Marke
     None
 }
 
-/// An item type that is an object (a struct), through aliases.
+/// An item type that is no scalar (an object, a list or a map), through aliases: what
+/// kube-api-linter calls a list of non-scalars.
 fn is_object(model: &Model<'_>, ty: &Ty) -> bool {
     match ty {
         Ty::Option(inner) => is_object(model, inner),
-        Ty::K8s(_) | Ty::JsonObject => true,
+        Ty::K8s(_) | Ty::JsonObject | Ty::List { .. } | Ty::Map(_) => true,
         Ty::Named(id) => match &model.type_def(*id).shape {
             Shape::Wrapper(inner) => is_object(model, inner),
             Shape::Struct(_) | Shape::DataEnum { .. } => true,
@@ -402,13 +413,65 @@ fn is_object(model: &Model<'_>, ty: &Ty) -> bool {
     }
 }
 
+fn is_bytes(ty: &Ty) -> bool {
+    match ty {
+        Ty::Option(inner) => is_bytes(inner),
+        Ty::Bytes => true,
+        Ty::K8s(path) => path.ends_with("ByteString"),
+        _ => false,
+    }
+}
+
+/// The JSON names of a struct item type's fields, flattened ones' included; None for an item
+/// that is no struct opgen reads.
+fn item_fields(model: &Model<'_>, ty: &Ty) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    let mut pending = vec![ty];
+    while let Some(ty) = pending.pop() {
+        let mut ty = ty;
+        while let Ty::Option(inner) = ty {
+            ty = inner;
+        }
+        let Ty::Named(id) = ty else { return None };
+        match &model.type_def(*id).shape {
+            Shape::Struct(fields) => {
+                for f in fields {
+                    if f.flatten {
+                        pending.push(&f.ty);
+                    } else {
+                        names.push(f.json_name.clone());
+                    }
+                }
+            }
+            Shape::Wrapper(inner) => pending.push(inner),
+            _ => return None,
+        }
+        if names.len() > 10_000 {
+            return None;
+        }
+    }
+    Some(names)
+}
+
 fn ssatags(model: &Model<'_>, out: &mut Vec<Finding>) {
     use crate::markers::typed::ListType;
     for (t, f) in structs(model) {
+        let name = field_name(t, f);
+        if is_bytes(&f.ty)
+            && f.markers
+                .iter()
+                .any(|m| matches!(m.on_node(), Some(SchemaMarker::ListType(_))))
+        {
+            out.push(on_field("ssatags", t, f, format!("{name} is a byte array, which does not support the listType marker. Remove the listType marker")));
+            continue;
+        }
+        // A field whose markers replace its schema (Schemaless, Type=) is no list to the API server.
+        if f.markers.iter().any(|m| m.typed.replaces_schema()) {
+            continue;
+        }
         let Some((markers, item)) = list_markers(model, f) else {
             continue;
         };
-        let name = field_name(t, f);
         let list_types: Vec<&ListType> = markers
             .iter()
             .filter_map(|m| match m.on_node() {
@@ -429,6 +492,16 @@ fn ssatags(model: &Model<'_>, out: &mut Vec<Finding>) {
                 ListType::Map if !keyed => messages.push(format!("{name} with listType=map must have at least one listMapKey marker")),
                 ListType::Set if is_object(model, item) => messages.push(format!("{name} with listType=set is not recommended due to Server-Side Apply compatibility issues. Consider using listType=atomic or listType=map instead")),
                 _ => {}
+            }
+        }
+        for key in markers.iter().filter_map(|m| match m.on_node() {
+            Some(SchemaMarker::ListMapKey(key)) => Some(key),
+            _ => None,
+        }) {
+            if item_fields(model, item).is_some_and(|names| !names.contains(key)) {
+                messages.push(format!(
+                    "{name} listMapKey {key:?} does not exist as a field in the struct"
+                ));
             }
         }
         for message in messages {
@@ -601,7 +674,17 @@ fn nonullable(model: &Model<'_>, out: &mut Vec<Finding>) {
             format!("type {} has the nullable marker", t.name),
         ));
     }
-    for (t, f) in structs(model).filter(|(_, f)| f.markers.iter().any(nullable)) {
+    // A field is nullable by its own marker or its type alias's.
+    let alias_nullable = |ty: &Ty| {
+        let mut ty = ty;
+        while let Ty::Option(inner) = ty {
+            ty = inner;
+        }
+        matches!(ty, Ty::Named(id) if model.type_def(*id).transparent && model.type_def(*id).markers.iter().any(nullable))
+    };
+    for (t, f) in
+        structs(model).filter(|(_, f)| f.markers.iter().any(nullable) || alias_nullable(&f.ty))
+    {
         out.push(on_field(
             "nonullable",
             t,
@@ -652,7 +735,7 @@ fn notimestamp(model: &Model<'_>, out: &mut Vec<Finding>) {
     );
 }
 
-/// The status types of the kinds.
+/// The status types: the kinds' and those of fields named `status`.
 fn status_types<'m>(model: &'m Model<'_>) -> Vec<&'m TypeDef> {
     let mut ids: Vec<usize> = Vec::new();
     for v in model.kinds.iter().flat_map(|k| &k.versions) {
@@ -666,15 +749,40 @@ fn status_types<'m>(model: &'m Model<'_>) -> Vec<&'m TypeDef> {
             ids.push(*id);
         }
     }
+    // As kube-api-linter finds them: the type of any field named `status`.
+    for (_, f) in structs(model).filter(|(_, f)| f.json_name == "status") {
+        let mut ty = &f.ty;
+        while let Ty::Option(inner) = ty {
+            ty = inner;
+        }
+        if let Ty::Named(id) = ty
+            && !ids.contains(id)
+        {
+            ids.push(*id);
+        }
+    }
     ids.into_iter().map(|id| model.type_def(id)).collect()
 }
 
 fn statusoptional(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for t in status_types(model) {
+    // A status struct's flattened structs are its fields too, as Go's inline embedding is.
+    let mut pending = status_types(model);
+    let mut seen: Vec<&str> = Vec::new();
+    while let Some(t) = pending.pop() {
         let Shape::Struct(fields) = &t.shape else {
             continue;
         };
-        for f in fields.iter().filter(|f| !f.flatten) {
+        if seen.contains(&t.path.as_str()) {
+            continue;
+        }
+        seen.push(&t.path);
+        for f in fields {
+            if f.flatten {
+                if let Ty::Named(id) = &f.ty {
+                    pending.push(model.type_def(*id));
+                }
+                continue;
+            }
             let optional = f
                 .markers
                 .iter()
