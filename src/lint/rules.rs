@@ -515,12 +515,11 @@ fn has(markers: &[Marker], name: &str) -> bool {
 }
 
 fn optionalorrequired(model: &Model<'_>, out: &mut Vec<Finding>) {
-    const OPTIONAL: &str = "optional";
-    const REQUIRED: &str = "required";
-    const KB_OPTIONAL: &str = "kubebuilder:validation:Optional";
-    const KB_REQUIRED: &str = "kubebuilder:validation:Required";
-    const K8S_OPTIONAL: &str = "k8s:optional";
-    const K8S_REQUIRED: &str = "k8s:required";
+    // The spellings of one typed marker are told apart by name: kube-api-linter prefers some.
+    use crate::markers::typed::names::{
+        K8S_OPTIONAL, K8S_REQUIRED, KUBEBUILDER_VALIDATION_OPTIONAL as KB_OPTIONAL,
+        KUBEBUILDER_VALIDATION_REQUIRED as KB_REQUIRED, OPTIONAL, REQUIRED,
+    };
     for (t, f) in structs(model) {
         let m = &f.markers;
         let optional = has(m, OPTIONAL) || has(m, KB_OPTIONAL) || has(m, K8S_OPTIONAL);
