@@ -66,6 +66,13 @@ pub(super) static RULES: &[Rule] = &[
         jsontags,
     ),
     rule(
+        "maxlength",
+        false,
+        Warning,
+        "strings and lists are bounded (MaxLength, MaxItems)",
+        maxlength,
+    ),
+    rule(
         "nobools",
         false,
         Warning,
@@ -508,6 +515,98 @@ fn ssatags(model: &Model<'_>, out: &mut Vec<Finding>) {
             out.push(on_field("ssatags", t, f, message));
         }
     }
+}
+
+/// What bounds a string for kube-api-linter: a maximum length, an enum, or a date, date-time or
+/// duration format; `items` reads the `items:` spellings (a list's strings).
+fn bounds_string(markers: &[&Marker], items: bool) -> bool {
+    markers
+        .iter()
+        .filter(|m| m.def.items == items)
+        .any(|m| match &m.typed {
+            Typed::Schema(SchemaMarker::MaxLength(_) | SchemaMarker::Enum(_)) => true,
+            Typed::Schema(SchemaMarker::Format(f)) => {
+                matches!(f.as_str(), "date" | "date-time" | "duration")
+            }
+            _ => false,
+        })
+}
+
+fn maxlength(model: &Model<'_>, out: &mut Vec<Finding>) {
+    for (t, f) in structs(model) {
+        // The field's markers and those of each alias on the way, as kube-api-linter combines them.
+        let mut markers: Vec<&Marker> = f.markers.iter().collect();
+        let mut prefix = field_name(t, f);
+        let mut ty = &f.ty;
+        let mut messages = Vec::new();
+        for _ in 0..MAX_DEPTH {
+            match ty {
+                Ty::Option(inner) => ty = inner,
+                Ty::Named(id) if model.type_def(*id).transparent => {
+                    let alias = model.type_def(*id);
+                    let Shape::Wrapper(inner) = &alias.shape else {
+                        break;
+                    };
+                    markers.extend(&alias.markers);
+                    prefix = format!("{prefix} type {}", alias.name);
+                    ty = inner;
+                }
+                Ty::String | Ty::Bytes => {
+                    if !bounds_string(&markers, false) {
+                        messages.push(format!(
+                            "{prefix} must have a maximum length, add kubebuilder:validation:MaxLength marker"
+                        ));
+                    }
+                    break;
+                }
+                Ty::List { item, .. } => {
+                    messages = list_bounds(model, &markers, item, &prefix);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for message in messages {
+            out.push(on_field("maxlength", t, f, message));
+        }
+    }
+}
+
+/// A list's findings: its strings' length, and its number of items.
+fn list_bounds(model: &Model<'_>, markers: &[&Marker], item: &Ty, prefix: &str) -> Vec<String> {
+    let mut messages = Vec::new();
+    let mut item_markers: Vec<&Marker> = markers.to_vec();
+    let mut item = item;
+    let mut element = format!("{prefix} array element");
+    let mut aliased = false;
+    while let Ty::Named(id) = item {
+        let alias = model.type_def(*id);
+        let (true, Shape::Wrapper(inner)) = (alias.transparent, &alias.shape) else {
+            break;
+        };
+        item_markers.extend(&alias.markers);
+        element = format!("{element} type {}", alias.name);
+        aliased = true;
+        item = inner;
+    }
+    let is_string = matches!(item, Ty::String);
+    // An aliased string item is bounded by the alias's MaxLength or the list's items:MaxLength.
+    let bounded =
+        bounds_string(&item_markers, true) || (aliased && bounds_string(&item_markers, false));
+    if is_string && !bounded {
+        messages.push(format!(
+            "{element} must have a maximum length, add kubebuilder:validation:items:MaxLength marker"
+        ));
+    }
+    let max_items = markers
+        .iter()
+        .any(|m| !m.def.items && matches!(m.typed, Typed::Schema(SchemaMarker::MaxItems(_))));
+    if !max_items {
+        messages.push(format!(
+            "{prefix} must have a maximum items, add kubebuilder:validation:MaxItems marker"
+        ));
+    }
+    messages
 }
 
 fn has(markers: &[Marker], name: &str) -> bool {
