@@ -115,6 +115,13 @@ pub(super) static RULES: &[Rule] = &[
         nophase,
     ),
     rule(
+        "noreferences",
+        true,
+        Warning,
+        "'Ref', not 'Reference', in field names",
+        noreferences,
+    ),
+    rule(
         "notimestamp",
         true,
         Warning,
@@ -809,6 +816,32 @@ fn naming(
                 f,
                 format!("{}: {message}", field_name(t, f)),
             ));
+        }
+    }
+}
+
+fn noreferences(model: &Model<'_>, out: &mut Vec<Finding>) {
+    // kube-api-linter's default policy (PreferAbbreviatedReference), `^[Rr]eference|Reference(s?)$`,
+    // on the JSON name (the Go field name it reads is the same word in PascalCase).
+    for (t, f) in structs(model) {
+        let name = f.json_name.as_str();
+        let hit = name.starts_with("reference")
+            || name.starts_with("Reference")
+            || name.ends_with("Reference")
+            || name.ends_with("References");
+        if hit {
+            let mut finding = on_field(
+                "noreferences",
+                t,
+                f,
+                format!(
+                    "{}: field names should use 'Ref' instead of 'Reference'",
+                    field_name(t, f)
+                ),
+            );
+            finding.help =
+                Some("e.g. nodeRef for nodeReference, configRefs for configReferences".to_owned());
+            out.push(finding);
         }
     }
 }
