@@ -24,9 +24,59 @@ type Findings = BTreeMap<(String, String), usize>;
 /// type or field of the rule on that side (where one reason covers them all).
 const UNSIGNED: &str = "import go widens Go's unsigned integers to signed Rust ones (controller-gen's schema of a uintN is a signed integer with a format), so no unsigned type is left to report";
 const MAP_KEY: &str = "a map with a non-string key: opgen's model refuses it as controller-gen does (map keys must be strings), so the field is not linted (import go should refuse it, see the report)";
+const POINTER: &str = "import go makes a field an Option by its optionality in controller-gen's schema, not by Go's pointer: a Go pointer without omitempty or an optional marker is required, so a plain Rust struct (which opgen checks), and a Go struct marked optional an Option (which it does not)";
 const GENERIC: &str = "a generic Go type: import go writes no Rust for it";
 
 const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldsAndMinPropertiesAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldsAndMinPropertiesIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredAndOptionalFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredAndOptionalFieldIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredFieldIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
     (
         "commentstart",
         "CommentStartTestStruct",

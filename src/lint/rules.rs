@@ -101,6 +101,13 @@ pub(super) static RULES: &[Rule] = &[
         nomaps,
     ),
     rule(
+        "nonpointerstructs",
+        true,
+        Warning,
+        "a struct field that is no Option says required (it has required fields) or optional",
+        nonpointerstructs,
+    ),
+    rule(
         "nonullable",
         true,
         Warning,
@@ -843,6 +850,53 @@ fn noreferences(model: &Model<'_>, out: &mut Vec<Finding>) {
                 Some("e.g. nodeRef for nodeReference, configRefs for configReferences".to_owned());
             out.push(finding);
         }
+    }
+}
+
+fn nonpointerstructs(model: &Model<'_>, out: &mut Vec<Finding>) {
+    let marked = |markers: &[Marker], want: fn(&SchemaMarker) -> bool| {
+        markers.iter().any(|m| m.on_node().is_some_and(want))
+    };
+    let optional = |m: &SchemaMarker| matches!(m, SchemaMarker::Optional);
+    let required =
+        |m: &SchemaMarker| matches!(m, SchemaMarker::Required | SchemaMarker::K8sRequired);
+    for (t, f) in structs(model) {
+        // Go's non-pointer struct: a struct type, not an Option, through aliases.
+        let mut ty = &f.ty;
+        let inner = loop {
+            let Ty::Named(id) = ty else { break None };
+            let def = model.type_def(*id);
+            match &def.shape {
+                Shape::Wrapper(w) if def.transparent => ty = w,
+                Shape::Struct(fields) => break Some((def, fields)),
+                _ => break None,
+            }
+        };
+        let Some((def, fields)) = inner else { continue };
+        let min_properties = def
+            .markers
+            .iter()
+            .any(|m| matches!(m.on_node(), Some(SchemaMarker::MinProperties(n)) if *n > 0));
+        let has_required = min_properties || fields.iter().any(|g| marked(&g.markers, required));
+        let message = match (
+            has_required,
+            marked(&f.markers, required),
+            marked(&f.markers, optional),
+        ) {
+            (true, false, _) => {
+                "is a non-pointer struct with required fields. It must be marked as required."
+            }
+            (false, _, false) => {
+                "is a non-pointer struct with no required fields. It must be marked as optional."
+            }
+            _ => continue,
+        };
+        out.push(on_field(
+            "nonpointerstructs",
+            t,
+            f,
+            format!("{} {message}", field_name(t, f)),
+        ));
     }
 }
 
