@@ -97,6 +97,7 @@ fn findings_are_warnings_at_the_field_and_strict_makes_them_fail() {
     let err = stderr(&strict);
     assert!(err.contains("error[nofloats]"), "{err}");
     assert!(err.contains("lint: 2 error(s), 0 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -119,6 +120,7 @@ reason = "the ratio mirrors an upstream API"
         "{}",
         stderr(&out)
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -151,6 +153,7 @@ fn a_bad_configuration_is_an_error_at_its_line() {
     let unknown = opgen(&dir, &["lint", "--only", "nope"]);
     assert!(!unknown.status.success());
     assert!(stderr(&unknown).contains("--only names no rule: nope"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -178,4 +181,5 @@ fn fix_adds_skip_serializing_if_and_dry_run_writes_nothing() {
     let err = stderr(&again);
     assert!(!err.contains("optionnull"), "{err}");
     assert!(err.contains("warning[nofloats]"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
