@@ -183,3 +183,49 @@ fn fix_adds_skip_serializing_if_and_dry_run_writes_nothing() {
     assert!(err.contains("warning[nofloats]"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn serde_forms_the_schema_cannot_say_are_reported() {
+    let dir = project("serde", "");
+    let extra = r#"
+/// choice of a Widget.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum Choice {
+    Number { number: i32 },
+    Text { text: String },
+}
+
+/// strict part of a Widget.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Strict {
+    /// name of the part.
+    /// +required
+    pub name: String,
+}
+"#;
+    let file = dir.join("src/api/v1/widget_types.rs");
+    std::fs::write(&file, format!("{TYPES}{extra}")).unwrap();
+    let out = opgen(&dir, &["lint"]);
+    let err = stderr(&out);
+    // An untagged enum is an error (the schema cannot tell its variants apart), so the run fails.
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("error[untaggedenum]: enum Choice is #[serde(untagged)]"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  --> src/api/v1/widget_types.rs:{}:10\n",
+            TYPES.lines().count() + 5
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[denyunknownfields]: Strict has #[serde(deny_unknown_fields)]"),
+        "{err}"
+    );
+    assert!(err.contains("lint: 1 error(s), 3 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
