@@ -54,6 +54,8 @@ pub struct Diagnostic {
     pub message: String,
     pub location: Option<Location>,
     pub help: Option<String>,
+    /// The check that found it (a lint rule), shown as rustc shows its codes: `warning[nobools]`.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -63,6 +65,7 @@ impl Diagnostic {
             message: message.into(),
             location: None,
             help: None,
+            code: None,
         }
     }
 
@@ -78,6 +81,11 @@ impl Diagnostic {
         self
     }
 
+    pub fn code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
+    }
+
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
@@ -90,7 +98,10 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        writeln!(f, "{label}: {}", self.message)?;
+        match self.code {
+            Some(code) => writeln!(f, "{label}[{code}]: {}", self.message)?,
+            None => writeln!(f, "{label}: {}", self.message)?,
+        }
         if let Some(loc) = &self.location {
             writeln!(
                 f,

@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod diag;
 pub mod generators;
+pub mod lint;
 pub mod load;
 pub mod load_crd;
 pub mod load_go;

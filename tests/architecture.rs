@@ -51,6 +51,7 @@ const EVERY_STAGE: &[&str] = &[
     "markers",
     "model",
     "generators",
+    "lint",
     "writer",
     "ops",
     "project",
@@ -101,6 +102,21 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
             ],
         ),
         ("generators", &["ops", "cli", "clap"]),
+        // The linter reads the model and its markers, beside the generators: never syn (load),
+        // never a generator's output, never the disk.
+        (
+            "lint",
+            &[
+                "load",
+                "load_crd",
+                "load_go",
+                "generators",
+                "writer",
+                "ops",
+                "cli",
+                "clap",
+            ],
+        ),
         (
             "writer",
             &[

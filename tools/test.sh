@@ -5,6 +5,7 @@
 #     Kubernetes minor the scaffold supports (k8s-openapi 0.29: 1.33 … 1.37);
 #   - controller-gen (tools/controller-gen/setup.sh), the live referee of the conformance tests;
 #   - olm-validate (tools/olm/setup.sh), operator-framework's validators for OLM bundles;
+#   - kube-api-linter (tools/kube-api-linter/setup.sh), the referee of `opgen lint`;
 #   - helm (tools/helm/setup.sh), which lints and renders the charts of `opgen create helm`.
 # Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
 # server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
@@ -24,6 +25,8 @@ OLM_VALIDATE="$(bash tools/olm/setup.sh | tail -n 1)/olm-validate"
 export OLM_VALIDATE
 HELM="$(bash tools/helm/setup.sh | tail -n 1)/helm"
 export HELM
+KUBE_API_LINTER="$(bash tools/kube-api-linter/setup.sh | tail -n 1)/kube-api-linter"
+export KUBE_API_LINTER
 echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm) took $((SECONDS - start)) s"
 
 # Everything builds first (cargo holds the target directory while it runs), so that the tests

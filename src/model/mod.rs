@@ -129,6 +129,8 @@ pub struct TypeDef {
     /// serde handles it exactly as the type it wraps, in both directions: a type alias or a
     /// `#[serde(transparent)]` struct (not a newtype struct, which serde sees as itself).
     pub transparent: bool,
+    /// `#[serde(deny_unknown_fields)]` on a struct.
+    pub deny_unknown_fields: bool,
     pub loc: SrcLoc,
 }
 
@@ -301,6 +303,16 @@ pub fn build<'a>(
     diags: &mut Diagnostics,
 ) -> Model<'a> {
     resolve::Builder::new(files, markers).build(diags)
+}
+
+/// [`build`], with every type of the API modules (`src/api/**`) resolved, reachable from a kind
+/// or not: the linter's view.
+pub fn build_with_every_type<'a>(
+    files: &'a [SourceFile],
+    markers: Vec<FileMarkers>,
+    diags: &mut Diagnostics,
+) -> Model<'a> {
+    resolve::Builder::new(files, markers).build_with(true, diags)
 }
 
 /// The description of a node from its doc comments, as controller-gen makes it (spec §5):

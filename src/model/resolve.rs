@@ -190,7 +190,14 @@ impl<'a> Builder<'a> {
         self.scopes.entry(module).or_insert(scope);
     }
 
-    pub(super) fn build(mut self, diags: &mut Diagnostics) -> Model<'a> {
+    pub(super) fn build(self, diags: &mut Diagnostics) -> Model<'a> {
+        self.build_with(false, diags)
+    }
+
+    /// [`Builder::build`], and with `every_type` every struct, enum and alias of the API
+    /// modules besides those the kinds reach (the linter reads each, as kube-api-linter reads
+    /// every type of a package).
+    pub(super) fn build_with(mut self, every_type: bool, diags: &mut Diagnostics) -> Model<'a> {
         let mut packages: HashMap<Vec<String>, Vec<Marker>> = HashMap::new();
         let mut item_markers = Vec::new();
         for (i, fm) in self.markers.iter_mut().enumerate() {
@@ -205,6 +212,9 @@ impl<'a> Builder<'a> {
             );
         }
         let kinds = self.find_kinds(&packages, diags);
+        if every_type {
+            self.resolve_api_types(diags);
+        }
         let model = Model {
             files: self.files.iter().map(SourceFile::source).collect(),
             kinds,
@@ -217,6 +227,31 @@ impl<'a> Builder<'a> {
             kind_markers_elsewhere(&model, diags);
         }
         model
+    }
+
+    /// Every non-generic struct, enum and alias under `src/api/`, in module and name order.
+    fn resolve_api_types(&mut self, diags: &mut Diagnostics) {
+        let mut items: Vec<(Vec<String>, String, &'a syn::Item, usize)> = Vec::new();
+        for (module, scope) in &self.scopes {
+            if !self.files[scope.file].path.starts_with("src/api") {
+                continue;
+            }
+            for (name, item) in &scope.items {
+                let generic = match item {
+                    syn::Item::Struct(s) => !s.generics.params.is_empty(),
+                    syn::Item::Enum(e) => !e.generics.params.is_empty(),
+                    syn::Item::Type(t) => !t.generics.params.is_empty(),
+                    _ => true,
+                };
+                if !generic {
+                    items.push((module.clone(), name.clone(), *item, scope.file));
+                }
+            }
+        }
+        items.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        for (module, _, item, file) in items {
+            self.type_def_of(&module, file, item, diags);
+        }
     }
 
     fn loc_of<T: syn::spanned::Spanned>(&self, file: usize, node: &T) -> SrcLoc {
@@ -415,6 +450,10 @@ impl<'a> Builder<'a> {
                     .is_ok_and(|c| c.transparent),
                 _ => false,
             },
+            deny_unknown_fields: view
+                .as_ref()
+                .and_then(|v| v.as_ref().ok())
+                .is_some_and(|c| c.deny_unknown_fields),
             loc,
         });
         let shape = match self.serialization(item) {

@@ -12,6 +12,8 @@ use serde_derive_internals::{Ctxt, Derive, ast, attr};
 pub struct Container {
     pub default: bool,
     pub transparent: bool,
+    /// `deny_unknown_fields`: an object with a field serde does not know is refused.
+    pub deny_unknown_fields: bool,
     pub repr: EnumTag,
     /// `into`, `from` or `try_from`: the type serde goes through instead.
     pub proxy: Option<String>,
@@ -127,6 +129,7 @@ fn container(c: &ast::Container) -> Container {
     Container {
         default: !a.default().is_none(),
         transparent: a.transparent(),
+        deny_unknown_fields: a.deny_unknown_fields(),
         repr,
         proxy,
         fields,

@@ -12,6 +12,7 @@ pub mod edit;
 pub mod import_crd;
 pub mod import_go;
 pub mod init;
+pub mod lint;
 pub mod manifests;
 pub mod recover;
 pub mod relayout;

@@ -1,0 +1,110 @@
+//! `opgen lint`: the project's API types against the Kubernetes API conventions (`crate::lint`),
+//! configured by `[package.metadata.opgen.lint]`, with mechanical fixes staged on request.
+
+use crate::diag::{Diagnostic, Diagnostics, Result, Severity};
+use crate::lint::{self, Config, Finding};
+use crate::load::{self, Scope};
+use crate::markers::{MarkerCatalog, attach::attach};
+use crate::model::{self, Model};
+use crate::writer::Workspace;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Default)]
+pub struct LintOptions {
+    /// Every finding is an error.
+    pub strict: bool,
+    /// Stage the mechanical fixes (and report only what they leave).
+    pub fix: bool,
+    /// Only these rules, whatever the configuration enables.
+    pub only: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct LintReport {
+    /// Each finding, in source order, with its diagnostic (an error or a warning).
+    pub findings: Vec<(Finding, Diagnostic)>,
+    /// Findings `--fix` fixed.
+    pub fixed: usize,
+    /// What the model refused (and its warnings): reported with the findings, which are those
+    /// of the types it could read.
+    pub model: Vec<Diagnostic>,
+}
+
+impl LintReport {
+    pub fn errors(&self) -> usize {
+        let model = self.model.iter().filter(|d| d.severity == Severity::Error);
+        self.findings
+            .iter()
+            .filter(|(_, d)| d.severity == Severity::Error)
+            .count()
+            + model.count()
+    }
+}
+
+pub fn lint(ws: &mut Workspace, opts: &LintOptions) -> Result<LintReport> {
+    let mut config = match ws.read(Path::new("Cargo.toml"))? {
+        Some(text) => Config::parse(&ws.root().join("Cargo.toml"), &text)?,
+        None => Config::default(),
+    };
+    if !opts.only.is_empty() {
+        config.enable_only(&opts.only);
+    }
+    let (files, _) = load::load(ws, Path::new("src"), Scope::Relevant)?;
+    let mut diags = Diagnostics::default();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+        .collect();
+    let model = model::build_with_every_type(&files, markers, &mut diags);
+    let model_diags = match diags.finish() {
+        Ok(warnings) => warnings,
+        Err(e) => e.diagnostics,
+    };
+    if opts.fix && model_diags.iter().any(|d| d.severity == Severity::Error) {
+        // A fix computed on a model that is missing types could contradict the ones it lacks.
+        return Err(crate::diag::Error::many(model_diags));
+    }
+    let findings = lint::lint(&model, &config);
+    let mut report = LintReport {
+        model: model_diags,
+        ..LintReport::default()
+    };
+    let remaining = if opts.fix {
+        let (fixed, remaining): (Vec<Finding>, Vec<Finding>) =
+            findings.into_iter().partition(|f| f.fix.is_some());
+        report.fixed = fixed.len();
+        stage_fixes(ws, &model, &fixed);
+        remaining
+    } else {
+        findings
+    };
+    report.findings = remaining
+        .into_iter()
+        .map(|f| {
+            let d = lint::diagnostic(&model, &f, opts.strict);
+            (f, d)
+        })
+        .collect();
+    Ok(report)
+}
+
+/// Each file with its fixes' lines inserted (several on one line keep their order).
+fn stage_fixes(ws: &mut Workspace, model: &Model<'_>, fixed: &[Finding]) {
+    let mut by_file: BTreeMap<usize, Vec<&lint::Fix>> = BTreeMap::new();
+    for fix in fixed.iter().filter_map(|f| f.fix.as_ref()) {
+        by_file.entry(fix.file).or_default().push(fix);
+    }
+    for (file, fixes) in by_file {
+        let source = &model.files[file];
+        let mut out = String::with_capacity(source.text.len());
+        for (i, line) in source.text.split_inclusive('\n').enumerate() {
+            for fix in fixes.iter().filter(|f| f.before == i + 1) {
+                out.push_str(&fix.line);
+                out.push('\n');
+            }
+            out.push_str(line);
+        }
+        ws.stage(source.path, out);
+    }
+}

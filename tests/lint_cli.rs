@@ -1,0 +1,231 @@
+//! `opgen lint` from the command line: diagnostics at the field, the exit code, `--strict`, the
+//! configuration in Cargo.toml (and its errors at their line), and `--fix` through the writer.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn opgen(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("opgen runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const TYPES: &str = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// spec of a Widget.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "shop.example.com", version = "v1", kind = "Widget", namespaced)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetSpec {
+    /// ratio of the widget.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// size of the widget.
+    /// +required
+    pub size: i32,
+    /// colour of the widget.
+    /// +optional
+    #[serde(default)]
+    pub colour: Option<String>,
+}
+"#;
+
+/// A fresh project whose only API type is [`TYPES`], with `lint` as its lint configuration.
+fn project(name: &str, lint: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lint-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = opgen(
+        &dir,
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "widgets",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::create_dir_all(dir.join("src/api/v1")).unwrap();
+    std::fs::write(dir.join("src/api/mod.rs"), "pub mod v1;\n").unwrap();
+    std::fs::write(dir.join("src/api/v1/mod.rs"), "pub mod widget_types;\n").unwrap();
+    std::fs::write(dir.join("src/api/v1/widget_types.rs"), TYPES).unwrap();
+    let cargo = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo).unwrap();
+    std::fs::write(&cargo, format!("{text}{lint}")).unwrap();
+    dir
+}
+
+#[test]
+fn findings_are_warnings_at_the_field_and_strict_makes_them_fail() {
+    let dir = project("strict", "");
+    let out = opgen(&dir, &["lint"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    // f64 ratio: nofloats at the field's name; colour: an Option serialized as null.
+    assert!(
+        err.contains(
+            "warning[nofloats]: field WidgetSpec.ratio pointer should not use a float value"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("  --> src/api/v1/widget_types.rs:13:9\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[optionnull]: field WidgetSpec.colour is an Option written as null"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  --> src/api/v1/widget_types.rs:20:9\n"),
+        "{err}"
+    );
+    assert!(err.contains("lint: 2 warning(s)"), "{err}");
+    let strict = opgen(&dir, &["lint", "--strict"]);
+    assert!(!strict.status.success());
+    let err = stderr(&strict);
+    assert!(err.contains("error[nofloats]"), "{err}");
+    assert!(err.contains("lint: 2 error(s), 0 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rules_off_by_default_are_enabled_and_exceptions_need_a_reason() {
+    let config = r#"
+[package.metadata.opgen.lint]
+enable = ["nobools"]
+disable = ["optionnull"]
+
+[[package.metadata.opgen.lint.exceptions]]
+rule = "nofloats"
+field = "WidgetSpec.ratio"
+reason = "the ratio mirrors an upstream API"
+"#;
+    let dir = project("config", config);
+    let out = opgen(&dir, &["lint", "--strict"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lint: 0 warning(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_configuration_is_an_error_at_its_line() {
+    let config = "\n[package.metadata.opgen.lint]\ndisable = [\"nofloat\"]\n\n[[package.metadata.opgen.lint.exceptions]]\nrule = \"nofloats\"\nfield = \"WidgetSpec.ratio\"\n";
+    let dir = project("bad-config", config);
+    let before = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let out = opgen(&dir, &["lint"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let lines = before.lines().count();
+    // `disable` names no rule, at the value; the exception gives no reason, at its table.
+    assert!(
+        err.contains("error: `disable` names no rule: \"nofloat\""),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("Cargo.toml:{}:12", lines - 4)),
+        "{err}"
+    );
+    assert!(err.contains("help: the rules are commentstart, "), "{err}");
+    assert!(
+        err.contains("error: the exception to nofloats at WidgetSpec.ratio gives no `reason`"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("Cargo.toml:{}:1", lines - 2)),
+        "{err}"
+    );
+    let unknown = opgen(&dir, &["lint", "--only", "nope"]);
+    assert!(!unknown.status.success());
+    assert!(stderr(&unknown).contains("--only names no rule: nope"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fix_adds_skip_serializing_if_and_dry_run_writes_nothing() {
+    let dir = project("fix", "");
+    let file = dir.join("src/api/v1/widget_types.rs");
+    let dry = opgen(&dir, &["--dry-run", "lint", "--fix"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(
+        String::from_utf8_lossy(&dry.stdout).contains("would update src/api/v1/widget_types.rs")
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), TYPES);
+    let fixed = opgen(&dir, &["lint", "--fix"]);
+    assert!(fixed.status.success(), "{}", stderr(&fixed));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text,
+        TYPES.replace(
+            "    #[serde(default)]\n    pub colour",
+            "    #[serde(default)]\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub colour",
+        )
+    );
+    // What remains is what no fix covers.
+    let again = opgen(&dir, &["lint"]);
+    let err = stderr(&again);
+    assert!(!err.contains("optionnull"), "{err}");
+    assert!(err.contains("warning[nofloats]"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serde_forms_the_schema_cannot_say_are_reported() {
+    let dir = project("serde", "");
+    let extra = r#"
+/// choice of a Widget.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum Choice {
+    Number { number: i32 },
+    Text { text: String },
+}
+
+/// strict part of a Widget.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Strict {
+    /// name of the part.
+    /// +required
+    pub name: String,
+}
+"#;
+    let file = dir.join("src/api/v1/widget_types.rs");
+    std::fs::write(&file, format!("{TYPES}{extra}")).unwrap();
+    let out = opgen(&dir, &["lint"]);
+    let err = stderr(&out);
+    // An untagged enum is an error (the schema cannot tell its variants apart), so the run fails.
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("error[untaggedenum]: enum Choice is #[serde(untagged)]"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  --> src/api/v1/widget_types.rs:{}:10\n",
+            TYPES.lines().count() + 5
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[denyunknownfields]: Strict has #[serde(deny_unknown_fields)]"),
+        "{err}"
+    );
+    assert!(err.contains("lint: 1 error(s), 3 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

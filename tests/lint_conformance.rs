@@ -1,0 +1,1046 @@
+//! `opgen lint` against its referee, kube-api-linter (KAL), live: for each KAL rule opgen has,
+//! KAL's own analysistest package (`pkg/analysis/<rule>/testdata/src/a`, the one its default
+//! configuration is tested on) is taken from the Go module cache at the version
+//! tools/kube-api-linter/go.mod pins, made a Go API package, linted by KAL (built by
+//! tools/kube-api-linter/setup.sh, `KUBE_API_LINTER`), imported to Rust by `opgen import go`
+//! and linted by `opgen lint`. Both sides' findings are compared as a multiset of
+//! (type, field JSON name); every disagreement must be listed in `KNOWN` with its reason, and a
+//! listed one that no longer occurs fails too. The table of docs/conformance/lint.md is what this
+//! test computes (`OPGEN_REGEN=1` rewrites it).
+//!
+//! Making the testdata an API package changes two things, both neutral for the rules compared:
+//! a `// +groupName` doc.go, and a json tag `json:"<GoName>"` on each field without one (the name
+//! encoding/json gives it; controller-gen, and so `import go`, drops an untagged field). jsontags'
+//! "missing json tag" findings are then not produced by KAL either: Go-only, see `KNOWN`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (type, field JSON name or "" for the type) → how many findings.
+type Findings = BTreeMap<(String, String), usize>;
+
+/// Disagreements: (rule, type, field JSON name, side that alone reports it, why); `*` for every
+/// type or field of the rule on that side (where one reason covers them all).
+const UNSIGNED: &str = "import go widens Go's unsigned integers to signed Rust ones (controller-gen's schema of a uintN is a signed integer with a format), so no unsigned type is left to report";
+const MAP_KEY: &str = "a map with a non-string key: opgen's model refuses it as controller-gen does (map keys must be strings), so the field is not linted (import go should refuse it, see the report)";
+const POINTER: &str = "import go makes a field an Option by its optionality in controller-gen's schema, not by Go's pointer: a Go pointer without omitempty or an optional marker is required, so a plain Rust struct (which opgen checks), and a Go struct marked optional an Option (which it does not)";
+const GENERIC: &str = "a generic Go type: import go writes no Rust for it";
+
+const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldsAndMinPropertiesAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withOptionalFieldsAndMinPropertiesIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredAndOptionalFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredAndOptionalFieldIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredFieldAndPointer",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "A",
+        "withRequiredFieldIncorrect",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "commentstart",
+        "CommentStartTestStruct",
+        "-",
+        Side::Kal,
+        "the fields of an anonymous Go struct (lines 14 and 18 of KAL's a.go, mapped to the next declaration, `json:\"-\"`): import go writes an anonymous struct as serde_json::Value, which has no fields to lint",
+    ),
+    (
+        "commentstart",
+        "CommentStartTestStruct",
+        "AnonymousStructInlineJSONTag",
+        Side::Kal,
+        "an anonymous Go struct inlined: import go writes it as serde_json::Value, so neither it nor its fields carry a doc to check",
+    ),
+    (
+        "commentstart",
+        "CommentStartTestStruct",
+        "EmptyJSONTag",
+        Side::Opgen,
+        "`json:\"\"` names nothing, so KAL skips the field; serde names it EmptyJSONTag, as encoding/json does, and opgen checks it",
+    ),
+    (
+        "commentstart",
+        "MultipleTypeDeclaration1",
+        "",
+        Side::Kal,
+        "the field of unexportedStruct (line 71, mapped to the next declaration): import go writes no Rust for an unexported Go type",
+    ),
+    (
+        "defaultorrequired",
+        "Test",
+        "kalConflictedField",
+        Side::Kal,
+        "`+default:=` is the declarative-validation spelling opgen's catalog does not have: import go leaves it out with a warning, so the field has no default",
+    ),
+    (
+        "optionalorrequired",
+        "OptionalOrRequiredTestStruct",
+        "MarkedWithK8sRequiredAndK8sOptional",
+        Side::Kal,
+        "KAL reports this field twice (optional and required; k8s:optional and k8s:required), opgen once",
+    ),
+    (
+        "nonullable",
+        "NullableMarkerType",
+        "",
+        Side::Kal,
+        "+nullable on a type: controller-gen applies it to fields only, and import go leaves the type's marker out with a warning",
+    ),
+    (
+        "nonullable",
+        "Test",
+        "nullableMarkerFieldTypeAlias",
+        Side::Kal,
+        "its type alias lost +nullable on import (see NullableMarkerType)",
+    ),
+    (
+        "duplicatemarkers",
+        "*",
+        "*",
+        Side::Kal,
+        "opgen's markers stage refuses a marker given twice on one node (an error with its help, before any lint), and the import of KAL's package fails on one it cannot leave out: a type alias's markers given twice are reported at the Rust the import renders",
+    ),
+    (
+        "jsontags",
+        "*",
+        "*",
+        Side::Kal,
+        "the import of KAL's package fails: an embedded non-struct field `json:\",inline\"` becomes a flattened String, which opgen refuses; most of these findings are Go-only anyway (a missing, empty, unterminated or xml-only tag: a Rust field always has a serde name)",
+    ),
+    (
+        "nodurations",
+        "*",
+        "*",
+        Side::Kal,
+        "import go writes time.Duration as i64 (encoding/json writes nanoseconds) and metav1.Duration as String: the Rust type no longer says it is a duration; a Rust humantime/ISO duration type is reported",
+    ),
+    (
+        "statussubresource",
+        "*",
+        "*",
+        Side::Kal,
+        "KAL's testdata marks types that are no kinds (no TypeMeta and ObjectMeta) with +kubebuilder:subresource:status; opgen's model refuses such a marker (it would have no effect), and without kinds the rule has nothing to check",
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidSliceUInt",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidSliceUIntAlias",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidSliceUIntAliasPtr",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidSliceUIntPtr",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    ("integers", "Integers", "InvalidUInt", Side::Kal, UNSIGNED),
+    ("integers", "Integers", "InvalidUInt16", Side::Kal, UNSIGNED),
+    ("integers", "Integers", "InvalidUInt32", Side::Kal, UNSIGNED),
+    ("integers", "Integers", "InvalidUInt64", Side::Kal, UNSIGNED),
+    (
+        "integers",
+        "Integers",
+        "InvalidUIntAlias",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidUIntAliasPtr",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidUIntPtr",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidMapStringToUInt",
+        Side::Kal,
+        UNSIGNED,
+    ),
+    ("integers", "InvalidUInt16Alias", "", Side::Kal, UNSIGNED),
+    ("integers", "InvalidUInt32Alias", "", Side::Kal, UNSIGNED),
+    ("integers", "InvalidUInt64Alias", "", Side::Kal, UNSIGNED),
+    ("integers", "InvalidUIntAlias", "", Side::Kal, UNSIGNED),
+    ("integers", "InvalidUIntPtrAlias", "", Side::Kal, UNSIGNED),
+    (
+        "integers",
+        "Integers",
+        "InvalidMapIntToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "integers",
+        "Integers",
+        "InvalidMapUIntToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nobools",
+        "Bools",
+        "InvalidMapBoolPtrToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nobools",
+        "Bools",
+        "InvalidMapBoolToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nofloats",
+        "Floats",
+        "InvalidMapFloat32PtrToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nofloats",
+        "Floats",
+        "InvalidMapFloat32ToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nofloats",
+        "Floats",
+        "InvalidMapFloat64PtrToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nofloats",
+        "Floats",
+        "InvalidMapFloat64ToString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    ("nomaps", "MapIntString", "", Side::Kal, MAP_KEY),
+    ("nomaps", "MapIntStringB", "", Side::Kal, MAP_KEY),
+    (
+        "nomaps",
+        "NoMapsTestStructWithDefiningType",
+        "mapIntString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    (
+        "nomaps",
+        "NoMapsTestStructWithDefiningTypeAcrossFiles",
+        "mapIntString",
+        Side::Kal,
+        MAP_KEY,
+    ),
+    ("nomaps", "MapComparableKeyInt", "", Side::Kal, GENERIC),
+    ("nomaps", "MapComparableKeyString", "", Side::Kal, GENERIC),
+    ("nomaps", "MapIntGenerics", "", Side::Kal, GENERIC),
+    ("nomaps", "MapStringGenerics", "", Side::Kal, GENERIC),
+    (
+        "nomaps",
+        "NoMapsTestStructWithGenerics",
+        "mapComparableKeyInt",
+        Side::Kal,
+        "a field of a generic Go type's instance: import go writes no Rust for generic types, so the field's type is left out",
+    ),
+    (
+        "nomaps",
+        "NoMapsTestStructWithGenerics",
+        "mapComparableKeyString",
+        Side::Kal,
+        "a field of a generic Go type's instance: import go writes no Rust for generic types, so the field's type is left out",
+    ),
+    (
+        "nomaps",
+        "NoMapsTestStructWithGenerics",
+        "mapIntGenerics",
+        Side::Kal,
+        "a field of a generic Go type's instance: import go writes no Rust for generic types, so the field's type is left out",
+    ),
+    (
+        "nomaps",
+        "NoMapsTestStructWithGenerics",
+        "mapStringGenerics",
+        Side::Kal,
+        "a field of a generic Go type's instance: import go writes no Rust for generic types, so the field's type is left out",
+    ),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Kal,
+    Opgen,
+}
+
+fn kal() -> Option<PathBuf> {
+    match std::env::var_os("KUBE_API_LINTER") {
+        Some(p) if Path::new(&p).is_file() => Some(PathBuf::from(p)),
+        _ => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "KUBE_API_LINTER is not set to the kube-api-linter binary (bash tools/kube-api-linter/setup.sh); CI must run this test"
+            );
+            eprintln!("skipping: KUBE_API_LINTER is not set (bash tools/kube-api-linter/setup.sh)");
+            None
+        }
+    }
+}
+
+/// KAL's source at the pinned version, from the Go module cache.
+fn kal_module() -> PathBuf {
+    let go_mod = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/kube-api-linter/go.mod"),
+    )
+    .unwrap();
+    let version = go_mod
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("sigs.k8s.io/kube-api-linter "))
+        .expect("go.mod requires kube-api-linter")
+        .trim();
+    let out = Command::new("go")
+        .args(["mod", "download", "-json"])
+        .arg(format!("sigs.k8s.io/kube-api-linter@{version}"))
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .expect("go runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    PathBuf::from(info["Dir"].as_str().unwrap())
+}
+
+const MODULE: &str = "example.com/kal";
+
+/// KAL's package `a` of `rule` as the API package `example.com/kal/api/v1` of a fresh module.
+fn go_module(kal: &Path, rule: &str, dir: &Path) {
+    let src = kal.join("pkg/analysis").join(rule).join("testdata/src/a");
+    let api = dir.join("api/v1");
+    copy_go(&src, &api, true);
+    std::fs::write(dir.join("go.mod"), format!("module {MODULE}\n\ngo 1.24\n")).unwrap();
+    std::fs::write(
+        api.join("zz_groupname.go"),
+        "// +groupName=kal.example.com\npackage v1\n",
+    )
+    .unwrap();
+}
+
+fn copy_go(from: &Path, to: &Path, top: bool) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if path.is_dir() {
+            copy_go(&path, &to.join(name), false);
+        } else if path.extension().is_some_and(|e| e == "go") {
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            if top {
+                text = text.replacen("package a\n", "package v1\n", 1);
+            }
+            text = text.replace("\"a/", &format!("\"{MODULE}/api/v1/"));
+            std::fs::write(to.join(name), with_json_tags(&text)).unwrap();
+        }
+    }
+}
+
+/// Each named field of a struct without a struct tag gets `json:"<its name>"`.
+fn with_json_tags(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let trimmed = code.trim();
+        let mut line = line.to_owned();
+        if depth > 0 && !code.contains('`') && !code.contains('{') && !code.contains('(') {
+            let mut words = trimmed.split_whitespace();
+            if let (Some(name), Some(_ty)) = (words.next(), words.next())
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !trimmed.contains(',')
+            {
+                let end = code.trim_end().len();
+                line = format!("{} `json:\"{name}\"`{}", &line[..end], &line[end..]);
+            }
+        }
+        depth += code.matches("struct {").count();
+        if trimmed.starts_with('}') {
+            depth = depth.saturating_sub(1);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Go file:line → (type, field JSON name) of the declaration at or first after that line.
+fn go_keys(dir: &Path, pattern: &str) -> BTreeMap<(PathBuf, usize), (String, String)> {
+    let packages = opgen::load_go::load(dir, &[pattern.to_owned()]).expect("the Go loads");
+    let mut keys = BTreeMap::new();
+    for p in packages.iter().filter(|p| p.root) {
+        for t in &p.types {
+            keys.insert(
+                (t.pos.file.clone(), t.pos.line),
+                (t.name.clone(), String::new()),
+            );
+            if let opgen::load_go::ExprKind::Struct(fields) = t.ty.kind() {
+                for f in fields {
+                    // An embedded field (no name) is keyed by the json name its tag gives.
+                    let tag = f.tag_value("json").and_then(|j| j.split(',').next());
+                    let named = (!f.name.is_empty()).then_some(f.name.as_str());
+                    let Some(json) = tag.filter(|j| !j.is_empty()).or(named) else {
+                        continue;
+                    };
+                    keys.insert(
+                        (f.pos.file.clone(), f.pos.line),
+                        (t.name.clone(), json.to_owned()),
+                    );
+                }
+            }
+        }
+    }
+    keys
+}
+
+fn kal_findings(kal: &Path, rule: &str, dir: &Path) -> Findings {
+    kal_findings_of(kal, &[rule], dir, "./...")
+        .remove(rule)
+        .unwrap_or_default()
+}
+
+/// KAL's findings of `rules` on the packages `pattern` matches, by rule.
+fn kal_findings_of(
+    kal: &Path,
+    rules: &[&str],
+    dir: &Path,
+    pattern: &str,
+) -> BTreeMap<String, Findings> {
+    let out = Command::new(kal)
+        .args(["-json", pattern])
+        .current_dir(dir)
+        .env("KAL_ENABLE", rules.join(","))
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOWORK", "off")
+        .output()
+        .expect("kube-api-linter runs");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "kube-api-linter on {rules:?}: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let keys = go_keys(dir, pattern);
+    let mut found: BTreeMap<String, Findings> = BTreeMap::new();
+    // A package with tests is analysed twice, alone and as its test variant
+    // (`path [path.test]`): its findings count once.
+    let packages = json.as_object().unwrap().iter();
+    let packages = packages.filter(|(path, _)| !path.ends_with(".test]"));
+    for (rule, diags) in packages.flat_map(|(_, d)| d.as_object().unwrap()) {
+        for d in diags.as_array().into_iter().flatten() {
+            let posn = d["posn"].as_str().unwrap();
+            let mut parts = posn.rsplitn(3, ':');
+            let (_, line, file) = (parts.next(), parts.next().unwrap(), parts.next().unwrap());
+            let line: usize = line.parse().unwrap();
+            let key = key_at(&keys, Path::new(file), line)
+                .unwrap_or_else(|| panic!("{rule}: no Go declaration at or after {posn}"));
+            *found
+                .entry(rule.clone())
+                .or_default()
+                .entry(key)
+                .or_default() += 1;
+        }
+    }
+    found
+}
+
+fn opgen(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(args)
+        .current_dir(dir)
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOWORK", "off")
+        .output()
+        .expect("opgen runs")
+}
+
+/// What `opgen import go` and `opgen lint --only rule` make of the module.
+#[derive(Default)]
+struct Ours {
+    found: Findings,
+    /// Go declarations the import refused, blanked out so that it takes the rest: their key and
+    /// the import's error.
+    left_out: Vec<((String, String), String)>,
+    /// What the model refused in the imported Rust (its types are not linted).
+    refused: Vec<String>,
+}
+
+/// Imports the module (each Go declaration the import refuses blanked out and the import run
+/// again), then lints the Rust; Err with the import's error where it names no Go line.
+fn opgen_findings(rule: &str, go: &Path, project: &Path) -> Result<Ours, String> {
+    std::fs::create_dir_all(project).unwrap();
+    let init = opgen(
+        project,
+        &["init", "--domain", "example.com", "--project-name", "kal"],
+    );
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let keys = go_keys(go, "./...");
+    let mut ours = Ours::default();
+    for attempt in 0.. {
+        assert!(attempt < 40, "{rule}: the import keeps failing");
+        let import = opgen(
+            project,
+            &["import", "go", go.to_str().unwrap(), "--paths", "./api/..."],
+        );
+        if import.status.success() {
+            break;
+        }
+        let err = String::from_utf8_lossy(&import.stderr).into_owned();
+        let errors = located_errors(&err, go);
+        if errors.is_empty() {
+            // The markers stage reads the rendered Rust: a marker given twice is an error there,
+            // at a line of the Rust the failed import did not write.
+            let first = err.lines().next().unwrap_or_default().to_owned();
+            let twice = first.contains("is given twice");
+            if !twice || !drop_repeated_markers(go, &keys, &first, &mut ours.left_out) {
+                return Err(first);
+            }
+            continue;
+        }
+        for (file, line, message) in errors {
+            let key = key_at(&keys, &file, line).unwrap_or_default();
+            blank_declaration(&file, line);
+            ours.left_out.push((key, message));
+        }
+    }
+    let out = opgen(project, &["lint", "--only", rule, "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ours.refused = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: ") && !l.starts_with("error: lint: "))
+        .map(str::to_owned)
+        .collect();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(f["rule"], rule);
+        let key = (
+            f["type"].as_str().unwrap().to_owned(),
+            f["field"].as_str().unwrap_or_default().to_owned(),
+        );
+        *ours.found.entry(key).or_default() += 1;
+    }
+    Ok(ours)
+}
+
+/// The key of the declaration at or first after `line` of `file`.
+fn key_at(
+    keys: &BTreeMap<(PathBuf, usize), (String, String)>,
+    file: &Path,
+    line: usize,
+) -> Option<(String, String)> {
+    keys.range((file.to_owned(), line)..)
+        .next()
+        .filter(|((f, _), _)| f == file)
+        .map(|(_, k)| k.clone())
+}
+
+/// The errors of opgen's stderr located in a Go file under `go`: file, line, message.
+fn located_errors(stderr: &str, go: &Path) -> Vec<(PathBuf, usize, String)> {
+    let mut out = Vec::new();
+    let mut message = None;
+    for line in stderr.lines() {
+        if let Some(m) = line.strip_prefix("error: ") {
+            message = Some(m.to_owned());
+        } else if let Some(at) = line.trim_start().strip_prefix("--> ")
+            && let Some(m) = message.take()
+        {
+            let mut parts = at.rsplitn(3, ':');
+            let (_, line, file) = (parts.next(), parts.next(), parts.next());
+            if let (Some(line), Some(file)) = (line.and_then(|l| l.parse().ok()), file)
+                && Path::new(file).starts_with(go)
+            {
+                out.push((PathBuf::from(file), line, m));
+            }
+        }
+    }
+    out
+}
+
+/// Blanks each marker line that repeats one above it in the same comment block, in every Go
+/// file under `go`, keeping the declaration it stood on (with `message`) in `left_out`; false
+/// when there was none.
+fn drop_repeated_markers(
+    go: &Path,
+    keys: &BTreeMap<(PathBuf, usize), (String, String)>,
+    message: &str,
+    left_out: &mut Vec<((String, String), String)>,
+) -> bool {
+    let mut dropped = false;
+    let api = go.join("api/v1");
+    for entry in std::fs::read_dir(&api).unwrap() {
+        let file = entry.unwrap().path();
+        if file.extension().is_none_or(|e| e != "go") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut block: Vec<String> = Vec::new();
+        let mut lines = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            let marker = t
+                .strip_prefix("//")
+                .map(str::trim)
+                .filter(|m| m.starts_with('+'));
+            // Markers of a declaration: its doc and the comment groups above it.
+            if !t.is_empty() && !t.starts_with("//") {
+                block.clear();
+            }
+            match marker {
+                Some(m) if block.iter().any(|b| b == m) => {
+                    let key = key_at(keys, &file, i + 1).unwrap_or_default();
+                    left_out.push((key, message.to_owned()));
+                    lines.push(String::new());
+                    dropped = true;
+                }
+                Some(m) => {
+                    block.push(m.to_owned());
+                    lines.push(line.to_owned());
+                }
+                None => lines.push(line.to_owned()),
+            }
+        }
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    }
+    dropped
+}
+
+/// Blanks the Go declaration at `line` (a whole `struct { ... }` when it opens one), keeping
+/// every other line where it is.
+fn blank_declaration(file: &Path, line: usize) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut depth = 0i32;
+    for l in lines.iter_mut().skip(line - 1) {
+        let code = l.split("//").next().unwrap_or("").to_owned();
+        depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+        l.clear();
+        if depth <= 0 {
+            break;
+        }
+    }
+    std::fs::write(file, lines.join("\n") + "\n").unwrap();
+}
+
+struct Row {
+    rule: &'static str,
+    kal: usize,
+    matched: usize,
+    /// Why the whole package could not be imported.
+    import_error: Option<String>,
+    ours: Ours,
+    /// KAL's findings on declarations the import left out, with its error.
+    left_out: Vec<((String, String), String)>,
+    disagreements: Vec<(String, String, Side)>,
+}
+
+#[test]
+fn findings_agree_with_kube_api_linter_rule_by_rule() {
+    let Some(kal) = kal() else { return };
+    let module = kal_module();
+    let rules: Vec<&'static str> = opgen::lint::rules()
+        .iter()
+        .map(|r| r.name)
+        .filter(|r| {
+            module
+                .join("pkg/analysis")
+                .join(r)
+                .join("testdata/src/a")
+                .is_dir()
+        })
+        .collect();
+    assert!(
+        rules.len() >= 10,
+        "opgen has kube-api-linter's rules: {rules:?}"
+    );
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lint-conformance-{}", std::process::id()));
+    let mut rows = Vec::new();
+    for rule in rules {
+        let go = work.join(rule).join("go");
+        go_module(&module, rule, &go);
+        let theirs = kal_findings(&kal, rule, &go);
+        let (ours, import_error) = match opgen_findings(rule, &go, &work.join(rule).join("project"))
+        {
+            Ok(ours) => (ours, None),
+            Err(e) => (Ours::default(), Some(e)),
+        };
+        let mut row = Row {
+            rule,
+            kal: theirs.values().sum(),
+            matched: 0,
+            import_error,
+            ours: Ours::default(),
+            left_out: Vec::new(),
+            disagreements: Vec::new(),
+        };
+        let keys: std::collections::BTreeSet<_> = theirs.keys().chain(ours.found.keys()).collect();
+        for key in keys {
+            let (k, o) = (
+                theirs.get(key).copied().unwrap_or(0),
+                ours.found.get(key).copied().unwrap_or(0),
+            );
+            row.matched += k.min(o);
+            let left_out = ours.left_out.iter().find(|(left, _)| left == key);
+            for _ in 0..k.abs_diff(o) {
+                match left_out {
+                    Some(left) if k > o => row.left_out.push(left.clone()),
+                    _ => {
+                        let side = if k > o { Side::Kal } else { Side::Opgen };
+                        row.disagreements.push((key.0.clone(), key.1.clone(), side));
+                    }
+                }
+            }
+        }
+        row.ours = ours;
+        rows.push(row);
+    }
+    check_known_and_table(&rows);
+    // Kept when a check fails, to look at.
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn check_known_and_table(rows: &[Row]) {
+    let mut unlisted = Vec::new();
+    let mut seen = Vec::new();
+    for row in rows {
+        for (t, f, side) in &row.disagreements {
+            match KNOWN.iter().position(|k| {
+                k.0 == row.rule
+                    && (k.1 == "*" || k.1 == t)
+                    && (k.2 == "*" || k.2 == f)
+                    && k.3 == *side
+            }) {
+                Some(i) => seen.push(i),
+                None => unlisted.push(format!(
+                    "(\"{}\", \"{t}\", \"{f}\", Side::{side:?}, \"\"),",
+                    row.rule
+                )),
+            }
+        }
+    }
+    let stale: Vec<_> = KNOWN
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !seen.contains(i))
+        .map(|(_, k)| k)
+        .collect();
+    let table = table(rows);
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance/lint.md");
+    let doc = std::fs::read_to_string(&doc_path).unwrap_or_default();
+    let (begin, end) = (
+        "<!-- table: tests/lint_conformance.rs -->\n",
+        "<!-- end table -->\n",
+    );
+    let current = doc
+        .split(begin)
+        .nth(1)
+        .and_then(|rest| rest.split(end).next())
+        .unwrap_or_default();
+    if std::env::var("OPGEN_REGEN").is_ok() && current != table {
+        let (head, tail) = match (doc.split_once(begin), doc.split_once(end)) {
+            (Some((head, _)), Some((_, tail))) => (head.to_owned(), tail.to_owned()),
+            _ => (doc.clone(), String::new()),
+        };
+        std::fs::write(&doc_path, format!("{head}{begin}{table}{end}{tail}")).unwrap();
+    } else {
+        assert_eq!(
+            current, table,
+            "docs/conformance/lint.md's table is out of date (OPGEN_REGEN=1 rewrites it)"
+        );
+    }
+    assert!(
+        unlisted.is_empty(),
+        "disagreements with kube-api-linter not in KNOWN:\n{}",
+        unlisted.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "KNOWN lists disagreements that no longer occur: {stale:?}"
+    );
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| rule | KAL findings | matched | left out by the import | KAL only | opgen only |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    for r in rows {
+        let only = |side| r.disagreements.iter().filter(|d| d.2 == side).count();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            r.rule,
+            r.kal,
+            r.matched,
+            r.left_out.len(),
+            only(Side::Kal),
+            only(Side::Opgen),
+        ));
+    }
+    let sum = |f: fn(&Row) -> usize| rows.iter().map(f).sum::<usize>();
+    out.push_str(&format!(
+        "| **all** | {} | {} | {} | {} | {} |\n",
+        sum(|r| r.kal),
+        sum(|r| r.matched),
+        sum(|r| r.left_out.len()),
+        sum(|r| r.disagreements.iter().filter(|d| d.2 == Side::Kal).count()),
+        sum(|r| r
+            .disagreements
+            .iter()
+            .filter(|d| d.2 == Side::Opgen)
+            .count()),
+    ));
+    out.push_str("\nWhat `opgen import go` refused (the Go declaration is left out and the rest imported), and what the model refused in the imported Rust:\n\n");
+    let quote = |m: &str| format!("`{}`", m.replace('`', "'"));
+    for r in rows {
+        if let Some(e) = &r.import_error {
+            out.push_str(&format!("- {}: the whole package: {}\n", r.rule, quote(e)));
+        }
+        let mut left: Vec<String> = r
+            .ours
+            .left_out
+            .iter()
+            .map(|((t, f), m)| format!("- {}: {t}.{f}: {}\n", r.rule, quote(m)))
+            .collect();
+        left.extend(r.ours.refused.iter().map(|m| {
+            format!(
+                "- {}: model: {}\n",
+                r.rule,
+                quote(m.trim_start_matches("error: "))
+            )
+        }));
+        left.dedup();
+        out.extend(left);
+    }
+    out.push_str("\nEvery disagreement and why (`KNOWN`; `*` stands for every type or field of the rule):\n\n");
+    for (rule, t, f, side, why) in KNOWN {
+        let side = match side {
+            Side::Kal => "KAL only",
+            Side::Opgen => "opgen only",
+        };
+        let at = if f.is_empty() {
+            (*t).to_owned()
+        } else {
+            format!("{t}.{f}")
+        };
+        out.push_str(&format!("- {rule} `{at}` ({side}): {why}\n"));
+    }
+    out
+}
+
+/// Disagreements on jobset: (rule, type, field JSON name, side, why).
+const KNOWN_JOBSET: &[(&str, &str, &str, Side, &str)] = &[
+    ("optionalorrequired", "JobSet", "*", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "JobSet", "*", Side::Kal, KIND_ROOT),
+    (
+        "commentstart",
+        "LeaderElectionConfiguration",
+        "*",
+        Side::Opgen,
+        UPSTREAM,
+    ),
+    (
+        "optionalorrequired",
+        "LeaderElectionConfiguration",
+        "*",
+        Side::Opgen,
+        UPSTREAM,
+    ),
+    ("commentstart", "TypeMeta", "*", Side::Opgen, UPSTREAM),
+];
+const KIND_ROOT: &str = "the fields of the Go kind struct (metadata, spec, status): kube-derive writes the kind's root type, so the Rust has no such fields";
+const UPSTREAM: &str = "a type of another module (k8s.io/component-base, apimachinery's TypeMeta) that import go writes under src/api/upstream/: opgen lints every type under src/api/, KAL only the packages it is given";
+
+/// jobset (its version in the controller-gen real-world corpus of tests/import_go.rs): KAL on its
+/// Go API packages against `opgen lint` on what `opgen import go` makes of them, for every rule
+/// both have that KAL runs by default.
+#[test]
+fn jobset_agrees_with_kube_api_linter() {
+    let Some(kal) = kal() else { return };
+    let out = Command::new("go")
+        .args(["mod", "download", "-json", "sigs.k8s.io/jobset@v0.11.1"])
+        .output()
+        .expect("go runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let work =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lint-jobset-{}", std::process::id()));
+    let go = work.join("go");
+    copy_tree(Path::new(info["Dir"].as_str().unwrap()), &go);
+    let module = kal_module();
+    let rules: Vec<&str> = opgen::lint::rules()
+        .iter()
+        .filter(|r| r.default && module.join("pkg/analysis").join(r.name).is_dir())
+        .map(|r| r.name)
+        .collect();
+    let theirs = kal_findings_of(&kal, &rules, &go, "./api/...");
+    let project = work.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    for args in [
+        &["init", "--domain", "x-k8s.io", "--project-name", "jobset"][..],
+        &[
+            "import",
+            "go",
+            go.to_str().unwrap(),
+            "--paths",
+            "./api/...",
+            "--generate-embedded-object-meta",
+        ],
+    ] {
+        let out = opgen(&project, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let only = rules.join(",");
+    let out = opgen(&project, &["lint", "--only", &only, "--format", "json"]);
+    let mut ours: BTreeMap<String, Findings> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: serde_json::Value = serde_json::from_str(line).unwrap();
+        let key = (
+            f["type"].as_str().unwrap().to_owned(),
+            f["field"].as_str().unwrap_or_default().to_owned(),
+        );
+        *ours
+            .entry(f["rule"].as_str().unwrap().to_owned())
+            .or_default()
+            .entry(key)
+            .or_default() += 1;
+    }
+    let mut unlisted = Vec::new();
+    let (mut total, mut matched) = (0, 0);
+    for rule in &rules {
+        let (k, o) = (
+            theirs.get(*rule).cloned().unwrap_or_default(),
+            ours.get(*rule).cloned().unwrap_or_default(),
+        );
+        total += k.values().sum::<usize>();
+        let keys: std::collections::BTreeSet<_> = k.keys().chain(o.keys()).collect();
+        for key in keys {
+            let (a, b) = (
+                k.get(key).copied().unwrap_or(0),
+                o.get(key).copied().unwrap_or(0),
+            );
+            matched += a.min(b);
+            if a != b {
+                let side = if a > b { Side::Kal } else { Side::Opgen };
+                let listed = KNOWN_JOBSET.iter().any(|j| {
+                    j.0 == *rule
+                        && (j.1 == "*" || j.1 == key.0)
+                        && (j.2 == "*" || j.2 == key.1)
+                        && j.3 == side
+                });
+                if !listed {
+                    unlisted.push(format!(
+                        "(\"{rule}\", \"{}\", \"{}\", Side::{side:?}, \"\"), // {a} / {b}",
+                        key.0, key.1
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("jobset: {matched} of {total} KAL findings matched");
+    assert!(
+        unlisted.is_empty(),
+        "disagreements on jobset not in KNOWN_JOBSET:\n{}",
+        unlisted.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &dest);
+        } else {
+            std::fs::write(&dest, std::fs::read(&path).unwrap()).unwrap();
+        }
+    }
+}
