@@ -48,6 +48,7 @@ const EVERY_STAGE: &[&str] = &[
     "load",
     "load_crd",
     "load_go",
+    "compat",
     "markers",
     "model",
     "generators",
@@ -101,6 +102,22 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
             ],
         ),
         ("generators", &["ops", "cli", "clap"]),
+        // `opgen diff`'s classifier: CRD values in, findings out, whoever loaded them.
+        (
+            "compat",
+            &[
+                "load",
+                "load_crd",
+                "load_go",
+                "markers",
+                "model",
+                "generators",
+                "writer",
+                "ops",
+                "cli",
+                "clap",
+            ],
+        ),
         (
             "writer",
             &[

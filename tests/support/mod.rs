@@ -225,3 +225,20 @@ pub fn create_api(project: &Path, group: &str, version: &str, kind: &str) {
         ],
     );
 }
+
+/// Whether this is CI (`CI` set and not `false`/`0`), where a missing tool fails a test.
+pub fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// A published Go module's directory in the module cache, downloaded through the Go module
+/// proxy (`go mod download`); None when that fails.
+pub fn go_module_dir(module: &str, version: &str) -> Option<PathBuf> {
+    let out = Command::new("go")
+        .args(["mod", "download", "-json", &format!("{module}@{version}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    info["Dir"].as_str().map(PathBuf::from)
+}

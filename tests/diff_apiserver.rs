@@ -1,0 +1,348 @@
+//! The API server as referee of `opgen diff` (`compat`). For each pair of CRDs the old one is
+//! installed and objects valid under it are stored (a case's own, and one per served version
+//! with every field set when the old CRD accepts it), the new CRD replaces it, and each object
+//! is read back, updated without change and created again under a new name; a CRD with a
+//! status subresource also has its /status read. A *breaking* verdict (at wire strictness)
+//! must show a refusal or lost data there, a *compatible* one none; a *possibly breaking* one
+//! may do either, and what it did is printed.
+//!
+//! The pairs: tests/fixtures/diff/pairs/ (one change each), and the CRDs of consecutive
+//! gateway-api releases (Go modules from the proxy), each moved to a group of its own so that
+//! all run at once on one API server.
+//!
+//! Without the control plane the tests print one line and pass; under CI it must be there.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Client;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use opgen::compat::{self, Severity, Strictness};
+use serde_json::{Value, json};
+
+fn documents(path: &Path) -> Vec<Value> {
+    opgen_envtest::parse_documents(path).unwrap()
+}
+
+/// What the API server did with the stored objects once the new CRD was applied.
+enum Outcome {
+    Clean { objects: usize },
+    Refused(String),
+    Lost(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Clean { objects } => write!(f, "clean ({objects} objects)"),
+            Outcome::Refused(what) => write!(f, "refused: {what}"),
+            Outcome::Lost(what) => write!(f, "lost: {what}"),
+        }
+    }
+}
+
+/// One pair to referee: the CRDs, objects valid under the old one, where it comes from.
+struct Pair {
+    what: String,
+    old: Value,
+    new: Value,
+    objects: Vec<Value>,
+}
+
+/// The API of `object`'s kind version under `crd`.
+fn api_for(client: &Client, crd: &Value, object: &Value) -> Api<DynamicObject> {
+    let api_version = object["apiVersion"].as_str().unwrap();
+    let (group, version) = api_version.split_once('/').unwrap();
+    let gvk = GroupVersionKind::gvk(group, version, object["kind"].as_str().unwrap());
+    let resource =
+        ApiResource::from_gvk_with_plural(&gvk, crd["spec"]["names"]["plural"].as_str().unwrap());
+    if crd["spec"]["scope"] == "Cluster" {
+        Api::all_with(client.clone(), &resource)
+    } else {
+        Api::namespaced_with(client.clone(), "default", &resource)
+    }
+}
+
+/// The first value of `original` that `got` lacks or holds differently (null and absent are
+/// the same; fields `got` adds, such as defaults, are no loss).
+fn lost(original: &Value, got: &Value, path: &str) -> Option<String> {
+    match original {
+        Value::Object(fields) => fields.iter().find_map(|(k, v)| {
+            if path.is_empty() && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                return None;
+            }
+            lost(v, &got[k], &format!("{path}.{k}"))
+        }),
+        Value::Null => None,
+        Value::Number(n) if got.as_f64() == n.as_f64() => None,
+        _ if original == got => None,
+        _ => Some(format!("{path}: {original} read back as {got}")),
+    }
+}
+
+/// Objects with every field set, one per served version of `crd`, named `every-field-<v>`.
+fn every_field_objects(crd: &Value, scratch: &Path) -> Vec<Value> {
+    let file = scratch.join(format!(
+        "{}.json",
+        crd["metadata"]["name"].as_str().unwrap()
+    ));
+    std::fs::write(&file, crd.to_string()).unwrap();
+    let versions = crd["spec"]["versions"].as_array().unwrap();
+    versions
+        .iter()
+        .filter(|v| v["served"] == true)
+        .map(|v| {
+            let name = v["name"].as_str().unwrap();
+            let mut o = opgen_envtest::object_with_every_field(&file, name).unwrap();
+            o["metadata"] = json!({"name": format!("every-field-{name}")});
+            o
+        })
+        .collect()
+}
+
+async fn referee(client: &Client, pair: &Pair, scratch: &Path) -> Outcome {
+    let (old, new) = (&pair.old, &pair.new);
+    let name = old["metadata"]["name"].as_str().unwrap();
+    let file = scratch.join(format!("{name}.old.json"));
+    std::fs::write(&file, old.to_string()).unwrap();
+    opgen_envtest::install_crds(client, &file).await.unwrap();
+    let create = async |object: &Value| {
+        let o: DynamicObject = serde_json::from_value(object.clone()).unwrap();
+        api_for(client, old, object)
+            .create(&PostParams::default(), &o)
+            .await
+    };
+    let mut objects = Vec::new();
+    for object in &pair.objects {
+        create(object)
+            .await
+            .unwrap_or_else(|e| panic!("{}: the old CRD refuses {object}: {e}", pair.what));
+        objects.push(object.clone());
+    }
+    // Generated values need not pass patterns, bounds or rules: kept only where valid.
+    for object in every_field_objects(old, scratch) {
+        if create(&object).await.is_ok() {
+            objects.push(object);
+        }
+    }
+
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let mut replacement: CustomResourceDefinition = serde_json::from_value(new.clone()).unwrap();
+    replacement.metadata.resource_version = crds.get(name).await.unwrap().metadata.resource_version;
+    if let Err(e) = crds
+        .replace(name, &PostParams::default(), &replacement)
+        .await
+    {
+        return Outcome::Refused(format!("the CRD update: {e}"));
+    }
+    // The API server serves the new schema once its CRD handler has seen the update.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    for object in &objects {
+        if let Some(outcome) = after_update(client, old, new, object).await {
+            return outcome;
+        }
+    }
+    Outcome::Clean {
+        objects: objects.len(),
+    }
+}
+
+/// One stored object under the new CRD: read, updated unchanged, created again.
+async fn after_update(
+    client: &Client,
+    old: &Value,
+    new: &Value,
+    object: &Value,
+) -> Option<Outcome> {
+    let object_name = object["metadata"]["name"].as_str().unwrap();
+    let api = api_for(client, new, object);
+    let got = match api.get(object_name).await {
+        Ok(got) => got,
+        Err(e) => return Some(Outcome::Refused(format!("reading {object_name}: {e}"))),
+    };
+    if let Some(what) = lost(object, &serde_json::to_value(&got).unwrap(), "") {
+        return Some(Outcome::Lost(format!("{object_name} read back: {what}")));
+    }
+    match api.replace(object_name, &PostParams::default(), &got).await {
+        Ok(updated) => {
+            if let Some(what) = lost(object, &serde_json::to_value(&updated).unwrap(), "") {
+                return Some(Outcome::Lost(format!("{object_name} updated: {what}")));
+            }
+        }
+        Err(e) => {
+            return Some(Outcome::Refused(format!(
+                "updating {object_name} unchanged: {e}"
+            )));
+        }
+    }
+    let mut copy = object.clone();
+    copy["metadata"] = json!({"name": format!("{object_name}-again")});
+    let copy_object: DynamicObject = serde_json::from_value(copy.clone()).unwrap();
+    match api.create(&PostParams::default(), &copy_object).await {
+        Ok(created) => {
+            if let Some(what) = lost(&copy, &serde_json::to_value(&created).unwrap(), "") {
+                return Some(Outcome::Lost(format!(
+                    "{object_name} created again: {what}"
+                )));
+            }
+        }
+        Err(e) => {
+            return Some(Outcome::Refused(format!(
+                "creating {object_name} again: {e}"
+            )));
+        }
+    }
+    let had_status = old["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|v| v["subresources"]["status"].is_object());
+    if had_status && let Err(e) = api.get_status(object_name).await {
+        return Some(Outcome::Refused(format!(
+            "reading {object_name}/status: {e}"
+        )));
+    }
+    None
+}
+
+/// Referees every pair at once (each waits 3 s for its CRD update) and checks opgen's
+/// verdicts against the outcomes; returns how many agreed.
+async fn judge(pairs: Vec<Pair>) -> Option<usize> {
+    let control_plane = opgen_envtest::shared_or_skip().await?;
+    let client = control_plane.client().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch_path = scratch.path().to_path_buf();
+    let handles: Vec<_> = pairs
+        .into_iter()
+        .map(|pair| {
+            let (client, scratch) = (client.clone(), scratch_path.clone());
+            tokio::spawn(async move {
+                let outcome = referee(&client, &pair, &scratch).await;
+                (pair, outcome)
+            })
+        })
+        .collect();
+    let (mut agreed, mut disagreements, mut table) = (0, Vec::new(), String::new());
+    let total = handles.len();
+    for handle in handles {
+        let (pair, outcome) = handle.await.unwrap();
+        let verdict = compat::compare(
+            std::slice::from_ref(&pair.old),
+            std::slice::from_ref(&pair.new),
+            false,
+        )
+        .verdict(Strictness::Wire);
+        let agrees = !matches!(
+            (verdict, &outcome),
+            (Severity::Breaking, Outcome::Clean { .. })
+                | (Severity::Compatible, Outcome::Refused(_) | Outcome::Lost(_))
+        );
+        table.push_str(&format!(
+            "{:<44} {:<18} {outcome}\n",
+            pair.what,
+            verdict.as_str()
+        ));
+        if agrees {
+            agreed += 1;
+        } else {
+            disagreements.push(format!(
+                "{}: opgen says {}, the API server: {outcome}",
+                pair.what,
+                verdict.as_str()
+            ));
+        }
+    }
+    eprintln!("{table}agreement with the API server: {agreed}/{total} pairs");
+    assert!(
+        disagreements.is_empty(),
+        "opgen's verdicts the API server contradicts:\n{}",
+        disagreements.join("\n")
+    );
+    Some(agreed)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn single_changes_breaking_exactly_where_the_api_server_refuses_or_loses() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff/pairs");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    let pairs = cases
+        .iter()
+        .map(|case| Pair {
+            what: case.file_name().unwrap().to_string_lossy().into_owned(),
+            old: documents(&case.join("old.yaml")).remove(0),
+            new: documents(&case.join("new.yaml")).remove(0),
+            objects: documents(&case.join("objects.yaml")),
+        })
+        .collect();
+    judge(pairs).await;
+}
+
+/// Consecutive gateway-api releases whose standard CRDs are compared (the module proxy holds
+/// these; v1.7.0 needs Go 1.27).
+const GATEWAY_API_RELEASES: &[&str] = &["v1.3.0", "v1.4.0", "v1.5.0", "v1.6.0"];
+
+/// `crd` moved to the group `<tag>.<group>` (names follow), so that each release pair has its
+/// own copy on the API server.
+fn regroup(crd: &Value, tag: &str) -> Value {
+    let mut crd = crd.clone();
+    let group = format!("{tag}.{}", crd["spec"]["group"].as_str().unwrap());
+    crd["metadata"] = json!({
+        "name": format!("{}.{group}", crd["spec"]["names"]["plural"].as_str().unwrap()),
+    });
+    crd["spec"]["group"] = group.into();
+    crd
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gateway_api_releases_on_the_api_server() {
+    let mut pairs = Vec::new();
+    for span in GATEWAY_API_RELEASES.windows(2) {
+        let dirs: Vec<PathBuf> = span
+            .iter()
+            .filter_map(|v| support::go_module_dir("sigs.k8s.io/gateway-api", v))
+            .collect();
+        let [old_dir, new_dir] = dirs.as_slice() else {
+            assert!(!support::on_ci(), "cannot download gateway-api {span:?}");
+            eprintln!("skipped: the Go module proxy is out of reach");
+            return;
+        };
+        let tag = format!("{}-{}", span[0], span[1]).replace('.', "-");
+        let crds = |dir: &Path| -> Vec<Value> {
+            let files = dir.join("config/crd/standard");
+            let mut found: Vec<PathBuf> = std::fs::read_dir(files)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            found.sort();
+            found
+                .iter()
+                .flat_map(|f| documents(f))
+                .filter(|d| d["kind"] == "CustomResourceDefinition")
+                .collect()
+        };
+        let new_crds = crds(new_dir);
+        for old in crds(old_dir) {
+            let Some(new) = new_crds
+                .iter()
+                .find(|n| n["metadata"]["name"] == old["metadata"]["name"])
+            else {
+                continue;
+            };
+            pairs.push(Pair {
+                what: format!("{} {}", tag, old["metadata"]["name"].as_str().unwrap()),
+                old: regroup(&old, &tag),
+                new: regroup(new, &tag),
+                objects: Vec::new(),
+            });
+        }
+    }
+    judge(pairs).await;
+}
