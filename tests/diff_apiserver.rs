@@ -346,3 +346,57 @@ async fn gateway_api_releases_on_the_api_server() {
     }
     judge(pairs).await;
 }
+
+/// `opgen diff cluster: <new>`: the cluster's CRDs (through kubectl and the kubeconfig) as the
+/// old side; CRDs the cluster has and the new side does not are left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_cluster_is_the_old_side() {
+    let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
+        return;
+    };
+    let client = control_plane.client().unwrap();
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff/pairs/field-removed");
+    // A copy in a group of its own: the referee test installs and replaces the original.
+    let scratch = tempfile::tempdir().unwrap();
+    let old = regroup(&documents(&case.join("old.yaml"))[0], "cluster");
+    let new = regroup(&documents(&case.join("new.yaml"))[0], "cluster");
+    let (old_file, new_file) = (
+        scratch.path().join("old.json"),
+        scratch.path().join("new.json"),
+    );
+    std::fs::write(&old_file, old.to_string()).unwrap();
+    std::fs::write(&new_file, new.to_string()).unwrap();
+    opgen_envtest::install_crds(&client, &old_file)
+        .await
+        .unwrap();
+    let run = |new: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+            .args(["diff", "cluster:"])
+            .arg(new)
+            .env("KUBECONFIG", control_plane.kubeconfig_path())
+            .env("KUBECTL", control_plane.assets().kubectl())
+            .output()
+            .unwrap()
+    };
+    let out = run(&new_file);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("breaking          widgets.cluster.field-removed.diff.opgen.dev v1 .spec.a: field removed"),
+        "{text}"
+    );
+    // The cluster's CRD against itself: nothing changed.
+    let out = run(&old_file);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
