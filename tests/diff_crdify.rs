@@ -1,7 +1,8 @@
 //! crdify as referee of `opgen diff` (`compat`), through its verdicts kept as fixtures
 //! (tests/fixtures/diff/crdify/, see its README: crdify cannot be fetched from the Go module
 //! proxy, so it cannot run here). On every pair crdify judged, the corpus of
-//! tests/fixtures/diff/pairs/ and consecutive gateway-api releases (fetched from the Go module
+//! tests/fixtures/diff/pairs/ and the CRDs of consecutive releases of gateway-api, flux's
+//! source-controller and cluster-api (`support::RELEASE_PAIRS`, fetched from the Go module
 //! proxy at the versions crdify saw), each (version, property, rule) crdify flags must be a
 //! finding of opgen at client strictness, and the other way round, wherever crdify has the rule;
 //! every disagreement must be one of [`KNOWN`], each with its reason.
@@ -15,8 +16,6 @@ use std::path::{Path, PathBuf};
 
 /// (version, crdify's property path, crdify's rule); CRD-wide rules have no version or path.
 type Key = (String, String, String);
-
-const GATEWAY_API: &str = "sigs.k8s.io/gateway-api";
 
 /// The classes of disagreement, by rule and side: (rule, flagged by crdify only?, reason).
 const KNOWN: &[(&str, bool, &str)] = &[
@@ -229,35 +228,26 @@ fn opgen_agrees_with_crdify_wherever_crdify_has_a_rule() {
         ));
     }
     let corpus = pairs.len();
-    let releases = fixtures().join("crdify/gateway-api");
-    let mut judged_releases = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(&releases).unwrap() {
-        let dir = entry.unwrap().path();
-        let span = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let (from, to) = span.split_once("..").unwrap();
-        let (Some(old_dir), Some(new_dir)) = (
-            support::go_module_dir(GATEWAY_API, from),
-            support::go_module_dir(GATEWAY_API, to),
-        ) else {
-            assert!(
-                !support::on_ci(),
-                "cannot download sigs.k8s.io/gateway-api {from} or {to}"
-            );
-            eprintln!("skipped gateway-api {span}: the Go module proxy is out of reach");
+    let mut judged_releases = Vec::new();
+    for release in support::RELEASE_PAIRS {
+        let Some((old_dir, new_dir)) = release.crd_dirs() else {
             continue;
         };
-        judged_releases.insert(span.clone());
-        for verdict in std::fs::read_dir(&dir).unwrap() {
-            let verdict = verdict.unwrap().path();
-            let stem = verdict.file_stem().unwrap().to_string_lossy().into_owned();
-            let crd = format!("config/crd/standard/{stem}.yaml");
-            let crdify: Value =
-                serde_json::from_str(&std::fs::read_to_string(&verdict).unwrap()).unwrap();
+        judged_releases.push(format!("{} {}", release.project, release.span()));
+        let verdicts = fixtures().join(format!("crdify/{}/{}", release.project, release.span()));
+        let new_crds = support::ReleasePair::crds(&new_dir);
+        for (stem, old) in support::ReleasePair::crds(&old_dir) {
+            let Some((_, new)) = new_crds.iter().find(|(s, _)| *s == stem) else {
+                continue;
+            };
+            let verdict = verdicts.join(format!("{stem}.json"));
+            let crdify: Value = serde_json::from_str(&std::fs::read_to_string(&verdict).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", verdict.display()));
             pairs.push((
-                documents(&old_dir.join(&crd)),
-                documents(&new_dir.join(&crd)),
+                vec![old],
+                vec![new.clone()],
                 crdify,
-                format!("gateway-api {span} {stem}"),
+                format!("{} {} {stem}", release.project, release.span()),
             ));
         }
     }
@@ -291,9 +281,10 @@ fn opgen_agrees_with_crdify_wherever_crdify_has_a_rule() {
     }
     let disagreeing: usize = by_class.values().map(Vec::len).sum::<usize>() + unexplained.len();
     eprintln!(
-        "crdify agreement: {agreed} findings matched, {disagreeing} disagreements ({} pairs: {corpus} corpus, {} gateway-api CRDs in releases {judged_releases:?}); pairs judged alike: {pair_verdicts_agreed}/{}",
+        "crdify agreement: {agreed} findings matched, {disagreeing} disagreements ({} pairs: {corpus} corpus, {} CRDs of releases {}); pairs judged alike: {pair_verdicts_agreed}/{}",
         pairs.len(),
         pairs.len() - corpus,
+        judged_releases.join(", "),
         pairs.len()
     );
     eprintln!("  pairs flagged by one tool only: {}", only_one.join(", "));

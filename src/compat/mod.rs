@@ -271,7 +271,7 @@ fn compare_names(old: &Value, new: &Value, sink: &mut Sink) {
             "kind",
             Severity::Breaking,
             Strictness::Wire,
-            "objects sent with the old kind are refused",
+            "the API server refuses the update (names.kind is immutable)",
         ),
         (
             "listKind",

@@ -518,12 +518,26 @@ fn pattern_rule(old: &Value, new: &Value, path: &str, sink: &mut Sink) {
 fn nullable_and_format_rules(old: &Value, new: &Value, path: &str, sink: &mut Sink) {
     match (old["nullable"] == true, new["nullable"] == true) {
         (true, false) => {
+            // The API server prunes a null it may not keep, before defaulting: nothing is
+            // refused (tests/diff_apiserver.rs, nullable-removed), but null reads back absent,
+            // or as the default.
+            let (severity, why) = if new["default"].is_null() {
+                (
+                    Severity::PossiblyBreaking,
+                    "null values are dropped: the field reads back absent",
+                )
+            } else {
+                (
+                    Severity::Breaking,
+                    "null values are replaced by the default",
+                )
+            };
             sink.push(
                 Some(path),
                 Rule::NullableRemoved,
-                Severity::Breaking,
+                severity,
                 Strictness::Wire,
-                "no longer nullable: null is refused (or, with a default, replaced by it)",
+                format!("no longer nullable: {why}"),
             );
         }
         (false, true) => {

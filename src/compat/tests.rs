@@ -314,6 +314,14 @@ fn nullable_and_format() {
             json!({"type": "string", "nullable": true}),
             json!({"type": "string"})
         ),
+        one(X, Rule::NullableRemoved, PossiblyBreaking, Wire)
+    );
+    // The API server drops a null it may not keep, or puts the default in its place.
+    assert_eq!(
+        field(
+            json!({"type": "string", "nullable": true, "default": "d"}),
+            json!({"type": "string", "default": "d"})
+        ),
         one(X, Rule::NullableRemoved, Breaking, Wire)
     );
     assert_eq!(
