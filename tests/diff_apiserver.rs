@@ -7,7 +7,7 @@
 //! may do either, and what it did is printed.
 //!
 //! The pairs: tests/fixtures/diff/pairs/ (one change each), and the CRDs of consecutive
-//! releases of gateway-api, source-controller and cluster-api (`support::RELEASE_PAIRS`), each
+//! releases of gateway-api, source-controller, cert-manager and cluster-api (`support::RELEASE_PAIRS`), each
 //! moved to a group of its own so that all run at once on one API server.
 //!
 //! Without the control plane the tests print one line and pass; under CI it must be there.

@@ -2,7 +2,7 @@
 //! (tests/fixtures/diff/crdify/, see its README: crdify cannot be fetched from the Go module
 //! proxy, so it cannot run here). On every pair crdify judged, the corpus of
 //! tests/fixtures/diff/pairs/ and the CRDs of consecutive releases of gateway-api, flux's
-//! source-controller and cluster-api (`support::RELEASE_PAIRS`, fetched from the Go module
+//! source-controller, cert-manager and cluster-api (`support::RELEASE_PAIRS`, fetched from the Go module
 //! proxy at the versions crdify saw), each (version, property, rule) crdify flags must be a
 //! finding of opgen at client strictness, and the other way round, wherever crdify has the rule;
 //! every disagreement must be one of [`KNOWN`], each with its reason.

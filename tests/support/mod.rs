@@ -254,7 +254,8 @@ pub struct ReleasePair {
 }
 
 /// Consecutive releases the Go module proxy holds (gateway-api v1.7.0 and source-controller
-/// v1.10 need Go 1.27; the proxy has no cluster-api release between these two).
+/// v1.10 need Go 1.27; the proxy has no cluster-api release between these two, only patch
+/// releases of one cert-manager minor, and one kueue release).
 pub const RELEASE_PAIRS: &[ReleasePair] = &[
     ReleasePair {
         project: "gateway-api",
@@ -279,6 +280,12 @@ pub const RELEASE_PAIRS: &[ReleasePair] = &[
         module: "github.com/fluxcd/source-controller",
         old: ("v1.8.5", "config/crd/bases"),
         new: ("v1.9.6", "config/crd/bases"),
+    },
+    ReleasePair {
+        project: "cert-manager",
+        module: "github.com/cert-manager/cert-manager",
+        old: ("v1.21.0", "deploy/crds"),
+        new: ("v1.21.2", "deploy/crds"),
     },
     ReleasePair {
         project: "cluster-api",
