@@ -105,15 +105,6 @@ pub enum Rule {
     Unclassified,
 }
 
-impl Rule {
-    pub fn as_str(self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default()
-    }
-}
-
 /// One change and its classification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -164,7 +155,7 @@ impl Report {
 }
 
 /// Where findings of one CRD go while it is compared.
-pub(crate) struct Sink<'a> {
+struct Sink<'a> {
     crd: &'a str,
     version: Option<String>,
     findings: Vec<Finding>,
@@ -180,7 +171,7 @@ impl<'a> Sink<'a> {
     }
 
     /// Records a finding (`path` None: the CRD or version itself).
-    pub(crate) fn push(
+    fn push(
         &mut self,
         path: Option<&str>,
         rule: Rule,
@@ -204,10 +195,10 @@ impl<'a> Sink<'a> {
 
 /// Compares every CRD of `old` with the CRD of the same name in `new`. With `only_shared`,
 /// CRDs on one side only are left out (a cluster holds other projects' CRDs too).
-pub fn compare(old: &[Value], new: &[Value], only_shared: bool) -> Report {
-    let by_name = |crds: &[Value]| -> BTreeMap<String, Value> {
+pub fn compare<'a>(old: &'a [Value], new: &'a [Value], only_shared: bool) -> Report {
+    let by_name = |crds: &'a [Value]| -> BTreeMap<&'a str, &'a Value> {
         crds.iter()
-            .map(|c| (str_at(c, &["metadata", "name"]).to_owned(), c.clone()))
+            .map(|c| (c["metadata"]["name"].as_str().unwrap_or_default(), c))
             .collect()
     };
     let (old, new) = (by_name(old), by_name(new));
@@ -582,13 +573,6 @@ fn strings(value: &Value) -> impl Iterator<Item = &str> {
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-}
-
-fn str_at<'v>(value: &'v Value, path: &[&str]) -> &'v str {
-    path.iter()
-        .fold(value, |v, k| &v[*k])
-        .as_str()
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
