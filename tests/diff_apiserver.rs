@@ -50,6 +50,8 @@ struct Pair {
     old: Value,
     new: Value,
     objects: Vec<Value>,
+    /// Objects kept only where the old CRD accepts them (a project's samples).
+    samples: Vec<Value>,
 }
 
 /// The API of `object`'s kind version under `crd`.
@@ -124,9 +126,21 @@ async fn referee(client: &Client, pair: &Pair, scratch: &Path) -> Outcome {
             .unwrap_or_else(|e| panic!("{}: the old CRD refuses {object}: {e}", pair.what));
         objects.push(serde_json::to_value(stored).unwrap());
     }
-    // Generated values need not pass patterns, bounds or rules: kept only where valid.
-    for object in every_field_objects(old, scratch) {
+    // Samples, and generated values (which need not pass patterns, bounds or rules), are
+    // kept only where valid.
+    let optional = pair
+        .samples
+        .iter()
+        .cloned()
+        .chain(every_field_objects(old, scratch));
+    for object in optional.collect::<Vec<_>>() {
         if let Ok(stored) = create(&object).await {
+            objects.push(serde_json::to_value(stored).unwrap());
+        }
+    }
+    // Witnesses: stored objects changed where a breaking finding says the new CRD refuses.
+    for witness in witnesses(old, new, &objects) {
+        if let Ok(stored) = create(&witness).await {
             objects.push(serde_json::to_value(stored).unwrap());
         }
     }
@@ -151,6 +165,62 @@ async fn referee(client: &Client, pair: &Pair, scratch: &Path) -> Outcome {
     Outcome::Clean {
         objects: objects.len(),
     }
+}
+
+/// For each breaking finding at a field outside lists and maps that one change of a value
+/// shows (a field now required removed, a new minimum length, item or property count broken,
+/// a new pattern or enum missed), each stored object of that version with that change.
+fn witnesses(old: &Value, new: &Value, stored: &[Value]) -> Vec<Value> {
+    let report = compat::compare(std::slice::from_ref(old), std::slice::from_ref(new), false);
+    let mut made = Vec::new();
+    for finding in &report.findings {
+        let Some(path) = &finding.path else { continue };
+        if finding.severity_at(Strictness::Wire) != Severity::Breaking || path.contains(['[', '*'])
+        {
+            continue;
+        }
+        let value = match (finding.rule, finding.keyword) {
+            (compat::Rule::RequiredAdded, _) => None,
+            (compat::Rule::BoundTightened, Some("minLength")) => Some(json!("")),
+            (compat::Rule::BoundTightened, Some("minItems")) => Some(json!([])),
+            (compat::Rule::BoundTightened, Some("minProperties")) => Some(json!({})),
+            (compat::Rule::PatternAdded | compat::Rule::EnumAdded, _) => {
+                Some(json!("opgen witness!"))
+            }
+            _ => continue,
+        };
+        let keys: Vec<&str> = path.split('.').filter(|k| !k.is_empty()).collect();
+        let Some((last, parents)) = keys.split_last() else {
+            continue;
+        };
+        for object in stored {
+            let version = object["apiVersion"]
+                .as_str()
+                .unwrap_or_default()
+                .rsplit('/')
+                .next();
+            if version != finding.version.as_deref() {
+                continue;
+            }
+            let mut witness = object.clone();
+            let parent = parents.iter().try_fold(&mut witness, |v, k| v.get_mut(*k));
+            let Some(Value::Object(parent)) = parent else {
+                continue;
+            };
+            match &value {
+                None => parent.remove(*last),
+                Some(v) => parent.insert((*last).to_owned(), v.clone()),
+            };
+            let name = format!(
+                "{}-witness-{}",
+                object["metadata"]["name"].as_str().unwrap(),
+                made.len()
+            );
+            witness["metadata"] = json!({"name": name});
+            made.push(witness);
+        }
+    }
+    made
 }
 
 const CANARY: &str = "OpgenCanary";
@@ -352,9 +422,31 @@ async fn single_changes_breaking_exactly_where_the_api_server_refuses_or_loses()
             old: documents(&case.join("old.yaml")).remove(0),
             new: documents(&case.join("new.yaml")).remove(0),
             objects: documents(&case.join("objects.yaml")),
+            samples: Vec::new(),
         })
         .collect();
     judge(pairs, Witnesses::Written).await;
+}
+
+/// The samples of `crd`'s kind, moved to its group under `tag` (see [`regroup`]), in the
+/// default namespace, each with a name of its own.
+fn samples_of(crd: &Value, samples: &[Value], tag: &str) -> Vec<Value> {
+    let group = crd["spec"]["group"].as_str().unwrap();
+    samples
+        .iter()
+        .filter(|s| s["kind"] == crd["spec"]["names"]["kind"])
+        .filter_map(|s| {
+            let (g, version) = s["apiVersion"].as_str()?.split_once('/')?;
+            (g == group).then_some((s, version))
+        })
+        .enumerate()
+        .map(|(i, (s, version))| {
+            let mut s = s.clone();
+            s["apiVersion"] = format!("{tag}.{group}/{version}").into();
+            s["metadata"] = json!({"name": format!("sample-{i}")});
+            s
+        })
+        .collect()
 }
 
 /// `crd` moved to the group `<tag>.<group>` (names follow), so that each release pair has its
@@ -384,6 +476,7 @@ async fn real_releases_on_the_api_server() {
             return;
         };
         let tag = format!("{}-{}", release.project, release.span()).replace('.', "-");
+        let samples = release.samples();
         let new_crds = support::ReleasePair::crds(&new_dir);
         for (stem, old) in support::ReleasePair::crds(&old_dir) {
             let Some((_, new)) = new_crds.iter().find(|(s, _)| *s == stem) else {
@@ -394,6 +487,7 @@ async fn real_releases_on_the_api_server() {
                 old: regroup(&old, &tag),
                 new: regroup(new, &tag),
                 objects: Vec::new(),
+                samples: samples_of(&old, &samples, &tag),
             });
         }
     }

@@ -251,6 +251,8 @@ pub struct ReleasePair {
     /// (version, the CRDs' directory in the module at that version)
     pub old: (&'static str, &'static str),
     pub new: (&'static str, &'static str),
+    /// Where the module keeps sample objects (read at the old version), if it does.
+    pub samples: Option<&'static str>,
 }
 
 /// Consecutive releases the Go module proxy holds (gateway-api v1.7.0 and source-controller
@@ -262,36 +264,42 @@ pub const RELEASE_PAIRS: &[ReleasePair] = &[
         module: "sigs.k8s.io/gateway-api",
         old: ("v1.3.0", "config/crd/standard"),
         new: ("v1.4.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
     },
     ReleasePair {
         project: "gateway-api",
         module: "sigs.k8s.io/gateway-api",
         old: ("v1.4.0", "config/crd/standard"),
         new: ("v1.5.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
     },
     ReleasePair {
         project: "gateway-api",
         module: "sigs.k8s.io/gateway-api",
         old: ("v1.5.0", "config/crd/standard"),
         new: ("v1.6.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
     },
     ReleasePair {
         project: "source-controller",
         module: "github.com/fluxcd/source-controller",
         old: ("v1.8.5", "config/crd/bases"),
         new: ("v1.9.6", "config/crd/bases"),
+        samples: Some("config/samples"),
     },
     ReleasePair {
         project: "cert-manager",
         module: "github.com/cert-manager/cert-manager",
         old: ("v1.21.0", "deploy/crds"),
         new: ("v1.21.2", "deploy/crds"),
+        samples: None,
     },
     ReleasePair {
         project: "cluster-api",
         module: "sigs.k8s.io/cluster-api",
         old: ("v1.13.6", "config/crd/bases"),
         new: ("v1.14.2", "core/config/crd/bases"),
+        samples: None,
     },
 ];
 
@@ -319,6 +327,26 @@ impl ReleasePair {
                 None
             }
         }
+    }
+
+    /// The module's sample objects at the old version (every YAML document below `samples`).
+    pub fn samples(&self) -> Vec<serde_json::Value> {
+        let (Some(samples), Some(dir)) = (self.samples, go_module_dir(self.module, self.old.0))
+        else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir.join(samples))
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .filter_map(|f| opgen_envtest::parse_documents(f).ok())
+            .flatten()
+            .collect()
     }
 
     /// The CRDs of one side, as (file stem, CRD) in file order.
