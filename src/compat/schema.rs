@@ -291,7 +291,7 @@ fn required_rule(old: &Value, new: &Value, path: &str, sink: &mut Sink) {
                 Rule::RequiredAdded,
                 Severity::Breaking,
                 Strictness::Wire,
-                "now required: requests without it are refused",
+                "now required: requests without it are refused, even unchanged updates of stored objects (required is not ratcheted)",
             );
         }
     }
