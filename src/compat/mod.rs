@@ -65,6 +65,7 @@ pub enum Rule {
     StoredVersionRemoved,
     VersionServedChanged,
     StorageVersionChanged,
+    ServedVersionsDiverged,
     ConversionChanged,
     SubresourceChanged,
     PrinterColumnChanged,
@@ -443,6 +444,56 @@ fn compare_versions(old: &Value, new: &Value, sink: &mut Sink) {
             Strictness::Wire,
             format!("storage version {o} -> {n}: {why}"),
         );
+    }
+    served_versions_diverged(old, new, sink);
+}
+
+/// Two served versions whose fields now differ, with conversion None: an object written in one
+/// and read in the other loses the fields the other lacks (crdify's served-version check, for
+/// the pairs this change made differ).
+fn served_versions_diverged(old: &Value, new: &Value, sink: &mut Sink) {
+    if new["spec"]["conversion"]["strategy"]
+        .as_str()
+        .is_some_and(|s| s != "None")
+    {
+        return;
+    }
+    let fields = |crd: &Value, version: &str| -> Option<Vec<String>> {
+        let v = crd["spec"]["versions"]
+            .as_array()?
+            .iter()
+            .find(|v| v["name"] == version && v["served"] == true)?;
+        let mut paths = Vec::new();
+        schema::field_paths(&v["schema"]["openAPIV3Schema"], ".", &mut paths);
+        Some(paths)
+    };
+    let served: Vec<&str> = new["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] == true)
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    for (i, a) in served.iter().enumerate() {
+        for b in &served[i + 1..] {
+            let differ = |crd: &Value| match (fields(crd, a), fields(crd, b)) {
+                (Some(x), Some(y)) => Some(x != y),
+                _ => None,
+            };
+            // Differing before already: not this change's doing.
+            if differ(new) != Some(true) || differ(old) == Some(true) {
+                continue;
+            }
+            sink.push(
+                None,
+                Rule::ServedVersionsDiverged,
+                Severity::PossiblyBreaking,
+                Strictness::Wire,
+                format!(
+                    "served versions {a} and {b} now have different fields and conversion None: an object written in one and read in the other loses the fields the other lacks"
+                ),
+            );
+        }
     }
 }
 

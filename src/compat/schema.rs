@@ -89,6 +89,33 @@ fn child(path: &str, name: &str) -> String {
     }
 }
 
+/// Every field path of a schema (as [`compare`] names them), in a stable order; deeper than
+/// `MAX_DEPTH` is left out.
+pub(super) fn field_paths(schema: &Value, path: &str, out: &mut Vec<String>) {
+    fn walk(schema: &Value, path: &str, depth: usize, out: &mut Vec<String>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for (name, child_schema) in schema["properties"].as_object().into_iter().flatten() {
+            let at = child(path, name);
+            out.push(at.clone());
+            walk(child_schema, &at, depth + 1, out);
+        }
+        if schema["items"].is_object() {
+            walk(&schema["items"], &format!("{path}[*]"), depth + 1, out);
+        }
+        if schema["additionalProperties"].is_object() {
+            walk(
+                &schema["additionalProperties"],
+                &child(path, "*"),
+                depth + 1,
+                out,
+            );
+        }
+    }
+    walk(schema, path, 0, out);
+}
+
 fn node(old: &Value, new: &Value, path: &str, depth: usize, sink: &mut Sink) {
     if old == new {
         return;

@@ -572,6 +572,39 @@ fn versions() {
 }
 
 #[test]
+fn served_versions_that_now_differ_lose_fields_through_conversion_none() {
+    let base = edited(|_| {});
+    let v2 = |c: &mut Value, properties: Value| {
+        let mut v2 = c["spec"]["versions"][0].clone();
+        v2["name"] = json!("v2");
+        v2["storage"] = json!(false);
+        v2["schema"]["openAPIV3Schema"]["properties"]["spec"] = object(properties);
+        c["spec"]["versions"].as_array_mut().unwrap().push(v2);
+    };
+    let same = edited(|c| v2(c, json!({"x": {"type": "string"}})));
+    let other = edited(|c| v2(c, json!({"y": {"type": "string"}})));
+    assert_eq!(
+        crd_rules(base.clone(), same.clone()),
+        [(Rule::VersionAdded, Compatible, Wire)]
+    );
+    assert_eq!(
+        crd_rules(base, other.clone()),
+        [
+            (Rule::ServedVersionsDiverged, PossiblyBreaking, Wire),
+            (Rule::VersionAdded, Compatible, Wire)
+        ]
+    );
+    // v2 changed alone: it drifts from v1.
+    let found = crd_rules(same, other.clone());
+    assert!(
+        found.contains(&(Rule::ServedVersionsDiverged, PossiblyBreaking, Wire)),
+        "{found:?}"
+    );
+    // Already different before: not this change.
+    assert!(crd_rules(other.clone(), other).is_empty());
+}
+
+#[test]
 fn subresources_columns_and_selectable_fields() {
     let base = edited(|_| {});
     let with_status = edited(|c| c["spec"]["versions"][0]["subresources"] = json!({"status": {}}));
