@@ -331,7 +331,7 @@ fn nullable_and_format() {
         ),
         one(X, Rule::NullableAdded, PossiblyBreaking, Client)
     );
-    // kube-openapi checks date-time; int32 is documentation.
+    // The API server checks date-time, and int32 from some version on (1.37, not 1.33).
     assert_eq!(
         field(
             json!({"type": "string"}),
@@ -343,6 +343,14 @@ fn nullable_and_format() {
         field(
             json!({"type": "integer"}),
             json!({"type": "integer", "format": "int32"})
+        ),
+        one(X, Rule::FormatChanged, PossiblyBreaking, Wire)
+    );
+    // A format removed checks less.
+    assert_eq!(
+        field(
+            json!({"type": "string", "format": "date-time"}),
+            json!({"type": "string"})
         ),
         one(X, Rule::FormatChanged, PossiblyBreaking, Client)
     );
