@@ -15,22 +15,25 @@ pub const EXIT_ERROR: i32 = 2;
 /// Classify every change between two versions of the project's CRDs as breaking, possibly breaking or compatible
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-OLD and NEW are each CRD YAML files or directories, a git revision of the project (`v1.2.0` reads
-config/crd/bases there, `v1.2.0:deploy/crds` another path), or `cluster:` (the CRDs of the current
-kubeconfig context, read with kubectl; KUBECTL overrides which). NEW defaults to what `opgen manifests`
+OLD and NEW are each CRD YAML files or directories, a git revision of the
+project (`v1.2.0` reads config/crd/bases there, `v1.2.0:deploy/crds` another
+path), or `cluster:` (the CRDs of the current kubeconfig context, read with
+kubectl; KUBECTL overrides which). NEW defaults to what `opgen manifests`
 generates now (nothing is written).
 
-Breaking: a request the old CRD accepts is refused, or stored data is lost. Possibly breaking: it
-depends on the objects or on what clients expect. With --strictness wire, only what the API server
-refuses or loses counts; client (the default) also counts what clients notice (new enum values,
-defaults, nullability, printer columns).
+Breaking: a request the old CRD accepts is refused, or stored data is lost.
+Possibly breaking: it depends on the objects or on what clients expect. With
+--strictness wire, only what the API server refuses or loses counts; client
+(the default) also counts what clients notice (new enum values, defaults,
+nullability, printer columns). -v lists the compatible changes too.
 
-Exit status: 0 nothing at or above --fail-on, 1 a change at or above it, 2 bad arguments or input.
+Exit status: 0 nothing at or above --fail-on, 1 a change at or above it,
+2 bad arguments or input.
 
 Examples:
-  opgen diff v0.3.0                        # the last release against the current sources
+  opgen diff v0.3.0                      # the last release against the sources
   opgen diff HEAD config/crd/bases -o json
-  opgen diff cluster: --strictness wire    # what applying today's CRDs would break in the cluster")]
+  opgen diff cluster: --strictness wire  # what applying today's CRDs breaks")]
 pub struct Args {
     /// The CRDs before: files or directories, a git revision[:path], or `cluster:`
     pub old: String,
