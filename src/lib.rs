@@ -4,6 +4,7 @@
 //! `load` → `markers` → `model` → `generators` → `writer`.
 
 pub mod cli;
+pub mod compat;
 pub mod diag;
 pub mod generators;
 pub mod lint;

@@ -41,7 +41,7 @@ KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-run --message-
   python3 -c '
 import json, os, sys
 wanted = {("opgen-envtest", "control_plane"), ("opgen-runtime", "envtest"), ("opgen-cli", "envtest"),
-          ("opgen-cli", "k8s_resources"), ("opgen-cli", "helm_chart")}
+          ("opgen-cli", "k8s_resources"), ("opgen-cli", "helm_chart"), ("opgen-cli", "diff_apiserver")}
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
@@ -51,8 +51,8 @@ for line in sys.stdin:
         if (package, m["target"]["name"]) in wanted and "test" in m["target"]["kind"]:
             print(os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
 ' > "$target/tests-k8s-$NEWEST_K8S.tsv"
-if [[ "$(wc -l < "$target/tests-k8s-$NEWEST_K8S.tsv")" -ne 5 ]]; then
-  echo "tools/test.sh: expected 5 test binaries to run against $NEWEST_K8S, found:" >&2
+if [[ "$(wc -l < "$target/tests-k8s-$NEWEST_K8S.tsv")" -ne 6 ]]; then
+  echo "tools/test.sh: expected 6 test binaries to run against $NEWEST_K8S, found:" >&2
   cat "$target/tests-k8s-$NEWEST_K8S.tsv" >&2
   exit 1
 fi

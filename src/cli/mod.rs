@@ -8,6 +8,7 @@ mod create_helm;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;
+mod diff;
 mod edit;
 mod import;
 mod init;
@@ -115,6 +116,7 @@ pub enum Command {
     Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
+    Diff(diff::Args),
     Recover(recover::Args),
     Markers(markers::Args),
     Completion(completion::Args),
@@ -136,6 +138,8 @@ pub fn main() -> i32 {
         Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),
+        // Its own exit statuses: 1 is a breaking change there, 2 an error.
+        Command::Diff(args) => return diff::run(args, &global),
         Command::Recover(args) => recover::run(args, &global),
         Command::Markers(args) => markers::run(args),
         Command::Completion(args) => completion::run(args),

@@ -296,3 +296,147 @@ pub fn create_api(project: &Path, group: &str, version: &str, kind: &str) {
         ],
     );
 }
+
+/// Whether this is CI (`CI` set and not `false`/`0`), where a missing tool fails a test.
+pub fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// A published Go module's directory in the module cache, downloaded through the Go module
+/// proxy (`go mod download`); None when that fails.
+pub fn go_module_dir(module: &str, version: &str) -> Option<PathBuf> {
+    let out = Command::new("go")
+        .args(["mod", "download", "-json", &format!("{module}@{version}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    info["Dir"].as_str().map(PathBuf::from)
+}
+
+/// A release pair of a published Go module whose shipped CRDs `opgen diff` is tested on.
+pub struct ReleasePair {
+    /// The folder of crdify's verdicts under tests/fixtures/diff/crdify/.
+    pub project: &'static str,
+    pub module: &'static str,
+    /// (version, the CRDs' directory in the module at that version)
+    pub old: (&'static str, &'static str),
+    pub new: (&'static str, &'static str),
+    /// Where the module keeps sample objects (read at the old version), if it does.
+    pub samples: Option<&'static str>,
+}
+
+/// Consecutive releases the Go module proxy holds (gateway-api v1.7.0 and source-controller
+/// v1.10 need Go 1.27; the proxy has no cluster-api release between these two, only patch
+/// releases of one cert-manager minor, and one kueue release).
+pub const RELEASE_PAIRS: &[ReleasePair] = &[
+    ReleasePair {
+        project: "gateway-api",
+        module: "sigs.k8s.io/gateway-api",
+        old: ("v1.3.0", "config/crd/standard"),
+        new: ("v1.4.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
+    },
+    ReleasePair {
+        project: "gateway-api",
+        module: "sigs.k8s.io/gateway-api",
+        old: ("v1.4.0", "config/crd/standard"),
+        new: ("v1.5.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
+    },
+    ReleasePair {
+        project: "gateway-api",
+        module: "sigs.k8s.io/gateway-api",
+        old: ("v1.5.0", "config/crd/standard"),
+        new: ("v1.6.0", "config/crd/standard"),
+        samples: Some("examples/standard"),
+    },
+    ReleasePair {
+        project: "source-controller",
+        module: "github.com/fluxcd/source-controller",
+        old: ("v1.8.5", "config/crd/bases"),
+        new: ("v1.9.6", "config/crd/bases"),
+        samples: Some("config/samples"),
+    },
+    ReleasePair {
+        project: "cert-manager",
+        module: "github.com/cert-manager/cert-manager",
+        old: ("v1.21.0", "deploy/crds"),
+        new: ("v1.21.2", "deploy/crds"),
+        samples: None,
+    },
+    ReleasePair {
+        project: "cluster-api",
+        module: "sigs.k8s.io/cluster-api",
+        old: ("v1.13.6", "config/crd/bases"),
+        new: ("v1.14.2", "core/config/crd/bases"),
+        samples: None,
+    },
+];
+
+impl ReleasePair {
+    /// `<old>..<new>`
+    pub fn span(&self) -> String {
+        format!("{}..{}", self.old.0, self.new.0)
+    }
+
+    /// The two CRD directories, downloaded; None (after a notice) when the proxy is out of
+    /// reach, which fails under CI.
+    pub fn crd_dirs(&self) -> Option<(PathBuf, PathBuf)> {
+        let dir = |(version, path): (&str, &str)| {
+            go_module_dir(self.module, version).map(|d| d.join(path))
+        };
+        match (dir(self.old), dir(self.new)) {
+            (Some(old), Some(new)) => Some((old, new)),
+            _ => {
+                assert!(!on_ci(), "cannot download {} {}", self.module, self.span());
+                eprintln!(
+                    "skipped {} {}: the Go module proxy is out of reach",
+                    self.module,
+                    self.span()
+                );
+                None
+            }
+        }
+    }
+
+    /// The module's sample objects at the old version (every YAML document below `samples`).
+    pub fn samples(&self) -> Vec<serde_json::Value> {
+        let (Some(samples), Some(dir)) = (self.samples, go_module_dir(self.module, self.old.0))
+        else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir.join(samples))
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .filter_map(|f| opgen_envtest::parse_documents(f).ok())
+            .flatten()
+            .collect()
+    }
+
+    /// The CRDs of one side, as (file stem, CRD) in file order.
+    pub fn crds(dir: &Path) -> Vec<(String, serde_json::Value)> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        files.sort();
+        let mut crds = Vec::new();
+        for file in files {
+            let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            for value in opgen_envtest::parse_documents(&file).unwrap() {
+                if value["kind"] == "CustomResourceDefinition" {
+                    crds.push((stem.clone(), value));
+                }
+            }
+        }
+        crds
+    }
+}
