@@ -8,6 +8,7 @@ mod create_helm;
 mod create_webhook;
 mod delete;
 mod dev_webhooks;
+mod docs;
 mod edit;
 mod import;
 mod init;
@@ -110,6 +111,7 @@ pub enum Command {
     Edit(edit::Args),
     Import(import::ImportArgs),
     Manifests(manifests::Args),
+    Docs(docs::Args),
     Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
@@ -130,6 +132,7 @@ pub fn main() -> i32 {
         Command::Edit(args) => edit::run(args, &global),
         Command::Import(args) => import::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
+        Command::Docs(args) => docs::run(args, &global),
         Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),

@@ -443,7 +443,7 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
 
 /// Runs `f` on the model of the sources under `src/` (`scope` of them) and the diagnostics
 /// that building it reported.
-fn with_model<R>(
+pub(crate) fn with_model<R>(
     ws: &Workspace,
     scope: Scope,
     f: impl FnOnce(&model::Model, &mut Diagnostics) -> R,

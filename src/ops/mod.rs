@@ -8,6 +8,7 @@ pub mod create_helm;
 pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;
+pub mod docs;
 pub mod edit;
 pub mod import_crd;
 pub mod import_go;
