@@ -74,14 +74,21 @@ fn kind(out: &mut String, gv: &GroupVersion, k: &KindDoc) {
         out.push_str("Printer columns:\n\n");
         out.push_str("| Name | Type | JSON path | Description |\n| --- | --- | --- | --- |\n");
         for c in &k.columns {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
+            let cells = [
                 cell(&c.name),
                 cell(&c.ty),
                 code(&c.json_path),
-                cell(&c.description)
-            );
+                cell(&c.description),
+            ];
+            for c in cells {
+                // An empty cell is `| |`: markdownlint's compact table style.
+                out.push_str("| ");
+                out.push_str(&c);
+                if !c.is_empty() {
+                    out.push(' ');
+                }
+            }
+            out.push_str("|\n");
         }
     }
     fields(out, &k.fields);
