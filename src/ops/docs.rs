@@ -5,7 +5,7 @@ use crate::diag::{Error, Result};
 use crate::generators::crd::{CrdGenerator, CrdOptions};
 use crate::generators::docs::{self, render};
 use crate::load::Scope;
-use crate::ops::manifests::{k8s_minor, k8s_types, with_model};
+use crate::ops::manifests::{embedded_object_meta_setting, k8s_minor, k8s_types, with_model};
 use crate::writer::Workspace;
 use std::path::{Component, Path, PathBuf};
 
@@ -23,6 +23,8 @@ pub struct DocsReport {
 pub fn docs(ws: &mut Workspace, out: &Path) -> Result<DocsReport> {
     check_out_dir(out)?;
     let (k8s, version_warning) = k8s_types(ws)?;
+    // The schemas `opgen manifests` writes, so that the CEL rules check as they do there.
+    let k8s = k8s.with_embedded_object_meta(embedded_object_meta_setting(ws)?);
     let minor = k8s_minor(ws)?.unwrap_or(k8s.minor());
     let (gvs, mut warnings) = with_model(ws, Scope::All, |model, diags| {
         let crds = CrdGenerator::new(model, &k8s, CrdOptions::default()).generate(diags);

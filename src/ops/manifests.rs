@@ -272,7 +272,7 @@ pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
 /// for an API whose controller-gen ran with `crd:generateEmbeddedObjectMeta=true`.
 pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
 
-fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
+pub(crate) fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
     Ok(cargo_manifest(ws)?.is_some_and(|m| {
         m.get("package")
             .and_then(|p| p.get("metadata"))

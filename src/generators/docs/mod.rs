@@ -54,6 +54,8 @@ pub struct Column {
 #[derive(Debug)]
 pub struct TypeDoc {
     pub name: String,
+    /// The section's heading: the name, and its Rust module where another type has the name.
+    pub title: String,
     pub anchor: String,
     pub doc: String,
     /// For a type that is another one on the wire (an alias, a newtype): that type.
@@ -94,9 +96,15 @@ pub enum TypeRef {
     /// string, integer, boolean, float, object...
     Basic(String),
     /// A type of this group version: its section's anchor.
-    Local { name: String, anchor: String },
+    Local {
+        name: String,
+        anchor: String,
+    },
     /// A Kubernetes type: its entry in the Kubernetes API reference.
-    Kubernetes { name: String, url: String },
+    Kubernetes {
+        name: String,
+        url: String,
+    },
     Array(Box<TypeRef>),
     Map(Box<TypeRef>),
 }
@@ -165,7 +173,8 @@ struct Walk<'m, 'a> {
     /// node, whose constraints are not its own (None).
     nodes: Vec<(TypeId, Value, bool)>,
     seen: HashMap<TypeId, usize>,
-    anchors: HashMap<TypeId, String>,
+    /// Each type's section heading and anchor.
+    anchors: HashMap<TypeId, (String, String)>,
 }
 
 impl Walk<'_, '_> {
@@ -262,7 +271,11 @@ impl Walk<'_, '_> {
                 let def = self.model.type_def(*id);
                 TypeRef::Local {
                     name: def.name.clone(),
-                    anchor: self.anchors.get(id).cloned().unwrap_or_default(),
+                    anchor: self
+                        .anchors
+                        .get(id)
+                        .map(|(a, _)| a.clone())
+                        .unwrap_or_default(),
                 }
             }
         }
@@ -354,12 +367,18 @@ impl Walk<'_, '_> {
         });
         let mut used: HashMap<String, usize> = HashMap::new();
         for &i in &order {
-            let id = self.nodes[i].0;
-            let base = anchor_of(&model.type_def(id).name);
-            let n = used.entry(base.clone()).or_default();
+            let def = model.type_def(self.nodes[i].0);
+            let n = used.entry(def.name.clone()).or_default();
             *n += 1;
-            let anchor = if *n == 1 { base } else { format!("{base}-{n}") };
-            self.anchors.insert(id, anchor);
+            // A second type of one name is told apart by its module (headings must differ).
+            let title = if *n == 1 {
+                def.name.clone()
+            } else {
+                let module = def.path.rsplit_once("::").map_or("", |(m, _)| m);
+                format!("{} ({module})", def.name)
+            };
+            self.anchors
+                .insert(self.nodes[i].0, (anchor_of(&title), title));
         }
         order
     }
@@ -377,9 +396,7 @@ impl Walk<'_, '_> {
                     let child = &node["properties"][&v.json_name];
                     let ty = match &v.content {
                         VariantContent::Newtype(ty) => self.visit(ty, child),
-                        _ => TypeRef::Basic(
-                            child["type"].as_str().unwrap_or("object").to_owned(),
-                        ),
+                        _ => TypeRef::Basic(child["type"].as_str().unwrap_or("object").to_owned()),
                     };
                     fields.push(FieldDoc {
                         json_name: v.json_name.clone(),
@@ -396,7 +413,8 @@ impl Walk<'_, '_> {
         }
         TypeDoc {
             name: def.name.clone(),
-            anchor: self.anchors[&id].clone(),
+            title: self.anchors[&id].1.clone(),
+            anchor: self.anchors[&id].0.clone(),
             doc: nonempty(def.doc.clone(), node["description"].as_str().unwrap_or("")),
             underlying,
             fields,

@@ -96,7 +96,7 @@ fn kind(out: &mut String, gv: &GroupVersion, k: &KindDoc) {
 
 fn type_section(out: &mut String, t: &TypeDoc) {
     blank_line(out);
-    let _ = writeln!(out, "### {}\n", t.name);
+    let _ = writeln!(out, "### {}\n", t.title);
     paragraph(out, &t.doc, "");
     if let Some(u) = &t.underlying {
         let _ = writeln!(out, "Underlying type: {}\n", type_ref(u));
@@ -279,6 +279,11 @@ fn escape_word(out: &mut String, word: &str) {
 }
 
 fn escape_text(out: &mut String, text: &str) {
+    // `www.host` is a link to GFM (and a bare URL to markdownlint); `www\.host` is text.
+    if let Some(host) = text.strip_prefix("www.") {
+        out.push_str("www\\.");
+        return escape_text(out, host);
+    }
     for c in text.chars() {
         if matches!(
             c,
@@ -302,6 +307,7 @@ mod tests {
         );
         assert_eq!(escape("odd ` tick"), "odd \\` tick");
         assert_eq!(escape("- item"), "\\- item");
+        assert_eq!(escape("at www.example.com"), "at www\\.example.com");
     }
 
     #[test]
