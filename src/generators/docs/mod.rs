@@ -67,6 +67,8 @@ pub struct TypeDoc {
 
 #[derive(Debug)]
 pub struct FieldDoc {
+    /// Empty for a flattened type that is no struct of the project's (a Kubernetes type, a map):
+    /// its fields stand beside the others.
     pub json_name: String,
     pub ty: TypeRef,
     pub required: bool,
@@ -216,7 +218,16 @@ impl Walk<'_, '_> {
         }
         let spec_ty = Ty::Named(model_version.spec);
         let status_ty = model_version.status.clone();
-        for (name, ty) in [("spec", Some(spec_ty)), ("status", status_ty)] {
+        let spec_ty = if model_version.attrs.no_spec {
+            // kube-derive's `no_spec`: the struct's fields are the root's.
+            if let Shape::Struct(fs) = &self.model.type_def(model_version.spec).shape {
+                self.struct_fields(fs, root, &mut fields);
+            }
+            None
+        } else {
+            Some(spec_ty)
+        };
+        for (name, ty) in [("spec", spec_ty), ("status", status_ty)] {
             if let (Some(ty), Some(node)) = (ty, root["properties"].get(name)) {
                 let ty = self.visit(&ty, node);
                 fields.push(self.field(name, ty, root, node));
@@ -434,6 +445,17 @@ impl Walk<'_, '_> {
                 && let Shape::Struct(inner) = &self.model.type_def(id).shape
             {
                 self.struct_fields(inner, node, out);
+                continue;
+            }
+            if f.flatten {
+                let ty = self.visit(&f.ty, node);
+                out.push(FieldDoc {
+                    json_name: String::new(),
+                    ty,
+                    required: false,
+                    doc: f.doc.clone(),
+                    constraints: Constraints::default(),
+                });
                 continue;
             }
             let child = &node["properties"][&f.json_name];

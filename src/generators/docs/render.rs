@@ -118,6 +118,10 @@ fn fields(out: &mut String, fields: &[FieldDoc]) {
     blank_line(out);
     out.push_str("Fields:\n\n");
     for f in fields {
+        if f.json_name.is_empty() {
+            let _ = writeln!(out, "- Every field of {}, inlined", type_ref(&f.ty));
+            continue;
+        }
         let required = if f.required { "required" } else { "optional" };
         let _ = writeln!(
             out,
@@ -237,6 +241,14 @@ fn paragraph(out: &mut String, text: &str, indent: &str) {
 /// spans and making URLs autolinks.
 pub fn escape(line: &str) -> String {
     let mut out = String::new();
+    // `1. ` or `1) ` would start an ordered list.
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && line[digits..].starts_with(['.', ')']) {
+        out.push_str(&line[..digits]);
+        out.push('\\');
+        out.push_str(&escape(&line[digits..]));
+        return out;
+    }
     let spans: Vec<&str> = line.split('`').collect();
     // An even number of pieces means an odd number of backticks: no code spans then.
     let balanced = spans.len() % 2 == 1;
@@ -307,6 +319,8 @@ mod tests {
         );
         assert_eq!(escape("odd ` tick"), "odd \\` tick");
         assert_eq!(escape("- item"), "\\- item");
+        assert_eq!(escape("1. emptyDir"), "1\\. emptyDir");
+        assert_eq!(escape("2) two"), "2\\) two");
         assert_eq!(escape("at www.example.com"), "at www\\.example.com");
     }
 
