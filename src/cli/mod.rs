@@ -9,6 +9,7 @@ mod create_webhook;
 mod delete;
 mod dev_webhooks;
 mod diff;
+mod docs;
 mod edit;
 mod import;
 mod init;
@@ -113,6 +114,7 @@ pub enum Command {
     Import(import::ImportArgs),
     Manifests(manifests::Args),
     Lint(lint::Args),
+    Docs(docs::Args),
     Upgrade(upgrade::Args),
     Bundle(bundle::Args),
     DevWebhooks(dev_webhooks::Args),
@@ -135,6 +137,7 @@ pub fn main() -> i32 {
         Command::Import(args) => import::run(args, &global),
         Command::Manifests(args) => manifests::run(args, &global),
         Command::Lint(args) => lint::run(args, &global),
+        Command::Docs(args) => docs::run(args, &global),
         Command::Upgrade(args) => upgrade::run(args, &global),
         Command::Bundle(args) => bundle::run(args, &global),
         Command::DevWebhooks(args) => dev_webhooks::run(args, &global),

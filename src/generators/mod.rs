@@ -5,6 +5,7 @@
 pub mod bundle;
 pub mod crd;
 pub mod csv;
+pub mod docs;
 pub mod helm;
 pub mod package;
 pub mod rbac;

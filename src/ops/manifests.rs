@@ -272,7 +272,7 @@ pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
 /// for an API whose controller-gen ran with `crd:generateEmbeddedObjectMeta=true`.
 pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
 
-fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
+pub(crate) fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
     Ok(cargo_manifest(ws)?.is_some_and(|m| {
         m.get("package")
             .and_then(|p| p.get("metadata"))
@@ -443,7 +443,7 @@ pub fn webhook_configurations(ws: &Workspace) -> Result<Vec<Value>> {
 
 /// Runs `f` on the model of the sources under `src/` (`scope` of them) and the diagnostics
 /// that building it reported.
-fn with_model<R>(
+pub(crate) fn with_model<R>(
     ws: &Workspace,
     scope: Scope,
     f: impl FnOnce(&model::Model, &mut Diagnostics) -> R,

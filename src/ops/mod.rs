@@ -9,6 +9,7 @@ pub mod create_webhook;
 pub mod delete;
 pub mod dev_webhooks;
 pub mod diff;
+pub mod docs;
 pub mod edit;
 pub mod import_crd;
 pub mod import_go;
