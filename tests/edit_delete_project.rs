@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::{new_memcached_project, opgen_ok, tree};
 
+/// `cargo` in the project ([`support::stable_copy`]). Each step changes the sources, and
+/// cargo keeps one build of a package name per target directory, so the steps share one place.
 fn cargo(dir: &Path, args: &[&str]) {
     let built = support::stable_copy(dir, "edit_delete_project");
     support::project_cargo_ok(&built, args);

@@ -152,6 +152,8 @@ pub fn projects_target_dir() -> PathBuf {
 /// a file whose bytes did not change is left alone, modification time included, so a second
 /// run of the suite finds what cargo built from the same sources fresh instead of compiling
 /// it again (a tempdir's new path and new files made cargo rebuild every project every time).
+/// Cargo keeps one build per package name in the shared target directory (a root package's
+/// path is not part of its identity), so this pays where the project's name is the test's own.
 /// Files the project no longer has are removed from the mirror. Nothing cargo writes into the
 /// mirror reaches `project`.
 pub fn stable_copy(project: &Path, name: &str) -> PathBuf {
@@ -246,6 +248,24 @@ pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
         .current_dir(project)
         .env("CARGO_TARGET_DIR", projects_target_dir())
         .env_remove("RUSTFLAGS");
+    // What the outer `cargo test` sets for this test binary: a build script that reruns when
+    // one changes (ring's on CARGO_PKG_NAME) would otherwise rebuild whenever another package's
+    // tests build a project.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || name.starts_with("CARGO_BIN_")
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+            ]
+            .contains(&name.as_ref())
+        {
+            cmd.env_remove(name.as_ref());
+        }
+    }
     cmd
 }
 
