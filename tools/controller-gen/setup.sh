@@ -20,41 +20,5 @@ set -euo pipefail
 VERSION=v0.23.0
 MODULE=sigs.k8s.io/controller-tools
 
-if [[ -n "${CONTROLLER_GEN:-}" ]]; then
-    if [[ -x "$CONTROLLER_GEN" && ! -d "$CONTROLLER_GEN" ]]; then
-        dirname -- "$(cd -- "$(dirname -- "$CONTROLLER_GEN")" && pwd)/$(basename -- "$CONTROLLER_GEN")"
-        exit 0
-    fi
-    echo "error: CONTROLLER_GEN=$CONTROLLER_GEN is not an executable file" >&2
-    exit 1
-fi
-
-cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
-dir="$cache_root/controller-gen/$VERSION"
-bin="$dir/controller-gen"
-
-if [[ -x "$bin" ]]; then
-    echo "$dir"
-    exit 0
-fi
-
-if ! command -v go >/dev/null 2>&1; then
-    echo "error: \`go\` is not on PATH; controller-gen $VERSION is built with \`go install\`." >&2
-    echo "Install Go >= 1.26 (https://go.dev/dl/), or set CONTROLLER_GEN to an existing controller-gen binary." >&2
-    exit 1
-fi
-
-mkdir -p "$dir"
-log="$dir/install.log"
-tmp="$(mktemp -d "$dir/.gobin.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-
-echo "building controller-gen $VERSION with $(go version) (log: $log)" >&2
-if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$MODULE/cmd/controller-gen@$VERSION" >"$log" 2>&1; then
-    echo "error: go install $MODULE/cmd/controller-gen@$VERSION failed; last lines of $log:" >&2
-    tail -n 20 "$log" >&2
-    exit 1
-fi
-# Rename into place, so that a concurrent or interrupted run never leaves a half-written binary.
-mv -f "$tmp/controller-gen" "$bin"
-echo "$dir"
+exec bash "$(dirname "$0")/../go-install.sh" CONTROLLER_GEN controller-gen "$VERSION" 1.26 \
+    "$MODULE/cmd/controller-gen@$VERSION"

@@ -21,41 +21,4 @@ set -euo pipefail
 VERSION=v0.3.0
 MODULE=github.com/elastic/crd-ref-docs
 
-if [[ -n "${CRD_REF_DOCS:-}" ]]; then
-    if [[ -x "$CRD_REF_DOCS" && ! -d "$CRD_REF_DOCS" ]]; then
-        dirname -- "$(cd -- "$(dirname -- "$CRD_REF_DOCS")" && pwd)/$(basename -- "$CRD_REF_DOCS")"
-        exit 0
-    fi
-    echo "error: CRD_REF_DOCS=$CRD_REF_DOCS is not an executable file" >&2
-    exit 1
-fi
-
-cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
-dir="$cache_root/crd-ref-docs/$VERSION"
-bin="$dir/crd-ref-docs"
-
-if [[ -x "$bin" ]]; then
-    echo "$dir"
-    exit 0
-fi
-
-if ! command -v go >/dev/null 2>&1; then
-    echo "error: \`go\` is not on PATH; crd-ref-docs $VERSION is built with \`go install\`." >&2
-    echo "Install Go >= 1.25 (https://go.dev/dl/), or set CRD_REF_DOCS to an existing crd-ref-docs binary." >&2
-    exit 1
-fi
-
-mkdir -p "$dir"
-log="$dir/install.log"
-tmp="$(mktemp -d "$dir/.gobin.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-
-echo "building crd-ref-docs $VERSION with $(go version) (log: $log)" >&2
-if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$MODULE@$VERSION" >"$log" 2>&1; then
-    echo "error: go install $MODULE@$VERSION failed; last lines of $log:" >&2
-    tail -n 20 "$log" >&2
-    exit 1
-fi
-# Rename into place, so that a concurrent or interrupted run never leaves a half-written binary.
-mv -f "$tmp/crd-ref-docs" "$bin"
-echo "$dir"
+exec bash "$(dirname "$0")/../go-install.sh" CRD_REF_DOCS crd-ref-docs "$VERSION" 1.25 "$MODULE@$VERSION"

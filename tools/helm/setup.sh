@@ -18,45 +18,9 @@ VERSION=v3.22.0
 KUBE_MINOR=33
 MODULE=helm.sh/helm/v3
 
-if [[ -n "${HELM:-}" ]]; then
-    if [[ -x "$HELM" && ! -d "$HELM" ]]; then
-        dirname -- "$(cd -- "$(dirname -- "$HELM")" && pwd)/$(basename -- "$HELM")"
-        exit 0
-    fi
-    echo "error: HELM=$HELM is not an executable file" >&2
-    exit 1
-fi
-
-cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
-dir="$cache_root/helm/$VERSION"
-bin="$dir/helm"
-
-if [[ -x "$bin" ]]; then
-    echo "$dir"
-    exit 0
-fi
-
-if ! command -v go >/dev/null 2>&1; then
-    echo "error: \`go\` is not on PATH; helm $VERSION is built with \`go install\`." >&2
-    echo "Install Go >= 1.26 (https://go.dev/dl/), or set HELM to an existing helm binary." >&2
-    exit 1
-fi
-
-mkdir -p "$dir"
-log="$dir/install.log"
-tmp="$(mktemp -d "$dir/.gobin.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
 
 ldflags="-X $MODULE/internal/version.version=$VERSION"
 ldflags+=" -X $MODULE/pkg/chartutil.k8sVersionMinor=$KUBE_MINOR"
 ldflags+=" -X $MODULE/pkg/lint/rules.k8sVersionMinor=$KUBE_MINOR"
-
-echo "building helm $VERSION with $(go version) (log: $log)" >&2
-if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install -ldflags "$ldflags" "$MODULE/cmd/helm@$VERSION" >"$log" 2>&1; then
-    echo "error: go install $MODULE/cmd/helm@$VERSION failed; last lines of $log:" >&2
-    tail -n 20 "$log" >&2
-    exit 1
-fi
-# Rename into place, so that a concurrent or interrupted run never leaves a half-written binary.
-mv -f "$tmp/helm" "$bin"
-echo "$dir"
+exec bash "$(dirname "$0")/../go-install.sh" HELM helm "$VERSION" 1.26 "$MODULE/cmd/helm@$VERSION" \
+    -ldflags "$ldflags"
