@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Installs a Go tool with `go install` into opgen's cache and prints its directory as the last
-# line of stdout; the tools/<tool>/setup.sh scripts pin what and why, and call this:
+# Builds a Go tool into opgen's cache and prints its directory as the last line of stdout; the
+# tools/<tool>/setup.sh scripts pin what and say why, and call this:
 #
-#   bash tools/go-install.sh <ENV_VAR> <binary> <version> <minimum Go> <package@version> [go install flags...]
+#   bash tools/go-install.sh <ENV_VAR> <binary> <cache name> <version> <minimum Go> <source> [go flags...]
 #
-# <ENV_VAR> set to an executable wins as is (its directory is printed). Cache:
-# ${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}/<binary>/<version>/; a warm run
-# (binary present) returns at once and needs neither network nor `go`.
+# <source> is `<package>@<version>` (`go install` from the module proxy) or the directory of a
+# main module kept in tools/ (`go build -mod=readonly` there; its main.go, go.mod and go.sum
+# are hashed into the cache key, so an edit rebuilds). <ENV_VAR> set to an executable wins as
+# is (its directory is printed). Cache:
+# ${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}/<cache name>/<version>[-<key>]/;
+# a warm run (binary present) returns at once and needs neither network nor `go`.
 set -euo pipefail
 
-env_var="$1" name="$2" version="$3" go_min="$4" package="$5"
-shift 5
+env_var="$1" name="$2" cache_name="$3" version="$4" go_min="$5" source="$6"
+shift 6
 
 override="${!env_var:-}"
 if [[ -n "$override" ]]; then
@@ -23,7 +26,11 @@ if [[ -n "$override" ]]; then
 fi
 
 cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
-dir="$cache_root/$name/$version"
+dir="$cache_root/$cache_name/$version"
+if [[ -d "$source" ]]; then
+    key="$(cat "$source/main.go" "$source/go.mod" "$source/go.sum" | sha256sum | cut -c1-12)"
+    dir="$dir-$key"
+fi
 bin="$dir/$name"
 
 if [[ -x "$bin" ]]; then
@@ -32,19 +39,24 @@ if [[ -x "$bin" ]]; then
 fi
 
 if ! command -v go >/dev/null 2>&1; then
-    echo "error: \`go\` is not on PATH; $name $version is built with \`go install\`." >&2
+    echo "error: \`go\` is not on PATH; $name $version is built with it." >&2
     echo "Install Go >= $go_min (https://go.dev/dl/), or set $env_var to an existing $name binary." >&2
     exit 1
 fi
 
 mkdir -p "$dir"
-log="$dir/install.log"
-tmp="$(mktemp -d "$dir/.gobin.XXXXXX")"
+log="$dir/build.log"
+tmp="$(mktemp -d "$dir/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
 echo "building $name $version with $(go version) (log: $log)" >&2
-if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$@" "$package" >"$log" 2>&1; then
-    echo "error: go install $package failed; last lines of $log:" >&2
+if [[ -d "$source" ]]; then
+    build() { (cd "$source" && GOTOOLCHAIN="${GOTOOLCHAIN:-local}" go build -mod=readonly "$@" -o "$tmp/$name" .); }
+else
+    build() { GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$@" "$source"; }
+fi
+if ! build "$@" >"$log" 2>&1; then
+    echo "error: building $name from $source failed; last lines of $log:" >&2
     tail -n 20 "$log" >&2
     exit 1
 fi
