@@ -123,6 +123,53 @@ reason = "the ratio mirrors an upstream API"
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An exception that accepts no finding (the field was renamed, or fixed) is a warning at its
+/// table: left alone it would hide the next finding of that name.
+#[test]
+fn an_exception_that_accepts_nothing_is_a_warning_at_its_table() {
+    let config = r#"
+[package.metadata.opgen.lint]
+
+[[package.metadata.opgen.lint.exceptions]]
+rule = "nofloats"
+field = "WidgetSpec.ratio"
+reason = "the ratio mirrors an upstream API"
+
+[[package.metadata.opgen.lint.exceptions]]
+rule = "nofloats"
+field = "WidgetSpec.old_ratio"
+reason = "renamed since"
+"#;
+    let dir = project("stale-exception", config);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let table = manifest
+        .lines()
+        .position(|l| l == "field = \"WidgetSpec.old_ratio\"")
+        .expect("the stale exception")
+        - 1;
+    let out = opgen(&dir, &["lint"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "warning: the exception to nofloats at WidgetSpec.old_ratio accepts no finding"
+        ),
+        "{err}"
+    );
+    assert!(err.contains(&format!("Cargo.toml:{table}:1")), "{err}");
+    assert!(
+        !err.contains("at WidgetSpec.ratio accepts no finding"),
+        "the exception in use is not reported: {err}"
+    );
+    // An exception to a rule that is off says nothing.
+    let only = opgen(&dir, &["lint", "--only", "nobools"]);
+    assert!(
+        !stderr(&only).contains("accepts no finding"),
+        "{}",
+        stderr(&only)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_bad_configuration_is_an_error_at_its_line() {
     let config = "\n[package.metadata.opgen.lint]\ndisable = [\"nofloat\"]\n\n[[package.metadata.opgen.lint.exceptions]]\nrule = \"nofloats\"\nfield = \"WidgetSpec.ratio\"\n";

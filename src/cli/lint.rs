@@ -62,7 +62,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         },
     )?;
     // Findings are the command's output: printed even with --quiet.
-    for d in &report.model {
+    for d in &report.other {
         eprint!("{d}");
     }
     for (f, d) in &report.findings {
@@ -72,7 +72,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         }
     }
     let errors = report.errors();
-    let warnings = report.findings.len() + report.model.len() - errors;
+    let warnings = report.findings.len() + report.other.len() - errors;
     if args.fix {
         finish(&ws, global, &format!("fixed {} finding(s)", report.fixed))?;
     }

@@ -32,6 +32,8 @@ pub struct Exception {
     /// `Type.rust_field`, or `Type`.
     pub field: String,
     pub reason: String,
+    /// Where Cargo.toml gives it.
+    pub at: Option<Location>,
 }
 
 impl Config {
@@ -78,14 +80,15 @@ impl Config {
         rule.default || self.enable.contains("*")
     }
 
-    pub fn excepts(&self, f: &Finding) -> bool {
+    /// The index of the exception that accepts `f`, if one does.
+    pub fn exception_for(&self, f: &Finding) -> Option<usize> {
         let at = match &f.rust_field {
             Some(field) => format!("{}.{field}", f.type_name),
             None => f.type_name.clone(),
         };
         self.exceptions
             .iter()
-            .any(|e| e.rule == f.rule && e.field == at)
+            .position(|e| e.rule == f.rule && e.field == at)
     }
 
     /// Turns rules on or off over what the manifest says (the command line's `--enable`).
@@ -216,6 +219,7 @@ impl Reader<'_> {
                 rule,
                 field,
                 reason,
+                at: span.map(|span| location(self.path, self.text, span)),
             });
         }
         out

@@ -55,15 +55,41 @@ pub fn rule(name: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.name == name)
 }
 
-/// The findings of the rules `config` enables, without those it excepts, in source order.
-pub fn lint(model: &Model<'_>, config: &Config) -> Vec<Finding> {
+/// The findings of the rules `config` enables, without those it excepts, in source order,
+/// and a warning for each exception to an enabled rule that accepted none: a field renamed or
+/// fixed since leaves it behind, and it would hide the next finding of that name.
+pub fn lint(model: &Model<'_>, config: &Config) -> (Vec<Finding>, Vec<Diagnostic>) {
     let mut findings = Vec::new();
     for rule in rules().iter().filter(|r| config.enabled(r)) {
         (rule.check)(model, &mut findings);
     }
-    findings.retain(|f| !config.excepts(f));
+    let mut used = vec![false; config.exceptions.len()];
+    findings.retain(|f| match config.exception_for(f) {
+        Some(i) => {
+            used[i] = true;
+            false
+        }
+        None => true,
+    });
     findings.sort_by_key(|f| (f.at.file, f.at.line, f.at.column, f.rule));
-    findings
+    let unused = config
+        .exceptions
+        .iter()
+        .zip(used)
+        .filter(|(e, used)| !used && rule(&e.rule).is_some_and(|r| config.enabled(r)))
+        .map(|(e, _)| {
+            let d = Diagnostic::warning(format!(
+                "the exception to {} at {} accepts no finding",
+                e.rule, e.field
+            ))
+            .help("remove it, or name the field as `Type.rust_field` (the type alone for a finding on the type)");
+            match &e.at {
+                Some(at) => d.at(at.clone()),
+                None => d,
+            }
+        })
+        .collect();
+    (findings, unused)
 }
 
 /// A finding as a diagnostic at its place, an error when its rule's severity is (or `strict`).

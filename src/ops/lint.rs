@@ -26,14 +26,14 @@ pub struct LintReport {
     pub findings: Vec<(Finding, Diagnostic)>,
     /// Findings `--fix` fixed.
     pub fixed: usize,
-    /// What the model refused (and its warnings): reported with the findings, which are those
-    /// of the types it could read.
-    pub model: Vec<Diagnostic>,
+    /// What the model refused (and its warnings), reported with the findings, which are those
+    /// of the types it could read; and the configuration's exceptions that accepted nothing.
+    pub other: Vec<Diagnostic>,
 }
 
 impl LintReport {
     pub fn errors(&self) -> usize {
-        let model = self.model.iter().filter(|d| d.severity == Severity::Error);
+        let model = self.other.iter().filter(|d| d.severity == Severity::Error);
         self.findings
             .iter()
             .filter(|(_, d)| d.severity == Severity::Error)
@@ -65,9 +65,9 @@ pub fn lint(ws: &mut Workspace, opts: &LintOptions) -> Result<LintReport> {
         // A fix computed on a model that is missing types could contradict the ones it lacks.
         return Err(crate::diag::Error::many(model_diags));
     }
-    let findings = lint::lint(&model, &config);
+    let (findings, unused_exceptions) = lint::lint(&model, &config);
     let mut report = LintReport {
-        model: model_diags,
+        other: model_diags.into_iter().chain(unused_exceptions).collect(),
         ..LintReport::default()
     };
     let remaining = if opts.fix {
