@@ -238,7 +238,8 @@ impl ControlPlane {
             ..Default::default()
         };
 
-        // One rule of each bound role, with where it applies (a Role's namespace).
+        let mut bound = 0;
+        // One rule of each bound role that has one, with where it applies (a Role's namespace).
         let mut granted: Vec<(Option<String>, PolicyRule)> = Vec::new();
         for document in apply::parse_documents(path)? {
             let kind = document
@@ -275,6 +276,7 @@ impl ControlPlane {
                             Error::kube(format!("applying ClusterRoleBinding {binding_name}"), e)
                         })?;
                     granted.extend(first_resource_rule(rules).map(|rule| (None, rule)));
+                    bound += 1;
                 }
                 "Role" => {
                     let mut role: Role = serde_json::from_value(document).map_err(yaml_error)?;
@@ -310,14 +312,15 @@ impl ControlPlane {
                         first_resource_rule(role.rules.iter().flatten())
                             .map(|rule| (Some(role_namespace.clone()), rule)),
                     );
+                    bound += 1;
                 }
                 _ => {}
             }
         }
-        if granted.is_empty() {
+        if bound == 0 {
             return Err(Error::Yaml {
                 path: path.to_owned(),
-                message: "holds no ClusterRole or Role with a rule on resources".into(),
+                message: "holds no ClusterRole or Role".into(),
             });
         }
         let (user, groups) = service_account_user(namespace, name);
