@@ -34,17 +34,7 @@ fn kubectl() -> Option<PathBuf> {
 
 /// The helm of tools/helm/setup.sh; none only outside CI.
 fn helm() -> Option<PathBuf> {
-    match std::env::var_os("HELM") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            assert!(
-                !ci(),
-                "CI=true requires HELM (tools/test.sh sets it from tools/helm/setup.sh)"
-            );
-            eprintln!("notice: HELM unset (bash tools/helm/setup.sh installs it); skipping");
-            None
-        }
-    }
+    support::referee("HELM", "tools/helm/setup.sh")
 }
 
 /// What `make build-installer` does: config/default rendered into dist/install.yaml.

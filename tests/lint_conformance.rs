@@ -13,6 +13,8 @@
 //! encoding/json gives it; controller-gen, and so `import go`, drops an untagged field). jsontags'
 //! "missing json tag" findings are then not produced by KAL either: Go-only, see `KNOWN`.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -339,17 +341,7 @@ enum Side {
 }
 
 fn kal() -> Option<PathBuf> {
-    match std::env::var_os("KUBE_API_LINTER") {
-        Some(p) if Path::new(&p).is_file() => Some(PathBuf::from(p)),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "KUBE_API_LINTER is not set to the kube-api-linter binary (bash tools/kube-api-linter/setup.sh); CI must run this test"
-            );
-            eprintln!("skipping: KUBE_API_LINTER is not set (bash tools/kube-api-linter/setup.sh)");
-            None
-        }
-    }
+    support::referee("KUBE_API_LINTER", "tools/kube-api-linter/setup.sh")
 }
 
 /// KAL's source at the pinned version, from the Go module cache.

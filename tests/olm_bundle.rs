@@ -30,17 +30,7 @@ fn kubectl() -> Option<PathBuf> {
 }
 
 fn validator() -> Option<PathBuf> {
-    match std::env::var_os("OLM_VALIDATE") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            assert!(
-                !on_ci(),
-                "CI=true requires OLM_VALIDATE (tools/test.sh sets it from tools/olm/setup.sh)"
-            );
-            eprintln!("notice: OLM_VALIDATE unset (bash tools/olm/setup.sh builds it); skipping");
-            None
-        }
-    }
+    support::referee("OLM_VALIDATE", "tools/olm/setup.sh")
 }
 
 fn bundle(dir: &Path, kubectl: &Path, args: &[&str]) -> Output {

@@ -4,21 +4,13 @@
 //! tools/olm/go.mod pins. CI=true (tools/test.sh exports OLM_VALIDATE) makes a missing
 //! validator a failure.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn validator() -> Option<PathBuf> {
-    match std::env::var_os("OLM_VALIDATE") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true requires OLM_VALIDATE (tools/test.sh sets it from tools/olm/setup.sh)"
-            );
-            eprintln!("notice: OLM_VALIDATE unset (bash tools/olm/setup.sh builds it); skipping");
-            None
-        }
-    }
+    support::referee("OLM_VALIDATE", "tools/olm/setup.sh")
 }
 
 /// operator-framework/api's source at the pinned version.

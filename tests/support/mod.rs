@@ -147,6 +147,21 @@ pub fn projects_target_dir() -> PathBuf {
         .join("scaffolded-project")
 }
 
+/// The referee binary the environment variable `var` names (tools/test.sh sets it from `setup`,
+/// e.g. `tools/helm/setup.sh`). Unset: a one-line notice and `None`, but under CI (`CI=true`),
+/// which must run every test, a panic.
+pub fn referee(var: &str, setup: &str) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(var) {
+        return Some(PathBuf::from(path));
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true requires {var} (tools/test.sh sets it from {setup})"
+    );
+    eprintln!("notice: {var} unset (bash {setup} builds it); skipping");
+    None
+}
+
 /// `project` mirrored at a path that stays the same from one run of the suite to the next,
 /// `<target>/test-projects/<name>` (`name` unique to the calling test), for cargo to build:
 /// a file whose bytes did not change is left alone, modification time included, so a second
