@@ -20,5 +20,5 @@ set -euo pipefail
 VERSION=v0.23.0
 MODULE=sigs.k8s.io/controller-tools
 
-exec bash "$(dirname "$0")/../go-install.sh" CONTROLLER_GEN controller-gen controller-gen "$VERSION" \
+exec "$BASH" "$(dirname "$0")/../go-install.sh" CONTROLLER_GEN controller-gen controller-gen "$VERSION" \
     1.26 "$MODULE/cmd/controller-gen@$VERSION"

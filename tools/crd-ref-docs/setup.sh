@@ -21,5 +21,5 @@ set -euo pipefail
 VERSION=v0.3.0
 MODULE=github.com/elastic/crd-ref-docs
 
-exec bash "$(dirname "$0")/../go-install.sh" CRD_REF_DOCS crd-ref-docs crd-ref-docs "$VERSION" 1.25 \
+exec "$BASH" "$(dirname "$0")/../go-install.sh" CRD_REF_DOCS crd-ref-docs crd-ref-docs "$VERSION" 1.25 \
     "$MODULE@$VERSION"

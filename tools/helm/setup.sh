@@ -22,5 +22,5 @@ MODULE=helm.sh/helm/v3
 ldflags="-X $MODULE/internal/version.version=$VERSION"
 ldflags+=" -X $MODULE/pkg/chartutil.k8sVersionMinor=$KUBE_MINOR"
 ldflags+=" -X $MODULE/pkg/lint/rules.k8sVersionMinor=$KUBE_MINOR"
-exec bash "$(dirname "$0")/../go-install.sh" HELM helm helm "$VERSION" 1.26 "$MODULE/cmd/helm@$VERSION" \
+exec "$BASH" "$(dirname "$0")/../go-install.sh" HELM helm helm "$VERSION" 1.26 "$MODULE/cmd/helm@$VERSION" \
     -ldflags "$ldflags"

@@ -21,4 +21,4 @@ set -euo pipefail
 VERSION=v0.0.0-20260716143926-092fe0c72997
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)"
 
-exec bash "$here/../go-install.sh" KUBE_API_LINTER kube-api-linter kube-api-linter "$VERSION" 1.24 "$here"
+exec "$BASH" "$here/../go-install.sh" KUBE_API_LINTER kube-api-linter kube-api-linter "$VERSION" 1.24 "$here"

@@ -13,4 +13,4 @@ set -euo pipefail
 VERSION=v0.45.0
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)"
 
-exec bash "$here/../go-install.sh" OLM_VALIDATE olm-validate olm "$VERSION" 1.26.3 "$here"
+exec "$BASH" "$here/../go-install.sh" OLM_VALIDATE olm-validate olm "$VERSION" 1.26.3 "$here"
