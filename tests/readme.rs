@@ -55,6 +55,10 @@ fn sh(dir: &Path, script: &str) -> (bool, String) {
         .args(["-ec", script])
         .current_dir(dir)
         .env("PATH", path)
+        .env("GIT_AUTHOR_NAME", "Tutorial")
+        .env("GIT_AUTHOR_EMAIL", "tutorial@example.com")
+        .env("GIT_COMMITTER_NAME", "Tutorial")
+        .env("GIT_COMMITTER_EMAIL", "tutorial@example.com")
         .output()
         .unwrap();
     let text = format!(
@@ -167,6 +171,8 @@ fn the_tutorial_works_as_written() {
         "{role}"
     );
 
+    after_the_first_release(&blocks, &project, &types);
+
     let target = support::projects_target_dir();
     // --locked: the Cargo.lock `opgen init` wrote builds as it is, as the Dockerfile needs.
     for args in [
@@ -186,6 +192,37 @@ fn the_tutorial_works_as_written() {
             args.join(" ")
         );
     }
+}
+
+/// The tutorial's breaking change: tagged, a required field added is reported as the README
+/// shows with exit status 1; the field optional with a default is compatible (status 0).
+fn after_the_first_release(blocks: &[(String, String)], project: &Path, types: &Path) {
+    sh_ok(project, block(blocks, "sh", "git tag v0.1.0"));
+    let released = std::fs::read_to_string(types).unwrap();
+    let add_field = |field: &str| {
+        let text = released.replacen(
+            "    pub container_port: Option<i32>,\n}\n",
+            &format!("    pub container_port: Option<i32>,\n\n{field}}}\n"),
+            1,
+        );
+        assert_ne!(
+            text, released,
+            "MemcachedSpec does not end with container_port"
+        );
+        std::fs::write(types, text).unwrap();
+    };
+    let diff = block(blocks, "sh", "opgen diff v0.1.0");
+    add_field(block(blocks, "rust", "pub image: String"));
+    let (ok, output) = sh(project, diff);
+    assert!(!ok, "a new required field is breaking:\n{output}");
+    assert_eq!(output, block(blocks, "", "now required"));
+    add_field(block(blocks, "rust", "pub image: Option<String>"));
+    let output = sh_ok(project, diff);
+    assert_eq!(
+        output,
+        "compatible: 0 breaking, 0 possibly breaking, 1 compatible change(s) (strictness client; \
+         -v lists the compatible ones)\n"
+    );
 }
 
 /// Every fenced block of README.md, wherever it stands, is exercised: the tutorial's by

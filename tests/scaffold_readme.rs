@@ -103,6 +103,50 @@ impl Drop for Background {
     }
 }
 
+/// `make verify-api` once there is a release: a new required field fails it, naming the field;
+/// the same field optional with a default passes. The types are restored afterwards.
+fn api_after_a_release(shell: &Shell) {
+    let git = "git -c user.name=t -c user.email=t@example.com";
+    shell.run(&format!(
+        "{git} add -A && {git} commit -qm v0.1.0 && {git} tag v0.1.0"
+    ));
+    let types = shell.dir.join("src/api/v1alpha1/memcached_types.rs");
+    let released = std::fs::read_to_string(&types).unwrap();
+    let with_field = |field: &str| {
+        let text = released.replacen(
+            "pub struct MemcachedSpec {\n",
+            &format!(
+                "pub struct MemcachedSpec {{\n    /// image is the memcached image.\n{field}\n"
+            ),
+            1,
+        );
+        assert_ne!(text, released, "no MemcachedSpec in {}", types.display());
+        std::fs::write(&types, text).unwrap();
+    };
+    with_field("    // +required\n    pub image: String,");
+    let out = shell.command("make verify-api").output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("diff v0.1.0") && text.contains(".spec.image: now required"),
+        "{text}"
+    );
+    with_field(
+        "    // +optional\n    // +kubebuilder:default=\"memcached:1.6\"\n    \
+         #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub image: Option<String>,",
+    );
+    let out = shell.run("make verify-api");
+    assert!(
+        out.contains("compatible: 0 breaking, 0 possibly breaking"),
+        "{out}"
+    );
+    std::fs::write(&types, released).unwrap();
+}
+
 /// Runs `check` until it succeeds with some output, failing early if the manager `make run`
 /// started is gone.
 fn eventually(shell: &Shell, manager: &mut Option<Background>, what: &str, check: &str) -> String {
@@ -347,6 +391,16 @@ async fn the_scaffolded_readme_works_as_written() {
             s if s.starts_with("make manifests") => {
                 shell.run(&script);
             }
+            s if s.starts_with("make lint-api") => {
+                let out = shell.run(&script);
+                assert!(out.contains("lint: 0 warning(s)"), "{out}");
+                assert!(
+                    out.contains("verify-api: no release tag yet, nothing to compare with"),
+                    "{out}"
+                );
+                assert!(project.join("docs/api/README.md").is_file(), "{out}");
+                api_after_a_release(&shell);
+            }
             s if s.starts_with("make fmt") => {
                 // make build is the release build; make test runs the envtest tests.
                 shell.run(&script);
@@ -358,7 +412,7 @@ async fn the_scaffolded_readme_works_as_written() {
         ran.push(script.lines().next().unwrap_or_default().to_owned());
     }
     drop(manager);
-    assert_eq!(ran.len(), 16, "blocks run: {ran:#?}");
+    assert_eq!(ran.len(), 17, "blocks run: {ran:#?}");
     assert!(
         shell.target.join("release/rd").is_file(),
         "make build wrote no binary"

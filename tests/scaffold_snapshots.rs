@@ -73,6 +73,33 @@ fn init_tree() {
     insta::assert_snapshot!("init_files", dump(&t));
 }
 
+/// The scaffolded CI runs make targets, so a user can run each of its checks locally: every
+/// `run:` step of the workflow is `make <target>` of a target the Makefile declares.
+#[test]
+fn the_ci_workflow_runs_targets_of_the_makefile() {
+    let dir = project(&[]);
+    let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/ci.yml")).unwrap();
+    let makefile = std::fs::read_to_string(dir.path().join("Makefile")).unwrap();
+    let targets: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: "))
+        .map(|run| {
+            run.strip_prefix("make ")
+                .unwrap_or_else(|| panic!("a CI step is not a make target: {run}"))
+        })
+        .collect();
+    assert_eq!(
+        targets,
+        ["lint", "verify-manifests", "lint-api", "verify-api", "test"]
+    );
+    for target in targets {
+        assert!(
+            makefile.contains(&format!("\n.PHONY: {target}\n{target}:")),
+            "the Makefile has no target {target}"
+        );
+    }
+}
+
 #[test]
 fn init_and_two_kinds_tree() {
     let dir = project(&[]);

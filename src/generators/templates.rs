@@ -40,6 +40,11 @@ static GENERATION_4: Dir<'_> =
 static GENERATION_5: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-5/templates");
 
+/// The templates of scaffold generation 6 (controller unit tests on a fake API server; no
+/// `make lint-api`, `verify-api` or `docs`), as of 8f6a17e.
+static GENERATION_6: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-6/templates");
+
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
 }
@@ -70,6 +75,7 @@ fn template_dir() -> &'static Dir<'static> {
         3 => &GENERATION_3,
         4 => &GENERATION_4,
         5 => &GENERATION_5,
+        6 => &GENERATION_6,
         _ => &TEMPLATE_DIR,
     }
 }

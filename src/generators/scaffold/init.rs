@@ -361,6 +361,15 @@ pub const GENERATION_1_FRAMEWORK: &[&str] = &[
     "src/controllers/conditions.rs",
 ];
 
+/// Files of the generations since they were added: (template, output path, policy, the first
+/// generation that has it). Rendering an earlier generation leaves them out.
+const ADDED_FILES: &[(&str, &str, Policy, u32)] = &[(
+    "github/workflows/ci.yml",
+    ".github/workflows/ci.yml",
+    Policy::IfMissing,
+    7,
+)];
+
 pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     let mut plan = ScaffoldPlan::default();
     let generation = templates::generation();
@@ -368,7 +377,11 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
         .iter()
         .filter(|_| generation == 1)
         .map(|path| (*path, *path, Policy::UserOwned));
-    let files = FILES.iter().copied().chain(framework);
+    let added = ADDED_FILES
+        .iter()
+        .filter(|file| generation >= file.3)
+        .map(|&(template, path, policy, _)| (template, path, policy));
+    let files = FILES.iter().copied().chain(added).chain(framework);
     for (template, path, policy) in files {
         let content = render(&format!("project/{template}"), ctx)?;
         if path.ends_with(".rs") {
