@@ -8,9 +8,11 @@
 //! `+required`/`+optional` markers) and defaults. Every disagreement is listed with its reason in
 //! docs/conformance/docs.md, which this test checks (`OPGEN_REGEN=1` rewrites its generated
 //! part). opgen's Markdown also passes markdownlint-cli2 (tools/markdownlint/setup.sh; line
-//! length aside) and every link in it resolves.
+//! length aside) and every link in it resolves; its AsciiDoc converts with Asciidoctor.js
+//! without a warning (tools/asciidoctor/setup.sh), its HTML passes html-validate
+//! (tools/html-validate/setup.sh), and their links resolve too.
 //!
-//! Without crd-ref-docs, markdownlint or Go a test says so and compares nothing; under `CI=true`
+//! Without crd-ref-docs, a linter or Go a test says so and compares nothing; under `CI=true`
 //! that is a failure.
 
 #[path = "fixtures/controller-gen/harness.rs"]
@@ -459,7 +461,111 @@ fn run(cmd: &mut Command, what: &str) -> String {
 
 /// Imports `go`'s packages into a fresh project and documents them: the documents by file name,
 /// and crd-ref-docs' lines for the Go packages.
-fn one_case(go: &GoModule, crd_ref_docs: &Path, markdownlint: &Path) -> Option<Figures> {
+/// The checkers of each format's documents.
+struct Linters {
+    markdownlint: PathBuf,
+    asciidoctor: PathBuf,
+    html_validate: PathBuf,
+}
+
+/// Every file of `dir` with extension `ext`, by file name.
+fn documents(dir: &Path, ext: &str) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// In each document, every `<open>target<close>` link to `#anchor`, `file#anchor` or (with
+/// `bare_is_anchor`, AsciiDoc's `<<anchor,text>>`) `anchor` resolves to an anchor `ids` finds in
+/// that document.
+fn check_format_links(
+    docs: &BTreeMap<String, String>,
+    ids: impl Fn(&str) -> BTreeSet<String>,
+    open: &str,
+    close: char,
+    bare_is_anchor: bool,
+) {
+    let anchors: BTreeMap<&String, BTreeSet<String>> =
+        docs.iter().map(|(f, t)| (f, ids(t))).collect();
+    for (file, text) in docs {
+        for (i, _) in text.match_indices(open) {
+            let target = &text[i + open.len()..];
+            let target = &target[..target.find(close).expect("a closed link")];
+            if target.starts_with("https://") || target.starts_with("http://") {
+                continue;
+            }
+            let (doc, anchor) = match target.split_once('#') {
+                Some(split) => split,
+                None if bare_is_anchor => ("", target),
+                None => (target, ""),
+            };
+            let doc = if doc.is_empty() {
+                file
+            } else {
+                &doc.to_owned()
+            };
+            let Some(in_doc) = anchors.get(doc) else {
+                panic!("{file}: link to {target}, no such document");
+            };
+            assert!(
+                anchor.is_empty() || in_doc.contains(anchor),
+                "{file}: link to {target}, which no anchor has"
+            );
+        }
+    }
+}
+
+/// `opgen docs --format asciidoc` and `--format html` on the project: Asciidoctor converts each
+/// AsciiDoc document without a warning, html-validate passes each HTML page, and every
+/// internal link of both resolves.
+fn check_other_formats(
+    project: &Path,
+    out: &Path,
+    linters: &Linters,
+    opgen: impl Fn(&[&str]) -> String,
+) {
+    opgen(&["docs", "--format", "asciidoc"]);
+    opgen(&["docs", "--format", "html"]);
+    let docs_dir = project.join("docs/api");
+    let adoc = documents(&docs_dir, "adoc");
+    assert!(adoc.contains_key("README.adoc"), "{:?}", adoc.keys());
+    let mut asciidoctor = Command::new(&linters.asciidoctor);
+    asciidoctor
+        .args(["--failure-level", "WARN", "--destination-dir"])
+        .arg(out)
+        .args(adoc.keys())
+        .current_dir(&docs_dir);
+    run(
+        &mut asciidoctor,
+        "asciidoctor on opgen's AsciiDoc reference",
+    );
+    let between = |text: &str, open: &str, close: &str| -> BTreeSet<String> {
+        text.match_indices(open)
+            .filter_map(|(i, _)| {
+                let rest = &text[i + open.len()..];
+                rest.find(close).map(|e| rest[..e].to_owned())
+            })
+            .collect()
+    };
+    check_format_links(&adoc, |t| between(t, "[[", "]]"), "<<", ',', true);
+    check_format_links(&adoc, |t| between(t, "[[", "]]"), "xref:", '[', false);
+    let html = documents(&docs_dir, "html");
+    assert!(html.contains_key("index.html"), "{:?}", html.keys());
+    let mut validate = Command::new(&linters.html_validate);
+    validate.args(html.keys()).current_dir(&docs_dir);
+    run(&mut validate, "html-validate on opgen's HTML reference");
+    check_format_links(&html, |t| between(t, " id=\"", "\""), "href=\"", '"', false);
+}
+
+fn one_case(go: &GoModule, crd_ref_docs: &Path, linters: &Linters) -> Option<Figures> {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     let original = if go.version.is_empty() {
@@ -500,29 +606,20 @@ fn one_case(go: &GoModule, crd_ref_docs: &Path, markdownlint: &Path) -> Option<F
     opgen(&args);
     opgen(&["docs"]);
     opgen(&["docs", "--check"]);
-    let out_dir = project.join("docs/api");
-    let docs: BTreeMap<String, String> = std::fs::read_dir(&out_dir)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&p).unwrap(),
-            )
-        })
-        .collect();
+    let docs = documents(&project.join("docs/api"), "md");
     check_links(&docs);
     // Line length (MD013) aside: descriptions keep their authors' wrapping.
     let config = tmp.path().join("docs.markdownlint.jsonc");
     std::fs::write(&config, "{ \"MD013\": false }\n").unwrap();
     run(
-        Command::new(markdownlint)
+        Command::new(&linters.markdownlint)
             .arg("--config")
             .arg(&config)
             .arg("docs/api/*.md")
             .current_dir(&project),
         "markdownlint-cli2 on opgen's reference",
     );
+    check_other_formats(&project, &tmp.path().join("converted"), linters, opgen);
     let package_dir = go.package.trim_end_matches("...").trim_end_matches('/');
     let lines = tmp.path().join("crd-ref-docs.txt");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs/crd-ref-docs");
@@ -556,6 +653,25 @@ fn reference_agrees_with_crd_ref_docs() {
     ) else {
         return skip("no markdownlint-cli2 (run tools/markdownlint/setup.sh)");
     };
+    let Some(asciidoctor) = tool(
+        "ASCIIDOCTOR",
+        "asciidoctor",
+        "node_modules/.bin/asciidoctor",
+    ) else {
+        return skip("no asciidoctor (run tools/asciidoctor/setup.sh)");
+    };
+    let Some(html_validate) = tool(
+        "HTML_VALIDATE",
+        "html-validate",
+        "node_modules/.bin/html-validate",
+    ) else {
+        return skip("no html-validate (run tools/html-validate/setup.sh)");
+    };
+    let linters = Linters {
+        markdownlint,
+        asciidoctor,
+        html_validate,
+    };
     if Command::new("go").arg("version").output().is_err() {
         return skip("no Go on PATH");
     }
@@ -566,7 +682,7 @@ fn reference_agrees_with_crd_ref_docs() {
     let mut unexplained = Vec::new();
     for (module, package) in CASES {
         let go = go_module(module, package);
-        let Some(f) = one_case(go, &crd_ref_docs, &markdownlint) else {
+        let Some(f) = one_case(go, &crd_ref_docs, &linters) else {
             return;
         };
         let _ = writeln!(

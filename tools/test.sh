@@ -7,8 +7,9 @@
 #   - olm-validate (tools/olm/setup.sh), operator-framework's validators for OLM bundles;
 #   - kube-api-linter (tools/kube-api-linter/setup.sh), the referee of `opgen lint`;
 #   - helm (tools/helm/setup.sh), which lints and renders the charts of `opgen create helm`;
-#   - crd-ref-docs (tools/crd-ref-docs/setup.sh), the referee of `opgen docs`, and
-#     markdownlint-cli2 (tools/markdownlint/setup.sh, from npm), which lints its Markdown.
+#   - crd-ref-docs (tools/crd-ref-docs/setup.sh), the referee of `opgen docs`, and from npm
+#     markdownlint-cli2, Asciidoctor.js and html-validate (tools/{markdownlint,asciidoctor,
+#     html-validate}/setup.sh), which check its Markdown, AsciiDoc and HTML.
 # Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
 # server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
@@ -33,7 +34,11 @@ CRD_REF_DOCS="$(bash tools/crd-ref-docs/setup.sh | tail -n 1)/crd-ref-docs"
 export CRD_REF_DOCS
 MARKDOWNLINT="$(bash tools/markdownlint/setup.sh | tail -n 1)/markdownlint-cli2"
 export MARKDOWNLINT
-echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint) took $((SECONDS - start)) s"
+ASCIIDOCTOR="$(bash tools/asciidoctor/setup.sh | tail -n 1)/asciidoctor"
+export ASCIIDOCTOR
+HTML_VALIDATE="$(bash tools/html-validate/setup.sh | tail -n 1)/html-validate"
+export HTML_VALIDATE
+echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate) took $((SECONDS - start)) s"
 
 # Everything builds first (cargo holds the target directory while it runs), so that the tests
 # that use an API server can run once more against the newest Kubernetes beside the main run:

@@ -1,16 +1,17 @@
-//! `docs`: the API reference of the kinds under `src/`, one Markdown document per group version
-//! and an index, staged under the output directory.
+//! `docs`: the API reference of the kinds under `src/`, one document per group version and an
+//! index (Markdown, AsciiDoc or HTML), staged under the output directory.
 
 use crate::diag::{Error, Result};
 use crate::generators::crd::{CrdGenerator, CrdOptions};
-use crate::generators::docs::{self, render};
+use crate::generators::docs::{self, Format, render};
 use crate::load::Scope;
 use crate::ops::manifests::{embedded_object_meta_setting, k8s_minor, k8s_types, with_model};
 use crate::writer::Workspace;
 use std::path::{Component, Path, PathBuf};
 
+pub use crate::generators::docs::Format as DocsFormat;
+
 pub const DEFAULT_OUT: &str = "docs/api";
-const INDEX: &str = "README.md";
 
 #[derive(Debug, Default)]
 pub struct DocsReport {
@@ -20,7 +21,7 @@ pub struct DocsReport {
 }
 
 /// Stages the reference under `out` (relative to the project root).
-pub fn docs(ws: &mut Workspace, out: &Path) -> Result<DocsReport> {
+pub fn docs(ws: &mut Workspace, out: &Path, format: Format) -> Result<DocsReport> {
     check_out_dir(out)?;
     let (k8s, version_warning) = k8s_types(ws)?;
     // The schemas `opgen manifests` writes, so that the CEL rules check as they do there.
@@ -42,23 +43,36 @@ pub fn docs(ws: &mut Workspace, out: &Path) -> Result<DocsReport> {
         files: Vec::new(),
         warnings,
     };
+    let ext = format.extension();
     for gv in &gvs {
-        let path = out.join(render::file_name(gv));
-        ws.stage(&path, render::markdown(gv));
+        let path = out.join(render::file_name(gv)).with_extension(ext);
+        ws.stage(&path, format.render(render::markdown(gv)));
         report.files.push(path);
     }
-    let index = out.join(INDEX);
-    ws.stage(&index, render::index(&gvs));
+    let index = out.join(format.index_name());
+    ws.stage(&index, format.render(render::index(&gvs)));
     report.files.push(index);
-    for path in ws.list_files(out, ".md")? {
+    let note = format.render(render::NOTE.to_owned());
+    let note = note_text(&note);
+    for path in ws.list_files(out, &format!(".{ext}"))? {
         if report.files.contains(&path) || path.parent() != Some(out) {
             continue;
         }
-        if ws.read(&path)?.is_some_and(|t| t.contains(render::NOTE)) {
+        if ws.read(&path)?.is_some_and(|t| t.contains(note)) {
             ws.stage_removal(&path, Some("no kind of its group version is left".into()));
         }
     }
     Ok(report)
+}
+
+/// The line that marks a document `opgen docs` wrote, as the format writes it: the rendered
+/// note without the document around it.
+fn note_text(rendered: &str) -> &str {
+    let inner = rendered
+        .split_once("<p>")
+        .and_then(|(_, rest)| rest.split_once("</p>"))
+        .map_or(rendered, |(p, _)| p);
+    inner.trim()
 }
 
 /// The output directory must lie inside the project.

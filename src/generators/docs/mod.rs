@@ -5,12 +5,51 @@
 //! says of a field comes from the CRD the CRD generator built, found by walking the model's types
 //! and the schema side by side, so no constraint is computed twice.
 
+pub mod convert;
 pub mod render;
 
 use crate::generators::crd::Crd;
 use crate::model::{Kind, Model, Shape, Ty, TypeId, VariantContent};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+
+/// The formats of the reference. Markdown is what the walk writes; the others are rendered
+/// from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Asciidoc,
+    Html,
+}
+
+impl Format {
+    /// The extension of the documents.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Asciidoc => "adoc",
+            Format::Html => "html",
+        }
+    }
+
+    /// The index's file name: the one a forge or a web server shows for the directory.
+    pub fn index_name(self) -> &'static str {
+        match self {
+            Format::Markdown => "README.md",
+            Format::Asciidoc => "README.adoc",
+            Format::Html => "index.html",
+        }
+    }
+
+    /// A Markdown document of the reference in this format.
+    pub fn render(self, markdown: String) -> String {
+        match self {
+            Format::Markdown => markdown,
+            Format::Asciidoc => convert::asciidoc(&markdown),
+            Format::Html => convert::html(&markdown),
+        }
+    }
+}
 
 /// One group version's reference.
 #[derive(Debug)]
