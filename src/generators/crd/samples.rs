@@ -232,22 +232,74 @@ impl File<'_> {
             return;
         };
         out.objects += 1;
-        let first = out.warnings.len();
-        for (violation, note) in fit(&object, schema) {
-            let at = match &violation.problem {
-                Problem::UnknownField { name, .. } => violation.path.key(name),
-                Problem::Broken(_) => violation.path.clone(),
-            };
-            let mut warning = Diagnostic::warning(message(&violation, note))
-                .at(self.at(locate(node, &at), start));
-            if let Problem::UnknownField { name, known } = &violation.problem {
-                warning = warning.help(unknown_field_help(name, known));
-            }
-            out.warnings.push(warning);
-        }
+        let mut found: Vec<Diagnostic> = findings(fit(&object, schema))
+            .into_iter()
+            .map(|f| {
+                let text = if f.path.is_root() {
+                    f.text
+                } else {
+                    format!("{:#}: {}", f.path, f.text)
+                };
+                let warning = Diagnostic::warning(text).at(self.at(locate(node, &f.path), start));
+                match f.help {
+                    Some(help) => warning.help(help),
+                    None => warning,
+                }
+            })
+            .collect();
         // In the order of the file, not of the checks.
-        out.warnings[first..].sort_by_key(|d| d.location.as_ref().map(|l| (l.line, l.column)));
+        found.sort_by_key(|d| d.location.as_ref().map(|l| (l.line, l.column)));
+        out.warnings.extend(found);
     }
+}
+
+/// One warning to give: the field (`.spec.foo`, as the API server names it), what is wrong
+/// with it, and how to fix it when that is known.
+struct Finding {
+    path: ValuePath,
+    text: String,
+    help: Option<String>,
+}
+
+/// The violations as warnings, the required fields one object lacks named together.
+fn findings(violations: Vec<(Violation, Option<&str>)>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut missing: Vec<(ValuePath, Vec<String>)> = Vec::new();
+    for (violation, note) in violations {
+        let (path, text, help) = match violation.problem {
+            Problem::UnknownField { name, known } => (
+                violation.path.key(&name),
+                "field not declared in schema; the API server would refuse it (server-side apply) or prune it (create)".to_owned(),
+                Some(unknown_field_help(&name, &known)),
+            ),
+            Problem::Missing(name) => {
+                match missing.iter_mut().find(|(p, _)| *p == violation.path) {
+                    Some((_, names)) => names.push(name),
+                    None => missing.push((violation.path, vec![name])),
+                }
+                continue;
+            }
+            Problem::Broken(message) => (violation.path, message, None),
+        };
+        let text = match note {
+            Some(note) => format!("{text}; {note}"),
+            None => text,
+        };
+        out.push(Finding { path, text, help });
+    }
+    for (path, names) in missing {
+        let listed: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        let text = match listed.as_slice() {
+            [one] => format!("the required property {one} is missing"),
+            many => format!("the required properties {} are missing", many.join(", ")),
+        };
+        out.push(Finding {
+            path,
+            text,
+            help: None,
+        });
+    }
+    out
 }
 
 /// Every way `object` breaks the version's `schema` once the API server has defaulted it,
@@ -277,26 +329,6 @@ fn fit(object: &Value, schema: &Map<String, Value>) -> Vec<(Violation, Option<&'
         .map(|v| (v, None))
         .chain(overflows)
         .collect()
-}
-
-/// `.spec.foo: <what is wrong>`, as the API server names a field.
-fn message(violation: &Violation, note: Option<&str>) -> String {
-    let (path, problem) = match &violation.problem {
-        Problem::UnknownField { name, .. } => (
-            violation.path.key(name),
-            "field not declared in schema; the API server would refuse it (server-side apply) or prune it (create)".to_owned(),
-        ),
-        Problem::Broken(message) => (violation.path.clone(), message.clone()),
-    };
-    let text = match note {
-        Some(note) => format!("{problem}; {note}"),
-        None => problem,
-    };
-    if path.is_root() {
-        text
-    } else {
-        format!("{path:#}: {text}")
-    }
 }
 
 fn unknown_field_help(name: &str, known: &[String]) -> String {
@@ -448,6 +480,13 @@ mod tests {
         assert_eq!(
             spec_warnings(schema.clone(), "  replicas: 2\n"),
             ["7:1: .spec: the required property `image` is missing"]
+        );
+        // Every field an object lacks in one warning.
+        let two = json!({"type": "object", "required": ["b", "a"], "properties": {
+            "a": {"type": "string"}, "b": {"type": "string"}}});
+        assert_eq!(
+            spec_warnings(props(json!({"inner": two})), "  inner: {}\n"),
+            ["8:3: .spec.inner: the required properties `b`, `a` are missing"]
         );
         // A null with a default takes the default.
         assert!(spec_warnings(schema, "  image: x\n  replicas: null\n").is_empty());

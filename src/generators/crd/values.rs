@@ -23,7 +23,7 @@ pub fn check(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
                 "{}unknown field `{name}`: the API server prunes it, so a default must not have it",
                 at(&x.path)
             ),
-            Problem::Broken(_) => x.to_string(),
+            Problem::Missing(_) | Problem::Broken(_) => x.to_string(),
         })
         .collect()
 }
@@ -92,6 +92,8 @@ pub enum Problem {
     /// A field the schema does not declare (pruning removes it; server-side apply refuses
     /// it), with the fields the schema declares there.
     UnknownField { name: String, known: Vec<String> },
+    /// A required field absent.
+    Missing(String),
     /// Any other rule broken, as a sentence naming the rule.
     Broken(String),
 }
@@ -102,6 +104,7 @@ impl std::fmt::Display for Violation {
         f.write_str(&at(&self.path))?;
         match &self.problem {
             Problem::UnknownField { name, .. } => write!(f, "unknown field `{name}`"),
+            Problem::Missing(name) => write!(f, "the required property `{name}` is missing"),
             Problem::Broken(message) => f.write_str(message),
         }
     }
@@ -624,7 +627,10 @@ fn object(
     if let Some(Value::Array(required)) = m.get("required") {
         for r in required.iter().filter_map(Value::as_str) {
             if !o.contains_key(r) {
-                push(out, path, format!("the required property `{r}` is missing"));
+                out.push(Violation {
+                    path: path.clone(),
+                    problem: Problem::Missing(r.to_owned()),
+                });
             }
         }
     }
