@@ -4,7 +4,7 @@
 mod support;
 
 use std::fs;
-use support::{opgen_err, opgen_ok, tree};
+use support::{opgen, opgen_err, opgen_ok, tree};
 
 fn project_with_memcached() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -718,4 +718,65 @@ fn a_kind_marker_off_its_kind_is_an_error() {
         assert!(stderr.contains(&want), "{want} in {stderr}");
     }
     assert_eq!(tree(dir.path()), before);
+}
+
+/// The README's tutorial with the sample forgotten: the spec's fields replaced, the sample
+/// still sets `foo`. The API server would refuse it under server-side apply (`make test` fails
+/// with `.spec.foo: field not declared in schema`); `opgen manifests` says so first.
+#[test]
+fn a_sample_the_spec_left_behind_is_a_located_warning_and_strict_refuses_it() {
+    let dir = project_with_memcached();
+    let types = dir.path().join("src/api/v1alpha1/memcached_types.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    let foo = "    /// foo is an example field of Memcached. Edit memcached_types.rs to remove or update it.\n    // +optional\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub foo: Option<String>,\n";
+    let tutorial = "    /// size is the number of memcached pods.\n    // +kubebuilder:validation:Minimum=1\n    // +kubebuilder:validation:Maximum=5\n    // +kubebuilder:default=1\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub size: Option<i32>,\n\n    /// containerPort is the port memcached listens on.\n    // +kubebuilder:validation:Minimum=1\n    // +kubebuilder:validation:Maximum=65535\n    // +kubebuilder:default=11211\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub container_port: Option<i32>,\n";
+    let edited = text.replace(foo, tutorial);
+    assert_ne!(edited, text);
+    fs::write(&types, edited).unwrap();
+
+    let warning = "\
+.spec.foo: field not declared in schema; the API server would refuse it (server-side apply) or prune it (create)
+  --> config/samples/cache_v1alpha1_memcached.yaml:10:3
+   |
+10 |   foo: bar
+   |   ^^^
+  = help: remove or rename it in the sample: the schema declares `containerPort`, `size` here
+";
+    let before = tree(dir.path());
+    let refused = opgen_err(dir.path(), &["manifests", "--strict"]);
+    assert_eq!(refused, format!("error: {warning}"));
+    assert_eq!(tree(dir.path()), before, "--strict wrote something");
+
+    let out = opgen(dir.path(), &["manifests"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("warning: {warning}")
+    );
+    let crd = fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/cache.example.com_memcacheds.yaml"),
+    )
+    .unwrap();
+    assert!(
+        crd.contains("containerPort:") && !crd.contains("foo:"),
+        "{crd}"
+    );
+
+    // The sample given the tutorial's size fits; a size over the maximum does not.
+    let sample = dir
+        .path()
+        .join("config/samples/cache_v1alpha1_memcached.yaml");
+    let text = fs::read_to_string(&sample).unwrap();
+    fs::write(&sample, text.replace("  foo: bar\n", "  size: 3\n")).unwrap();
+    assert_eq!(
+        opgen_ok(dir.path(), &["manifests", "--strict", "-v"]),
+        "checked 1 sample object(s) against their CRDs\ngenerated manifests: 0 created, 0 updated\n"
+    );
+    fs::write(&sample, text.replace("  foo: bar\n", "  size: 6\n")).unwrap();
+    let refused = opgen_err(dir.path(), &["manifests", "--strict"]);
+    assert!(
+        refused.starts_with("error: .spec.size: 6 must be at most 5 (maximum)\n  --> config/samples/cache_v1alpha1_memcached.yaml:10:3\n"),
+        "{refused}"
+    );
 }

@@ -13,7 +13,7 @@ pub struct Args {
     /// Write nothing; exit non-zero and list every file that is out of date
     #[arg(long)]
     pub check: bool,
-    /// Treat least-privilege RBAC warnings as errors
+    /// Treat least-privilege RBAC warnings, and samples under config/samples that do not fit their CRD, as errors
     #[arg(long)]
     pub strict: bool,
     /// Cut every description in CRD schemas to this many bytes (0 removes them), for CRDs too large to apply
@@ -36,6 +36,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
         },
     )?;
     print_warnings(&report.warnings, global);
+    if global.verbose > 0 {
+        println!(
+            "checked {} sample object(s) against their CRDs",
+            report.samples_checked
+        );
+    }
     if args.check {
         return super::check_up_to_date(
             &ws,

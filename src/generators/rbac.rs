@@ -2,6 +2,7 @@
 //! merged exactly as controller-gen does (spec §8.2).
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::markers::catalog::closest;
 use crate::markers::typed::{Rbac, RbacMarker, Typed};
 use crate::model::{ItemMarker, Model};
 use serde_json::{Map, Value, json};
@@ -314,15 +315,6 @@ fn project_resources(model: &Model<'_>) -> Served {
         }
     }
     out
-}
-
-fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (crate::markers::catalog::edit_distance(word, c), c))
-        .filter(|(d, c)| *d <= (c.len() / 4).max(2))
-        .min()
-        .map(|(_, c)| c)
 }
 
 /// Problems with one rule: (is an error, message, help). Unknown verbs are errors; so are

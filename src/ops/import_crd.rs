@@ -235,15 +235,24 @@ fn stage_owned(
             format!("{}/{}_types.rs", ctx.version_dir, ctx.kind_snake),
             source,
         );
+        // A kind without a spec (kube-derive's `no_spec`) has fields beside metadata instead.
+        let has_spec = version
+            .get("schema")
+            .and_then(|s| s.pointer("/openAPIV3Schema/properties/spec"))
+            .is_some();
+        let (todo_type, spec) = if has_spec {
+            (format!("{}Spec", crd.kind), "spec: {}\n")
+        } else {
+            (crd.kind.clone(), "")
+        };
         ws.stage(
             format!("config/samples/{}", ctx.sample_file),
             format!(
-                "apiVersion: {}/{name}\nkind: {}\nmetadata:\n  labels:\n    app.kubernetes.io/name: {}\n    app.kubernetes.io/managed-by: kustomize\n  name: {}-sample\n# TODO(user): Add fields here (see the {}Spec type in {}/{}_types.rs).\nspec: {{}}\n",
+                "apiVersion: {}/{name}\nkind: {}\nmetadata:\n  labels:\n    app.kubernetes.io/name: {}\n    app.kubernetes.io/managed-by: kustomize\n  name: {}-sample\n# TODO(user): Add fields here (see the {todo_type} type in {}/{}_types.rs).\n{spec}",
                 crd.group,
                 crd.kind,
                 project.project_name,
                 ctx.kind_lower,
-                crd.kind,
                 ctx.version_dir,
                 ctx.kind_snake
             ),

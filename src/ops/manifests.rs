@@ -4,7 +4,7 @@
 //! tree untouched.
 
 use crate::diag::{Diagnostic, Diagnostics, Error, Result, Severity};
-use crate::generators::crd::Crd;
+use crate::generators::crd::{Crd, samples};
 use crate::generators::crd::{CrdGenerator, CrdOptions, VERSION_ANNOTATION, k8s::K8sTypes};
 use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, helper_roles};
 use crate::generators::scaffold::insert_above_marker;
@@ -27,11 +27,12 @@ pub const ROLE_FILE: &str = "config/rbac/role.yaml";
 pub const WEBHOOK_FILE: &str = "config/webhook/manifests.yaml";
 pub const WEBHOOK_KUSTOMIZATION: &str = "config/webhook/kustomization.yaml";
 pub const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
+pub const SAMPLES_DIR: &str = "config/samples";
 
 #[derive(Debug, Clone, Default)]
 pub struct ManifestOptions {
     pub max_desc_len: Option<usize>,
-    /// Least-privilege warnings become errors.
+    /// Least-privilege warnings, and samples that do not fit their CRD, become errors.
     pub strict: bool,
     /// controller-gen's `crd:generateEmbeddedObjectMeta=true`.
     pub generate_embedded_object_meta: bool,
@@ -47,6 +48,8 @@ pub struct ManifestReport {
     pub files: Vec<PathBuf>,
     /// What the `+operator-sdk:csv` markers say of each kind version (for `opgen bundle`).
     pub csv: Vec<crate::generators::csv::CsvKind>,
+    /// Sample objects checked against their CRD.
+    pub samples_checked: usize,
 }
 
 /// What the generators made of the sources.
@@ -98,11 +101,21 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         mut warnings,
     } = generated;
     warnings.extend(version_warning);
+    let samples = check_samples(ws, &crds)?;
+    if opts.strict && !samples.warnings.is_empty() {
+        let refused = samples.warnings.into_iter().map(|mut d| {
+            d.severity = Severity::Error;
+            d
+        });
+        return Err(Error::many(warnings.into_iter().chain(refused).collect()));
+    }
+    warnings.extend(samples.warnings);
 
     let mut report = ManifestReport {
         warnings,
         files: Vec::new(),
         csv,
+        samples_checked: samples.objects,
     };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
     let texts = parallel::map(&crds, |crd| {
@@ -158,6 +171,22 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, &crds, &mut report)?;
     }
     Ok(report)
+}
+
+/// The objects under `config/samples/` checked against the CRDs about to be written (the
+/// bundle's `alm-examples` are these samples, rendered by kustomize).
+fn check_samples(ws: &Workspace, crds: &[Crd]) -> Result<samples::SampleCheck> {
+    let dir = Path::new(SAMPLES_DIR);
+    let mut files = Vec::new();
+    for suffix in [".yaml", ".yml"] {
+        for path in ws.list_files(dir, suffix)? {
+            if let Some(text) = ws.read(&path)? {
+                files.push((path, text));
+            }
+        }
+    }
+    files.sort();
+    Ok(samples::check(&files, crds))
 }
 
 /// A CRD's text without its `opgen.dev/version` annotation line.

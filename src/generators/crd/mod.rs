@@ -4,6 +4,7 @@ pub mod cel;
 pub mod k8s;
 mod markers;
 mod resource;
+pub mod samples;
 pub mod schema;
 pub mod structural;
 pub mod values;

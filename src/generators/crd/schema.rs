@@ -304,7 +304,10 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             // The API server also runs the CEL rules of the node (and of those under it) on
             // the default, once it fits the rest of the schema.
             if is_default && errors.is_empty() {
-                errors = super::cel::eval::violations(v, node);
+                errors = super::cel::eval::violations(v, node)
+                    .iter()
+                    .map(values::Violation::to_string)
+                    .collect();
             }
             if errors.is_empty() {
                 let overflows = values::format_overflows(v, node);
@@ -313,7 +316,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                         Diagnostic::warning(format!(
                             "the default {} does not fit the field's Rust type: {}; the API server accepts it, but the operator cannot deserialize an object defaulted with it",
                             short(v),
-                            overflows.join("; ")
+                            values::joined(&overflows)
                         ))
                         .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
                         .help("change the default, or widen the field's type"),
@@ -325,7 +328,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                         Diagnostic::warning(format!(
                             "the default {} repeats list items: {}; the API server accepts the CRD, but refuses every object the default is applied to (`Duplicate value`)",
                             short(v),
-                            duplicates.join("; ")
+                            values::joined(&duplicates)
                         ))
                         .at(self.model.files[file].location(m.line, m.column, m.text.chars().count()))
                         .help("remove the repeated items from the default"),

@@ -13,28 +13,172 @@ use regex::Regex;
 use serde_json::{Map, Number, Value};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-/// Every way `v` breaks `schema`; each message starts with the path inside the value (empty
-/// for the value itself) and names the rule.
+/// Every way `v` breaks `schema`, worded for a default; each message starts with the path
+/// inside the value (empty for the value itself) and names the rule.
 pub fn check(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+    violations(v, schema)
+        .iter()
+        .map(|x| match &x.problem {
+            Problem::UnknownField { name, .. } => format!(
+                "{}unknown field `{name}`: the API server prunes it, so a default must not have it",
+                at(&x.path)
+            ),
+            Problem::Missing(_) | Problem::Broken(_) => x.to_string(),
+        })
+        .collect()
+}
+
+/// Every way `v` breaks `schema`, where it does.
+pub fn violations(v: &Value, schema: &Map<String, Value>) -> Vec<Violation> {
     let mut out = Vec::new();
-    node(v, schema, "", &mut out);
+    node(v, schema, &ValuePath::default(), &mut out);
     out
+}
+
+/// One step from a value to a value inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a value sits inside the value checked: the steps from its root.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValuePath(pub Vec<Step>);
+
+impl ValuePath {
+    pub fn key(&self, k: &str) -> Self {
+        let mut steps = self.0.clone();
+        steps.push(Step::Key(k.to_owned()));
+        ValuePath(steps)
+    }
+
+    pub fn index(&self, i: usize) -> Self {
+        let mut steps = self.0.clone();
+        steps.push(Step::Index(i));
+        ValuePath(steps)
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// `a.b[1]`: keys joined with dots, indexes in brackets (`.a.b[1]` with the alternate flag,
+/// as the API server names a field of an object).
+impl std::fmt::Display for ValuePath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(k) if i > 0 || f.alternate() => write!(f, ".{k}")?,
+                Step::Key(k) => f.write_str(k)?,
+                Step::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One way a value breaks its schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The value at fault; for an unknown field, the object that holds it.
+    pub path: ValuePath,
+    pub problem: Problem,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A field the schema does not declare (pruning removes it; server-side apply refuses
+    /// it), with the fields the schema declares there.
+    UnknownField { name: String, known: Vec<String> },
+    /// A required field absent.
+    Missing(String),
+    /// Any other rule broken, as a sentence naming the rule.
+    Broken(String),
+}
+
+/// `at <path>: <problem>`, the path left out at the value itself.
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&at(&self.path))?;
+        match &self.problem {
+            Problem::UnknownField { name, .. } => write!(f, "unknown field `{name}`"),
+            Problem::Missing(name) => write!(f, "the required property `{name}` is missing"),
+            Problem::Broken(message) => f.write_str(message),
+        }
+    }
+}
+
+/// The violations as one line, `; ` between them.
+pub fn joined(violations: &[Violation]) -> String {
+    let all: Vec<String> = violations.iter().map(Violation::to_string).collect();
+    all.join("; ")
 }
 
 fn is_true(m: &Map<String, Value>, key: &str) -> bool {
     m.get(key) == Some(&Value::Bool(true))
 }
 
-fn at(path: &str) -> String {
-    if path.is_empty() {
+fn at(path: &ValuePath) -> String {
+    if path.is_root() {
         String::new()
     } else {
         format!("at {path}: ")
     }
 }
 
-fn push(out: &mut Vec<String>, path: &str, message: impl AsRef<str>) {
-    out.push(format!("{}{}", at(path), message.as_ref()));
+fn push(out: &mut Vec<Violation>, path: &ValuePath, message: impl Into<String>) {
+    out.push(Violation {
+        path: path.clone(),
+        problem: Problem::Broken(message.into()),
+    });
+}
+
+/// What the API server does to an object before it validates it (apiextensions-apiserver's
+/// structural defaulting): a field absent, or null where the schema is not nullable, takes its
+/// default; a null without one where the schema is not nullable is dropped. Defaults of
+/// fields inside a default are applied too.
+pub fn apply_defaults(v: &mut Value, m: &Map<String, Value>) {
+    match v {
+        Value::Object(o) => {
+            let props = m.get("properties").and_then(Value::as_object);
+            for (k, prop) in props.into_iter().flatten() {
+                let Some(prop) = prop.as_object() else {
+                    continue;
+                };
+                let Some(default) = prop.get("default").filter(|d| !d.is_null()) else {
+                    continue;
+                };
+                if o.get(k)
+                    .is_none_or(|x| x.is_null() && !is_true(prop, "nullable"))
+                {
+                    o.insert(k.clone(), default.clone());
+                }
+            }
+            let additional = m.get("additionalProperties").and_then(Value::as_object);
+            let schema_of = |k: &str| {
+                props
+                    .and_then(|p| p.get(k))
+                    .and_then(Value::as_object)
+                    .or(additional)
+            };
+            o.retain(|k, x| {
+                !(x.is_null() && schema_of(k).is_some_and(|s| !is_true(s, "nullable")))
+            });
+            for (k, x) in o.iter_mut() {
+                if let Some(s) = schema_of(k) {
+                    apply_defaults(x, s);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(s) = m.get("items").and_then(Value::as_object) {
+                items.iter_mut().for_each(|x| apply_defaults(x, s));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// What Go's JSON decoding (apimachinery's `util/json`) makes of a number: an int64 when it
@@ -52,7 +196,7 @@ fn go_num(n: &Number) -> GoNum {
     }
 }
 
-fn node(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn node(v: &Value, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Violation>) {
     let ty = m.get("type").and_then(Value::as_str);
     if v.is_null() {
         if ty.is_some() && !is_true(m, "nullable") {
@@ -91,19 +235,23 @@ fn node(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
         let Some(Value::Array(branches)) = m.get(j) else {
             continue;
         };
-        let results: Vec<Vec<String>> = branches
+        // Each branch's violations, with paths from `v`.
+        let results: Vec<Vec<Violation>> = branches
             .iter()
             .filter_map(Value::as_object)
-            .map(|b| check_branch(v, b, path))
+            .map(|b| check_branch(v, b, &ValuePath::default()))
             .collect();
         let passing = results.iter().filter(|r| r.is_empty()).count();
         match j {
-            "allOf" => out.extend(results.into_iter().flatten()),
+            "allOf" => out.extend(results.into_iter().flatten().map(|mut x| {
+                x.path = ValuePath([path.0.clone(), x.path.0].concat());
+                x
+            })),
             "anyOf" if passing == 0 && !results.is_empty() => {
                 push(
                     out,
                     path,
-                    format!("{v} matches none of anyOf: {}", results.concat().join("; ")),
+                    format!("{v} matches none of anyOf: {}", joined(&results.concat())),
                 );
             }
             "oneOf" if passing != 1 && !results.is_empty() => {
@@ -127,7 +275,7 @@ fn node(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
     }
 }
 
-fn check_branch(v: &Value, b: &Map<String, Value>, path: &str) -> Vec<String> {
+fn check_branch(v: &Value, b: &Map<String, Value>, path: &ValuePath) -> Vec<Violation> {
     let mut out = Vec::new();
     node(v, b, path, &mut out);
     out
@@ -232,9 +380,9 @@ fn show(n: GoNum) -> String {
 
 /// Numbers in `v` too large for their node's format (int32, uint32, uint64, float): what
 /// the API server lets through but the operator cannot deserialize.
-pub fn format_overflows(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+pub fn format_overflows(v: &Value, schema: &Map<String, Value>) -> Vec<Violation> {
     let mut out = Vec::new();
-    walk(v, schema, "", &mut |v, m, path| {
+    walk(v, schema, &ValuePath::default(), &mut |v, m, path| {
         if let Value::Number(n) = v {
             let ty = m.get("type").and_then(Value::as_str);
             let format = m.get("format").and_then(Value::as_str).unwrap_or("");
@@ -254,9 +402,9 @@ pub fn format_overflows(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
 /// Repeated items of `set` lists and repeated keys of `map` lists in `v`. The API server does
 /// not check list types on a default, but does on every object, so each object the default
 /// is applied to is refused (`Duplicate value`).
-pub fn list_duplicates(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+pub fn list_duplicates(v: &Value, schema: &Map<String, Value>) -> Vec<Violation> {
     let mut out = Vec::new();
-    walk(v, schema, "", &mut |v, m, path| {
+    walk(v, schema, &ValuePath::default(), &mut |v, m, path| {
         let Value::Array(items) = v else { return };
         let keys: Vec<&str> = m
             .get("x-kubernetes-list-map-keys")
@@ -299,16 +447,16 @@ pub fn list_duplicates(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
 }
 
 /// A visitor of `walk`: a value, its schema node, its path.
-type Visit<'f> = dyn FnMut(&Value, &Map<String, Value>, &str) + 'f;
+type Visit<'f> = dyn FnMut(&Value, &Map<String, Value>, &ValuePath) + 'f;
 
 /// Calls `f` on `v` and every value inside it, with the schema node that describes it.
-fn walk(v: &Value, m: &Map<String, Value>, path: &str, f: &mut Visit<'_>) {
+fn walk(v: &Value, m: &Map<String, Value>, path: &ValuePath, f: &mut Visit<'_>) {
     f(v, m, path);
     match v {
         Value::Array(items) => {
             if let Some(Value::Object(s)) = m.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    walk(item, s, &format!("{path}[{i}]"), f);
+                    walk(item, s, &path.index(i), f);
                 }
             }
         }
@@ -320,12 +468,7 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &str, f: &mut Visit<'_>) {
                     .or_else(|| m.get("additionalProperties"))
                     .and_then(Value::as_object);
                 if let Some(s) = s {
-                    let child = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    walk(val, s, &child, f);
+                    walk(val, s, &path.key(k), f);
                 }
             }
         }
@@ -333,7 +476,7 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &str, f: &mut Visit<'_>) {
     }
 }
 
-fn number(n: GoNum, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn number(n: GoNum, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Violation>) {
     let shown = show(n);
     if let Some(factor) = m.get("multipleOf").and_then(Value::as_f64) {
         let ok = match n {
@@ -414,7 +557,7 @@ fn float_multiple(data: f64, factor: f64) -> bool {
     is_json_integer(mult)
 }
 
-fn string(s: &str, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn string(s: &str, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Violation>) {
     let len = s.chars().count() as u64;
     let shown = Value::String(s.to_owned());
     if let Some(max) = m.get("maxLength").and_then(Value::as_u64)
@@ -455,7 +598,7 @@ fn string(s: &str, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
     }
 }
 
-fn array(items: &[Value], m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn array(items: &[Value], m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Violation>) {
     let n = items.len() as u64;
     if let Some(max) = m.get("maxItems").and_then(Value::as_u64)
         && n > max
@@ -469,24 +612,25 @@ fn array(items: &[Value], m: &Map<String, Value>, path: &str, out: &mut Vec<Stri
     }
     if let Some(Value::Object(item_schema)) = m.get("items") {
         for (i, item) in items.iter().enumerate() {
-            node(item, item_schema, &format!("{path}[{i}]"), out);
+            node(item, item_schema, &path.index(i), out);
         }
     }
 }
 
-fn object(o: &Map<String, Value>, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn object(
+    o: &Map<String, Value>,
+    m: &Map<String, Value>,
+    path: &ValuePath,
+    out: &mut Vec<Violation>,
+) {
     let props = m.get("properties").and_then(Value::as_object);
-    let child = |k: &str| {
-        if path.is_empty() {
-            k.to_owned()
-        } else {
-            format!("{path}.{k}")
-        }
-    };
     if let Some(Value::Array(required)) = m.get("required") {
         for r in required.iter().filter_map(Value::as_str) {
             if !o.contains_key(r) {
-                push(out, path, format!("the required property `{r}` is missing"));
+                out.push(Violation {
+                    path: path.clone(),
+                    problem: Problem::Missing(r.to_owned()),
+                });
             }
         }
     }
@@ -509,24 +653,32 @@ fn object(o: &Map<String, Value>, m: &Map<String, Value>, path: &str, out: &mut 
             format!("{n} properties, fewer than minProperties {min}"),
         );
     }
+    // Pruning keeps the type and object metadata of an embedded resource whole.
+    let kept_whole = |k: &str| {
+        is_true(m, "x-kubernetes-embedded-resource")
+            && matches!(k, "apiVersion" | "kind" | "metadata")
+    };
     for (k, val) in o {
         if let Some(ps) = props.and_then(|p| p.get(k)).and_then(Value::as_object) {
-            node(val, ps, &child(k), out);
+            let found = check_branch(val, ps, &path.key(k));
+            out.extend(
+                found.into_iter().filter(|x| {
+                    !(kept_whole(k) && matches!(x.problem, Problem::UnknownField { .. }))
+                }),
+            );
         } else if let Some(Value::Object(ap)) = m.get("additionalProperties") {
-            node(val, ap, &child(k), out);
+            node(val, ap, &path.key(k), out);
         } else if m.get("additionalProperties") != Some(&Value::Bool(true))
             && !is_true(m, "x-kubernetes-preserve-unknown-fields")
-            // Pruning keeps the type and object metadata of an embedded resource.
-            && !(is_true(m, "x-kubernetes-embedded-resource")
-                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+            && !kept_whole(k)
         {
-            push(
-                out,
-                path,
-                format!(
-                    "unknown field `{k}`: the API server prunes it, so a default must not have it"
-                ),
-            );
+            out.push(Violation {
+                path: path.clone(),
+                problem: Problem::UnknownField {
+                    name: k.clone(),
+                    known: props.into_iter().flat_map(|p| p.keys().cloned()).collect(),
+                },
+            });
         }
     }
 }
@@ -882,26 +1034,32 @@ mod tests {
         let int32 = json!({"type": "integer", "format": "int32", "maximum": 3000000000i64});
         assert!(errs(json!(3000000000i64), int32.clone()).is_empty());
         assert_eq!(
-            format_overflows(&json!(3000000000i64), int32.as_object().unwrap()),
-            ["3000000000 does not fit format int32"]
+            joined(&format_overflows(
+                &json!(3000000000i64),
+                int32.as_object().unwrap()
+            )),
+            "3000000000 does not fit format int32"
         );
         let nested = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer", "format": "uint32"}}}});
         assert_eq!(
-            format_overflows(&json!({"a": [1, -1]}), nested.as_object().unwrap()),
-            ["at a[1]: -1 does not fit format uint32"]
+            joined(&format_overflows(
+                &json!({"a": [1, -1]}),
+                nested.as_object().unwrap()
+            )),
+            "at a[1]: -1 does not fit format uint32"
         );
         assert!(
             format_overflows(&json!(1e39), json!({"type": "number"}).as_object().unwrap())
                 .is_empty()
         );
         assert_eq!(
-            format_overflows(
+            joined(&format_overflows(
                 &json!(1e39),
                 json!({"type": "number", "format": "float"})
                     .as_object()
                     .unwrap()
-            ),
-            ["1000000000000000000000000000000000000000 does not fit format float"]
+            )),
+            "1000000000000000000000000000000000000000 does not fit format float"
         );
     }
 
@@ -911,16 +1069,19 @@ mod tests {
             json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}});
         assert!(list_duplicates(&json!(["a", "b"]), set.as_object().unwrap()).is_empty());
         assert_eq!(
-            list_duplicates(&json!(["a", "b", "a"]), set.as_object().unwrap()),
-            ["item \"a\" repeats in a list of type set"]
+            joined(&list_duplicates(
+                &json!(["a", "b", "a"]),
+                set.as_object().unwrap()
+            )),
+            "item \"a\" repeats in a list of type set"
         );
         let map = json!({"type": "object", "properties": {"ports": {"type": "array",
             "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
             "items": {"type": "object", "properties": {"port": {"type": "integer"}, "protocol": {"type": "string"}}}}}});
         let v = json!({"ports": [{"port": 80, "protocol": "TCP"}, {"port": 80, "protocol": "UDP"}, {"port": 80, "protocol": "TCP"}]});
         assert_eq!(
-            list_duplicates(&v, map.as_object().unwrap()),
-            ["at ports: key [80,\"TCP\"] repeats in a list of type map"]
+            joined(&list_duplicates(&v, map.as_object().unwrap())),
+            "at ports: key [80,\"TCP\"] repeats in a list of type map"
         );
         // An atomic list may repeat items.
         let atomic = json!({"type": "array", "items": {"type": "string"}});
@@ -1009,6 +1170,40 @@ mod tests {
         );
         let list = json!({"type": "array", "minItems": 2, "items": {"type": "string"}});
         assert_eq!(errs(json!(["a"]), list), ["1 items, fewer than minItems 2"]);
+    }
+
+    #[test]
+    fn an_embedded_resource_keeps_its_metadata_whole() {
+        let embedded = json!({"type": "object", "x-kubernetes-embedded-resource": true,
+            "properties": {"metadata": {"type": "object"}, "spec": {"type": "object"}}});
+        let v = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}});
+        assert!(errs(v, embedded.clone()).is_empty());
+        // Its declared metadata fields are still validated.
+        assert_eq!(
+            errs(json!({"metadata": []}), embedded),
+            ["at metadata: expected object, found array []"]
+        );
+    }
+
+    #[test]
+    fn defaults_are_applied_as_the_api_server_applies_them() {
+        let schema = json!({"type": "object", "properties": {
+            "size": {"type": "integer", "default": 1},
+            "mode": {"type": "string", "default": "Safe"},
+            "note": {"type": "string"},
+            "maybe": {"type": "string", "nullable": true},
+            "nested": {"type": "object", "default": {},
+                "properties": {"depth": {"type": "integer", "default": 3}}},
+            "items": {"type": "array", "items": {"type": "object",
+                "properties": {"port": {"type": "integer", "default": 80}}}}
+        }});
+        let mut v = json!({"mode": null, "note": null, "maybe": null, "items": [{}, {"port": 81}]});
+        apply_defaults(&mut v, schema.as_object().unwrap());
+        assert_eq!(
+            v,
+            json!({"size": 1, "mode": "Safe", "maybe": null, "nested": {"depth": 3},
+                "items": [{"port": 80}, {"port": 81}]})
+        );
     }
 
     #[test]

@@ -11,21 +11,22 @@
 //! is skipped, never guessed.
 
 use super::types::escape;
+use crate::generators::crd::values::{Problem, ValuePath, Violation};
 use cel::objects::{Key, Map as CelMap};
 use cel::{Context, ExecutionError, Program};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The rules `v` breaks, on `schema` and under it, as `at <path>: <message> (rule ...)`
-/// (the path left out at the node itself). Empty when every rule holds or cannot be run.
-pub fn violations(v: &Value, schema: &Map<String, Value>) -> Vec<String> {
+/// The rules `v` breaks, on `schema` and under it, each at the value that breaks it. Empty
+/// when every rule holds or cannot be run.
+pub fn violations(v: &Value, schema: &Map<String, Value>) -> Vec<Violation> {
     let mut out = Vec::new();
-    walk(v, schema, "", &mut out);
+    walk(v, schema, &ValuePath::default(), &mut out);
     out
 }
 
-fn walk(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+fn walk(v: &Value, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Violation>) {
     if v.is_null() {
         return;
     }
@@ -34,12 +35,10 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
     {
         for r in rules {
             if let Some(message) = broken(r, &value) {
-                let at = if path.is_empty() {
-                    String::new()
-                } else {
-                    format!("at {}: ", path.trim_start_matches('.'))
-                };
-                out.push(format!("{at}{message}"));
+                out.push(Violation {
+                    path: path.clone(),
+                    problem: Problem::Broken(message),
+                });
             }
         }
     }
@@ -53,14 +52,14 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
                     .and_then(Value::as_object)
                     .or(additional);
                 if let Some(s) = s {
-                    walk(child, s, &format!("{path}.{k}"), out);
+                    walk(child, s, &path.key(k), out);
                 }
             }
         }
         Value::Array(items) => {
             if let Some(s) = m.get("items").and_then(Value::as_object) {
                 for (i, child) in items.iter().enumerate() {
-                    walk(child, s, &format!("{path}[{i}]"), out);
+                    walk(child, s, &path.index(i), out);
                 }
             }
         }
@@ -162,6 +161,9 @@ mod tests {
 
     fn run(v: Value, schema: Value) -> Vec<String> {
         violations(&v, schema.as_object().unwrap())
+            .iter()
+            .map(Violation::to_string)
+            .collect()
     }
 
     #[test]
