@@ -12,17 +12,9 @@ set -euo pipefail
 
 env_var="$1" name="$2" cache_name="$3" package="$4" version="$5"
 
-override="${!env_var:-}"
-if [[ -n "$override" ]]; then
-    if [[ -x "$override" && ! -d "$override" ]]; then
-        dirname -- "$(cd -- "$(dirname -- "$override")" && pwd)/$(basename -- "$override")"
-        exit 0
-    fi
-    echo "error: $env_var=$override is not an executable file" >&2
-    exit 1
-fi
-
-cache_root="${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}"
+# shellcheck source=tools/cache.sh
+source "$(dirname "$0")/cache.sh"
+use_override "$env_var"
 dir="$cache_root/$cache_name/$version"
 bin="$dir/node_modules/.bin/$name"
 
