@@ -1025,3 +1025,61 @@ fn unresolvable_types_of_aliases_and_custom_serializers() {
     );
     assert_eq!(text.matches("error:").count(), 1, "{text}");
 }
+
+/// A kube-rs crate's validation attributes (schemars, validator, garde, kube-derive's x_kube)
+/// land in the schema as kube-derive would put them; what opgen cannot read without compiling
+/// is a warning at the attribute, not a silent loss.
+#[test]
+fn validation_attributes_of_a_kube_rs_crate_are_kept() {
+    let types = format!(
+        "{HEADER}{}",
+        kind(
+            "    #[schemars(length(min = 1, max = 63), regex(pattern = r\"^[a-z-]+$\"))]
+    pub name: String,
+    #[validate(range(min = 1, max = 10))]
+    pub replicas: i32,
+    #[garde(length(max = 3))]
+    pub hosts: Vec<String>,
+    #[schemars(email)]
+    pub contact: String,
+    #[x_kube(validation = Rule::new(\"self != 'latest'\").message(\"pin a version\"))]
+    pub version: String,
+    #[schemars(schema_with = \"custom_schema\")]
+    pub other: String,"
+        )
+    );
+    let (_dir, mut ws) = workspace(&[("src/api/v1/types.rs", &types)]);
+    let report = manifests(&mut ws, &ManifestOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let files = ws
+        .list_files(Path::new("config/crd/bases"), ".yaml")
+        .unwrap();
+    let crd: Value = serde_yaml::from_str(&ws.read(&files[0]).unwrap().unwrap()).unwrap();
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    let p = &spec["properties"];
+    assert_eq!(
+        p["name"],
+        json!({"type": "string", "minLength": 1, "maxLength": 63, "pattern": "^[a-z-]+$"})
+    );
+    assert_eq!(
+        p["replicas"],
+        json!({"type": "integer", "format": "int32", "minimum": 1, "maximum": 10})
+    );
+    assert_eq!(
+        p["hosts"],
+        json!({"type": "array", "items": {"type": "string"}, "maxItems": 3})
+    );
+    assert_eq!(p["contact"], json!({"type": "string", "format": "email"}));
+    assert_eq!(
+        p["version"],
+        json!({"type": "string", "x-kubernetes-validations": [{"message": "pin a version", "rule": "self != 'latest'"}]})
+    );
+    assert_eq!(p["other"], json!({"type": "string"}));
+    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("`schemars(schema_with)` changes only the schema")
+            && warnings[0].contains("src/api/v1/types.rs:17:16"),
+        "{}",
+        warnings[0]
+    );
+}

@@ -12,6 +12,7 @@
 //! Every marker ends up somewhere or is reported: unknown names, bad arguments, markers
 //! on the wrong kind of node and markers attached to nothing are all errors.
 
+use super::attrs;
 use super::catalog::{MarkerCatalog, MarkerDef, Target};
 use super::grammar;
 use super::typed::{SchemaMarker, Typed};
@@ -126,6 +127,8 @@ struct NodeCollector {
     opaque: Vec<(usize, usize)>,
     /// Function bodies: markers there have no effect, which is worth an error.
     bodies: Vec<(usize, usize)>,
+    /// What each field's validation attributes (schemars, validate, garde, x_kube) mean.
+    from_attributes: Vec<(NodeId, attrs::Read)>,
 }
 
 impl NodeCollector {
@@ -262,6 +265,10 @@ impl<'ast> Visit<'ast> for NodeCollector {
 
     fn visit_field(&mut self, f: &'ast syn::Field) {
         self.add(f, NodeKind::Field, "field");
+        let read = attrs::read(&f.attrs, &f.ty);
+        if read != attrs::Read::default() {
+            self.from_attributes.push((f.start(), read));
+        }
     }
 
     fn visit_variant(&mut self, v: &'ast syn::Variant) {
@@ -512,25 +519,95 @@ pub fn attach(
             diags.push(misplaced(&format!("a {}", node.what)));
             continue;
         }
-        let on_node = out.nodes.entry(node.id).or_default();
-        if let Some(first) = on_node
-            .iter()
-            .find(|m| !def.repeatable && std::ptr::eq(m.def, def))
-        {
-            // controller-gen silently uses the first of the two.
-            diags.push(
-                Diagnostic::error(format!(
-                    "`{}` is given twice for this {} (first on line {})",
-                    def.name, node.what, first.line
-                ))
-                .at(file.location(line_no, column, text.chars().count()))
-                .help("keep one; only markers such as XValidation, listMapKey and printcolumn accumulate"),
-            );
-            continue;
-        }
-        on_node.push(marker);
+        push_once(
+            &mut out,
+            node.id,
+            node.what,
+            marker,
+            text.chars().count(),
+            file,
+            diags,
+        );
+    }
+    for (id, read) in std::mem::take(&mut collector.from_attributes) {
+        from_attributes(&mut out, id, read, file, catalog, diags);
     }
     out
+}
+
+/// Adds `marker` to the node `id`, unless a marker that does not accumulate is there already.
+fn push_once(
+    out: &mut FileMarkers,
+    id: NodeId,
+    what: &str,
+    marker: Marker,
+    width: usize,
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+) {
+    let on_node = out.nodes.entry(id).or_default();
+    if let Some(first) = on_node
+        .iter()
+        .find(|m| !marker.def.repeatable && std::ptr::eq(m.def, marker.def))
+    {
+        // controller-gen silently uses the first of the two.
+        diags.push(
+            Diagnostic::error(format!(
+                "`{}` is given twice for this {what} (first on line {})",
+                marker.def.name, first.line
+            ))
+            .at(file.location(marker.line, marker.column, width))
+            .help(
+                "keep one; only markers such as XValidation, listMapKey and printcolumn accumulate",
+            ),
+        );
+        return;
+    }
+    on_node.push(marker);
+}
+
+/// The markers a field's validation attributes mean, added as if written above it; what they
+/// cannot say is a warning at the attribute.
+fn from_attributes(
+    out: &mut FileMarkers,
+    id: NodeId,
+    read: attrs::Read,
+    file: &SourceFile,
+    catalog: &'static MarkerCatalog,
+    diags: &mut Diagnostics,
+) {
+    for (at, message) in read.warnings {
+        diags.push(Diagnostic::warning(message).at(file.location(at.line, at.column, at.width)));
+    }
+    for at in read.markers {
+        let location = file.location(at.line, at.column, at.width);
+        let parsed = grammar::parse(catalog, &at.text)
+            .map_err(|e| e.message)
+            .and_then(|(def, args)| {
+                Typed::from_parsed(&def.name, args)
+                    .map(|typed| (def, typed))
+                    .map_err(|e| format!("`{}`: {e}", def.name))
+            });
+        match parsed {
+            Ok((def, typed)) => {
+                let marker = Marker {
+                    def,
+                    typed,
+                    line: at.line,
+                    column: at.column,
+                    text: format!("+{}", at.text),
+                };
+                push_once(out, id, "field", marker, at.width, file, diags);
+            }
+            Err(message) => diags.push(
+                Diagnostic::error(format!(
+                    "this attribute means `+{}`, which is refused: {message}",
+                    at.text
+                ))
+                .at(location),
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 //! * [`catalog`]: every known marker, read from `markers/catalog.yaml`;
 //! * [`grammar`]: parsing one marker's text against the catalog;
 //! * [`attach`]: finding the comment lines of a source file and giving each marker to the
-//!   package, type, field or item it belongs to.
+//!   package, type, field or item it belongs to;
+//! * [`attrs`]: the markers a field's schemars, validate, garde and x_kube attributes mean.
 
 pub mod arg_type;
 pub mod attach;
+pub mod attrs;
 pub mod catalog;
 pub mod grammar;
 pub mod typed;

@@ -1,0 +1,481 @@
+//! Validation a kube-rs crate already states in attributes, read as the markers it means, so
+//! that adopting opgen keeps it: schemars' `length`, `range`, `email`, `url`, `regex`/`pattern`
+//! and `extend("x-kubernetes-validations" = [...])` (the same keys in `#[validate(...)]` and
+//! `#[garde(...)]`, which schemars reads too), and kube-derive's
+//! `#[x_kube(validation = ...)]`. What has a schema meaning that opgen cannot honour without
+//! compiling the crate (a regex behind a path, `schema_with`, a schema-only rename) is a
+//! warning at the attribute, never a silent loss.
+
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, Lit, Meta, Type};
+
+/// A marker an attribute means, as marker text, with the attribute's place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FromAttribute {
+    pub text: String,
+    pub line: usize,
+    pub column: usize,
+    pub width: usize,
+}
+
+/// What the attributes of one field mean: markers, and warnings for what they cannot.
+#[derive(Debug, Default, PartialEq)]
+pub struct Read {
+    pub markers: Vec<FromAttribute>,
+    pub warnings: Vec<(FromAttribute, String)>,
+}
+
+/// The kind of value a field holds, for `length`: a string's characters, a list's items or a
+/// map's properties.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Measured {
+    String,
+    List,
+    Map,
+    Other,
+}
+
+fn measured(ty: &Type) -> Measured {
+    let Type::Path(p) = ty else {
+        return match ty {
+            Type::Reference(r) => measured(&r.elem),
+            Type::Slice(_) | Type::Array(_) => Measured::List,
+            _ => Measured::Other,
+        };
+    };
+    let Some(last) = p.path.segments.last() else {
+        return Measured::Other;
+    };
+    let inner = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    };
+    match last.ident.to_string().as_str() {
+        "String" | "str" => Measured::String,
+        "Option" | "Box" | "Cow" | "Arc" | "Rc" => inner.map_or(Measured::Other, measured),
+        "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "IndexSet" => Measured::List,
+        "BTreeMap" | "HashMap" | "IndexMap" => Measured::Map,
+        _ => Measured::Other,
+    }
+}
+
+/// Reads the attributes of a field of type `ty`.
+pub fn read(attrs: &[Attribute], ty: &Type) -> Read {
+    let mut out = Read::default();
+    for attr in attrs {
+        let namespace = attr.path().get_ident().map(ToString::to_string);
+        let Some(namespace) = namespace else { continue };
+        if !matches!(
+            namespace.as_str(),
+            "schemars" | "validate" | "garde" | "x_kube"
+        ) {
+            continue;
+        }
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let Ok(items) = list
+            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        for item in &items {
+            let place = place(item);
+            let mut ctx = Ctx {
+                out: &mut out,
+                place,
+                namespace: &namespace,
+                ty,
+            };
+            ctx.item(item);
+        }
+    }
+    out
+}
+
+fn place(item: &Meta) -> FromAttribute {
+    let span = item.span();
+    let (start, end) = (span.start(), span.end());
+    FromAttribute {
+        text: String::new(),
+        line: start.line,
+        column: start.column + 1,
+        width: if end.line == start.line {
+            end.column.saturating_sub(start.column).max(1)
+        } else {
+            1
+        },
+    }
+}
+
+struct Ctx<'a> {
+    out: &'a mut Read,
+    place: FromAttribute,
+    namespace: &'a str,
+    ty: &'a Type,
+}
+
+impl Ctx<'_> {
+    fn marker(&mut self, text: String) {
+        self.out.markers.push(FromAttribute {
+            text,
+            ..self.place.clone()
+        });
+    }
+
+    fn warn(&mut self, message: String) {
+        self.out.warnings.push((self.place.clone(), message));
+    }
+
+    fn item(&mut self, item: &Meta) {
+        let key = item
+            .path()
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match (self.namespace, key.as_str(), item) {
+            ("x_kube", "validation", Meta::NameValue(nv)) => self.rule(&nv.value),
+            (_, "length", Meta::List(l)) => self.length(l),
+            (_, "range", Meta::List(l)) => self.range(l),
+            (_, "email", Meta::Path(_)) => {
+                self.marker("kubebuilder:validation:Format=email".into());
+            }
+            (_, "url", Meta::Path(_)) => self.marker("kubebuilder:validation:Format=uri".into()),
+            (_, "pattern", Meta::List(l)) => match l.parse_args::<syn::LitStr>() {
+                Ok(s) => self.pattern(&s.value()),
+                Err(_) => self.unread("pattern", "a pattern that is not a string literal"),
+            },
+            (_, "regex", Meta::List(l)) => match named(l, "pattern") {
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                })) => self.pattern(&s.value()),
+                _ => self.unread("regex", "a regex named by a path"),
+            },
+            ("schemars", "regex", Meta::NameValue(_)) => {
+                self.unread("regex", "a regex named by a path");
+            }
+            ("schemars", "extend", Meta::List(l)) => self.extend(l),
+            (
+                "schemars",
+                key @ ("rename" | "skip" | "with" | "schema_with" | "description" | "title"
+                | "example" | "inner"),
+                _,
+            ) => {
+                self.unread(key, "schema-only");
+            }
+            // Everything else mirrors serde (which opgen reads) or has no schema meaning.
+            _ => {}
+        }
+    }
+
+    fn unread(&mut self, key: &str, what: &str) {
+        let why = match what {
+            "schema-only" => format!(
+                "`{}({key})` changes only the schema, and opgen builds the schema from what serde and the markers say (it never compiles the crate)",
+                self.namespace
+            ),
+            _ => format!(
+                "`{}({key})` with {what} cannot be read without compiling the crate",
+                self.namespace
+            ),
+        };
+        self.warn(format!(
+            "{why}: the CRD does not have it; say it with a marker (`opgen markers` lists them)"
+        ));
+    }
+
+    fn length(&mut self, l: &syn::MetaList) {
+        let (min, max) = match measured(self.ty) {
+            Measured::String => ("MinLength", "MaxLength"),
+            Measured::List => ("MinItems", "MaxItems"),
+            Measured::Map => ("MinProperties", "MaxProperties"),
+            Measured::Other => {
+                return self.warn(format!(
+                    "`{}(length)` on a field that is neither a string, a list nor a map: the CRD does not have it",
+                    self.namespace
+                ));
+            }
+        };
+        let equal = named(l, "equal").and_then(number);
+        for (key, marker) in [("min", min), ("max", max)] {
+            if let Some(n) = named(l, key).and_then(number).or_else(|| equal.clone()) {
+                self.marker(format!("kubebuilder:validation:{marker}={n}"));
+            }
+        }
+    }
+
+    fn range(&mut self, l: &syn::MetaList) {
+        for (key, marker, exclusive) in [
+            ("min", "Minimum", None),
+            ("max", "Maximum", None),
+            ("exclusive_min", "Minimum", Some("ExclusiveMinimum")),
+            ("exclusive_max", "Maximum", Some("ExclusiveMaximum")),
+        ] {
+            let Some(value) = named(l, key) else { continue };
+            match number(value) {
+                Some(n) => {
+                    self.marker(format!("kubebuilder:validation:{marker}={n}"));
+                    if let Some(flag) = exclusive {
+                        self.marker(format!("kubebuilder:validation:{flag}=true"));
+                    }
+                }
+                None => self.unread("range", "a bound that is not a number literal"),
+            }
+        }
+    }
+
+    fn pattern(&mut self, pattern: &str) {
+        self.marker(format!(
+            "kubebuilder:validation:Pattern={}",
+            quoted(pattern)
+        ));
+    }
+
+    /// kube-derive's `validation = "rule"` or `Rule::new("rule").message("...")...`.
+    fn rule(&mut self, value: &Expr) {
+        let mut calls = Vec::new();
+        let mut expr = value;
+        loop {
+            match expr {
+                Expr::MethodCall(m) => {
+                    calls.push((m.method.to_string(), m.args.first().and_then(string)));
+                    expr = &m.receiver;
+                }
+                Expr::Call(c) => {
+                    calls.push(("new".into(), c.args.first().and_then(string)));
+                    break;
+                }
+                Expr::Lit(_) => {
+                    calls.push(("new".into(), string(expr)));
+                    break;
+                }
+                _ => return self.unread("validation", "a rule that is not built from literals"),
+            }
+        }
+        let mut args = Vec::new();
+        for (method, arg) in calls.into_iter().rev() {
+            let key = match method.as_str() {
+                "new" => "rule",
+                "message" => "message",
+                "field_path" => "fieldPath",
+                _ => return self.unread("validation", "a rule that is not built from literals"),
+            };
+            let Some(arg) = arg else {
+                return self.unread("validation", "a rule that is not built from literals");
+            };
+            args.push(format!("{key}={}", quoted(&arg)));
+        }
+        self.marker(format!(
+            "kubebuilder:validation:XValidation:{}",
+            args.join(",")
+        ));
+    }
+
+    /// `extend("x-kubernetes-validations" = [{"rule": ..., "message": ...}])`.
+    fn extend(&mut self, l: &syn::MetaList) {
+        let text = l.tokens.to_string();
+        let Some((key, value)) = text.split_once('=') else {
+            return self.unread("extend", "a value that is not JSON");
+        };
+        if key.trim() != "\"x-kubernetes-validations\"" {
+            return self.unread("extend", &format!("the key {}", key.trim()));
+        }
+        let Ok(serde_json::Value::Array(rules)) = serde_json::from_str(value.trim()) else {
+            return self.unread("extend", "a value that is not a JSON array");
+        };
+        for rule in rules {
+            let Some(obj) = rule.as_object() else {
+                continue;
+            };
+            let args: Vec<String> = [
+                "rule",
+                "message",
+                "messageExpression",
+                "fieldPath",
+                "reason",
+            ]
+            .iter()
+            .filter_map(|k| Some(format!("{k}={}", quoted(obj.get(*k)?.as_str()?))))
+            .collect();
+            self.marker(format!(
+                "kubebuilder:validation:XValidation:{}",
+                args.join(",")
+            ));
+        }
+    }
+}
+
+/// The value of `key = value` in an attribute's list.
+fn named(l: &syn::MetaList, key: &str) -> Option<Expr> {
+    let items = l
+        .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    items.into_iter().find_map(|m| match m {
+        Meta::NameValue(nv) if nv.path.is_ident(key) => Some(nv.value),
+        _ => None,
+    })
+}
+
+fn number(e: Expr) -> Option<String> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Some(i.base10_digits().to_owned()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Float(f), ..
+        }) => Some(f.base10_digits().to_owned()),
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => number(*expr).map(|n| format!("-{n}")),
+        _ => None,
+    }
+}
+
+fn string(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// A marker string argument: a raw backtick string where the text has no backtick, else a
+/// Go-quoted one.
+fn quoted(s: &str) -> String {
+    if s.contains('`') {
+        serde_json::Value::String(s.to_owned()).to_string()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(src: &str) -> Read {
+        let f: syn::ItemStruct = syn::parse_str(&format!("struct S {{ {src} }}")).unwrap();
+        let field = f.fields.iter().next().unwrap();
+        read(&field.attrs, &field.ty)
+    }
+
+    fn texts(r: &Read) -> Vec<&str> {
+        r.markers.iter().map(|m| m.text.as_str()).collect()
+    }
+
+    #[test]
+    fn lengths_follow_the_field_type() {
+        let r = field("#[schemars(length(min = 1, max = 63))] name: Option<String>");
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:MinLength=1",
+                "kubebuilder:validation:MaxLength=63"
+            ]
+        );
+        let r = field("#[validate(length(max = 5))] items: Vec<Item>");
+        assert_eq!(texts(&r), ["kubebuilder:validation:MaxItems=5"]);
+        let r = field("#[garde(length(equal = 2))] labels: BTreeMap<String, String>");
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:MinProperties=2",
+                "kubebuilder:validation:MaxProperties=2"
+            ]
+        );
+        let r = field("#[schemars(length(min = 1))] n: i32");
+        assert!(r.markers.is_empty());
+        assert!(
+            r.warnings[0]
+                .1
+                .contains("neither a string, a list nor a map")
+        );
+    }
+
+    #[test]
+    fn ranges_formats_and_patterns() {
+        let r = field("#[schemars(range(min = -1, max = 5.5), email, url)] x: f64");
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:Minimum=-1",
+                "kubebuilder:validation:Maximum=5.5",
+                "kubebuilder:validation:Format=email",
+                "kubebuilder:validation:Format=uri"
+            ]
+        );
+        let r = field("#[validate(range(exclusive_min = 0))] x: i32");
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:Minimum=0",
+                "kubebuilder:validation:ExclusiveMinimum=true"
+            ]
+        );
+        let r = field(r#"#[schemars(regex(pattern = r"^[a-z]+$"))] s: String"#);
+        assert_eq!(texts(&r), ["kubebuilder:validation:Pattern=`^[a-z]+$`"]);
+        let r = field(r#"#[garde(pattern("^a`b$"))] s: String"#);
+        assert_eq!(texts(&r), [r#"kubebuilder:validation:Pattern="^a`b$""#]);
+    }
+
+    #[test]
+    fn cel_rules_from_kube_derive_and_extend() {
+        let r = field(r#"#[x_kube(validation = "self >= 1")] n: i32"#);
+        assert_eq!(
+            texts(&r),
+            ["kubebuilder:validation:XValidation:rule=`self >= 1`"]
+        );
+        let r = field(
+            r#"#[x_kube(validation = Rule::new("self.size() > 0").message("not empty"))] s: String"#,
+        );
+        assert_eq!(
+            texts(&r),
+            ["kubebuilder:validation:XValidation:rule=`self.size() > 0`,message=`not empty`"]
+        );
+        let r = field(
+            r#"#[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "immutable"}]))] s: String"#,
+        );
+        assert_eq!(
+            texts(&r),
+            ["kubebuilder:validation:XValidation:rule=`self == oldSelf`,message=`immutable`"]
+        );
+        let r = field(r#"#[x_kube(validation = Rule::new(RULE))] s: String"#);
+        assert!(r.markers.is_empty());
+        assert!(r.warnings[0].1.contains("not built from literals"), "{r:?}");
+    }
+
+    #[test]
+    fn what_cannot_be_honoured_is_a_warning_at_the_attribute() {
+        let r = field(
+            "#[schemars(schema_with = \"custom\")]\n    #[validate(regex(path = *RE))] s: String",
+        );
+        assert!(r.markers.is_empty());
+        let found: Vec<(usize, usize, &str)> = r
+            .warnings
+            .iter()
+            .map(|(at, m)| (at.line, at.column, m.as_str()))
+            .collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!((found[0].0, found[0].1), (1, 23));
+        assert!(
+            found[0]
+                .2
+                .starts_with("`schemars(schema_with)` changes only the schema")
+        );
+        assert_eq!((found[1].0, found[1].1), (2, 16));
+        assert!(
+            found[1]
+                .2
+                .contains("`validate(regex)` with a regex named by a path")
+        );
+        // serde's own keys, and runtime-only checks, say nothing.
+        let r = field("#[schemars(default, flatten)] #[garde(ascii, custom(f))] s: String");
+        assert_eq!(r, Read::default());
+    }
+}
