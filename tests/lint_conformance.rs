@@ -334,6 +334,16 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     ),
 ];
 
+/// Rules that check nothing without settings (KAL refuses conflictingmarkers without one): their
+/// testdata is written for configurations of `+custom:` markers, which opgen's marker catalog
+/// refuses, so they are not compared here; tests/lint_cli.rs tests their settings.
+const NEEDS_SETTINGS: &[&str] = &[
+    "conflictingmarkers",
+    "dependenttags",
+    "forbiddenmarkers",
+    "preferredmarkers",
+];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
     Kal,
@@ -712,6 +722,7 @@ fn findings_agree_with_kube_api_linter_rule_by_rule() {
     let rules: Vec<&'static str> = opgen::lint::rules()
         .iter()
         .map(|r| r.name)
+        .filter(|r| !NEEDS_SETTINGS.contains(r))
         .filter(|r| {
             module
                 .join("pkg/analysis")
