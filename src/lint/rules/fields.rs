@@ -314,12 +314,11 @@ pub(super) fn defaults(model: &Model<'_>, settings: &Settings, out: &mut Vec<Fin
 }
 
 /// metav1.Condition, as k8s-openapi names it.
-fn is_condition_list(model: &Model<'_>, ty: &Ty) -> bool {
+fn is_condition_list(ty: &Ty) -> bool {
     let mut ty = ty;
     while let Ty::Option(inner) = ty {
         ty = inner;
     }
-    let _ = model;
     matches!(ty, Ty::List { item, .. } if matches!(&**item, Ty::K8s(path) if path.ends_with("meta::v1::Condition")))
 }
 
@@ -334,7 +333,7 @@ pub(super) fn conditions(model: &Model<'_>, settings: &Settings, out: &mut Vec<F
             .enumerate()
             .filter(|(_, f)| f.rust_name == "conditions")
         {
-            if !is_condition_list(model, &f.ty) {
+            if !is_condition_list(&f.ty) {
                 out.push(on_field(
                     "conditions",
                     t,

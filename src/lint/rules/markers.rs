@@ -208,10 +208,11 @@ fn is_marker(m: &Marker, id: &str) -> bool {
     }
 }
 
-/// Each field's markers (with its type's) and each type's, with the files they are in.
-fn marker_sites<'m>(
-    model: &'m Model<'_>,
-) -> Vec<(&'m TypeDef, Option<&'m Field>, Vec<(&'m Marker, usize)>)> {
+/// A type, or a field of it, with its markers and the files they are in.
+type Site<'m> = (&'m TypeDef, Option<&'m Field>, Vec<(&'m Marker, usize)>);
+
+/// Each field's markers (with its type's) and each type's.
+fn marker_sites<'m>(model: &'m Model<'_>) -> Vec<Site<'m>> {
     let types = model
         .types
         .iter()
