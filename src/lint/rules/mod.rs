@@ -461,7 +461,12 @@ fn struct_of<'m>(model: &'m Model<'_>, ty: &'m Ty) -> Option<(&'m TypeDef, &'m [
 /// A marker line's fix: the line removed, where the marker is alone on its comment line.
 fn remove_marker_line(model: &Model<'_>, file: usize, m: &Marker) -> Option<(usize, Edit)> {
     let line = model.files[file].text.lines().nth(m.line.checked_sub(1)?)?;
-    let rest = line.trim_start().strip_prefix("//")?.trim();
+    // `// +marker` or `/// +marker`.
+    let rest = line
+        .trim_start()
+        .strip_prefix("//")?
+        .trim_start_matches('/')
+        .trim();
     (rest == m.text.trim()).then_some((m.line, Edit::Remove))
 }
 
