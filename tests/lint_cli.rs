@@ -188,7 +188,10 @@ fn a_bad_configuration_is_an_error_at_its_line() {
         err.contains(&format!("Cargo.toml:{}:12", lines - 4)),
         "{err}"
     );
-    assert!(err.contains("help: the rules are commentstart, "), "{err}");
+    assert!(
+        err.contains("help: the rules are arrayofstruct, commentstart, "),
+        "{err}"
+    );
     assert!(
         err.contains("error: the exception to nofloats at WidgetSpec.ratio gives no `reason`"),
         "{err}"
@@ -274,5 +277,49 @@ pub struct Strict {
         "{err}"
     );
     assert!(err.contains("lint: 1 error(s), 3 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rule_settings_configure_a_rule_and_are_read_strictly() {
+    // forbiddenmarkers checks nothing until its settings name a marker; --fix removes its line.
+    let config = "\n[package.metadata.opgen.lint.rules.forbiddenmarkers]\nmarkers = [{ identifier = \"optional\" }]\n";
+    let dir = project("settings", config);
+    let out = opgen(&dir, &["lint", "--only", "forbiddenmarkers"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "warning[forbiddenmarkers]: field WidgetSpec.ratio has forbidden marker \"optional\""
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches("warning[forbiddenmarkers]").count(), 2, "{err}");
+    let fixed = opgen(&dir, &["lint", "--only", "forbiddenmarkers", "--fix"]);
+    assert!(fixed.status.success(), "{}", stderr(&fixed));
+    let types = std::fs::read_to_string(dir.join("src/api/v1/widget_types.rs")).unwrap();
+    assert!(!types.contains("+optional"), "{types}");
+    assert!(
+        types.contains("    /// +required\n    pub size: i32,"),
+        "{types}"
+    );
+
+    // A key the rule does not have is an error at its line, and nothing is linted.
+    let cargo = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo).unwrap();
+    let bad = text.replace("markers = [{ identifier", "marker = [{ identifier");
+    std::fs::write(&cargo, &bad).unwrap();
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("marker = "))
+        .unwrap()
+        + 1;
+    let out = opgen(&dir, &["lint"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("unknown field `marker`, expected `markers`"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("Cargo.toml:{line}:1")), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

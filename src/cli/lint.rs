@@ -8,7 +8,7 @@ use crate::ops::lint::{LintOptions, lint};
 /// Check the API types against the Kubernetes API conventions (kube-api-linter's rules, and what serde does that the schema cannot say)
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  opgen lint                 # warnings and errors at each field; non-zero exit on an error\n  opgen lint --strict        # in CI: every finding fails\n  opgen lint --fix           # apply the mechanical fixes, report the rest\n  opgen lint --list          # the rules, on by default or not\n\nConfiguration, in Cargo.toml:\n  [package.metadata.opgen.lint]\n  enable = [\"nobools\"]\n  disable = [\"commentstart\"]\n  [[package.metadata.opgen.lint.exceptions]]\n  rule = \"nofloats\"\n  field = \"ScalerSpec.ratio\"\n  reason = \"mirrors the upstream API\""
+    after_help = "Examples:\n  opgen lint                 # warnings and errors at each field; non-zero exit on an error\n  opgen lint --strict        # in CI: every finding fails\n  opgen lint --fix           # apply the mechanical fixes, report the rest\n  opgen lint --list          # the rules, on by default or not\n\nConfiguration, in Cargo.toml:\n  [package.metadata.opgen.lint]\n  enable = [\"nobools\"]\n  disable = [\"commentstart\"]\n  [[package.metadata.opgen.lint.exceptions]]\n  rule = \"nofloats\"\n  field = \"ScalerSpec.ratio\"\n  reason = \"mirrors the upstream API\"\n  [package.metadata.opgen.lint.rules.forbiddenmarkers]   # a rule's settings, kube-api-linter's keys\n  markers = [{ identifier = \"kubebuilder:validation:XEmbeddedResource\" }]"
 )]
 pub struct Args {
     /// Every finding is an error (non-zero exit)

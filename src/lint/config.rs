@@ -9,9 +9,11 @@
 //! rule = "nofloats"
 //! field = "ScalerSpec.ratio"      # Type.rust_field, or Type for a finding on the type
 //! reason = "the ratio is a float in the upstream API we mirror"
+//! [package.metadata.opgen.lint.rules.forbiddenmarkers]   # a rule's settings (`settings.rs`)
+//! markers = [{ identifier = "kubebuilder:validation:XEmbeddedResource" }]
 //! ```
 
-use super::{Finding, Rule, rules};
+use super::{Finding, Rule, Settings, rules};
 use crate::diag::{Diagnostic, Error, Location, Result};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -23,6 +25,8 @@ pub struct Config {
     enable: BTreeSet<String>,
     disable: BTreeSet<String>,
     pub exceptions: Vec<Exception>,
+    /// `[package.metadata.opgen.lint.rules.<rule>]`.
+    pub settings: Settings,
 }
 
 /// A finding the project accepts, and why.
@@ -62,7 +66,17 @@ impl Config {
             text,
             errors: Vec::new(),
         };
-        let config = reader.config(lint);
+        let mut config = reader.config(lint);
+        if reader.errors.is_empty() {
+            match super::settings::parse(text) {
+                Ok(settings) => config.settings = settings,
+                Err((message, span)) => reader.error(
+                    span,
+                    format!("in [package.metadata.opgen.lint.rules]: {}", message.trim()),
+                    "each table is a rule's settings, with kube-api-linter's keys; `opgen lint --help` shows them",
+                ),
+            }
+        }
         if reader.errors.is_empty() {
             Ok(config)
         } else {
@@ -119,7 +133,7 @@ impl Reader<'_> {
             self.error(
                 lint.span(),
                 "[package.metadata.opgen.lint] must be a table".to_owned(),
-                "write it as a table with enable, disable and exceptions",
+                "write it as a table with enable, disable, exceptions and rules",
             );
             return config;
         };
@@ -128,11 +142,13 @@ impl Reader<'_> {
                 "enable" => config.enable = self.rule_names(item, "enable"),
                 "disable" => config.disable = self.rule_names(item, "disable"),
                 "exceptions" => config.exceptions = self.exceptions(item),
+                // Read with serde once the rest is valid (`settings::parse`).
+                "rules" => {}
                 other => self.error(
                     item.span()
                         .or_else(|| table.get_key_value(other).and_then(|(k, _)| k.span())),
                     format!("unknown key `{other}` in [package.metadata.opgen.lint]"),
-                    "the keys are enable, disable and exceptions",
+                    "the keys are enable, disable, exceptions and rules",
                 ),
             }
         }

@@ -4,8 +4,10 @@
 
 mod config;
 mod rules;
+mod settings;
 
 pub use config::{Config, Exception};
+pub use settings::Settings;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::model::{Model, SrcLoc};
@@ -18,7 +20,13 @@ pub struct Rule {
     pub severity: Severity,
     /// One line, for `opgen lint --list`.
     pub summary: &'static str,
-    check: fn(&Model<'_>, &mut Vec<Finding>),
+    check: Check,
+}
+
+/// A rule's check: on the model alone, or with the project's settings for it.
+enum Check {
+    Model(fn(&Model<'_>, &mut Vec<Finding>)),
+    Configured(fn(&Model<'_>, &Settings, &mut Vec<Finding>)),
 }
 
 /// What a rule found, at a type or one of its fields.
@@ -38,12 +46,21 @@ pub struct Finding {
     pub fix: Option<Fix>,
 }
 
-/// A mechanical fix: `line` inserted before the 1-based line `before` of a model file.
+/// A mechanical fix: edits of whole lines of a model file, each at a 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fix {
     pub file: usize,
-    pub before: usize,
-    pub line: String,
+    pub edits: Vec<(usize, Edit)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// A line inserted before the line.
+    Insert(String),
+    /// The line replaced (its line ending kept).
+    Replace(String),
+    /// The line removed.
+    Remove,
 }
 
 /// Every rule, kube-api-linter's in its order, then the Rust-specific ones.
@@ -61,7 +78,10 @@ pub fn rule(name: &str) -> Option<&'static Rule> {
 pub fn lint(model: &Model<'_>, config: &Config) -> (Vec<Finding>, Vec<Diagnostic>) {
     let mut findings = Vec::new();
     for rule in rules().iter().filter(|r| config.enabled(r)) {
-        (rule.check)(model, &mut findings);
+        match rule.check {
+            Check::Model(check) => check(model, &mut findings),
+            Check::Configured(check) => check(model, &config.settings, &mut findings),
+        }
     }
     let mut used = vec![false; config.exceptions.len()];
     findings.retain(|f| match config.exception_for(f) {

@@ -89,21 +89,34 @@ pub fn lint(ws: &mut Workspace, opts: &LintOptions) -> Result<LintReport> {
     Ok(report)
 }
 
-/// Each file with its fixes' lines inserted (several on one line keep their order).
+/// Each file with its fixes' edits (insertions before a line keep their order; of two edits of
+/// one line's own text, the first wins).
 fn stage_fixes(ws: &mut Workspace, model: &Model<'_>, fixed: &[Finding]) {
-    let mut by_file: BTreeMap<usize, Vec<&lint::Fix>> = BTreeMap::new();
+    let mut by_file: BTreeMap<usize, Vec<(usize, &lint::Edit)>> = BTreeMap::new();
     for fix in fixed.iter().filter_map(|f| f.fix.as_ref()) {
-        by_file.entry(fix.file).or_default().push(fix);
+        let edits = by_file.entry(fix.file).or_default();
+        edits.extend(fix.edits.iter().map(|(line, edit)| (*line, edit)));
     }
-    for (file, fixes) in by_file {
+    for (file, edits) in by_file {
         let source = &model.files[file];
         let mut out = String::with_capacity(source.text.len());
         for (i, line) in source.text.split_inclusive('\n').enumerate() {
-            for fix in fixes.iter().filter(|f| f.before == i + 1) {
-                out.push_str(&fix.line);
-                out.push('\n');
+            let here = || edits.iter().filter(|(at, _)| *at == i + 1).map(|(_, e)| *e);
+            for edit in here() {
+                if let lint::Edit::Insert(text) = edit {
+                    out.push_str(text);
+                    out.push('\n');
+                }
             }
-            out.push_str(line);
+            let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
+            match here().find(|e| !matches!(e, lint::Edit::Insert(_))) {
+                Some(lint::Edit::Replace(text)) => {
+                    out.push_str(text);
+                    out.push_str(ending);
+                }
+                Some(_) => {}
+                None => out.push_str(line),
+            }
         }
         ws.stage(source.path, out);
     }
