@@ -5,6 +5,8 @@ use k8s_openapi::{
     jiff::Timestamp,
 };
 
+use crate::Error;
+
 /// A condition of `type_` with `status` ("True", "False" or "Unknown"), `reason` (CamelCase)
 /// and `message`, observed at `observed_generation` (the object's `metadata.generation`),
 /// stamped now. [`set_condition`] keeps the earlier stamp while the status stays the same.
@@ -31,6 +33,31 @@ pub fn condition(
         observed_generation,
         last_transition_time: Time(Timestamp::now()),
     }
+}
+
+/// `Degraded=True` reporting a failed reconcile: the reason is [`Error::reason`] (`NotOwned`
+/// for a child another owner controls), the message the error's text. Set it with
+/// [`set_condition`]; the other conditions keep what was last observed.
+///
+/// ```
+/// use opgen_runtime::{Error, degraded};
+///
+/// let error = Error::other("invalid_spec", "spec.size must be positive");
+/// let condition = degraded(&error, Some(3));
+/// assert_eq!(
+///     (condition.type_.as_str(), condition.status.as_str(), condition.reason.as_str()),
+///     ("Degraded", "True", "InvalidSpec")
+/// );
+/// assert_eq!(condition.message, "spec.size must be positive");
+/// ```
+pub fn degraded(error: &Error, observed_generation: Option<i64>) -> Condition {
+    condition(
+        "Degraded",
+        "True",
+        &error.reason(),
+        error.to_string(),
+        observed_generation,
+    )
 }
 
 /// Adds `condition`, or replaces the one of the same type.

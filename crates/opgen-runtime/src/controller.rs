@@ -32,10 +32,11 @@
 use std::{fmt::Debug, future::Future, hash::Hash, sync::Arc};
 
 use futures::{StreamExt, future::BoxFuture};
-use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::{NamespaceResourceScope, api::core::v1::ObjectReference};
 use kube::{
     Api, Client, Resource, ResourceExt,
     api::{ListParams, Patch, PatchParams},
+    core::object::HasStatus,
     runtime::{
         Controller,
         controller::{self, Action},
@@ -155,6 +156,45 @@ impl Context {
         Action::requeue(delay)
     }
 
+    /// The parameters of this operator's server-side applies: its field manager, forcing
+    /// conflicts (the fields it applies are the controller's: a `kubectl scale` of a child is
+    /// put back).
+    pub fn apply_params(&self) -> PatchParams {
+        PatchParams::apply(&self.manager_name).force()
+    }
+
+    /// Server-side applies `status` as the whole status of `obj` ([`Context::patch_status`]),
+    /// unless `obj` already has it: with [`set_condition`](crate::set_condition) keeping each
+    /// condition's `lastTransitionTime` while its status holds, a reconcile that changes
+    /// nothing writes nothing. An object deleted after the cache saw it is
+    /// [`StatusUpdate::Gone`], not an error. For a cluster-scoped kind, use
+    /// [`Context::patch_status`] with its API.
+    pub async fn update_status<K>(&self, obj: &K, status: &K::Status) -> Result<StatusUpdate>
+    where
+        K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+            + HasStatus
+            + Clone
+            + DeserializeOwned
+            + Debug,
+        K::Status: PartialEq + Serialize,
+    {
+        if obj.status() == Some(status) {
+            debug!("status is up to date");
+            return Ok(StatusUpdate::Unchanged);
+        }
+        let namespace = obj.meta().namespace.as_deref();
+        let namespace = namespace.ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
+        let api: Api<K> = Api::namespaced(self.client.clone(), namespace);
+        match self.patch_status(&api, obj, status).await {
+            Ok(()) => Ok(StatusUpdate::Updated),
+            Err(error) if is_not_found(&error) => {
+                debug!("object is gone, skipping status update");
+                Ok(StatusUpdate::Gone)
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// Server-side applies `status` as the whole status of `obj` (in `api`, the API of its
     /// namespace), owned by this operator's field manager (forcing conflicts: the status is
     /// the controller's).
@@ -173,8 +213,8 @@ impl Context {
             "kind": K::kind(&()),
             "status": status,
         }));
-        let params = PatchParams::apply(&self.manager_name).force();
-        api.patch_status(&obj.name_any(), &params, &patch).await?;
+        api.patch_status(&obj.name_any(), &self.apply_params(), &patch)
+            .await?;
         Ok(())
     }
 
@@ -191,17 +231,62 @@ impl Context {
     ) where
         K: Resource<DynamicType = ()>,
     {
+        self.publish(obj, None, type_, reason, action, note.into())
+            .await;
+    }
+
+    /// [`Context::publish_event`] with a `related` object (events.k8s.io's `related`, e.g.
+    /// the child the event is about). The recorder folds repeated events into a series by
+    /// regarding and related object, so events about different children stay apart.
+    pub async fn publish_related_event<K>(
+        &self,
+        obj: &K,
+        related: ObjectReference,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: impl Into<String>,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
+        self.publish(obj, Some(related), type_, reason, action, note.into())
+            .await;
+    }
+
+    async fn publish<K>(
+        &self,
+        obj: &K,
+        secondary: Option<ObjectReference>,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: String,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
         let event = Event {
             type_,
             reason: reason.into(),
-            note: Some(note.into()),
+            note: Some(note),
             action: action.into(),
-            secondary: None,
+            secondary,
         };
         if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
             warn!(%error, reason, "failed to publish event");
         }
     }
+}
+
+/// What [`Context::update_status`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum StatusUpdate {
+    /// The object already had the status: nothing was written.
+    Unchanged,
+    /// The status was written.
+    Updated,
+    /// The object is gone (deleted after the cache saw it): nothing is left to reconcile.
+    Gone,
 }
 
 /// Runs kube's [`Controller`] for kind `K` with `reconcile` and `error_policy` until
@@ -405,5 +490,141 @@ pub fn log_reconcile_result<K, E>(
         // A requeued object was deleted meanwhile: expected, nothing to do.
         Err(error @ controller::Error::ObjectNotFound(_)) => debug!(controller, %error),
         Err(error) => warn!(controller, %error, "controller error"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        condition, set_condition,
+        testing::{Method, fake_client, test_context},
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+    use kube::CustomResource;
+    use serde::Deserialize;
+
+    const DEMO: &str = "/apis/demo.opgen.dev/v1/namespaces/default/demos/demo";
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[kube(
+        group = "demo.opgen.dev",
+        version = "v1",
+        kind = "Demo",
+        namespaced,
+        status = "DemoStatus",
+        schema = "disabled"
+    )]
+    struct DemoSpec {}
+
+    #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    struct DemoStatus {
+        conditions: Vec<Condition>,
+    }
+
+    fn demo() -> Demo {
+        let mut demo = Demo::new("demo", DemoSpec {});
+        demo.metadata.namespace = Some("default".into());
+        demo.metadata.generation = Some(2);
+        demo
+    }
+
+    fn available(demo: &Demo, status: &str) -> DemoStatus {
+        let mut desired = demo.status.clone().unwrap_or_default();
+        let generation = demo.metadata.generation;
+        let ready = condition("Available", status, "Reconciled", "ready", generation);
+        set_condition(&mut desired.conditions, ready);
+        desired
+    }
+
+    #[tokio::test]
+    async fn a_status_is_written_only_when_it_changes() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        server.insert(DEMO, &demo());
+
+        let first = demo();
+        let written = ctx.update_status(&first, &available(&first, "True")).await;
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let stored: Demo = serde_json::from_value(server.object(DEMO).expect("kept")).unwrap();
+        let time = stored.status.as_ref().unwrap().conditions[0]
+            .last_transition_time
+            .clone();
+
+        // The next reconcile sees the stored object: same status, nothing written, the
+        // transition time kept.
+        let desired = available(&stored, "True");
+        assert_eq!(desired.conditions[0].last_transition_time, time);
+        let again = ctx.update_status(&stored, &desired).await;
+        assert_eq!(again.expect("no write"), StatusUpdate::Unchanged);
+        let patches = |server: &crate::testing::FakeApiServer| {
+            server
+                .requests()
+                .iter()
+                .filter(|r| r.method == Method::PATCH)
+                .count()
+        };
+        assert_eq!(patches(&server), 1);
+
+        let apply = &server.requests()[0];
+        assert_eq!(apply.path, format!("{DEMO}/status"));
+        assert!(
+            apply.query.contains("fieldManager=demo-operator")
+                && apply.query.contains("force=true")
+        );
+        assert_eq!(apply.body["apiVersion"], "demo.opgen.dev/v1");
+        assert_eq!(apply.body["kind"], "Demo");
+        assert_eq!(
+            apply.body["status"]["conditions"][0]["observedGeneration"],
+            2
+        );
+    }
+
+    #[tokio::test]
+    async fn a_status_of_a_deleted_object_is_gone_not_an_error() {
+        let (client, _server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let obj = demo();
+        let result = ctx.update_status(&obj, &available(&obj, "True")).await;
+        assert_eq!(result.expect("not an error"), StatusUpdate::Gone);
+    }
+
+    #[tokio::test]
+    async fn events_name_their_related_object() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let related = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Secret".into()),
+            namespace: Some("team-a".into()),
+            name: Some("copy".into()),
+            ..ObjectReference::default()
+        };
+        ctx.publish_related_event(
+            &demo(),
+            related,
+            EventType::Normal,
+            "Created",
+            "Create",
+            "made",
+        )
+        .await;
+        ctx.publish_event(&demo(), EventType::Warning, "Failed", "Reconcile", "oops")
+            .await;
+
+        let events = server.created_in("/apis/events.k8s.io/v1/namespaces/default/events");
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events[0]["related"]["name"], "copy");
+        assert_eq!(events[0]["related"]["namespace"], "team-a");
+        assert_eq!(events[0]["regarding"]["name"], "demo");
+        assert_eq!(events[0]["reportingController"], "demo-operator");
+        assert_eq!(events[0]["note"], "made");
+        assert!(
+            events[1]
+                .get("related")
+                .is_none_or(serde_json::Value::is_null)
+        );
+        assert_eq!(events[1]["type"], "Warning");
+        assert_eq!(events[1]["reason"], "Failed");
     }
 }

@@ -78,9 +78,9 @@ pub mod webhook;
 pub use backoff::ErrorBackoff;
 pub use cli::ManagerArgs;
 pub use conditions::{
-    condition, find_condition, is_condition_true, remove_condition, set_condition,
+    condition, degraded, find_condition, is_condition_true, remove_condition, set_condition,
 };
-pub use controller::{Context, ControllerEntry};
+pub use controller::{Context, ControllerEntry, StatusUpdate};
 pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
 pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};

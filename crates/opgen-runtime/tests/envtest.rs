@@ -477,11 +477,14 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     let mode = |cm: &ConfigMap| cm.data.as_ref().and_then(|d| d.get("mode").cloned());
 
     let applied = apply_owned(&ctx, &owner, desired()).await.expect("applied");
-    assert!(is_controlled_by(&applied, &owner));
+    assert!(applied.created());
+    assert!(is_controlled_by(&applied.object, &owner));
     assert_eq!(
-        applied.owner_references()[0].block_owner_deletion,
+        applied.object.owner_references()[0].block_owner_deletion,
         Some(true)
     );
+    let unchanged = apply_owned(&ctx, &owner, desired()).await.expect("no-op");
+    assert!(!unchanged.created() && !unchanged.changed());
 
     // Changed by someone else: put back.
     config_maps
@@ -495,16 +498,18 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     let corrected = apply_owned(&ctx, &owner, desired())
         .await
         .expect("applied again");
-    assert_eq!(mode(&corrected).as_deref(), Some("fast"));
+    assert!(corrected.changed());
+    assert_eq!(mode(&corrected.object).as_deref(), Some("fast"));
 
     // Deleted: created again.
     config_maps
         .delete("owner-settings", &DeleteParams::default())
         .await
         .expect("delete the child");
-    apply_owned(&ctx, &owner, desired())
+    let applied = apply_owned(&ctx, &owner, desired())
         .await
         .expect("recreated");
+    assert!(applied.created());
     let recreated = config_maps.get("owner-settings").await.expect("it exists");
     assert!(is_controlled_by(&recreated, &owner));
 
@@ -522,4 +527,163 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     );
     let kept = config_maps.get("owner-settings").await.expect("it exists");
     assert!(is_controlled_by(&kept, &owner) && !is_controlled_by(&kept, &other));
+
+    // Nor one that nobody controls.
+    let mut orphan = desired();
+    orphan.metadata.name = Some("orphan".into());
+    config_maps
+        .create(&PostParams::default(), &orphan)
+        .await
+        .expect("create an orphan");
+    let error = apply_owned(&ctx, &owner, orphan).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "ConfigMap {NAMESPACE}/orphan exists without a controller: not adopting it (delete it if it is stale, or choose another name)"
+        )
+    );
+    let degraded = opgen_runtime::degraded(&error, owner.metadata.generation);
+    assert_eq!(
+        (degraded.status.as_str(), degraded.reason.as_str()),
+        ("True", "NotOwned")
+    );
+    let orphan = config_maps.get("orphan").await.expect("it exists");
+    assert!(orphan.owner_references().is_empty());
+}
+
+/// `owned::delete_owned` on a real API server: the owner's children that are no longer
+/// wanted go; the wanted one, another owner's and an unlabelled one stay.
+#[tokio::test]
+async fn unwanted_children_are_deleted() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use opgen_runtime::owned::{apply_owned, delete_owned};
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-prune";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut owners = Vec::new();
+    for name in ["owner", "other"] {
+        let mut widget = Widget::new(name, WidgetSpec::default());
+        widget.metadata.namespace = Some(NAMESPACE.into());
+        let created = widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("create a widget");
+        owners.push(created);
+    }
+    let (owner, other) = (&owners[0], &owners[1]);
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    let child = |name: &str, labelled: bool| {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        if labelled {
+            cm.metadata.labels = Some([("app".to_owned(), "widget".to_owned())].into());
+        }
+        cm
+    };
+    for (owner, name, labelled) in [
+        (owner, "wanted", true),
+        (owner, "unwanted", true),
+        (owner, "unlabelled", false),
+        (other, "theirs", true),
+    ] {
+        apply_owned(&ctx, owner, child(name, labelled))
+            .await
+            .expect("applied");
+    }
+
+    let selector = kube::api::ListParams::default().labels("app=widget");
+    let deleted =
+        delete_owned::<ConfigMap, _>(&ctx, owner, &selector, |cm| cm.name_any() == "wanted")
+            .await
+            .expect("deleted");
+
+    let names: Vec<String> = deleted.iter().map(ResourceExt::name_any).collect();
+    assert_eq!(names, ["unwanted"]);
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
+    // A ConfigMap has no finalizers: it is gone at once.
+    assert!(
+        config_maps
+            .get_opt("unwanted")
+            .await
+            .expect("a read")
+            .is_none()
+    );
+    for name in ["wanted", "unlabelled", "theirs"] {
+        assert!(
+            config_maps.get_opt(name).await.expect("a read").is_some(),
+            "{name} is kept"
+        );
+    }
+}
+
+/// `set_condition` and `Context::update_status` on a real API server: a reconcile that
+/// changes nothing writes nothing and keeps each condition's `lastTransitionTime`; a status
+/// change moves it.
+#[tokio::test]
+async fn a_condition_keeps_its_transition_time_across_no_op_reconciles() {
+    use opgen_runtime::StatusUpdate;
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-conditions";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("steady", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create a widget");
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    // A reconcile's status step, on the object as the API server has it now.
+    let reconcile = |status: &'static str| {
+        let (widgets, ctx) = (widgets.clone(), &ctx);
+        async move {
+            let widget = widgets.get("steady").await.expect("read the widget");
+            let mut desired = widget.status.clone().unwrap_or_default();
+            let generation = widget.metadata.generation;
+            let available = condition("Available", status, "Reconciled", "ok", generation);
+            set_condition(&mut desired.conditions, available);
+            ctx.update_status(&widget, &desired)
+                .await
+                .expect("status step")
+        }
+    };
+    let stamp = || async {
+        let widget = widgets.get("steady").await.expect("read the widget");
+        let condition = widget.status.expect("a status").conditions[0].clone();
+        (
+            condition.last_transition_time,
+            widget.metadata.resource_version,
+        )
+    };
+
+    assert_eq!(reconcile("True").await, StatusUpdate::Updated);
+    let (first_time, first_version) = stamp().await;
+    // The API server keeps seconds: a new stamp would differ after a second.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(reconcile("True").await, StatusUpdate::Unchanged);
+    assert_eq!(reconcile("True").await, StatusUpdate::Unchanged);
+    assert_eq!(stamp().await, (first_time.clone(), first_version));
+
+    assert_eq!(reconcile("False").await, StatusUpdate::Updated);
+    let (moved, _) = stamp().await;
+    assert!(moved.0 > first_time.0, "{moved:?} after {first_time:?}");
 }
