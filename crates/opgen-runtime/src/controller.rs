@@ -475,6 +475,12 @@ pub fn is_not_found(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(status) if status.code == 404)
 }
 
+/// True for a 409 from the API server: a create of an object that exists (AlreadyExists), or
+/// a write whose resourceVersion or uid precondition no longer holds (Conflict).
+pub fn is_conflict(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 409)
+}
+
 /// Logs what a controller stream yields. Reconcile failures are logged by the
 /// error policies, so they are skipped here.
 pub fn log_reconcile_result<K, E>(

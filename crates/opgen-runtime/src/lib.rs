@@ -78,7 +78,8 @@ pub mod webhook;
 pub use backoff::ErrorBackoff;
 pub use cli::ManagerArgs;
 pub use conditions::{
-    condition, degraded, find_condition, is_condition_true, remove_condition, set_condition,
+    Conditions, condition, condition_at, degraded, find_condition, is_condition_true,
+    remove_condition, set_condition,
 };
 pub use controller::{Context, ControllerEntry, StatusUpdate};
 pub use error::{Error, MetricLabel, Result};

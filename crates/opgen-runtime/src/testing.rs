@@ -729,10 +729,7 @@ mod tests {
 
         let error = api.delete("settings", &params).await.unwrap_err();
 
-        assert!(
-            matches!(&error, kube::Error::Api(status) if status.code == 409),
-            "{error}"
-        );
+        assert!(crate::controller::is_conflict(&error), "{error}");
         assert!(server.object(PATH).is_some());
     }
 }
