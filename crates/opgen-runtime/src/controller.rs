@@ -135,6 +135,18 @@ impl Context {
         }
     }
 
+    /// The API of kind `K` in `obj`'s namespace: `obj`'s own kind's (for its finalizer), or
+    /// its children's.
+    pub fn api_for<K>(&self, obj: &impl Resource) -> Result<Api<K>>
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        let namespace = obj.meta().namespace.as_deref();
+        let namespace = namespace.ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
+        Ok(Api::namespaced(self.client.clone(), namespace))
+    }
+
     /// Decides when to retry a failed reconcile of `obj` by `controller`: per-object
     /// exponential backoff (reset by [`ErrorBackoff::reset`] after a success); the failure
     /// is logged and counted in the metrics.
@@ -182,10 +194,7 @@ impl Context {
             debug!("status is up to date");
             return Ok(StatusUpdate::Unchanged);
         }
-        let namespace = obj.meta().namespace.as_deref();
-        let namespace = namespace.ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-        let api: Api<K> = Api::namespaced(self.client.clone(), namespace);
-        match self.patch_status(&api, obj, status).await {
+        match self.patch_status(&self.api_for(obj)?, obj, status).await {
             Ok(()) => Ok(StatusUpdate::Updated),
             Err(error) if is_not_found(&error) => {
                 debug!("object is gone, skipping status update");
@@ -348,6 +357,34 @@ where
     E: std::error::Error + Send + Sync + 'static,
     PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
 {
+    let primary = watcher::Config::default().any_semantic();
+    run_configured(ctx, name, primary, configure, reconcile, error_policy).await
+}
+
+/// [`run_with`] with the primary watch's configuration given (a label selector, say).
+pub(crate) async fn run_configured<K, ConfigureFn, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    primary: watcher::Config,
+    configure: ConfigureFn,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource<Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
     let namespaces: Vec<Option<String>> = if ctx.namespaces.is_empty() {
         vec![None]
     } else {
@@ -357,7 +394,7 @@ where
     for namespace in &namespaces {
         let api = ctx.api_in::<K>(namespace.as_deref());
         ensure_crd_installed(&api).await?;
-        let controller = Controller::new(api, watcher::Config::default().any_semantic());
+        let controller = Controller::new(api, primary.clone());
         controllers.push(configure(controller, &ctx, namespace.as_deref()));
     }
     drive(ctx, name, controllers, reconcile, error_policy).await;
@@ -422,7 +459,9 @@ async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
 
 /// kube's [`finalizer`](kube_finalizer::finalizer) helper with `apply` for live objects and
 /// `cleanup` for deleted ones: a new object first gets `finalizer_name` (which triggers the
-/// next reconcile), a deleted one keeps it until `cleanup` succeeded.
+/// next reconcile), a deleted one keeps it until `cleanup` succeeded. An object gone before
+/// its finalizer could be added or removed (deleted after the cache saw it) leaves nothing
+/// to do: `await_change`, not an error.
 pub async fn finalizer<K, ApplyFut, CleanupFut>(
     api: &Api<K>,
     finalizer_name: &str,
@@ -443,7 +482,16 @@ where
         }
     })
     .await
-    .map_err(|error| Error::Finalizer(Box::new(error)))
+    .or_else(|error| match error {
+        kube_finalizer::Error::AddFinalizer(error)
+        | kube_finalizer::Error::RemoveFinalizer(error)
+            if is_not_found(&error) =>
+        {
+            debug!("object is gone");
+            Ok(Action::await_change())
+        }
+        error => Err(Error::Finalizer(Box::new(error))),
+    })
 }
 
 /// Fails with a hint when the kind's CRD is missing, instead of letting the
@@ -593,6 +641,30 @@ mod tests {
         let obj = demo();
         let result = ctx.update_status(&obj, &available(&obj, "True")).await;
         assert_eq!(result.expect("not an error"), StatusUpdate::Gone);
+    }
+
+    #[tokio::test]
+    async fn a_finalizer_of_a_vanished_object_is_nothing_to_do() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let api: Api<Demo> = ctx.api_for(&demo()).expect("namespaced");
+        let obj = Arc::new(demo());
+
+        let action = finalizer(
+            &api,
+            "demo.opgen.dev/cleanup",
+            obj,
+            |_| async { panic!("no apply before the finalizer is added") },
+            |_| async { panic!("no cleanup of a live object") },
+        )
+        .await;
+
+        assert_eq!(action.expect("not an error"), Action::await_change());
+        let patch = &server.requests()[0];
+        assert_eq!(
+            (patch.method.clone(), patch.path.as_str()),
+            (Method::PATCH, DEMO)
+        );
     }
 
     #[tokio::test]

@@ -73,6 +73,7 @@ pub mod quantity;
 pub mod server;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod watches;
 pub mod webhook;
 
 pub use backoff::ErrorBackoff;

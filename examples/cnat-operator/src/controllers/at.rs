@@ -47,6 +47,7 @@ use opgen_runtime::{
     controller::is_conflict,
     owned::{controller_reference, is_controlled_by},
     set_condition,
+    watches::Watches,
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -102,19 +103,11 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// RBAC (a Role per namespace) is enough. Only pods carrying
 /// [`MANAGED_BY_LABEL`] are watched, not every pod of the cluster.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let pod_watch = watcher::Config::default()
+    let pods = watcher::Config::default()
         .labels(&format!("{MANAGED_BY_LABEL}={PROJECT_NAME}"))
         .any_semantic();
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            controller.owns(ctx.api_in::<Pod>(namespace), pod_watch.clone())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let watches = Watches::new().owns::<Pod>(pods);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Moves one At through its phases; see the module documentation.
@@ -148,10 +141,7 @@ async fn apply(obj: &At, ctx: &Context, now: Timestamp) -> Result<Action> {
         debug!("At is being deleted, nothing to do");
         return Ok(Action::await_change());
     }
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let pods: Api<Pod> = Api::namespaced(ctx.client.clone(), &namespace);
+    let pods = ctx.api_for::<Pod>(obj)?;
     let status = obj.status.clone().unwrap_or_default();
 
     match status.phase.as_str() {

@@ -36,19 +36,13 @@ use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
 };
 use kube::{
-    Api, ResourceExt,
-    runtime::{
-        controller::Action,
-        events::EventType,
-        finalizer::{self, finalizer},
-        reflector::ObjectRef,
-        watcher,
-    },
+    ResourceExt,
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Conditions, Context, ControllerEntry, Error, Result, StatusUpdate,
-    controller::is_not_found,
+    Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, controller,
     owned::{apply_owned, controller_reference},
+    watches::Watches,
 };
 use tracing::{debug, instrument, warn};
 
@@ -104,19 +98,11 @@ const CONTAINER_NAME: &str = "memcached";
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            // A change to an owned Deployment (its status during a rollout, or
-            // someone editing it) reconciles its Memcached: no periodic requeue.
-            let deployments = ctx.api_in::<Deployment>(namespace);
-            controller.owns(deployments, watcher::Config::default().any_semantic())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    // A change to an owned Deployment (its status during a rollout, or
+    // someone editing it) reconciles its Memcached: no periodic requeue.
+    let deployments = watcher::Config::default().any_semantic();
+    let watches = Watches::new().owns::<Deployment>(deployments);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one Memcached to its desired state.
@@ -157,30 +143,16 @@ pub async fn reconcile_with_image(
     image: Option<&str>,
 ) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let api: Api<Memcached> = Api::namespaced(ctx.client.clone(), &namespace);
-
-    let result = finalizer(&api, FINALIZER, obj.clone(), |event| async {
-        match event {
-            finalizer::Event::Apply(obj) => apply(&obj, &ctx, image).await,
-            finalizer::Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
-        }
-    })
-    .await;
-    let action = match result {
-        Ok(action) => action,
-        // Deleted after the cache saw it: there is no finalizer left to add or remove.
-        Err(finalizer::Error::AddFinalizer(error) | finalizer::Error::RemoveFinalizer(error))
-            if is_not_found(&error) =>
-        {
-            debug!("object is gone");
-            Action::await_change()
-        }
-        Err(error) => return Err(Error::Finalizer(Box::new(error))),
-    };
-
+    let api = ctx.api_for::<Memcached>(&*obj)?;
+    let (apply_ctx, cleanup_ctx) = (&*ctx, &*ctx);
+    let action = controller::finalizer(
+        &api,
+        FINALIZER,
+        obj.clone(),
+        |obj| async move { apply(&obj, apply_ctx, image).await },
+        |obj| async move { cleanup(&obj, cleanup_ctx).await },
+    )
+    .await?;
     ctx.backoff.reset(&*obj);
     Ok(action)
 }
@@ -473,7 +445,7 @@ mod tests {
         apimachinery::pkg::apis::meta::v1::{Condition, Time},
         jiff::Timestamp,
     };
-    use kube::core::Status;
+    use kube::{core::Status, runtime::finalizer};
     use opgen_runtime::MetricLabel;
     use opgen_runtime::owned::is_controlled_by;
     use opgen_runtime::testing::{

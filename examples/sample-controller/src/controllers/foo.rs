@@ -33,13 +33,14 @@ use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
 };
 use kube::{
-    Api, Resource, ResourceExt,
+    Resource, ResourceExt,
     api::{ListParams, Patch},
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate,
     owned::{controller_reference, delete_owned, get_owned},
+    watches::Watches,
 };
 use tracing::{debug, error, info, instrument};
 
@@ -80,19 +81,11 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            // A change of an owned Deployment (its status above all) reconciles the
-            // Foo named in its owner reference; kube matches apiVersion and kind.
-            let deployments = ctx.api_in::<Deployment>(namespace);
-            controller.owns(deployments, watcher::Config::default().any_semantic())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    // A change of an owned Deployment (its status above all) reconciles the
+    // Foo named in its owner reference; kube matches apiVersion and kind.
+    let deployments = watcher::Config::default().any_semantic();
+    let watches = Watches::new().owns::<Deployment>(deployments);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one Foo to its desired state: upstream's `syncHandler`.
@@ -110,16 +103,13 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn reconcile(obj: Arc<Foo>, ctx: Arc<Context>) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
 
     let action = if obj.meta().deletion_timestamp.is_some() {
         // Being deleted: the garbage collector removes the Deployment.
         debug!("object is being deleted, nothing to do");
         Action::await_change()
     } else {
-        sync(&obj, &namespace, &ctx).await?
+        sync(&obj, &ctx).await?
     };
 
     ctx.backoff.reset(&*obj);
@@ -127,7 +117,7 @@ pub async fn reconcile(obj: Arc<Foo>, ctx: Arc<Context>) -> Result<Action> {
 }
 
 /// Reconciles a live Foo.
-async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
+async fn sync(obj: &Foo, ctx: &Context) -> Result<Action> {
     let Some(name) = obj
         .spec
         .deployment_name
@@ -171,7 +161,7 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
                 }
             }
             info!(deployment = name, replicas = ?obj.spec.replicas, "applying Deployment");
-            let api: Api<Deployment> = Api::namespaced(ctx.client.clone(), namespace);
+            let api = ctx.api_for::<Deployment>(obj)?;
             Some(
                 api.patch(name, &ctx.apply_params(), &Patch::Apply(&desired))
                     .await?,

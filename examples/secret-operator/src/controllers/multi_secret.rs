@@ -40,13 +40,13 @@ use kube::{
     runtime::{
         controller::Action,
         events::EventType,
-        finalizer::{self, finalizer},
         reflector::{ObjectRef, Store},
         watcher,
     },
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Error, Result, StatusUpdate, controller::is_not_found,
+    Context, ControllerEntry, Error, Result, StatusUpdate,
+    controller::{self, is_not_found},
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -98,7 +98,7 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace for the
 /// MultiSecrets; children and namespaces are always watched cluster-wide.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
+    controller::run_with(
         ctx,
         NAME,
         |controller, ctx, _namespace| {
@@ -143,20 +143,16 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn reconcile(obj: Arc<MultiSecret>, ctx: Arc<Context>) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let api: Api<MultiSecret> = Api::namespaced(ctx.client.clone(), &namespace);
-
-    let action = finalizer(&api, FINALIZER, obj.clone(), |event| async {
-        match event {
-            finalizer::Event::Apply(obj) => apply(&obj, &ctx).await,
-            finalizer::Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
-        }
-    })
-    .await
-    .map_err(|error| Error::Finalizer(Box::new(error)))?;
-
+    let api = ctx.api_for::<MultiSecret>(&*obj)?;
+    let (apply_ctx, cleanup_ctx) = (&*ctx, &*ctx);
+    let action = controller::finalizer(
+        &api,
+        FINALIZER,
+        obj.clone(),
+        |obj| async move { apply(&obj, apply_ctx).await },
+        |obj| async move { cleanup(&obj, cleanup_ctx).await },
+    )
+    .await?;
     ctx.backoff.reset(&*obj);
     Ok(action)
 }

@@ -46,9 +46,10 @@ use kube::{
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
+    Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
     owned::{apply_owned, controller_reference, delete_owned},
     set_condition,
+    watches::Watches,
 };
 use tracing::{debug, instrument, warn};
 
@@ -91,18 +92,10 @@ const HOUR_BOUNDARY_MARGIN: Duration = Duration::from_secs(1);
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
     let children = watcher::Config::default().labels(&part_of_selector());
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            controller
-                .owns(ctx.api_in::<Deployment>(namespace), children.clone())
-                .owns(ctx.api_in::<Service>(namespace), children.clone())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let watches = Watches::new()
+        .owns::<Deployment>(children.clone())
+        .owns::<Service>(children);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one TDSet to its desired state at the current time: see [`reconcile_at`].
@@ -146,17 +139,9 @@ async fn apply(obj: &TDSet, ctx: &Context, now: Timestamp) -> Result<Action> {
         Ok(children) => children,
         Err(error) => {
             // `Degraded` only: the other conditions keep their last values.
-            let (reason, message) = (error.reason(), failure_message(obj, &error));
-            let generation = obj.meta().generation;
-            let failed = condition_at(
-                CONDITION_DEGRADED,
-                "True",
-                &reason,
-                &message,
-                generation,
-                now,
-            );
-            set_condition(&mut desired.conditions, failed);
+            let message = failure_message(obj, &error);
+            let mut conditions = Conditions::of(&mut desired.conditions, obj).at(now);
+            conditions.set(CONDITION_DEGRADED, "True", &error.reason(), &message);
             if let Err(status_error) = ctx.update_status(obj, &desired).await {
                 warn!(%status_error, "failed to record the failure in the status");
             }
