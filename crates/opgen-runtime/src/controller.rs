@@ -175,27 +175,29 @@ impl Context {
         PatchParams::apply(&self.manager_name).force()
     }
 
-    /// Server-side applies `status` as the whole status of `obj` ([`Context::patch_status`]),
-    /// unless `obj` already has it: with [`set_condition`](crate::set_condition) keeping each
-    /// condition's `lastTransitionTime` while its status holds, a reconcile that changes
-    /// nothing writes nothing. An object deleted after the cache saw it is
-    /// [`StatusUpdate::Gone`], not an error. For a cluster-scoped kind, use
-    /// [`Context::patch_status`] with its API.
+    /// Server-side applies `status` as the whole status of `obj` (as
+    /// [`Context::patch_status`]), unless `obj` already has it: with
+    /// [`set_condition`](crate::set_condition) keeping each condition's `lastTransitionTime`
+    /// while its status holds, a reconcile that changes nothing writes nothing. An object
+    /// deleted after the cache saw it is [`StatusUpdate::Gone`], not an error. Namespaced and
+    /// cluster-scoped kinds alike.
     pub async fn update_status<K>(&self, obj: &K, status: &K::Status) -> Result<StatusUpdate>
     where
-        K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-            + HasStatus
-            + Clone
-            + DeserializeOwned
-            + Debug,
+        K: Resource<DynamicType = ()> + HasStatus + Clone + DeserializeOwned + Debug,
         K::Status: PartialEq + Serialize,
     {
         if obj.status() == Some(status) {
             debug!("status is up to date");
             return Ok(StatusUpdate::Unchanged);
         }
-        match self.patch_status(&self.api_for(obj)?, obj, status).await {
-            Ok(()) => Ok(StatusUpdate::Updated),
+        let patch = status_patch::<K>(status);
+        // A request in the object's own scope: an `Api` would have to know it statically.
+        let url = K::url_path(&(), obj.meta().namespace.as_deref());
+        let request = kube::core::Request::new(url)
+            .patch_subresource("status", &obj.name_any(), &self.apply_params(), &patch)
+            .map_err(kube::Error::BuildRequest)?;
+        match self.client.request::<K>(request).await {
+            Ok(_) => Ok(StatusUpdate::Updated),
             Err(error) if is_not_found(&error) => {
                 debug!("object is gone, skipping status update");
                 Ok(StatusUpdate::Gone)
@@ -217,11 +219,7 @@ impl Context {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
         S: Serialize,
     {
-        let patch = Patch::Apply(json!({
-            "apiVersion": K::api_version(&()),
-            "kind": K::kind(&()),
-            "status": status,
-        }));
+        let patch = status_patch::<K>(status);
         api.patch_status(&obj.name_any(), &self.apply_params(), &patch)
             .await?;
         Ok(())
@@ -284,6 +282,17 @@ impl Context {
             warn!(%error, reason, "failed to publish event");
         }
     }
+}
+
+/// The server-side apply of `status` as the whole status of a `K`.
+fn status_patch<K: Resource<DynamicType = ()>>(
+    status: &impl Serialize,
+) -> Patch<serde_json::Value> {
+    Patch::Apply(json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    }))
 }
 
 /// What [`Context::update_status`] did.
@@ -571,6 +580,16 @@ mod tests {
     )]
     struct DemoSpec {}
 
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[kube(
+        group = "demo.opgen.dev",
+        version = "v1",
+        kind = "Global",
+        status = "DemoStatus",
+        schema = "disabled"
+    )]
+    struct GlobalSpec {}
+
     #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
     struct DemoStatus {
         conditions: Vec<Condition>,
@@ -632,6 +651,25 @@ mod tests {
             apply.body["status"]["conditions"][0]["observedGeneration"],
             2
         );
+    }
+
+    #[tokio::test]
+    async fn a_status_of_a_cluster_scoped_object_is_written_at_its_path() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let path = "/apis/demo.opgen.dev/v1/globals/everywhere";
+        let global = Global::new("everywhere", GlobalSpec {});
+        server.insert(path, &global);
+        let mut status = DemoStatus::default();
+        let generation = Some(1);
+        let ready = condition("Available", "True", "Reconciled", "ready", generation);
+        set_condition(&mut status.conditions, ready);
+
+        let written = ctx.update_status(&global, &status).await;
+
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let stored = server.object(path).expect("kept");
+        assert_eq!(stored["status"]["conditions"][0]["type"], "Available");
     }
 
     #[tokio::test]

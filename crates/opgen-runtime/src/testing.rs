@@ -375,24 +375,50 @@ fn in_collection(key: &str, path: &str) -> bool {
 /// terms) and `fieldSelector` (`metadata.name=` and `metadata.namespace=` only).
 fn selected(object: &serde_json::Value, query: &str) -> bool {
     let metadata = &object["metadata"];
-    form_urlencoded::parse(query.as_bytes()).all(|(key, value)| match key.as_ref() {
-        "labelSelector" => value.split(',').all(|term| {
-            let labels = &metadata["labels"];
-            if let Some((label, wanted)) = term.split_once("!=") {
-                labels[label] != wanted
-            } else if let Some((label, wanted)) = term.split_once('=') {
-                labels[label] == wanted.trim_start_matches('=')
-            } else {
-                !labels[term].is_null()
+    let params = query.split('&').filter_map(|pair| pair.split_once('='));
+    params
+        .map(|(key, value)| (key, percent_decode(value)))
+        .all(|(key, value)| match key {
+            "labelSelector" => value.split(',').all(|term| {
+                let labels = &metadata["labels"];
+                if let Some((label, wanted)) = term.split_once("!=") {
+                    labels[label] != wanted
+                } else if let Some((label, wanted)) = term.split_once('=') {
+                    labels[label] == wanted.trim_start_matches('=')
+                } else {
+                    !labels[term].is_null()
+                }
+            }),
+            "fieldSelector" => value.split(',').all(|term| match term.split_once('=') {
+                Some(("metadata.name", wanted)) => metadata["name"] == wanted,
+                Some(("metadata.namespace", wanted)) => metadata["namespace"] == wanted,
+                _ => panic!("the fake API server does not select on the field {term}"),
+            }),
+            _ => true,
+        })
+}
+
+/// A query value as form encoding writes it (`%2F`, `+` for a space) decoded.
+fn percent_decode(text: &str) -> String {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        let escaped = (byte == b'%')
+            .then(|| std::str::from_utf8(tail.get(..2)?).ok())
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        rest = match escaped {
+            Some(decoded) => {
+                bytes.push(decoded);
+                &tail[2..]
             }
-        }),
-        "fieldSelector" => value.split(',').all(|term| match term.split_once('=') {
-            Some(("metadata.name", wanted)) => metadata["name"] == wanted,
-            Some(("metadata.namespace", wanted)) => metadata["namespace"] == wanted,
-            _ => panic!("the fake API server does not select on the field {term}"),
-        }),
-        _ => true,
-    })
+            None => {
+                bytes.push(if byte == b'+' { b' ' } else { byte });
+                tail
+            }
+        };
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn not_found(path: &str) -> (StatusCode, serde_json::Value) {
