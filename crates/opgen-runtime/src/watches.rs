@@ -1,5 +1,7 @@
 //! What a controller watches besides its own kind, declared rather than built: the kinds it
-//! owns, the objects its spec names, and which of its own objects it reconciles at all.
+//! owns ([`Watches::owns`]), the objects its spec names ([`Watches::references`]), any other
+//! relation as a mapping function ([`Watches::watches_all`]), and which of its own objects it
+//! reconciles at all ([`Watches::primary`]).
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -138,6 +140,29 @@ where
                 move |other: Other| referencing(&store, &other, names),
             )
         }));
+        self
+    }
+
+    /// Watches the objects of kind `Other` that `config` selects in every namespace (or, of a
+    /// cluster-scoped kind, all of them), whatever namespaces the controller watches, and
+    /// reconciles the objects `map` returns for each, given the controller's cache: for
+    /// relations no owner reference or name records (an annotation naming the owner, a new
+    /// Namespace that every object must hear of). Needs cluster-wide `list` and `watch` on
+    /// `Other`.
+    pub fn watches_all<Other, I, F>(mut self, config: watcher::Config, map: F) -> Self
+    where
+        Other:
+            Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        I: IntoIterator<Item = ObjectRef<K>> + 'static,
+        I::IntoIter: Send,
+        F: Fn(&Other, &Store<K>) -> I + Clone + Send + Sync + 'static,
+    {
+        self.extra
+            .push(Box::new(move |controller, ctx, _namespace| {
+                let (store, map) = (controller.store(), map.clone());
+                let api = kube::Api::<Other>::all(ctx.client.clone());
+                controller.watches(api, config.clone(), move |other: Other| map(&other, &store))
+            }));
         self
     }
 

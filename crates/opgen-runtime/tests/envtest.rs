@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{
     Api, Client, CustomResource, ResourceExt,
     api::{DeleteParams, ListParams, PatchParams, PostParams},
-    runtime::{controller::Action, events::EventType, watcher},
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
     Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller, set_condition,
@@ -714,6 +714,16 @@ const WATCHING: ControllerEntry = ControllerEntry {
             .primary(watcher::Config::default().labels("watched=yes"))
             .owns::<ConfigMap>(watcher::Config::default().labels("app=watched"))
             .references::<Secret>(|widget: &Widget| widget.spec.secret.iter().cloned().collect())
+            // A namespace labelled `poke=watching` reconciles every widget.
+            .watches_all(
+                watcher::Config::default().labels("poke=watching"),
+                |_: &Namespace, widgets| {
+                    let all = widgets.state();
+                    all.iter()
+                        .map(|widget| ObjectRef::from_obj(&**widget))
+                        .collect::<Vec<_>>()
+                },
+            )
             .run(ctx, "watching", reconcile_watched, error_policy_watched)
             .boxed()
     },
@@ -740,8 +750,8 @@ fn error_policy_watched(
 }
 
 /// `watches::Watches` on a real API server: only the selected widgets are reconciled, again
-/// when their owned ConfigMap is deleted (and it is recreated) and when the Secret they name
-/// appears.
+/// when their owned ConfigMap is deleted (and it is recreated), when the Secret they name
+/// appears, and when a selected Namespace appears.
 #[tokio::test]
 async fn watches_reconcile_on_owned_and_referenced_objects() {
     let Some(admin) = admin().await else {
@@ -812,6 +822,22 @@ async fn watches_reconcile_on_owned_and_referenced_objects() {
         .await
         .expect("create the Secret");
     opgen_envtest::eventually("a reconcile for the Secret", TIMEOUT, || async {
+        (watched("watched") > before).then_some(())
+    })
+    .await;
+
+    // A namespace the cluster-wide watch selects: reconciled again.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = watched("watched");
+    let poke: Namespace = serde_json::from_value(json!({
+        "metadata": {"name": "runtime-watches-poke", "labels": {"poke": "watching"}},
+    }))
+    .expect("a Namespace");
+    Api::<Namespace>::all(admin.clone())
+        .create(&PostParams::default(), &poke)
+        .await
+        .expect("create the namespace");
+    opgen_envtest::eventually("a reconcile for the Namespace", TIMEOUT, || async {
         (watched("watched") > before).then_some(())
     })
     .await;

@@ -47,6 +47,7 @@ use kube::{
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate,
     controller::{self, is_not_found},
+    watches::Watches,
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -98,31 +99,20 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace for the
 /// MultiSecrets; children and namespaces are always watched cluster-wide.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, _namespace| {
-            let store = controller.store();
-            let children = watcher::Config::default()
-                .labels(&format!("{OWNED_LABEL}=true"))
-                .any_semantic();
-            controller
-                // A created, changed or deleted child reconciles its MultiSecret.
-                .watches(Api::<Secret>::all(ctx.client.clone()), children, |secret| {
-                    owner_of(&secret)
-                })
-                // A new namespace needs a copy of every MultiSecret; a terminating one
-                // changes the counts.
-                .watches(
-                    Api::<Namespace>::all(ctx.client.clone()),
-                    watcher::Config::default().any_semantic(),
-                    move |_namespace| all_multi_secrets(&store),
-                )
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let children = watcher::Config::default().labels(&format!("{OWNED_LABEL}=true"));
+    let namespaces = watcher::Config::default();
+    Watches::new()
+        // A created, changed or deleted child reconciles its MultiSecret.
+        .watches_all(children.any_semantic(), |secret: &Secret, _| {
+            owner_of(secret)
+        })
+        // A new namespace needs a copy of every MultiSecret; a terminating one
+        // changes the counts.
+        .watches_all(namespaces.any_semantic(), |_: &Namespace, store| {
+            all_multi_secrets(store)
+        })
+        .run(ctx, NAME, reconcile, error_policy)
+        .await
 }
 
 /// Brings one MultiSecret to its desired state.
