@@ -5,6 +5,10 @@ use k8s_openapi::{
     jiff::Timestamp,
 };
 
+use kube::Resource;
+
+use crate::Error;
+
 /// A condition of `type_` with `status` ("True", "False" or "Unknown"), `reason` (CamelCase)
 /// and `message`, observed at `observed_generation` (the object's `metadata.generation`),
 /// stamped now. [`set_condition`] keeps the earlier stamp while the status stays the same.
@@ -23,14 +27,60 @@ pub fn condition(
     message: impl Into<String>,
     observed_generation: Option<i64>,
 ) -> Condition {
+    let message = message.into();
+    condition_at(
+        type_,
+        status,
+        reason,
+        message,
+        observed_generation,
+        Timestamp::now(),
+    )
+}
+
+/// [`condition`] stamped `at`: for a reconcile that takes the current time as a parameter,
+/// so that its tests control the clock.
+pub fn condition_at(
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: impl Into<String>,
+    observed_generation: Option<i64>,
+    at: Timestamp,
+) -> Condition {
     Condition {
         type_: type_.into(),
         status: status.into(),
         reason: reason.into(),
         message: message.into(),
         observed_generation,
-        last_transition_time: Time(Timestamp::now()),
+        last_transition_time: Time(at),
     }
+}
+
+/// `Degraded=True` reporting a failed reconcile: the reason is [`Error::reason`] (`NotOwned`
+/// for a child another owner controls), the message the error's text. Set it with
+/// [`set_condition`]; the other conditions keep what was last observed.
+///
+/// ```
+/// use opgen_runtime::{Error, degraded};
+///
+/// let error = Error::other("invalid_spec", "spec.size must be positive");
+/// let condition = degraded(&error, Some(3));
+/// assert_eq!(
+///     (condition.type_.as_str(), condition.status.as_str(), condition.reason.as_str()),
+///     ("Degraded", "True", "InvalidSpec")
+/// );
+/// assert_eq!(condition.message, "spec.size must be positive");
+/// ```
+pub fn degraded(error: &Error, observed_generation: Option<i64>) -> Condition {
+    condition(
+        "Degraded",
+        "True",
+        &error.reason(),
+        error.to_string(),
+        observed_generation,
+    )
 }
 
 /// Adds `condition`, or replaces the one of the same type.
@@ -48,6 +98,54 @@ pub fn set_condition(conditions: &mut Vec<Condition>, condition: Condition) {
         }
         Some(existing) => *existing = condition,
         None => conditions.push(condition),
+    }
+}
+
+/// The conditions of a status being written for `obj`: each [`Conditions::set`] is a
+/// [`set_condition`] of a [`condition`] observed at `obj`'s generation, stamped now (or
+/// [`Conditions::at`] a time of the reconcile's own).
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use opgen_runtime::{Conditions, is_condition_true};
+///
+/// let mut obj = ConfigMap::default();
+/// obj.metadata.generation = Some(7);
+/// let mut conditions = Vec::new();
+/// let mut set = Conditions::of(&mut conditions, &obj);
+/// set.set("Available", "True", "Reconciled", "3 of 3 replicas ready");
+/// set.set("Degraded", "False", "Reconciled", "up to date");
+/// assert!(is_condition_true(&conditions, "Available"));
+/// assert_eq!(conditions[1].observed_generation, Some(7));
+/// ```
+pub struct Conditions<'a> {
+    conditions: &'a mut Vec<Condition>,
+    observed_generation: Option<i64>,
+    now: Timestamp,
+}
+
+impl<'a> Conditions<'a> {
+    /// The `conditions` of `obj`'s status (usually a copy being brought up to date).
+    pub fn of(conditions: &'a mut Vec<Condition>, obj: &impl Resource) -> Self {
+        Conditions {
+            conditions,
+            observed_generation: obj.meta().generation,
+            now: Timestamp::now(),
+        }
+    }
+
+    /// Stamps the conditions set from now on `now` (a reconcile's own clock, for its tests).
+    pub fn at(self, now: Timestamp) -> Self {
+        Conditions { now, ..self }
+    }
+
+    /// Sets the condition of `type_` ([`set_condition`]: its `lastTransitionTime` moves only
+    /// when `status` changes).
+    pub fn set(&mut self, type_: &str, status: &str, reason: &str, message: impl Into<String>) {
+        let message = message.into();
+        let generation = self.observed_generation;
+        let condition = condition_at(type_, status, reason, message, generation, self.now);
+        set_condition(self.conditions, condition);
     }
 }
 
@@ -105,6 +203,35 @@ mod tests {
             observed_generation: Some(1),
             last_transition_time: Time(Timestamp::from_second(at_second).expect("valid timestamp")),
         }
+    }
+
+    #[test]
+    fn a_condition_is_stamped_when_asked() {
+        let at = Timestamp::from_second(1_700_000_000).expect("valid timestamp");
+        let stamped = condition_at("Ready", "False", "Waiting", "not yet", Some(4), at);
+        assert_eq!(stamped.last_transition_time, Time(at));
+        assert_eq!(stamped.observed_generation, Some(4));
+        let before = Timestamp::now();
+        let now = super::condition("Ready", "False", "Waiting", "not yet", Some(4));
+        assert!(now.last_transition_time.0 >= before);
+    }
+
+    #[test]
+    fn conditions_of_an_object_carry_its_generation_and_keep_their_time() {
+        let mut obj = k8s_openapi::api::core::v1::ConfigMap::default();
+        obj.metadata.generation = Some(3);
+        let mut conditions = vec![condition("True", "Old", 10)];
+        let at = |second| Timestamp::from_second(second).expect("valid timestamp");
+
+        let mut set = Conditions::of(&mut conditions, &obj).at(at(20));
+        set.set("Available", "True", "New", "same status");
+        set.set("Degraded", "False", "Fine", "new type");
+
+        assert_eq!(conditions[0].last_transition_time, Time(at(10)));
+        assert_eq!(conditions[0].reason, "New");
+        assert_eq!(conditions[0].observed_generation, Some(3));
+        assert_eq!(conditions[1].last_transition_time, Time(at(20)));
+        assert_eq!(conditions[1].observed_generation, Some(3));
     }
 
     #[test]

@@ -32,10 +32,11 @@
 use std::{fmt::Debug, future::Future, hash::Hash, sync::Arc};
 
 use futures::{StreamExt, future::BoxFuture};
-use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::{NamespaceResourceScope, api::core::v1::ObjectReference};
 use kube::{
     Api, Client, Resource, ResourceExt,
     api::{ListParams, Patch, PatchParams},
+    core::object::HasStatus,
     runtime::{
         Controller,
         controller::{self, Action},
@@ -134,6 +135,18 @@ impl Context {
         }
     }
 
+    /// The API of kind `K` in `obj`'s namespace: `obj`'s own kind's (for its finalizer), or
+    /// its children's.
+    pub fn api_for<K>(&self, obj: &impl Resource) -> Result<Api<K>>
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        let namespace = obj.meta().namespace.as_deref();
+        let namespace = namespace.ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
+        Ok(Api::namespaced(self.client.clone(), namespace))
+    }
+
     /// Decides when to retry a failed reconcile of `obj` by `controller`: per-object
     /// exponential backoff (reset by [`ErrorBackoff::reset`] after a success); the failure
     /// is logged and counted in the metrics.
@@ -155,6 +168,44 @@ impl Context {
         Action::requeue(delay)
     }
 
+    /// The parameters of this operator's server-side applies: its field manager, forcing
+    /// conflicts (the fields it applies are the controller's: a `kubectl scale` of a child is
+    /// put back).
+    pub fn apply_params(&self) -> PatchParams {
+        PatchParams::apply(&self.manager_name).force()
+    }
+
+    /// Server-side applies `status` as the whole status of `obj` (as
+    /// [`Context::patch_status`]), unless `obj` already has it: with
+    /// [`set_condition`](crate::set_condition) keeping each condition's `lastTransitionTime`
+    /// while its status holds, a reconcile that changes nothing writes nothing. An object
+    /// deleted after the cache saw it is [`StatusUpdate::Gone`], not an error. Namespaced and
+    /// cluster-scoped kinds alike.
+    pub async fn update_status<K>(&self, obj: &K, status: &K::Status) -> Result<StatusUpdate>
+    where
+        K: Resource<DynamicType = ()> + HasStatus + Clone + DeserializeOwned + Debug,
+        K::Status: PartialEq + Serialize,
+    {
+        if obj.status() == Some(status) {
+            debug!("status is up to date");
+            return Ok(StatusUpdate::Unchanged);
+        }
+        let patch = status_patch::<K>(status);
+        // A request in the object's own scope: an `Api` would have to know it statically.
+        let url = K::url_path(&(), obj.meta().namespace.as_deref());
+        let request = kube::core::Request::new(url)
+            .patch_subresource("status", &obj.name_any(), &self.apply_params(), &patch)
+            .map_err(kube::Error::BuildRequest)?;
+        match self.client.request::<K>(request).await {
+            Ok(_) => Ok(StatusUpdate::Updated),
+            Err(error) if is_not_found(&error) => {
+                debug!("object is gone, skipping status update");
+                Ok(StatusUpdate::Gone)
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// Server-side applies `status` as the whole status of `obj` (in `api`, the API of its
     /// namespace), owned by this operator's field manager (forcing conflicts: the status is
     /// the controller's).
@@ -168,13 +219,9 @@ impl Context {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
         S: Serialize,
     {
-        let patch = Patch::Apply(json!({
-            "apiVersion": K::api_version(&()),
-            "kind": K::kind(&()),
-            "status": status,
-        }));
-        let params = PatchParams::apply(&self.manager_name).force();
-        api.patch_status(&obj.name_any(), &params, &patch).await?;
+        let patch = status_patch::<K>(status);
+        api.patch_status(&obj.name_any(), &self.apply_params(), &patch)
+            .await?;
         Ok(())
     }
 
@@ -191,17 +238,73 @@ impl Context {
     ) where
         K: Resource<DynamicType = ()>,
     {
+        self.publish(obj, None, type_, reason, action, note.into())
+            .await;
+    }
+
+    /// [`Context::publish_event`] with a `related` object (events.k8s.io's `related`, e.g.
+    /// the child the event is about). The recorder folds repeated events into a series by
+    /// regarding and related object, so events about different children stay apart.
+    pub async fn publish_related_event<K>(
+        &self,
+        obj: &K,
+        related: ObjectReference,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: impl Into<String>,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
+        self.publish(obj, Some(related), type_, reason, action, note.into())
+            .await;
+    }
+
+    async fn publish<K>(
+        &self,
+        obj: &K,
+        secondary: Option<ObjectReference>,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: String,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
         let event = Event {
             type_,
             reason: reason.into(),
-            note: Some(note.into()),
+            note: Some(note),
             action: action.into(),
-            secondary: None,
+            secondary,
         };
         if let Err(error) = self.recorder.publish(&event, &obj.object_ref(&())).await {
             warn!(%error, reason, "failed to publish event");
         }
     }
+}
+
+/// The server-side apply of `status` as the whole status of a `K`.
+fn status_patch<K: Resource<DynamicType = ()>>(
+    status: &impl Serialize,
+) -> Patch<serde_json::Value> {
+    Patch::Apply(json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    }))
+}
+
+/// What [`Context::update_status`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum StatusUpdate {
+    /// The object already had the status: nothing was written.
+    Unchanged,
+    /// The status was written.
+    Updated,
+    /// The object is gone (deleted after the cache saw it): nothing is left to reconcile.
+    Gone,
 }
 
 /// Runs kube's [`Controller`] for kind `K` with `reconcile` and `error_policy` until
@@ -263,6 +366,34 @@ where
     E: std::error::Error + Send + Sync + 'static,
     PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
 {
+    let primary = watcher::Config::default().any_semantic();
+    run_configured(ctx, name, primary, configure, reconcile, error_policy).await
+}
+
+/// [`run_with`] with the primary watch's configuration given (a label selector, say).
+pub(crate) async fn run_configured<K, ConfigureFn, ReconcileFn, ReconcileFut, E, PolicyFn>(
+    ctx: Arc<Context>,
+    name: &'static str,
+    primary: watcher::Config,
+    configure: ConfigureFn,
+    reconcile: ReconcileFn,
+    error_policy: PolicyFn,
+) -> Result<()>
+where
+    K: Resource<Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
+    ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+    ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+{
     let namespaces: Vec<Option<String>> = if ctx.namespaces.is_empty() {
         vec![None]
     } else {
@@ -272,7 +403,7 @@ where
     for namespace in &namespaces {
         let api = ctx.api_in::<K>(namespace.as_deref());
         ensure_crd_installed(&api).await?;
-        let controller = Controller::new(api, watcher::Config::default().any_semantic());
+        let controller = Controller::new(api, primary.clone());
         controllers.push(configure(controller, &ctx, namespace.as_deref()));
     }
     drive(ctx, name, controllers, reconcile, error_policy).await;
@@ -337,7 +468,9 @@ async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
 
 /// kube's [`finalizer`](kube_finalizer::finalizer) helper with `apply` for live objects and
 /// `cleanup` for deleted ones: a new object first gets `finalizer_name` (which triggers the
-/// next reconcile), a deleted one keeps it until `cleanup` succeeded.
+/// next reconcile), a deleted one keeps it until `cleanup` succeeded. An object gone before
+/// its finalizer could be added or removed (deleted after the cache saw it) leaves nothing
+/// to do: `await_change`, not an error.
 pub async fn finalizer<K, ApplyFut, CleanupFut>(
     api: &Api<K>,
     finalizer_name: &str,
@@ -358,7 +491,16 @@ where
         }
     })
     .await
-    .map_err(|error| Error::Finalizer(Box::new(error)))
+    .or_else(|error| match error {
+        kube_finalizer::Error::AddFinalizer(error)
+        | kube_finalizer::Error::RemoveFinalizer(error)
+            if is_not_found(&error) =>
+        {
+            debug!("object is gone");
+            Ok(Action::await_change())
+        }
+        error => Err(Error::Finalizer(Box::new(error))),
+    })
 }
 
 /// Fails with a hint when the kind's CRD is missing, instead of letting the
@@ -390,6 +532,12 @@ pub fn is_not_found(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(status) if status.code == 404)
 }
 
+/// True for a 409 from the API server: a create of an object that exists (AlreadyExists), or
+/// a write whose resourceVersion or uid precondition no longer holds (Conflict).
+pub fn is_conflict(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 409)
+}
+
 /// Logs what a controller stream yields. Reconcile failures are logged by the
 /// error policies, so they are skipped here.
 pub fn log_reconcile_result<K, E>(
@@ -405,5 +553,194 @@ pub fn log_reconcile_result<K, E>(
         // A requeued object was deleted meanwhile: expected, nothing to do.
         Err(error @ controller::Error::ObjectNotFound(_)) => debug!(controller, %error),
         Err(error) => warn!(controller, %error, "controller error"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        condition, set_condition,
+        testing::{Method, fake_client, test_context},
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+    use kube::CustomResource;
+    use serde::Deserialize;
+
+    const DEMO: &str = "/apis/demo.opgen.dev/v1/namespaces/default/demos/demo";
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[kube(
+        group = "demo.opgen.dev",
+        version = "v1",
+        kind = "Demo",
+        namespaced,
+        status = "DemoStatus",
+        schema = "disabled"
+    )]
+    struct DemoSpec {}
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[kube(
+        group = "demo.opgen.dev",
+        version = "v1",
+        kind = "Global",
+        status = "DemoStatus",
+        schema = "disabled"
+    )]
+    struct GlobalSpec {}
+
+    #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    struct DemoStatus {
+        conditions: Vec<Condition>,
+    }
+
+    fn demo() -> Demo {
+        let mut demo = Demo::new("demo", DemoSpec {});
+        demo.metadata.namespace = Some("default".into());
+        demo.metadata.generation = Some(2);
+        demo
+    }
+
+    fn available(demo: &Demo, status: &str) -> DemoStatus {
+        let mut desired = demo.status.clone().unwrap_or_default();
+        let generation = demo.metadata.generation;
+        let ready = condition("Available", status, "Reconciled", "ready", generation);
+        set_condition(&mut desired.conditions, ready);
+        desired
+    }
+
+    #[tokio::test]
+    async fn a_status_is_written_only_when_it_changes() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        server.insert(DEMO, &demo());
+
+        let first = demo();
+        let written = ctx.update_status(&first, &available(&first, "True")).await;
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let stored: Demo = serde_json::from_value(server.object(DEMO).expect("kept")).unwrap();
+        let time = stored.status.as_ref().unwrap().conditions[0]
+            .last_transition_time
+            .clone();
+
+        // The next reconcile sees the stored object: same status, nothing written, the
+        // transition time kept.
+        let desired = available(&stored, "True");
+        assert_eq!(desired.conditions[0].last_transition_time, time);
+        let again = ctx.update_status(&stored, &desired).await;
+        assert_eq!(again.expect("no write"), StatusUpdate::Unchanged);
+        let patches = |server: &crate::testing::FakeApiServer| {
+            server
+                .requests()
+                .iter()
+                .filter(|r| r.method == Method::PATCH)
+                .count()
+        };
+        assert_eq!(patches(&server), 1);
+
+        let apply = &server.requests()[0];
+        assert_eq!(apply.path, format!("{DEMO}/status"));
+        assert!(
+            apply.query.contains("fieldManager=demo-operator")
+                && apply.query.contains("force=true")
+        );
+        assert_eq!(apply.body["apiVersion"], "demo.opgen.dev/v1");
+        assert_eq!(apply.body["kind"], "Demo");
+        assert_eq!(
+            apply.body["status"]["conditions"][0]["observedGeneration"],
+            2
+        );
+    }
+
+    #[tokio::test]
+    async fn a_status_of_a_cluster_scoped_object_is_written_at_its_path() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let path = "/apis/demo.opgen.dev/v1/globals/everywhere";
+        let global = Global::new("everywhere", GlobalSpec {});
+        server.insert(path, &global);
+        let mut status = DemoStatus::default();
+        let generation = Some(1);
+        let ready = condition("Available", "True", "Reconciled", "ready", generation);
+        set_condition(&mut status.conditions, ready);
+
+        let written = ctx.update_status(&global, &status).await;
+
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let stored = server.object(path).expect("kept");
+        assert_eq!(stored["status"]["conditions"][0]["type"], "Available");
+    }
+
+    #[tokio::test]
+    async fn a_status_of_a_deleted_object_is_gone_not_an_error() {
+        let (client, _server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let obj = demo();
+        let result = ctx.update_status(&obj, &available(&obj, "True")).await;
+        assert_eq!(result.expect("not an error"), StatusUpdate::Gone);
+    }
+
+    #[tokio::test]
+    async fn a_finalizer_of_a_vanished_object_is_nothing_to_do() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let api: Api<Demo> = ctx.api_for(&demo()).expect("namespaced");
+        let obj = Arc::new(demo());
+
+        let action = finalizer(
+            &api,
+            "demo.opgen.dev/cleanup",
+            obj,
+            |_| async { panic!("no apply before the finalizer is added") },
+            |_| async { panic!("no cleanup of a live object") },
+        )
+        .await;
+
+        assert_eq!(action.expect("not an error"), Action::await_change());
+        let patch = &server.requests()[0];
+        assert_eq!(
+            (patch.method.clone(), patch.path.as_str()),
+            (Method::PATCH, DEMO)
+        );
+    }
+
+    #[tokio::test]
+    async fn events_name_their_related_object() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let related = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Secret".into()),
+            namespace: Some("team-a".into()),
+            name: Some("copy".into()),
+            ..ObjectReference::default()
+        };
+        ctx.publish_related_event(
+            &demo(),
+            related,
+            EventType::Normal,
+            "Created",
+            "Create",
+            "made",
+        )
+        .await;
+        ctx.publish_event(&demo(), EventType::Warning, "Failed", "Reconcile", "oops")
+            .await;
+
+        let events = server.created_in("/apis/events.k8s.io/v1/namespaces/default/events");
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events[0]["related"]["name"], "copy");
+        assert_eq!(events[0]["related"]["namespace"], "team-a");
+        assert_eq!(events[0]["regarding"]["name"], "demo");
+        assert_eq!(events[0]["reportingController"], "demo-operator");
+        assert_eq!(events[0]["note"], "made");
+        assert!(
+            events[1]
+                .get("related")
+                .is_none_or(serde_json::Value::is_null)
+        );
+        assert_eq!(events[1]["type"], "Warning");
+        assert_eq!(events[1]["reason"], "Failed");
     }
 }

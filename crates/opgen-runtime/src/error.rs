@@ -19,16 +19,21 @@ pub enum Error {
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
 
-    /// An object a controller would own is controlled by another owner (see
-    /// [`owned::apply_owned`](crate::owned::apply_owned)).
+    /// An object a controller would own exists but is not controlled by its owner: another
+    /// owner controls it, or nobody does (see [`owned::get_owned`](crate::owned::get_owned)).
+    /// It is never adopted.
     #[error(
-        "{object} is controlled by {controller}: not adopting it (delete it if it is stale, or choose another name)"
+        "{object} {}: not adopting it (delete it if it is stale, or choose another name)",
+        match controller {
+            Some(controller) => format!("is controlled by {controller}"),
+            None => "exists without a controller".to_owned(),
+        }
     )]
     OwnedByAnother {
         /// Kind, namespace and name of the object.
         object: String,
-        /// Kind and name of its controller.
-        controller: String,
+        /// Kind and name of its controller, if it has one.
+        controller: Option<String>,
     },
 
     /// The CRD of a watched kind is not installed in the cluster.
@@ -91,6 +96,32 @@ pub(crate) fn one_line(error: &kube::Error) -> String {
 }
 
 impl Error {
+    /// The CamelCase reason of a condition reporting this error (see
+    /// [`degraded`](crate::degraded)): `NotOwned` for [`Error::OwnedByAnother`], the label of
+    /// [`Error::other`] in CamelCase (`invalid_spec` is `InvalidSpec`), else `ReconcileFailed`.
+    ///
+    /// ```
+    /// let error = opgen_runtime::Error::other("invalid_spec", "spec.size must be positive");
+    /// assert_eq!(error.reason(), "InvalidSpec");
+    /// ```
+    pub fn reason(&self) -> String {
+        match self {
+            Error::OwnedByAnother { .. } => "NotOwned".to_owned(),
+            Error::Other { label, .. } => label
+                .split('_')
+                .flat_map(|word| {
+                    let mut chars = word.chars();
+                    chars
+                        .next()
+                        .map(|first| first.to_ascii_uppercase())
+                        .into_iter()
+                        .chain(chars)
+                })
+                .collect(),
+            _ => "ReconcileFailed".to_owned(),
+        }
+    }
+
     /// An error of the operator's own, counted under `label` in the reconcile error metric.
     ///
     /// ```

@@ -12,9 +12,15 @@
 //!   into the operator's own;
 //! - [`controller`]: the [`Context`] every reconcile gets (client, event recorder, metrics,
 //!   per-object error backoff), [`controller::run`] around [`kube::runtime::Controller`], the
-//!   error policy, status conditions, server-side applied status and events;
+//!   error policy, a status written only when it changes ([`Context::update_status`]) and
+//!   events;
+//! - [`watches`]: what a controller watches besides its kind ([`watches::Watches`]: the kinds
+//!   it owns, objects its spec names, a label-selected primary);
 //! - [`owned`]: the objects a custom resource owns, applied with it as their controller and
-//!   never adopted from another;
+//!   never adopted from another or from nobody, and deleted once no longer wanted;
+//! - [`Conditions`], [`set_condition`], [`find_condition`], [`is_condition_true`],
+//!   [`degraded`]: `status.conditions` as apimachinery's `meta` helpers keep them (a
+//!   transition time moves only with the status);
 //! - [`quantity`]: Kubernetes quantities (`500m`, `1Gi`) parsed to exact, ordered numbers;
 //! - [`webhook`]: the typed [`Defaulter`], [`Validator`] and [`Converter`] traits a kind
 //!   implements, the AdmissionReview/ConversionReview plumbing around them, and
@@ -47,6 +53,39 @@
 //! }
 //! ```
 //!
+//! # A reconcile that owns a Deployment
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use k8s_openapi::api::apps::v1::Deployment;
+//! # use kube::{CustomResource, Resource, ResourceExt, runtime::{controller::Action, events::EventType}};
+//! # use opgen_runtime::{Conditions, Context, Result, owned::apply_owned};
+//! # #[derive(CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug)]
+//! # #[kube(group = "example.com", version = "v1", kind = "App", namespaced, status = "AppStatus", schema = "disabled")]
+//! # struct AppSpec {}
+//! # #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq)]
+//! # struct AppStatus { conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//! # fn desired_deployment(app: &App) -> Deployment { Deployment::default() }
+//! async fn reconcile(app: Arc<App>, ctx: Arc<Context>) -> Result<Action> {
+//!     // Applied with `app` as its controller; a same-named Deployment `app` does not control
+//!     // is refused (Error::OwnedByAnother), never adopted.
+//!     let applied = apply_owned(&ctx, &*app, desired_deployment(&app)).await?;
+//!     let mut status = app.status.clone().unwrap_or_default();
+//!     Conditions::of(&mut status.conditions, &*app).set("Available", "True", "Applied", "ok");
+//!     // Written only when it changed: a no-op reconcile writes nothing.
+//!     ctx.update_status(&*app, &status).await?;
+//!     if applied.created() {
+//!         let note = format!("created Deployment {}", applied.object.name_any());
+//!         ctx.publish_event(&*app, EventType::Normal, "Created", "Create", note).await;
+//!     }
+//!     Ok(Action::await_change())
+//! }
+//! ```
+//!
+//! and its controller watches the Deployments it owns:
+//! `Watches::new().owns::<Deployment>(watcher::Config::default()).run(ctx, "app", reconcile,
+//! error_policy)`.
+//!
 //! # Versions
 //!
 //! The crate follows semver. Its MSRV is Rust 1.89 (edition 2024); raising it is a minor
@@ -73,14 +112,16 @@ pub mod quantity;
 pub mod server;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod watches;
 pub mod webhook;
 
 pub use backoff::ErrorBackoff;
 pub use cli::ManagerArgs;
 pub use conditions::{
-    condition, find_condition, is_condition_true, remove_condition, set_condition,
+    Conditions, condition, condition_at, degraded, find_condition, is_condition_true,
+    remove_condition, set_condition,
 };
-pub use controller::{Context, ControllerEntry};
+pub use controller::{Context, ControllerEntry, StatusUpdate};
 pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
 pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};

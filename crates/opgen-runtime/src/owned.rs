@@ -1,32 +1,50 @@
 //! Objects a custom resource owns (a StatefulSet, a Service, a ConfigMap): applied with the
 //! custom resource as their controller, so that deleting it deletes them and their changes
-//! reach its controller, and never taken over from another controller.
+//! reach its controller, and never taken over from another controller or from nobody.
+//!
+//! - [`apply_owned`]: the usual one call (controller-runtime's `SetControllerReference` and
+//!   `CreateOrPatch` in one): reads the child, refuses one it does not control, server-side
+//!   applies the desired fields;
+//! - [`get_owned`]: the read and the refusal alone, for a reconcile that compares before it
+//!   writes (then [`Context::apply_params`] and [`controller_reference`] for the write);
+//! - [`delete_owned`]: deletes the children no longer desired;
+//! - [`is_controlled_by`] and [`controller_reference`]: apimachinery's `IsControlledBy` and
+//!   `NewControllerRef`.
 //!
 //! ```no_run
 //! # use k8s_openapi::api::core::v1::ConfigMap;
-//! # use kube::ResourceExt;
+//! # use kube::{ResourceExt, api::ListParams};
 //! # async fn example(ctx: &opgen_runtime::Context, owner: &ConfigMap) -> opgen_runtime::Result<()> {
 //! let mut child = ConfigMap::default();
 //! child.metadata.name = Some(format!("{}-settings", owner.name_any()));
 //! child.data = Some([("mode".to_owned(), "fast".to_owned())].into());
-//! opgen_runtime::owned::apply_owned(ctx, owner, child).await?;
+//! let applied = opgen_runtime::owned::apply_owned(ctx, owner, child).await?;
+//! if applied.created() {
+//!     // ... publish an event ...
+//! }
+//! // The owner's ConfigMaps of any other name go.
+//! let name = applied.object.name_any();
+//! opgen_runtime::owned::delete_owned::<ConfigMap, _>(ctx, owner, &ListParams::default(), |cm| {
+//!     cm.name_any() == name
+//! })
+//! .await?;
 //! # Ok(())
 //! # }
 //! ```
 
 use std::fmt::Debug;
 
-use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
 use kube::{
     Api, Resource, ResourceExt,
-    api::{Patch, PatchParams},
+    api::{DeleteParams, ListParams, Patch, Preconditions},
 };
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::{Context, Error, Result};
+use crate::{Context, Error, Result, controller::is_not_found};
 
 /// Whether `owner` is the controller of `child` (its controller owner reference names
-/// `owner`'s uid).
+/// `owner`'s uid): apimachinery's `metav1.IsControlledBy`.
 pub fn is_controlled_by(child: &impl Resource, owner: &impl Resource) -> bool {
     let uid = owner.meta().uid.as_deref();
     uid.is_some()
@@ -36,13 +54,92 @@ pub fn is_controlled_by(child: &impl Resource, owner: &impl Resource) -> bool {
             .any(|r| r.controller == Some(true) && Some(r.uid.as_str()) == uid)
 }
 
-/// Server-side applies `child`, in `owner`'s namespace, with `owner` as its controller (the
-/// owner reference blocks the owner's deletion until the child is gone) and the operator's
-/// field manager, forced: a child someone changed is put back, a deleted one is created
-/// again. A same-named object that another controller owns is not adopted:
-/// [`Error::OwnedByAnother`]. Needs `get` and `patch` on the child's resource, and `create`
-/// for the apply that creates it.
-pub async fn apply_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<K>
+/// A controller owner reference to `owner` that blocks its deletion until the child is gone
+/// (a foreground deletion waits for the child), as controller-runtime's
+/// `SetControllerReference` writes it. Setting `blockOwnerDeletion` needs `update` on the
+/// owner's `finalizers` subresource (OwnerReferencesPermissionEnforcement).
+pub fn controller_reference<O>(owner: &O) -> Result<OwnerReference>
+where
+    O: Resource,
+    O::DynamicType: Default,
+{
+    let reference = owner
+        .controller_owner_ref(&O::DynamicType::default())
+        .ok_or(Error::MissingObjectKey(".metadata.uid"))?;
+    Ok(OwnerReference {
+        block_owner_deletion: Some(true),
+        ..reference
+    })
+}
+
+/// The child `name` of kind `K` in `owner`'s namespace: `None` when it does not exist, and
+/// [`Error::OwnedByAnother`] when it exists but `owner` does not control it (another owner
+/// does, or nobody: a same-named object is never adopted). Needs `get` on the child's
+/// resource.
+pub async fn get_owned<K, O>(ctx: &Context, owner: &O, name: &str) -> Result<Option<K>>
+where
+    K: Resource<Scope = NamespaceResourceScope> + Clone + Debug + DeserializeOwned,
+    K::DynamicType: Default,
+    O: Resource,
+{
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &owner_namespace(owner)?);
+    let Some(existing) = api.get_opt(name).await? else {
+        return Ok(None);
+    };
+    if is_controlled_by(&existing, owner) {
+        return Ok(Some(existing));
+    }
+    let controller = existing
+        .owner_references()
+        .iter()
+        .find(|r| r.controller == Some(true))
+        .map(|r| format!("{} {}", r.kind, r.name));
+    Err(Error::OwnedByAnother {
+        object: format!(
+            "{} {}/{name}",
+            K::kind(&K::DynamicType::default()),
+            existing.namespace().unwrap_or_default()
+        ),
+        controller,
+    })
+}
+
+/// What [`apply_owned`] found and left.
+#[derive(Clone, Debug)]
+pub struct Applied<K> {
+    /// The child before the apply; `None` when the apply created it.
+    pub previous: Option<K>,
+    /// The child as the API server stored it.
+    pub object: K,
+}
+
+impl<K: Resource> Applied<K> {
+    /// Whether the apply created the child.
+    pub fn created(&self) -> bool {
+        self.previous.is_none()
+    }
+
+    /// Whether the apply changed the child: created it, or moved its generation (its spec
+    /// changed), or for kinds without a generation its resourceVersion.
+    pub fn changed(&self) -> bool {
+        let Some(previous) = &self.previous else {
+            return true;
+        };
+        let (before, after) = (previous.meta(), self.object.meta());
+        match (before.generation, after.generation) {
+            (Some(before), Some(after)) => before != after,
+            _ => before.resource_version != after.resource_version,
+        }
+    }
+}
+
+/// Server-side applies `child` in `owner`'s namespace with `owner` as its controller
+/// ([`controller_reference`]) and the operator's field manager, forced
+/// ([`Context::apply_params`]): a child someone changed is put back, a deleted one is created
+/// again. A same-named object `owner` does not control is refused first ([`get_owned`]).
+/// Needs `get` and `patch` on the child's resource, and `create` for the apply that creates
+/// it.
+pub async fn apply_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
 where
     K: Resource<Scope = NamespaceResourceScope> + Clone + Debug + Serialize + DeserializeOwned,
     K::DynamicType: Default,
@@ -54,39 +151,72 @@ where
         .name
         .clone()
         .ok_or(Error::MissingObjectKey(".metadata.name"))?;
-    let namespace = owner
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let mut reference = owner
-        .controller_owner_ref(&O::DynamicType::default())
-        .ok_or(Error::MissingObjectKey(".metadata.uid"))?;
-    reference.block_owner_deletion = Some(true);
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
-    if let Some(existing) = api.get_opt(&name).await?
-        && let Some(other) = existing
-            .owner_references()
-            .iter()
-            .find(|r| r.controller == Some(true) && r.uid != reference.uid)
-    {
-        return Err(Error::OwnedByAnother {
-            object: format!("{} {namespace}/{name}", K::kind(&K::DynamicType::default())),
-            controller: format!("{} {}", other.kind, other.name),
-        });
-    }
+    let namespace = owner_namespace(owner)?;
+    let reference = controller_reference(owner)?;
+    let previous = get_owned::<K, O>(ctx, owner, &name).await?;
     let meta = child.meta_mut();
-    meta.namespace = Some(namespace);
+    meta.namespace = Some(namespace.clone());
     meta.owner_references = Some(vec![reference]);
-    let params = PatchParams::apply(&ctx.manager_name).force();
-    Ok(api.patch(&name, &params, &Patch::Apply(&child)).await?)
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
+    let object = api
+        .patch(&name, &ctx.apply_params(), &Patch::Apply(&child))
+        .await?;
+    Ok(Applied { previous, object })
+}
+
+/// Deletes the children of kind `K` in `owner`'s namespace that `owner` controls, that
+/// `params` selects (a label selector keeps the list small) and that `keep` rejects: those
+/// left behind by a renamed or disabled child. Each delete carries the child's uid as a
+/// precondition, so an object created meanwhile under the same name survives. Returns the
+/// children it deleted (not those already gone). Needs `list` and `delete`.
+pub async fn delete_owned<K, O>(
+    ctx: &Context,
+    owner: &O,
+    params: &ListParams,
+    keep: impl Fn(&K) -> bool,
+) -> Result<Vec<K>>
+where
+    K: Resource<Scope = NamespaceResourceScope> + Clone + Debug + DeserializeOwned,
+    K::DynamicType: Default,
+    O: Resource,
+{
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &owner_namespace(owner)?);
+    let mut deleted = Vec::new();
+    for child in api.list(params).await?.items {
+        if !is_controlled_by(&child, owner) || keep(&child) {
+            continue;
+        }
+        let params = DeleteParams {
+            preconditions: Some(Preconditions {
+                uid: child.uid(),
+                resource_version: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match api.delete(&child.name_any(), &params).await {
+            Ok(_) => deleted.push(child),
+            Err(error) if is_not_found(&error) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(deleted)
+}
+
+fn owner_namespace(owner: &impl Resource) -> Result<String> {
+    owner
+        .meta()
+        .namespace
+        .clone()
+        .ok_or(Error::MissingObjectKey(".metadata.namespace"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{fake_client, test_context};
+    use crate::testing::{Method, fake_client, test_context};
     use k8s_openapi::api::core::v1::ConfigMap;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
+    const CONFIG_MAPS: &str = "/api/v1/namespaces/default/configmaps";
     const CHILD: &str = "/api/v1/namespaces/default/configmaps/child";
 
     fn object(name: &str, uid: &str) -> ConfigMap {
@@ -104,6 +234,22 @@ mod tests {
         cm
     }
 
+    /// A child as the API server stores it: `name`, controlled by the object of `owner_uid`.
+    fn stored_child(name: &str, uid: &str, owner_uid: Option<&str>) -> ConfigMap {
+        let mut cm = object(name, uid);
+        cm.metadata.owner_references = owner_uid.map(|owner_uid| {
+            vec![OwnerReference {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                name: "someone-else".into(),
+                uid: owner_uid.into(),
+                controller: Some(true),
+                block_owner_deletion: None,
+            }]
+        });
+        cm
+    }
+
     #[tokio::test]
     async fn a_child_is_applied_with_its_controller() {
         let (client, server) = fake_client();
@@ -112,16 +258,18 @@ mod tests {
 
         let applied = apply_owned(&ctx, &owner, child()).await.expect("applied");
 
-        assert!(is_controlled_by(&applied, &owner));
+        assert!(applied.created() && applied.changed());
+        assert!(is_controlled_by(&applied.object, &owner));
         let stored = server.object(CHILD).expect("created");
         assert_eq!(stored["data"]["mode"], "fast");
         let reference = &stored["metadata"]["ownerReferences"][0];
         assert_eq!(reference["uid"], "u-1");
+        assert_eq!(reference["controller"], true);
         assert_eq!(reference["blockOwnerDeletion"], true);
         let apply = server
             .requests()
             .into_iter()
-            .find(|r| r.path == CHILD && r.method == crate::testing::Method::PATCH)
+            .find(|r| r.path == CHILD && r.method == Method::PATCH)
             .expect("an apply");
         assert!(
             apply.query.contains("fieldManager=demo-operator")
@@ -129,39 +277,127 @@ mod tests {
             "{}",
             apply.query
         );
+
+        let again = apply_owned(&ctx, &owner, child()).await.expect("applied");
+        assert!(!again.created());
+        assert!(again.previous.is_some_and(|p| is_controlled_by(&p, &owner)));
     }
 
     #[tokio::test]
-    async fn a_child_another_controller_owns_is_not_adopted() {
+    async fn a_child_another_controller_owns_or_nobody_owns_is_not_adopted() {
         let (client, server) = fake_client();
         let ctx = test_context(client, "demo-operator");
-        let mut theirs = child();
-        theirs.metadata.owner_references = Some(vec![OwnerReference {
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
-            name: "someone-else".into(),
-            uid: "u-2".into(),
-            controller: Some(true),
-            block_owner_deletion: None,
-        }]);
-        server.insert(CHILD, &theirs);
+        let owner = object("owner", "u-1");
+        for (theirs, message) in [
+            (
+                stored_child("child", "c-1", Some("u-2")),
+                "ConfigMap default/child is controlled by ConfigMap someone-else: not adopting it (delete it if it is stale, or choose another name)",
+            ),
+            (
+                stored_child("child", "c-1", None),
+                "ConfigMap default/child exists without a controller: not adopting it (delete it if it is stale, or choose another name)",
+            ),
+        ] {
+            server.insert(CHILD, &theirs);
 
-        let error = apply_owned(&ctx, &object("owner", "u-1"), child())
-            .await
-            .unwrap_err();
+            let error = apply_owned(&ctx, &owner, child()).await.unwrap_err();
 
-        assert_eq!(
-            error.to_string(),
-            "ConfigMap default/child is controlled by ConfigMap someone-else: not adopting it (delete it if it is stale, or choose another name)"
-        );
+            assert!(matches!(error, Error::OwnedByAnother { .. }), "{error}");
+            assert_eq!(error.to_string(), message);
+            assert_eq!(error.reason(), "NotOwned");
+            assert_eq!(
+                server.object(CHILD).expect("kept")["metadata"]["ownerReferences"],
+                serde_json::to_value(&theirs).unwrap()["metadata"]["ownerReferences"]
+            );
+        }
         assert!(
-            server
-                .requests()
-                .iter()
-                .all(|r| r.method == crate::testing::Method::GET),
+            server.requests().iter().all(|r| r.method == Method::GET),
             "only read: {:?}",
             server.requests()
         );
-        assert!(!is_controlled_by(&theirs, &object("owner", "u-1")));
+    }
+
+    #[tokio::test]
+    async fn get_owned_reads_only_controlled_children() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let owner = object("owner", "u-1");
+        let missing: Option<ConfigMap> = get_owned(&ctx, &owner, "child").await.expect("read");
+        assert!(missing.is_none());
+
+        server.insert(CHILD, &stored_child("child", "c-1", Some("u-1")));
+        let ours: Option<ConfigMap> = get_owned(&ctx, &owner, "child").await.expect("read");
+        assert_eq!(ours.map(|c| c.name_any()).as_deref(), Some("child"));
+
+        let stranger = object("stranger", "u-3");
+        let refused = get_owned::<ConfigMap, _>(&ctx, &stranger, "child").await;
+        assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
+    }
+
+    #[tokio::test]
+    async fn only_unwanted_children_of_the_owner_are_deleted() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let owner = object("owner", "u-1");
+        for (name, owner_uid) in [
+            ("kept", Some("u-1")),
+            ("stale", Some("u-1")),
+            ("foreign", Some("u-2")),
+            ("orphan", None),
+        ] {
+            let path = format!("{CONFIG_MAPS}/{name}");
+            server.insert(&path, &stored_child(name, &format!("c-{name}"), owner_uid));
+        }
+        // Another namespace's child is out of reach.
+        let mut elsewhere = stored_child("elsewhere", "c-elsewhere", Some("u-1"));
+        elsewhere.metadata.namespace = Some("other".into());
+        server.insert("/api/v1/namespaces/other/configmaps/elsewhere", &elsewhere);
+
+        let deleted = delete_owned::<ConfigMap, _>(&ctx, &owner, &ListParams::default(), |cm| {
+            cm.name_any() == "kept"
+        })
+        .await
+        .expect("deleted");
+
+        let names: Vec<String> = deleted.iter().map(ResourceExt::name_any).collect();
+        assert_eq!(names, ["stale"]);
+        for (name, present) in [
+            ("kept", true),
+            ("stale", false),
+            ("foreign", true),
+            ("orphan", true),
+        ] {
+            let path = format!("{CONFIG_MAPS}/{name}");
+            assert_eq!(server.object(&path).is_some(), present, "{name}");
+        }
+        assert!(
+            server
+                .object("/api/v1/namespaces/other/configmaps/elsewhere")
+                .is_some()
+        );
+        let delete = server
+            .requests()
+            .into_iter()
+            .find(|r| r.method == Method::DELETE)
+            .expect("a delete");
+        assert_eq!(delete.body["preconditions"]["uid"], "c-stale");
+    }
+
+    #[test]
+    fn changed_means_a_new_generation_or_else_a_new_resource_version() {
+        let at = |generation: Option<i64>, version: &str| {
+            let mut cm = object("child", "c-1");
+            cm.metadata.generation = generation;
+            cm.metadata.resource_version = Some(version.into());
+            cm
+        };
+        let applied = |previous, object| Applied {
+            previous: Some(previous),
+            object,
+        };
+        assert!(!applied(at(Some(1), "5"), at(Some(1), "6")).changed());
+        assert!(applied(at(Some(1), "5"), at(Some(2), "6")).changed());
+        assert!(!applied(at(None, "5"), at(None, "5")).changed());
+        assert!(applied(at(None, "5"), at(None, "6")).changed());
     }
 }

@@ -223,14 +223,42 @@ impl FakeApiServer {
         let mut state = self.lock();
         let objects = &mut state.objects;
         match request.method {
+            Method::GET if is_collection(path) => {
+                let items: Vec<_> = objects
+                    .iter()
+                    .filter(|(key, object)| {
+                        in_collection(key, path) && selected(object, &request.query)
+                    })
+                    .map(|(_, object)| object.clone())
+                    .collect();
+                let list = serde_json::json!({
+                    "apiVersion": "v1", "kind": "List", "metadata": {}, "items": items,
+                });
+                (StatusCode::OK, list)
+            }
             Method::GET => match objects.get(path) {
                 Some(object) => (StatusCode::OK, object.clone()),
                 None => not_found(path),
             },
-            Method::DELETE => match objects.remove(path) {
-                Some(object) => (StatusCode::OK, object),
-                None => not_found(path),
-            },
+            Method::DELETE => {
+                let Some(object) = objects.get(path) else {
+                    return not_found(path);
+                };
+                let expected = &request.body["preconditions"]["uid"];
+                if !expected.is_null() && *expected != object["metadata"]["uid"] {
+                    let status = kube::core::Status::failure(
+                        "Precondition failed: UID in precondition does not match the object",
+                        "Conflict",
+                    )
+                    .with_code(409);
+                    return (
+                        StatusCode::CONFLICT,
+                        serde_json::to_value(status).expect("a Status serializes"),
+                    );
+                }
+                let object = objects.remove(path).expect("checked above");
+                (StatusCode::OK, object)
+            }
             Method::POST => {
                 let mut object = request.body.clone();
                 let name = object["metadata"]["name"]
@@ -307,6 +335,90 @@ impl FakeApiServer {
             ),
         }
     }
+}
+
+/// Whether `path` names a collection: `/api/v1/<plural>`,
+/// `/api/v1/namespaces/<namespace>/<plural>` or the same under `/apis/<group>/<version>`.
+fn is_collection(path: &str) -> bool {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let prefix = if segments.first() == Some(&"api") {
+        2
+    } else {
+        3
+    };
+    match segments.len().checked_sub(prefix) {
+        Some(1) => true,
+        Some(3) => segments[prefix] == "namespaces",
+        _ => false,
+    }
+}
+
+/// Whether the object stored at `key` is an item of the collection at `path`; a collection
+/// without a namespace holds the objects of every namespace.
+fn in_collection(key: &str, path: &str) -> bool {
+    let Some((parent, _name)) = key.rsplit_once('/') else {
+        return false;
+    };
+    if parent == path {
+        return true;
+    }
+    // `/api/v1/configmaps` holds `/api/v1/namespaces/<namespace>/configmaps/<name>`.
+    let (root, plural) = path.rsplit_once('/').unwrap_or_default();
+    parent
+        .strip_prefix(root)
+        .and_then(|rest| rest.strip_prefix("/namespaces/"))
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, rest)| rest == plural)
+}
+
+/// Whether `object` matches the query's `labelSelector` (`key=value`, `key!=value` and `key`
+/// terms) and `fieldSelector` (`metadata.name=` and `metadata.namespace=` only).
+fn selected(object: &serde_json::Value, query: &str) -> bool {
+    let metadata = &object["metadata"];
+    let params = query.split('&').filter_map(|pair| pair.split_once('='));
+    params
+        .map(|(key, value)| (key, percent_decode(value)))
+        .all(|(key, value)| match key {
+            "labelSelector" => value.split(',').all(|term| {
+                let labels = &metadata["labels"];
+                if let Some((label, wanted)) = term.split_once("!=") {
+                    labels[label] != wanted
+                } else if let Some((label, wanted)) = term.split_once('=') {
+                    labels[label] == wanted.trim_start_matches('=')
+                } else {
+                    !labels[term].is_null()
+                }
+            }),
+            "fieldSelector" => value.split(',').all(|term| match term.split_once('=') {
+                Some(("metadata.name", wanted)) => metadata["name"] == wanted,
+                Some(("metadata.namespace", wanted)) => metadata["namespace"] == wanted,
+                _ => panic!("the fake API server does not select on the field {term}"),
+            }),
+            _ => true,
+        })
+}
+
+/// A query value as form encoding writes it (`%2F`, `+` for a space) decoded.
+fn percent_decode(text: &str) -> String {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        let escaped = (byte == b'%')
+            .then(|| std::str::from_utf8(tail.get(..2)?).ok())
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        rest = match escaped {
+            Some(decoded) => {
+                bytes.push(decoded);
+                &tail[2..]
+            }
+            None => {
+                bytes.push(if byte == b'+' { b' ' } else { byte });
+                tail
+            }
+        };
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn not_found(path: &str) -> (StatusCode, serde_json::Value) {
@@ -481,7 +593,7 @@ pub async fn https_request(
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+    use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
     use serde_json::json;
 
     const PATH: &str = "/api/v1/namespaces/default/configmaps/settings";
@@ -582,5 +694,68 @@ mod tests {
         let stored = server.object(PATH).unwrap();
         assert_eq!(stored["status"], json!({"ready": true}));
         assert_eq!(stored["data"]["kept"], "yes");
+    }
+
+    #[tokio::test]
+    async fn the_fake_api_server_lists_by_namespace_and_selector() {
+        let (client, server) = fake_client();
+        for (namespace, name, tier) in [
+            ("default", "a", "web"),
+            ("default", "b", "db"),
+            ("other", "c", "web"),
+        ] {
+            let mut cm = config_map(name);
+            cm.metadata.namespace = Some(namespace.into());
+            cm.metadata.labels = Some([("tier".to_owned(), tier.to_owned())].into());
+            let path = format!("/api/v1/namespaces/{namespace}/configmaps/{name}");
+            server.insert(&path, &cm);
+        }
+        let names = |list: kube::core::ObjectList<ConfigMap>| -> Vec<String> {
+            list.items.iter().map(kube::ResourceExt::name_any).collect()
+        };
+        let default: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let all: Api<ConfigMap> = Api::all(client);
+        let list = |api: &Api<ConfigMap>, params: ListParams| {
+            let api = api.clone();
+            async move { api.list(&params).await.expect("a list") }
+        };
+
+        assert_eq!(
+            names(list(&default, ListParams::default()).await),
+            ["a", "b"]
+        );
+        assert_eq!(
+            names(list(&all, ListParams::default()).await),
+            ["a", "b", "c"]
+        );
+        let web = ListParams::default().labels("tier=web");
+        assert_eq!(names(list(&all, web).await), ["a", "c"]);
+        let not_web = ListParams::default().labels("tier!=web");
+        assert_eq!(names(list(&all, not_web).await), ["b"]);
+        let by_name = ListParams::default().fields("metadata.name=c");
+        assert_eq!(names(list(&all, by_name).await), ["c"]);
+        let missing_label = ListParams::default().labels("absent");
+        assert!(names(list(&default, missing_label).await).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_delete_whose_uid_precondition_fails_keeps_the_object() {
+        let (client, server) = fake_client();
+        let mut cm = config_map("settings");
+        cm.metadata.uid = Some("new-uid".into());
+        server.insert(PATH, &cm);
+        let api: Api<ConfigMap> = Api::namespaced(client, "default");
+        let params = DeleteParams {
+            preconditions: Some(kube::api::Preconditions {
+                uid: Some("old-uid".into()),
+                resource_version: None,
+            }),
+            ..DeleteParams::default()
+        };
+
+        let error = api.delete("settings", &params).await.unwrap_err();
+
+        assert!(crate::controller::is_conflict(&error), "{error}");
+        assert!(server.object(PATH).is_some());
     }
 }

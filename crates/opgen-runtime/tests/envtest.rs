@@ -13,13 +13,15 @@ use std::{
 use clap::Parser;
 use futures::FutureExt;
 use k8s_openapi::api::{
-    coordination::v1::Lease, core::v1::Namespace, events::v1::Event as K8sEvent,
+    coordination::v1::Lease,
+    core::v1::{ConfigMap, Namespace, Secret},
+    events::v1::Event as K8sEvent,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{
     Api, Client, CustomResource, ResourceExt,
     api::{DeleteParams, ListParams, PatchParams, PostParams},
-    runtime::{controller::Action, events::EventType},
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
     Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller, set_condition,
@@ -44,6 +46,9 @@ const CRDS: &str = "tests/fixtures/crds.yaml";
 struct WidgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     size: Option<i32>,
+    /// A Secret the widget refers to by name (the `Watches::references` test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -258,7 +263,13 @@ async fn finalizers_status_and_events_land_on_the_api_server() {
     let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
-    let mut widget = Widget::new("sample", WidgetSpec { size: Some(3) });
+    let mut widget = Widget::new(
+        "sample",
+        WidgetSpec {
+            size: Some(3),
+            ..WidgetSpec::default()
+        },
+    );
     widget.metadata.namespace = Some(NAMESPACE.into());
     widgets
         .create(&PostParams::default(), &widget)
@@ -437,7 +448,6 @@ async fn webhooks_answer_through_the_managers_server() {
 /// adopted from another controller.
 #[tokio::test]
 async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
-    use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::Patch;
     use opgen_runtime::owned::{apply_owned, is_controlled_by};
 
@@ -477,11 +487,14 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     let mode = |cm: &ConfigMap| cm.data.as_ref().and_then(|d| d.get("mode").cloned());
 
     let applied = apply_owned(&ctx, &owner, desired()).await.expect("applied");
-    assert!(is_controlled_by(&applied, &owner));
+    assert!(applied.created());
+    assert!(is_controlled_by(&applied.object, &owner));
     assert_eq!(
-        applied.owner_references()[0].block_owner_deletion,
+        applied.object.owner_references()[0].block_owner_deletion,
         Some(true)
     );
+    let unchanged = apply_owned(&ctx, &owner, desired()).await.expect("no-op");
+    assert!(!unchanged.created() && !unchanged.changed());
 
     // Changed by someone else: put back.
     config_maps
@@ -495,16 +508,18 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     let corrected = apply_owned(&ctx, &owner, desired())
         .await
         .expect("applied again");
-    assert_eq!(mode(&corrected).as_deref(), Some("fast"));
+    assert!(corrected.changed());
+    assert_eq!(mode(&corrected.object).as_deref(), Some("fast"));
 
     // Deleted: created again.
     config_maps
         .delete("owner-settings", &DeleteParams::default())
         .await
         .expect("delete the child");
-    apply_owned(&ctx, &owner, desired())
+    let applied = apply_owned(&ctx, &owner, desired())
         .await
         .expect("recreated");
+    assert!(applied.created());
     let recreated = config_maps.get("owner-settings").await.expect("it exists");
     assert!(is_controlled_by(&recreated, &owner));
 
@@ -522,4 +537,323 @@ async fn owned_children_are_applied_corrected_recreated_and_never_adopted() {
     );
     let kept = config_maps.get("owner-settings").await.expect("it exists");
     assert!(is_controlled_by(&kept, &owner) && !is_controlled_by(&kept, &other));
+
+    // Nor one that nobody controls.
+    let mut orphan = desired();
+    orphan.metadata.name = Some("orphan".into());
+    config_maps
+        .create(&PostParams::default(), &orphan)
+        .await
+        .expect("create an orphan");
+    let error = apply_owned(&ctx, &owner, orphan).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "ConfigMap {NAMESPACE}/orphan exists without a controller: not adopting it (delete it if it is stale, or choose another name)"
+        )
+    );
+    let degraded = opgen_runtime::degraded(&error, owner.metadata.generation);
+    assert_eq!(
+        (degraded.status.as_str(), degraded.reason.as_str()),
+        ("True", "NotOwned")
+    );
+    let orphan = config_maps.get("orphan").await.expect("it exists");
+    assert!(orphan.owner_references().is_empty());
+}
+
+/// `owned::delete_owned` on a real API server: the owner's children that are no longer
+/// wanted go; the wanted one, another owner's and an unlabelled one stay.
+#[tokio::test]
+async fn unwanted_children_are_deleted() {
+    use opgen_runtime::owned::{apply_owned, delete_owned};
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-prune";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut owners = Vec::new();
+    for name in ["owner", "other"] {
+        let mut widget = Widget::new(name, WidgetSpec::default());
+        widget.metadata.namespace = Some(NAMESPACE.into());
+        let created = widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("create a widget");
+        owners.push(created);
+    }
+    let (owner, other) = (&owners[0], &owners[1]);
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    let child = |name: &str, labelled: bool| {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some(name.into());
+        if labelled {
+            cm.metadata.labels = Some([("app".to_owned(), "widget".to_owned())].into());
+        }
+        cm
+    };
+    for (owner, name, labelled) in [
+        (owner, "wanted", true),
+        (owner, "unwanted", true),
+        (owner, "unlabelled", false),
+        (other, "theirs", true),
+    ] {
+        apply_owned(&ctx, owner, child(name, labelled))
+            .await
+            .expect("applied");
+    }
+
+    let selector = kube::api::ListParams::default().labels("app=widget");
+    let deleted =
+        delete_owned::<ConfigMap, _>(&ctx, owner, &selector, |cm| cm.name_any() == "wanted")
+            .await
+            .expect("deleted");
+
+    let names: Vec<String> = deleted.iter().map(ResourceExt::name_any).collect();
+    assert_eq!(names, ["unwanted"]);
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
+    // A ConfigMap has no finalizers: it is gone at once.
+    assert!(
+        config_maps
+            .get_opt("unwanted")
+            .await
+            .expect("a read")
+            .is_none()
+    );
+    for name in ["wanted", "unlabelled", "theirs"] {
+        assert!(
+            config_maps.get_opt(name).await.expect("a read").is_some(),
+            "{name} is kept"
+        );
+    }
+}
+
+/// `set_condition` and `Context::update_status` on a real API server: a reconcile that
+/// changes nothing writes nothing and keeps each condition's `lastTransitionTime`; a status
+/// change moves it.
+#[tokio::test]
+async fn a_condition_keeps_its_transition_time_across_no_op_reconciles() {
+    use opgen_runtime::StatusUpdate;
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-conditions";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("steady", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create a widget");
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    // A reconcile's status step, on the object as the API server has it now.
+    let reconcile = |status: &'static str| {
+        let (widgets, ctx) = (widgets.clone(), &ctx);
+        async move {
+            let widget = widgets.get("steady").await.expect("read the widget");
+            let mut desired = widget.status.clone().unwrap_or_default();
+            let generation = widget.metadata.generation;
+            let available = condition("Available", status, "Reconciled", "ok", generation);
+            set_condition(&mut desired.conditions, available);
+            ctx.update_status(&widget, &desired)
+                .await
+                .expect("status step")
+        }
+    };
+    let stamp = || async {
+        let widget = widgets.get("steady").await.expect("read the widget");
+        let condition = widget.status.expect("a status").conditions[0].clone();
+        (
+            condition.last_transition_time,
+            widget.metadata.resource_version,
+        )
+    };
+
+    assert_eq!(reconcile("True").await, StatusUpdate::Updated);
+    let (first_time, first_version) = stamp().await;
+    // The API server keeps seconds: a new stamp would differ after a second.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(reconcile("True").await, StatusUpdate::Unchanged);
+    assert_eq!(reconcile("True").await, StatusUpdate::Unchanged);
+    assert_eq!(stamp().await, (first_time.clone(), first_version));
+
+    assert_eq!(reconcile("False").await, StatusUpdate::Updated);
+    let (moved, _) = stamp().await;
+    assert!(moved.0 > first_time.0, "{moved:?} after {first_time:?}");
+}
+
+/// The widgets the watching controller reconciled, by name, in order.
+static WATCHED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn watched(name: &str) -> usize {
+    let watched = WATCHED.lock().expect("not poisoned");
+    watched.iter().filter(|watched| *watched == name).count()
+}
+
+/// A controller of the widgets labelled `watched=yes` that owns a ConfigMap per widget and
+/// watches the Secret each names.
+const WATCHING: ControllerEntry = ControllerEntry {
+    name: "watching",
+    run: |ctx| {
+        opgen_runtime::watches::Watches::new()
+            .primary(watcher::Config::default().labels("watched=yes"))
+            .owns::<ConfigMap>(watcher::Config::default().labels("app=watched"))
+            .references::<Secret>(|widget: &Widget| widget.spec.secret.iter().cloned().collect())
+            // A namespace labelled `poke=watching` reconciles every widget.
+            .watches_all(
+                watcher::Config::default().labels("poke=watching"),
+                |_: &Namespace, widgets| {
+                    let all = widgets.state();
+                    all.iter()
+                        .map(|widget| ObjectRef::from_obj(&**widget))
+                        .collect::<Vec<_>>()
+                },
+            )
+            .run(ctx, "watching", reconcile_watched, error_policy_watched)
+            .boxed()
+    },
+};
+
+async fn reconcile_watched(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    WATCHED
+        .lock()
+        .expect("not poisoned")
+        .push(widget.name_any());
+    let mut child = ConfigMap::default();
+    child.metadata.name = Some(format!("{}-child", widget.name_any()));
+    child.metadata.labels = Some([("app".to_owned(), "watched".to_owned())].into());
+    opgen_runtime::owned::apply_owned(&ctx, &*widget, child).await?;
+    Ok(Action::await_change())
+}
+
+fn error_policy_watched(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("watching", &*widget, error)
+}
+
+/// `watches::Watches` on a real API server: only the selected widgets are reconciled, again
+/// when their owned ConfigMap is deleted (and it is recreated), when the Secret they name
+/// appears, and when a selected Namespace appears.
+#[tokio::test]
+async fn watches_reconcile_on_owned_and_referenced_objects() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-watches";
+    create_namespace(&admin, NAMESPACE).await;
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("watching-operator")
+        .client(admin.clone())
+        .controllers(&[WATCHING]);
+    let args = manager_args(&["--namespace", NAMESPACE]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    for (name, label) in [("ignored", "no"), ("watched", "yes")] {
+        let spec = WidgetSpec {
+            secret: Some("credentials".into()),
+            ..WidgetSpec::default()
+        };
+        let mut widget = Widget::new(name, spec);
+        widget.metadata.namespace = Some(NAMESPACE.into());
+        widget.metadata.labels = Some([("watched".to_owned(), label.to_owned())].into());
+        widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("create a widget");
+    }
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
+    let child_exists = || async {
+        let child = config_maps.get_opt("watched-child").await.expect("a read");
+        child.filter(|child| child.metadata.deletion_timestamp.is_none())
+    };
+    let first = opgen_envtest::eventually("the watched widget's child", TIMEOUT, || async {
+        child_exists().await
+    })
+    .await;
+
+    // The owned ConfigMap deleted: the widget is reconciled and the child comes back.
+    let before = watched("watched");
+    config_maps
+        .delete("watched-child", &DeleteParams::default())
+        .await
+        .expect("delete the child");
+    let recreated = opgen_envtest::eventually("the child recreated", TIMEOUT, || async {
+        child_exists()
+            .await
+            .filter(|child| child.uid() != first.uid())
+    })
+    .await;
+    assert!(watched("watched") > before);
+    assert!(opgen_runtime::owned::is_controlled_by(
+        &recreated,
+        &widgets.get("watched").await.expect("the widget")
+    ));
+
+    // The Secret it names created: reconciled again (once the reconciles the child's
+    // creation caused are done).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = watched("watched");
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "credentials", "namespace": NAMESPACE},
+        "stringData": {"password": "hunter2"},
+    }))
+    .expect("a Secret");
+    Api::<Secret>::namespaced(admin.clone(), NAMESPACE)
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create the Secret");
+    opgen_envtest::eventually("a reconcile for the Secret", TIMEOUT, || async {
+        (watched("watched") > before).then_some(())
+    })
+    .await;
+
+    // A namespace the cluster-wide watch selects: reconciled again.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = watched("watched");
+    let poke: Namespace = serde_json::from_value(json!({
+        "metadata": {"name": "runtime-watches-poke", "labels": {"poke": "watching"}},
+    }))
+    .expect("a Namespace");
+    Api::<Namespace>::all(admin.clone())
+        .create(&PostParams::default(), &poke)
+        .await
+        .expect("create the namespace");
+    opgen_envtest::eventually("a reconcile for the Namespace", TIMEOUT, || async {
+        (watched("watched") > before).then_some(())
+    })
+    .await;
+
+    // The unlabelled widget was never reconciled.
+    assert_eq!(watched("ignored"), 0);
+    assert!(
+        config_maps
+            .get_opt("ignored-child")
+            .await
+            .expect("a read")
+            .is_none()
+    );
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
 }

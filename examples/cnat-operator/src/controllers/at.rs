@@ -35,23 +35,20 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 use futures::FutureExt;
 use k8s_openapi::{
     api::core::v1::{Container, Pod, PodSpec},
-    apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time},
     jiff::Timestamp,
 };
 use kube::{
     Api, Resource, ResourceExt,
-    api::{ObjectMeta, Patch, PatchParams, PostParams},
-    runtime::{
-        controller::Action,
-        events::{Event, EventType},
-        reflector::ObjectRef,
-        watcher,
-    },
+    api::{ObjectMeta, PostParams},
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+    Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
+    controller::is_conflict,
+    owned::{controller_reference, is_controlled_by},
+    set_condition,
+    watches::Watches,
 };
-use serde_json::json;
 use tracing::{debug, info, instrument, warn};
 
 use crate::PROJECT_NAME;
@@ -106,19 +103,11 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// RBAC (a Role per namespace) is enough. Only pods carrying
 /// [`MANAGED_BY_LABEL`] are watched, not every pod of the cluster.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let pod_watch = watcher::Config::default()
+    let pods = watcher::Config::default()
         .labels(&format!("{MANAGED_BY_LABEL}={PROJECT_NAME}"))
         .any_semantic();
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            controller.owns(ctx.api_in::<Pod>(namespace), pod_watch.clone())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let watches = Watches::new().owns::<Pod>(pods);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Moves one At through its phases; see the module documentation.
@@ -152,16 +141,12 @@ async fn apply(obj: &At, ctx: &Context, now: Timestamp) -> Result<Action> {
         debug!("At is being deleted, nothing to do");
         return Ok(Action::await_change());
     }
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let ats: Api<At> = Api::namespaced(ctx.client.clone(), &namespace);
-    let pods: Api<Pod> = Api::namespaced(ctx.client.clone(), &namespace);
+    let pods = ctx.api_for::<Pod>(obj)?;
     let status = obj.status.clone().unwrap_or_default();
 
     match status.phase.as_str() {
-        "" | PHASE_PENDING => pending(obj, &ats, &pods, ctx, status, now).await,
-        PHASE_RUNNING => running(obj, &ats, &pods, ctx, status, now).await,
+        "" | PHASE_PENDING => pending(obj, &pods, ctx, status, now).await,
+        PHASE_RUNNING => running(obj, &pods, ctx, status, now).await,
         PHASE_DONE => {
             debug!("At is done");
             Ok(Action::await_change())
@@ -176,62 +161,39 @@ async fn apply(obj: &At, ctx: &Context, now: Timestamp) -> Result<Action> {
 /// PENDING: waits for the schedule, then switches to RUNNING.
 async fn pending(
     obj: &At,
-    ats: &Api<At>,
     pods: &Api<Pod>,
     ctx: &Context,
-    current: AtStatus,
+    mut desired: AtStatus,
     now: Timestamp,
 ) -> Result<Action> {
-    let mut desired = current.clone();
     desired.phase = PHASE_PENDING.into();
+    let generation = obj.meta().generation;
 
     let schedule = match parse_schedule(&obj.spec.schedule) {
         Ok(schedule) => schedule,
         Err(message) => {
-            set_condition(
-                &mut desired.conditions,
-                condition(
-                    obj,
-                    CONDITION_SCHEDULE_VALID,
-                    false,
-                    REASON_INVALID_SCHEDULE,
-                    &message,
-                    now,
-                ),
-            );
+            let (type_, reason) = (CONDITION_SCHEDULE_VALID, REASON_INVALID_SCHEDULE);
+            let invalid = condition_at(type_, "False", reason, &message, generation, now);
+            set_condition(&mut desired.conditions, invalid);
             // Once per distinct error: a resync or an unrelated change writes and
             // publishes nothing. Only a spec change can fix it, and it triggers a
             // reconcile: no requeue, no retry loop.
-            if desired != current {
-                if !apply_status(ats, obj, &desired).await? {
-                    return Ok(Action::await_change());
-                }
-                let event = event(
-                    EventType::Warning,
-                    REASON_INVALID_SCHEDULE,
-                    "Schedule",
-                    message,
-                );
-                publish_event(ctx, obj, event).await;
+            if ctx.update_status(obj, &desired).await? == StatusUpdate::Updated {
+                let warning = EventType::Warning;
+                ctx.publish_event(obj, warning, reason, "Schedule", message)
+                    .await;
             }
             return Ok(Action::await_change());
         }
     };
-    set_condition(
-        &mut desired.conditions,
-        condition(
-            obj,
-            CONDITION_SCHEDULE_VALID,
-            true,
-            REASON_VALID_SCHEDULE,
-            &format!("the command runs at {}", obj.spec.schedule),
-            now,
-        ),
-    );
+    let message = format!("the command runs at {}", obj.spec.schedule);
+    let (type_, reason) = (CONDITION_SCHEDULE_VALID, REASON_VALID_SCHEDULE);
+    let valid = condition_at(type_, "True", reason, message, generation, now);
+    set_condition(&mut desired.conditions, valid);
 
     if let Some(wait) = time_left(schedule, now) {
         // Persist PENDING on first sight (upstream leaves the phase empty).
-        if desired != current && !apply_status(ats, obj, &desired).await? {
+        if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
             return Ok(Action::await_change());
         }
         debug!(?wait, "schedule not reached yet");
@@ -240,25 +202,24 @@ async fn pending(
 
     info!(schedule = %obj.spec.schedule, "schedule reached, running the command");
     desired.phase = PHASE_RUNNING.into();
-    if !apply_status(ats, obj, &desired).await? {
+    if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
         return Ok(Action::await_change());
     }
-    running(obj, ats, pods, ctx, desired, now).await
+    running(obj, pods, ctx, desired, now).await
 }
 
 /// RUNNING: creates the pod once, then waits for it to finish and switches to DONE.
 async fn running(
     obj: &At,
-    ats: &Api<At>,
     pods: &Api<Pod>,
     ctx: &Context,
-    current: AtStatus,
+    mut desired: AtStatus,
     now: Timestamp,
 ) -> Result<Action> {
     let name = pod_name(obj);
-    let pod = match pods.get(&name).await {
-        Ok(pod) => pod,
-        Err(error) if is_not_found(&error) => {
+    let pod = match pods.get_opt(&name).await? {
+        Some(pod) => pod,
+        None => {
             let params = PostParams {
                 field_manager: Some(PROJECT_NAME.into()),
                 ..PostParams::default()
@@ -267,11 +228,10 @@ async fn running(
                 Ok(pod) => {
                     info!(pod = %name, "pod launched");
                     let note = format!("Created pod {name} to run: {}", obj.spec.command);
-                    let event = about_pod(
-                        event(EventType::Normal, REASON_POD_CREATED, "Run", note),
-                        &pod,
-                    );
-                    publish_event(ctx, obj, event).await;
+                    let (normal, reason) = (EventType::Normal, REASON_POD_CREATED);
+                    let related = pod.object_ref(&());
+                    ctx.publish_related_event(obj, related, normal, reason, "Run", note)
+                        .await;
                     pod
                 }
                 // Created meanwhile (e.g. by a reconcile that read a stale
@@ -280,7 +240,6 @@ async fn running(
                 Err(error) => return Err(error.into()),
             }
         }
-        Err(error) => return Err(error.into()),
     };
 
     if !is_controlled_by(&pod, obj) {
@@ -288,12 +247,8 @@ async fn running(
             "Pod {name} exists but is not controlled by this At; delete it so the command can run"
         );
         warn!(pod = %name, "pod is not controlled by this At");
-        publish_event(
-            ctx,
-            obj,
-            event(EventType::Warning, REASON_POD_CONFLICT, "Run", note),
-        )
-        .await;
+        let (warning, reason) = (EventType::Warning, REASON_POD_CONFLICT);
+        ctx.publish_event(obj, warning, reason, "Run", note).await;
         // Foreign pods are not watched: look again later.
         return Ok(Action::requeue(RESYNC_PERIOD));
     }
@@ -303,35 +258,30 @@ async fn running(
         return Ok(Action::requeue(RESYNC_PERIOD));
     };
 
-    let mut desired = current;
     desired.phase = PHASE_DONE.into();
-    let reason = if outcome.succeeded {
-        REASON_POD_SUCCEEDED
+    let (type_, status, reason) = if outcome.succeeded {
+        (EventType::Normal, "True", REASON_POD_SUCCEEDED)
     } else {
-        REASON_POD_FAILED
+        (EventType::Warning, "False", REASON_POD_FAILED)
     };
-    set_condition(
-        &mut desired.conditions,
-        condition(
-            obj,
-            CONDITION_SUCCEEDED,
-            outcome.succeeded,
-            reason,
-            &outcome.message,
-            now,
-        ),
+    let generation = obj.meta().generation;
+    let message = &outcome.message;
+    let done = condition_at(
+        CONDITION_SUCCEEDED,
+        status,
+        reason,
+        message,
+        generation,
+        now,
     );
-    if !apply_status(ats, obj, &desired).await? {
+    set_condition(&mut desired.conditions, done);
+    if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
         return Ok(Action::await_change());
     }
     info!(pod = %name, succeeded = outcome.succeeded, "command finished");
-    let type_ = if outcome.succeeded {
-        EventType::Normal
-    } else {
-        EventType::Warning
-    };
-    let event = about_pod(event(type_, reason, "Complete", outcome.message), &pod);
-    publish_event(ctx, obj, event).await;
+    let related = pod.object_ref(&());
+    ctx.publish_related_event(obj, related, type_, reason, "Complete", outcome.message)
+        .await;
     Ok(Action::await_change())
 }
 
@@ -389,14 +339,7 @@ pub fn pod_name(obj: &At) -> String {
 /// The one-shot pod running the At's command through `/bin/sh -c`, controlled
 /// by the At.
 pub fn build_pod(obj: &At) -> Result<Pod> {
-    let owner = OwnerReference {
-        // As controller-runtime's SetControllerReference: the At is deleted
-        // (in foreground) only after its pod.
-        block_owner_deletion: Some(true),
-        ..obj
-            .controller_owner_ref(&())
-            .ok_or(Error::MissingObjectKey(".metadata.uid"))?
-    };
+    let owner = controller_reference(obj)?;
     let name = obj.name_any();
     let mut labels = BTreeMap::from([(MANAGED_BY_LABEL.to_string(), PROJECT_NAME.to_string())]);
     // A label value is at most 63 characters, an object name up to 253.
@@ -428,13 +371,6 @@ pub fn build_pod(obj: &At) -> Result<Pod> {
         }),
         ..Pod::default()
     })
-}
-
-/// True when `obj` is the controller owner of `pod`.
-pub fn is_controlled_by(pod: &Pod, obj: &At) -> bool {
-    pod.owner_references()
-        .iter()
-        .any(|owner| owner.controller == Some(true) && Some(&owner.uid) == obj.meta().uid.as_ref())
 }
 
 /// How a finished pod ended.
@@ -486,82 +422,6 @@ pub fn pod_outcome(pod: &Pod) -> Option<PodOutcome> {
     }
 }
 
-/// A condition of `obj`'s current generation.
-fn condition(
-    obj: &At,
-    type_: &str,
-    status: bool,
-    reason: &str,
-    message: &str,
-    now: Timestamp,
-) -> Condition {
-    Condition {
-        type_: type_.into(),
-        status: if status { "True" } else { "False" }.into(),
-        reason: reason.into(),
-        message: message.into(),
-        observed_generation: obj.meta().generation,
-        last_transition_time: Time(now),
-    }
-}
-
-/// True for a 409 (AlreadyExists or Conflict) from the API server.
-fn is_conflict(error: &kube::Error) -> bool {
-    matches!(error, kube::Error::Api(status) if status.code == 409)
-}
-
-/// Server-side applies `status` (see [`patch_status`]). Returns false when the
-/// At was deleted after the cache saw it: there is nothing left to reconcile.
-async fn apply_status(api: &Api<At>, obj: &At, status: &AtStatus) -> Result<bool> {
-    match patch_status(api, obj, status).await {
-        Ok(()) => Ok(true),
-        Err(error) if is_not_found(&error) => {
-            debug!("object is gone, skipping status update");
-            Ok(false)
-        }
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// Server-side applies the whole status, owned by this operator's field manager.
-async fn patch_status(api: &Api<At>, obj: &At, status: &AtStatus) -> Result<(), kube::Error> {
-    let patch = Patch::Apply(json!({
-        "apiVersion": At::api_version(&()),
-        "kind": At::kind(&()),
-        "status": status,
-    }));
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    api.patch_status(&obj.name_any(), &params, &patch).await?;
-    Ok(())
-}
-
-/// An event about the At, to pass to [`publish_event`].
-fn event(type_: EventType, reason: &str, action: &str, note: String) -> Event {
-    Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: action.into(),
-        secondary: None,
-    }
-}
-
-/// `event` with the pod as its related object.
-fn about_pod(event: Event, pod: &Pod) -> Event {
-    Event {
-        secondary: Some(pod.object_ref(&())),
-        ..event
-    }
-}
-
-/// Publishes an event about `obj`. Events are informational, so a failure is
-/// logged and never fails the reconcile.
-async fn publish_event(ctx: &Context, obj: &At, event: Event) {
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(%error, reason = event.reason, "failed to publish event");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,11 +429,13 @@ mod tests {
     use k8s_openapi::api::core::v1::{
         ContainerState, ContainerStateTerminated, ContainerStatus, PodStatus,
     };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
     use kube::core::Status;
     use opgen_runtime::MetricLabel;
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
+    use serde_json::json;
 
     const STATUS_PATH: &str =
         "/apis/cnat.programming-kubernetes.info/v1alpha1/namespaces/default/ats/test/status";
@@ -604,10 +466,9 @@ mod tests {
 
     /// A condition as an earlier reconcile wrote it.
     fn written(type_: &str, status: bool, reason: &str, message: &str) -> Condition {
-        Condition {
-            last_transition_time: Time(Timestamp::from_second(1_700_000_000).expect("valid")),
-            ..condition(&at(""), type_, status, reason, message, now())
-        }
+        let status = if status { "True" } else { "False" };
+        let at = Timestamp::from_second(1_700_000_000).expect("valid");
+        condition_at(type_, status, reason, message, Some(1), at)
     }
 
     fn with_status(mut obj: At, phase: &str, conditions: Vec<Condition>) -> At {

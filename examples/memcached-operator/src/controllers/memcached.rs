@@ -33,28 +33,20 @@ use k8s_openapi::{
             SeccompProfile, SecurityContext,
         },
     },
-    apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta, Time},
-    jiff::Timestamp,
+    apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
 };
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{Patch, PatchParams},
-    runtime::{
-        controller::Action,
-        events::{Event, EventType},
-        finalizer::{self, finalizer},
-        reflector::ObjectRef,
-        watcher,
-    },
+    ResourceExt,
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+    Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, controller,
+    owned::{apply_owned, controller_reference},
+    watches::Watches,
 };
-use serde_json::json;
 use tracing::{debug, instrument, warn};
 
-use crate::PROJECT_NAME;
-use crate::api::v1alpha1::{Memcached, MemcachedStatus};
+use crate::api::v1alpha1::Memcached;
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -106,19 +98,11 @@ const CONTAINER_NAME: &str = "memcached";
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            // A change to an owned Deployment (its status during a rollout, or
-            // someone editing it) reconciles its Memcached: no periodic requeue.
-            let deployments = ctx.api_in::<Deployment>(namespace);
-            controller.owns(deployments, watcher::Config::default().any_semantic())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    // A change to an owned Deployment (its status during a rollout, or
+    // someone editing it) reconciles its Memcached: no periodic requeue.
+    let deployments = watcher::Config::default().any_semantic();
+    let watches = Watches::new().owns::<Deployment>(deployments);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one Memcached to its desired state.
@@ -159,30 +143,16 @@ pub async fn reconcile_with_image(
     image: Option<&str>,
 ) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let api: Api<Memcached> = Api::namespaced(ctx.client.clone(), &namespace);
-
-    let result = finalizer(&api, FINALIZER, obj.clone(), |event| async {
-        match event {
-            finalizer::Event::Apply(obj) => apply(&obj, &api, &ctx, image).await,
-            finalizer::Event::Cleanup(obj) => cleanup(&obj, &api, &ctx).await,
-        }
-    })
-    .await;
-    let action = match result {
-        Ok(action) => action,
-        // Deleted after the cache saw it: there is no finalizer left to add or remove.
-        Err(finalizer::Error::AddFinalizer(error) | finalizer::Error::RemoveFinalizer(error))
-            if is_not_found(&error) =>
-        {
-            debug!("object is gone");
-            Action::await_change()
-        }
-        Err(error) => return Err(Error::Finalizer(Box::new(error))),
-    };
-
+    let api = ctx.api_for::<Memcached>(&*obj)?;
+    let (apply_ctx, cleanup_ctx) = (&*ctx, &*ctx);
+    let action = controller::finalizer(
+        &api,
+        FINALIZER,
+        obj.clone(),
+        |obj| async move { apply(&obj, apply_ctx, image).await },
+        |obj| async move { cleanup(&obj, cleanup_ctx).await },
+    )
+    .await?;
     ctx.backoff.reset(&*obj);
     Ok(action)
 }
@@ -193,129 +163,83 @@ pub async fn reconcile_with_image(
 /// Returns `await_change`: the watches on the Memcached and on its Deployment
 /// trigger every further reconcile (upstream's fixed requeues, bug M8, are gone).
 /// Failures return an error, so `error_policy` retries with backoff.
-async fn apply(
-    obj: &Memcached,
-    api: &Api<Memcached>,
-    ctx: &Context,
-    image: Option<&str>,
-) -> Result<Action> {
+async fn apply(obj: &Memcached, ctx: &Context, image: Option<&str>) -> Result<Action> {
     let name = obj.name_any();
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
+    let unavailable = &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")];
 
     // A missing image is reported, never a panic (upstream: Available=False).
     let Some(image) = image else {
-        let error = Error::other(
-            "missing_operand_image",
-            format!("{IMAGE_ENV_VAR} environment variable is not set"),
-        );
-        let failure = Failure {
-            conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
-            reason: REASON_MISSING_IMAGE,
-            message: format!(
-                "Failed to create Deployment for the custom resource ({name}): ({error})"
-            ),
-            error,
-        };
-        return fail(obj, api, ctx, failure).await;
+        let error = format!("{IMAGE_ENV_VAR} environment variable is not set");
+        let error = Error::other("missing_operand_image", error);
+        let message =
+            format!("Failed to create Deployment for the custom resource ({name}): ({error})");
+        return fail(obj, ctx, unavailable, REASON_MISSING_IMAGE, message, error).await;
     };
 
-    let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &namespace);
-    let existing = deployments.get_opt(&name).await?;
-
-    // Never adopt a Deployment someone else created (upstream scaled it, bug M4).
-    if let Some(existing) = &existing
-        && !is_controlled_by(existing, obj)
-    {
-        let message = format!("Resource {name:?} already exists and is not managed by Memcached");
-        let failure = Failure {
-            conditions: &[(CONDITION_AVAILABLE, "False"), (CONDITION_DEGRADED, "True")],
-            reason: REASON_RESOURCE_EXISTS,
-            error: Error::other("resource_exists", message.clone()),
-            message,
-        };
-        return fail(obj, api, ctx, failure).await;
-    }
-
     // Server-side apply the whole desired Deployment: creates it, and corrects
-    // drift of every field we set, not only replicas (upstream bug M5).
-    let desired_deployment = build_deployment(obj, image)?;
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    let applied = match deployments
-        .patch(&name, &params, &Patch::Apply(&desired_deployment))
-        .await
-    {
+    // drift of every field we set, not only replicas (upstream bug M5). Never
+    // adopt a Deployment someone else created (upstream scaled it, bug M4).
+    let applied = match apply_owned(ctx, obj, build_deployment(obj, image)?).await {
         Ok(applied) => applied,
+        Err(Error::OwnedByAnother { .. }) => {
+            let message =
+                format!("Resource {name:?} already exists and is not managed by Memcached");
+            let error = Error::other("resource_exists", message.clone());
+            return fail(
+                obj,
+                ctx,
+                unavailable,
+                REASON_RESOURCE_EXISTS,
+                message,
+                error,
+            )
+            .await;
+        }
         Err(error) => {
             // Available keeps what was last observed: the old Deployment may serve.
-            let failure = Failure {
-                conditions: &[(CONDITION_DEGRADED, "True")],
-                reason: REASON_APPLY_FAILED,
-                message: format!(
-                    "Failed to apply the Deployment for the custom resource ({name}): ({error})"
-                ),
-                error: error.into(),
-            };
-            return fail(obj, api, ctx, failure).await;
+            let message = format!(
+                "Failed to apply the Deployment for the custom resource ({name}): ({error})"
+            );
+            let degraded = &[(CONDITION_DEGRADED, "True")];
+            return fail(obj, ctx, degraded, REASON_APPLY_FAILED, message, error).await;
         }
     };
 
     let size = obj.spec.size();
-    let available = applied
-        .status
-        .as_ref()
+    let available = (applied.object.status.as_ref())
         .and_then(|status| status.available_replicas)
         .unwrap_or(0);
-    let (status, message) = if available >= size {
+    let mut desired = obj.status.clone().unwrap_or_default();
+    let mut conditions = Conditions::of(&mut desired.conditions, obj);
+    if available >= size {
         let message = format!(
             "Deployment for custom resource ({name}) with {size} replicas created successfully"
         );
-        ("True", message)
+        conditions.set(CONDITION_AVAILABLE, "True", REASON_RECONCILING, message);
     } else {
         let message = format!(
             "Deployment for custom resource ({name}) has {available} of {size} replicas available"
         );
-        ("False", message)
-    };
-    let current = obj.status.clone().unwrap_or_default();
-    let mut desired = current.clone();
-    set_condition(
-        &mut desired.conditions,
-        condition(
-            obj,
-            CONDITION_AVAILABLE,
-            status,
-            REASON_RECONCILING,
-            &message,
-        ),
-    );
+        conditions.set(CONDITION_AVAILABLE, "False", REASON_RECONCILING, message);
+    }
     let message = format!("Deployment for custom resource ({name}) is up to date");
-    set_condition(
-        &mut desired.conditions,
-        condition(
-            obj,
-            CONDITION_DEGRADED,
-            "False",
-            REASON_RECONCILING,
-            &message,
-        ),
-    );
-    if !update_status(api, obj, &current, desired).await? {
+    conditions.set(CONDITION_DEGRADED, "False", REASON_RECONCILING, message);
+    if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
         return Ok(Action::await_change());
     }
 
     // A new generation means the apply changed the Deployment's spec.
-    match &existing {
-        None => {
-            let note = format!("Created Deployment {name:?}");
-            publish_event(ctx, obj, EventType::Normal, "Created", "Create", note).await;
-        }
-        Some(existing) if existing.metadata.generation != applied.metadata.generation => {
-            let note = format!("Updated Deployment {name:?} to match the spec");
-            publish_event(ctx, obj, EventType::Normal, "Updated", "Update", note).await;
-        }
-        Some(_) => debug!("deployment is up to date"),
+    let normal = EventType::Normal;
+    if applied.created() {
+        let note = format!("Created Deployment {name:?}");
+        ctx.publish_event(obj, normal, "Created", "Create", note)
+            .await;
+    } else if applied.changed() {
+        let note = format!("Updated Deployment {name:?} to match the spec");
+        ctx.publish_event(obj, normal, "Updated", "Update", note)
+            .await;
+    } else {
+        debug!("deployment is up to date");
     }
     Ok(Action::await_change())
 }
@@ -325,77 +249,52 @@ async fn apply(
 /// Upstream's "finalizer operations" are this Warning event; the Deployment is
 /// garbage collected through its owner reference. Upstream writes the status
 /// twice (Degraded Unknown, then True); one write of the final state is enough.
-async fn cleanup(obj: &Memcached, api: &Api<Memcached>, ctx: &Context) -> Result<Action> {
+async fn cleanup(obj: &Memcached, ctx: &Context) -> Result<Action> {
     let name = obj.name_any();
     let namespace = obj.namespace().unwrap_or_default();
     let note = format!("Custom Resource {name} is being deleted from the namespace {namespace}");
-    publish_event(ctx, obj, EventType::Warning, "Deleting", "DeleteCR", note).await;
+    ctx.publish_event(obj, EventType::Warning, "Deleting", "DeleteCR", note)
+        .await;
 
-    let current = obj.status.clone().unwrap_or_default();
-    let mut desired = current.clone();
-    set_condition(
-        &mut desired.conditions,
-        condition(
-            obj,
-            CONDITION_DEGRADED,
-            "True",
-            REASON_FINALIZING,
-            &format!(
-                "Finalizer operations for custom resource {name} were successfully accomplished"
-            ),
-        ),
+    let mut desired = obj.status.clone().unwrap_or_default();
+    let message =
+        format!("Finalizer operations for custom resource {name} were successfully accomplished");
+    Conditions::of(&mut desired.conditions, obj).set(
+        CONDITION_DEGRADED,
+        "True",
+        REASON_FINALIZING,
+        message,
     );
-    update_status(api, obj, &current, desired).await?;
+    let _ = ctx.update_status(obj, &desired).await?;
     Ok(Action::await_change())
 }
 
-/// Why a reconcile failed, as the conditions, the Warning event and the error
-/// report it.
-struct Failure {
-    /// The conditions set, as (type, status), all with `reason` and `message`.
-    conditions: &'static [(&'static str, &'static str)],
-    /// Reason of the conditions and of the event.
-    reason: &'static str,
-    /// Message of the conditions and note of the event.
-    message: String,
-    /// Returned to the controller, so that `error_policy` retries with backoff.
-    error: Error,
-}
-
-/// Reports a failed reconcile: writes the conditions (when they changed),
-/// publishes a Warning event, and returns the error.
+/// Reports a failed reconcile: sets `conditions` (type, status) with `reason` and
+/// `message` (written when they changed), publishes a Warning event with them, and
+/// returns `error`, so that `error_policy` retries with backoff.
 async fn fail(
     obj: &Memcached,
-    api: &Api<Memcached>,
     ctx: &Context,
-    failure: Failure,
+    conditions: &[(&str, &str)],
+    reason: &str,
+    message: String,
+    error: Error,
 ) -> Result<Action> {
-    let current = obj.status.clone().unwrap_or_default();
-    let mut desired = current.clone();
-    for (type_, status) in failure.conditions {
-        set_condition(
-            &mut desired.conditions,
-            condition(obj, type_, status, failure.reason, &failure.message),
-        );
+    let mut desired = obj.status.clone().unwrap_or_default();
+    let mut set = Conditions::of(&mut desired.conditions, obj);
+    for (type_, status) in conditions {
+        set.set(type_, status, reason, &message);
     }
-    match update_status(api, obj, &current, desired).await {
-        Ok(true) => {}
+    match ctx.update_status(obj, &desired).await {
         // Deleted meanwhile: nothing left to report or retry.
-        Ok(false) => return Ok(Action::await_change()),
+        Ok(StatusUpdate::Gone) => return Ok(Action::await_change()),
+        Ok(_) => {}
         // The original error matters more; the next attempt writes the status again.
         Err(status_error) => warn!(%status_error, "failed to report the failure in the status"),
     }
-    let note = failure.message;
-    publish_event(
-        ctx,
-        obj,
-        EventType::Warning,
-        failure.reason,
-        "Reconcile",
-        note,
-    )
-    .await;
-    Err(failure.error)
+    ctx.publish_event(obj, EventType::Warning, reason, "Reconcile", message)
+        .await;
+    Err(error)
 }
 
 /// Decides when to retry a failed reconcile: per-object exponential backoff,
@@ -411,12 +310,7 @@ pub fn error_policy(obj: Arc<Memcached>, error: &Error, ctx: Arc<Context>) -> Ac
 /// `spec.containerPort`, and upstream's restricted security settings.
 pub fn build_deployment(obj: &Memcached, image: &str) -> Result<Deployment> {
     let name = obj.name_any();
-    let mut owner = obj
-        .controller_owner_ref(&())
-        .ok_or(Error::MissingObjectKey(".metadata.uid"))?;
-    // As controller-runtime's SetControllerReference: garbage collection in the
-    // foreground waits for the Deployment.
-    owner.block_owner_deletion = Some(true);
+    let owner = controller_reference(obj)?;
     let selector = selector_labels(obj);
     let mut pod_labels = selector.clone();
     if let Some(version) = version_label(image) {
@@ -541,102 +435,24 @@ fn is_label_value(value: &str) -> bool {
     }
 }
 
-/// True when `deployment` has a controller owner reference to `obj` (by UID),
-/// like apimachinery's `metav1.IsControlledBy`.
-pub fn is_controlled_by(deployment: &Deployment, obj: &Memcached) -> bool {
-    let Some(uid) = obj.uid() else {
-        return false;
-    };
-    deployment
-        .owner_references()
-        .iter()
-        .any(|owner| owner.controller == Some(true) && owner.uid == uid)
-}
-
-/// A condition about `obj`'s current generation.
-fn condition(obj: &Memcached, type_: &str, status: &str, reason: &str, message: &str) -> Condition {
-    Condition {
-        type_: type_.into(),
-        status: status.into(),
-        reason: reason.into(),
-        message: message.into(),
-        observed_generation: obj.meta().generation,
-        last_transition_time: Time(Timestamp::now()),
-    }
-}
-
-/// Server-side applies `desired` unless it equals `current`. Returns false when
-/// the object is gone (deleted after the cache saw it).
-async fn update_status(
-    api: &Api<Memcached>,
-    obj: &Memcached,
-    current: &MemcachedStatus,
-    desired: MemcachedStatus,
-) -> Result<bool> {
-    if desired == *current {
-        debug!("status is up to date");
-        return Ok(true);
-    }
-    match patch_status(api, obj, desired).await {
-        Ok(()) => Ok(true),
-        Err(error) if is_not_found(&error) => {
-            debug!("object is gone, skipping status update");
-            Ok(false)
-        }
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// Server-side applies the whole status, owned by this operator's field manager.
-async fn patch_status(
-    api: &Api<Memcached>,
-    obj: &Memcached,
-    status: MemcachedStatus,
-) -> Result<(), kube::Error> {
-    let patch = Patch::Apply(json!({
-        "apiVersion": Memcached::api_version(&()),
-        "kind": Memcached::kind(&()),
-        "status": status,
-    }));
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    api.patch_status(&obj.name_any(), &params, &patch).await?;
-    Ok(())
-}
-
-/// Publishes an event about `obj`. Events are informational, so a failure is
-/// logged and never fails the reconcile (it would block deletion in a
-/// terminating namespace, for one).
-async fn publish_event(
-    ctx: &Context,
-    obj: &Memcached,
-    type_: EventType,
-    reason: &str,
-    action: &str,
-    note: String,
-) {
-    let event = Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: action.into(),
-        secondary: None,
-    };
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(%error, reason, "failed to publish event");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::v1alpha1::MemcachedSpec;
-    use k8s_openapi::api::apps::v1::DeploymentStatus;
-    use kube::core::Status;
+    use crate::PROJECT_NAME;
+    use crate::api::v1alpha1::{MemcachedSpec, MemcachedStatus};
+    use k8s_openapi::{
+        api::apps::v1::DeploymentStatus,
+        apimachinery::pkg::apis::meta::v1::{Condition, Time},
+        jiff::Timestamp,
+    };
+    use kube::{core::Status, runtime::finalizer};
     use opgen_runtime::MetricLabel;
+    use opgen_runtime::owned::is_controlled_by;
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
     use serde_json::Value;
+    use serde_json::json;
     use std::time::Duration;
 
     const OBJECT_PATH: &str = "/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/test";

@@ -30,23 +30,20 @@ use k8s_openapi::{
         apps::v1::{Deployment, DeploymentSpec},
         core::v1::{Container, PodSpec, PodTemplateSpec},
     },
-    apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference},
+    apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta},
 };
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{DeleteParams, ListParams, Patch, PatchParams, Preconditions},
-    runtime::{
-        controller::Action,
-        events::{Event, EventType},
-        reflector::ObjectRef,
-        watcher,
-    },
+    Resource, ResourceExt,
+    api::{ListParams, Patch},
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
-use opgen_runtime::{Context, ControllerEntry, Error, Result, controller::is_not_found};
-use serde_json::json;
-use tracing::{debug, error, info, instrument, warn};
+use opgen_runtime::{
+    Context, ControllerEntry, Error, Result, StatusUpdate,
+    owned::{controller_reference, delete_owned, get_owned},
+    watches::Watches,
+};
+use tracing::{debug, error, info, instrument};
 
-use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{Foo, FooStatus};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -84,19 +81,11 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            // A change of an owned Deployment (its status above all) reconciles the
-            // Foo named in its owner reference; kube matches apiVersion and kind.
-            let deployments = ctx.api_in::<Deployment>(namespace);
-            controller.owns(deployments, watcher::Config::default().any_semantic())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    // A change of an owned Deployment (its status above all) reconciles the
+    // Foo named in its owner reference; kube matches apiVersion and kind.
+    let deployments = watcher::Config::default().any_semantic();
+    let watches = Watches::new().owns::<Deployment>(deployments);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one Foo to its desired state: upstream's `syncHandler`.
@@ -114,16 +103,13 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn reconcile(obj: Arc<Foo>, ctx: Arc<Context>) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
 
     let action = if obj.meta().deletion_timestamp.is_some() {
         // Being deleted: the garbage collector removes the Deployment.
         debug!("object is being deleted, nothing to do");
         Action::await_change()
     } else {
-        sync(&obj, &namespace, &ctx).await?
+        sync(&obj, &ctx).await?
     };
 
     ctx.backoff.reset(&*obj);
@@ -131,7 +117,7 @@ pub async fn reconcile(obj: Arc<Foo>, ctx: Arc<Context>) -> Result<Action> {
 }
 
 /// Reconciles a live Foo.
-async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
+async fn sync(obj: &Foo, ctx: &Context) -> Result<Action> {
     let Some(name) = obj
         .spec
         .deployment_name
@@ -142,71 +128,64 @@ async fn sync(obj: &Foo, namespace: &str, ctx: &Context) -> Result<Action> {
         error!("Deployment name missing from object reference");
         return Ok(Action::await_change());
     };
-    let api: Api<Deployment> = Api::namespaced(ctx.client.clone(), namespace);
     let desired = new_deployment(obj, name)?;
 
-    let (deployment, deployment_written) = match get_deployment(&api, name).await? {
-        None => {
-            delete_stale_deployments(&api, obj, name).await?;
-            info!(deployment = name, "creating Deployment");
-            (apply_deployment(&api, &desired).await?, true)
-        }
-        Some(existing) if !is_controlled_by(&existing, obj) => {
-            // Never touch an object we do not control; retried with backoff,
-            // since deleting the foreign Deployment does not trigger a reconcile.
+    // Never touch an object we do not control; retried with backoff, since
+    // deleting the foreign Deployment does not trigger a reconcile.
+    let existing = match get_owned::<Deployment, _>(ctx, obj, name).await {
+        Err(Error::OwnedByAnother { .. }) => {
             let message = message_resource_exists(name);
-            publish_event(
-                ctx,
-                obj,
-                EventType::Warning,
-                REASON_ERR_RESOURCE_EXISTS,
-                message.clone(),
-            )
-            .await;
+            let reason = REASON_ERR_RESOURCE_EXISTS;
+            ctx.publish_event(obj, EventType::Warning, reason, EVENT_ACTION, &message)
+                .await;
             return Err(Error::other("resource_exists", message));
         }
-        Some(existing) if !is_up_to_date(&existing, &desired) => {
-            info!(
-                deployment = name,
-                replicas = ?obj.spec.replicas,
-                "updating Deployment"
-            );
-            (apply_deployment(&api, &desired).await?, true)
+        existing => existing?,
+    };
+    let written = match &existing {
+        Some(existing) if is_up_to_date(existing, &desired) => None,
+        _ => {
+            if existing.is_none() {
+                // Deployments of a former deploymentName (upstream keeps them running
+                // until the Foo is deleted); deleted before the new one is created, so a
+                // failure is retried while the new one is still missing.
+                let params = ListParams::default();
+                let stale = delete_owned::<Deployment, _>(ctx, obj, &params, |deployment| {
+                    deployment.name_any() == name
+                });
+                for stale in stale.await? {
+                    info!(
+                        deployment = stale.name_any(),
+                        "deleted Deployment of a former deploymentName"
+                    );
+                }
+            }
+            info!(deployment = name, replicas = ?obj.spec.replicas, "applying Deployment");
+            let api = ctx.api_for::<Deployment>(obj)?;
+            Some(
+                api.patch(name, &ctx.apply_params(), &Patch::Apply(&desired))
+                    .await?,
+            )
         }
-        Some(existing) => (existing, false),
     };
 
+    let deployment = written.as_ref().or(existing.as_ref());
     let status = FooStatus {
         available_replicas: deployment
-            .status
-            .and_then(|status| status.available_replicas)
+            .and_then(|deployment| deployment.status.as_ref()?.available_replicas)
             .unwrap_or_default(),
     };
-    let status_written = obj.status.as_ref() != Some(&status);
-    if status_written {
-        let foos: Api<Foo> = Api::namespaced(ctx.client.clone(), namespace);
-        match patch_status(&foos, obj, &status).await {
-            Ok(()) => {}
-            // Deleted after the cache saw it: there is nothing left to reconcile.
-            Err(error) if is_not_found(&error) => {
-                debug!("object is gone, skipping status update");
-                return Ok(Action::await_change());
-            }
-            Err(error) => return Err(error.into()),
-        }
-    }
+    let status_written = match ctx.update_status(obj, &status).await? {
+        StatusUpdate::Gone => return Ok(Action::await_change()),
+        update => update == StatusUpdate::Updated,
+    };
 
     // Only when something was written, so periodic resyncs do not flood the
     // object's events (upstream emits it on every sync).
-    if deployment_written || status_written {
-        publish_event(
-            ctx,
-            obj,
-            EventType::Normal,
-            REASON_SYNCED,
-            MESSAGE_SYNCED.into(),
-        )
-        .await;
+    if written.is_some() || status_written {
+        let (reason, message) = (REASON_SYNCED, MESSAGE_SYNCED);
+        ctx.publish_event(obj, EventType::Normal, reason, EVENT_ACTION, message)
+            .await;
     } else {
         debug!("Deployment and status are up to date");
     }
@@ -231,7 +210,7 @@ pub fn new_deployment(owner: &Foo, name: &str) -> Result<Deployment> {
         metadata: ObjectMeta {
             name: Some(name.to_owned()),
             namespace: owner.namespace(),
-            owner_references: Some(vec![controller_ref(owner)?]),
+            owner_references: Some(vec![controller_reference(owner)?]),
             ..ObjectMeta::default()
         },
         spec: Some(DeploymentSpec {
@@ -259,29 +238,6 @@ pub fn new_deployment(owner: &Foo, name: &str) -> Result<Deployment> {
         }),
         status: None,
     })
-}
-
-/// A controller owner reference to `owner`, as Go's `metav1.NewControllerRef`.
-fn controller_ref(owner: &Foo) -> Result<OwnerReference> {
-    let reference = owner
-        .controller_owner_ref(&())
-        .ok_or(Error::MissingObjectKey(".metadata.uid"))?;
-    Ok(OwnerReference {
-        block_owner_deletion: Some(true),
-        ..reference
-    })
-}
-
-/// True when `child` has a controller owner reference to `owner` (by uid), as Go's
-/// `metav1.IsControlledBy`.
-pub fn is_controlled_by(child: &impl Resource, owner: &Foo) -> bool {
-    let Some(uid) = owner.meta().uid.as_deref() else {
-        return false;
-    };
-    child
-        .owner_references()
-        .iter()
-        .any(|reference| reference.controller == Some(true) && reference.uid == uid)
 }
 
 /// True when `existing` already has every field of `desired` this controller
@@ -325,88 +281,10 @@ pub fn message_resource_exists(name: &str) -> String {
     format!("Resource {name:?} already exists and is not managed by Foo")
 }
 
-/// Reads the Deployment `name`; `None` when it does not exist.
-async fn get_deployment(api: &Api<Deployment>, name: &str) -> Result<Option<Deployment>> {
-    match api.get(name).await {
-        Ok(deployment) => Ok(Some(deployment)),
-        Err(error) if is_not_found(&error) => Ok(None),
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// Deletes the Deployments `owner` controls under another name than `name`: the
-/// ones left behind when `spec.deploymentName` changed (upstream keeps them
-/// running until the Foo is deleted). Runs before the new Deployment is
-/// created, so a failure is retried while the new one is still missing.
-async fn delete_stale_deployments(api: &Api<Deployment>, owner: &Foo, name: &str) -> Result<()> {
-    let deployments = api.list(&ListParams::default()).await?;
-    for stale in deployments
-        .items
-        .iter()
-        .filter(|deployment| is_controlled_by(*deployment, owner))
-        .filter(|deployment| deployment.name_any() != name)
-    {
-        let stale_name = stale.name_any();
-        info!(
-            deployment = stale_name,
-            "deleting Deployment of a former deploymentName"
-        );
-        // The uid precondition never deletes a newer object of the same name.
-        let params = DeleteParams {
-            preconditions: Some(Preconditions {
-                uid: stale.uid(),
-                resource_version: None,
-            }),
-            ..DeleteParams::default()
-        };
-        match api.delete(&stale_name, &params).await {
-            Ok(_) => {}
-            Err(error) if is_not_found(&error) => {}
-            Err(error) => return Err(error.into()),
-        }
-    }
-    Ok(())
-}
-
-/// Server-side applies the Deployment, owned by this operator's field manager.
-/// `force` takes back fields another manager changed (e.g. `kubectl scale`),
-/// since the Foo is the source of truth for them.
-async fn apply_deployment(api: &Api<Deployment>, desired: &Deployment) -> Result<Deployment> {
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    let name = desired.name_any();
-    Ok(api.patch(&name, &params, &Patch::Apply(desired)).await?)
-}
-
-/// Server-side applies the whole status, owned by this operator's field manager.
-async fn patch_status(api: &Api<Foo>, obj: &Foo, status: &FooStatus) -> Result<(), kube::Error> {
-    let patch = Patch::Apply(json!({
-        "apiVersion": Foo::api_version(&()),
-        "kind": Foo::kind(&()),
-        "status": status,
-    }));
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    api.patch_status(&obj.name_any(), &params, &patch).await?;
-    Ok(())
-}
-
-/// Publishes an event about `obj`. Events are informational, so a failure is
-/// logged and never fails the reconcile.
-async fn publish_event(ctx: &Context, obj: &Foo, type_: EventType, reason: &str, note: String) {
-    let event = Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: EVENT_ACTION.into(),
-        secondary: None,
-    };
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(%error, reason, "failed to publish event");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PROJECT_NAME;
     use crate::api::v1alpha1::FooSpec;
     use k8s_openapi::{
         api::apps::v1::DeploymentStatus,
@@ -414,9 +292,11 @@ mod tests {
         jiff::Timestamp,
     };
     use kube::core::{ObjectList, Status, TypeMeta};
+    use opgen_runtime::owned::is_controlled_by;
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
+    use serde_json::json;
 
     const UID: &str = "4c0c9c1e-1b5a-4bd5-9d3b-3f7c3f9d2a10";
     const DEPLOYMENT: &str = "example-foo";

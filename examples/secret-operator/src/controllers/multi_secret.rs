@@ -35,21 +35,22 @@ use k8s_openapi::{
     jiff::Timestamp,
 };
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
+    Api, ResourceExt,
+    api::{DeleteParams, ListParams, ObjectMeta, PostParams},
     runtime::{
         controller::Action,
-        events::{Event, EventType},
-        finalizer::{self, finalizer},
+        events::EventType,
         reflector::{ObjectRef, Store},
         watcher,
     },
 };
-use opgen_runtime::{Context, ControllerEntry, Error, Result, controller::is_not_found};
-use serde_json::json;
+use opgen_runtime::{
+    Context, ControllerEntry, Error, Result, StatusUpdate,
+    controller::{self, is_not_found},
+    watches::Watches,
+};
 use tracing::{debug, info, instrument, warn};
 
-use crate::PROJECT_NAME;
 use crate::api::v1alpha1::{MultiSecret, MultiSecretStatus};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
@@ -98,31 +99,20 @@ const RESYNC_PERIOD: Duration = Duration::from_secs(5 * 60);
 /// With `--namespace` set, runs one controller per namespace for the
 /// MultiSecrets; children and namespaces are always watched cluster-wide.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, _namespace| {
-            let store = controller.store();
-            let children = watcher::Config::default()
-                .labels(&format!("{OWNED_LABEL}=true"))
-                .any_semantic();
-            controller
-                // A created, changed or deleted child reconciles its MultiSecret.
-                .watches(Api::<Secret>::all(ctx.client.clone()), children, |secret| {
-                    owner_of(&secret)
-                })
-                // A new namespace needs a copy of every MultiSecret; a terminating one
-                // changes the counts.
-                .watches(
-                    Api::<Namespace>::all(ctx.client.clone()),
-                    watcher::Config::default().any_semantic(),
-                    move |_namespace| all_multi_secrets(&store),
-                )
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let children = watcher::Config::default().labels(&format!("{OWNED_LABEL}=true"));
+    let namespaces = watcher::Config::default();
+    Watches::new()
+        // A created, changed or deleted child reconciles its MultiSecret.
+        .watches_all(children.any_semantic(), |secret: &Secret, _| {
+            owner_of(secret)
+        })
+        // A new namespace needs a copy of every MultiSecret; a terminating one
+        // changes the counts.
+        .watches_all(namespaces.any_semantic(), |_: &Namespace, store| {
+            all_multi_secrets(store)
+        })
+        .run(ctx, NAME, reconcile, error_policy)
+        .await
 }
 
 /// Brings one MultiSecret to its desired state.
@@ -143,42 +133,31 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn reconcile(obj: Arc<MultiSecret>, ctx: Arc<Context>) -> Result<Action> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-    let api: Api<MultiSecret> = Api::namespaced(ctx.client.clone(), &namespace);
-
-    let action = finalizer(&api, FINALIZER, obj.clone(), |event| async {
-        match event {
-            finalizer::Event::Apply(obj) => apply(&obj, &api, &ctx).await,
-            finalizer::Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
-        }
-    })
-    .await
-    .map_err(|error| Error::Finalizer(Box::new(error)))?;
-
+    let api = ctx.api_for::<MultiSecret>(&*obj)?;
+    let (apply_ctx, cleanup_ctx) = (&*ctx, &*ctx);
+    let action = controller::finalizer(
+        &api,
+        FINALIZER,
+        obj.clone(),
+        |obj| async move { apply(&obj, apply_ctx).await },
+        |obj| async move { cleanup(&obj, cleanup_ctx).await },
+    )
+    .await?;
     ctx.backoff.reset(&*obj);
     Ok(action)
 }
 
 /// Reconciles a live MultiSecret: one child per wanted namespace, in its
 /// desired state, and the counts in the status.
-async fn apply(obj: &MultiSecret, api: &Api<MultiSecret>, ctx: &Context) -> Result<Action> {
+async fn apply(obj: &MultiSecret, ctx: &Context) -> Result<Action> {
     let name = child_name(obj);
     if name.len() > MAX_NAME_LENGTH {
         // Permanent until the MultiSecret is recreated under a shorter name.
-        publish_event(
-            ctx,
-            obj,
-            EventType::Warning,
-            "InvalidName",
-            "Create",
-            format!(
-                "The copies would be named {name}, which is longer than {MAX_NAME_LENGTH} characters"
-            ),
-            None,
-        )
-        .await;
+        let note = format!(
+            "The copies would be named {name}, which is longer than {MAX_NAME_LENGTH} characters"
+        );
+        ctx.publish_event(obj, EventType::Warning, "InvalidName", "Create", note)
+            .await;
         return Ok(Action::await_change());
     }
 
@@ -241,20 +220,16 @@ async fn apply(obj: &MultiSecret, api: &Api<MultiSecret>, ctx: &Context) -> Resu
         debug!(wanted, created, "copies and status are up to date");
         return Ok(Action::requeue(RESYNC_PERIOD));
     }
+    let change_time = Some(rfc3339(Timestamp::now()));
     let status = MultiSecretStatus {
         wanted,
         created,
-        change_time: Some(rfc3339(Timestamp::now())),
+        change_time,
     };
-    match patch_status(api, obj, status).await {
-        Ok(()) => Ok(Action::requeue(RESYNC_PERIOD)),
-        // Deleted after the cache saw it: there is nothing left to reconcile.
-        Err(error) if is_not_found(&error) => {
-            debug!("object is gone, skipping status update");
-            Ok(Action::await_change())
-        }
-        Err(error) => Err(error.into()),
-    }
+    Ok(match ctx.update_status(obj, &status).await? {
+        StatusUpdate::Gone => Action::await_change(),
+        _ => Action::requeue(RESYNC_PERIOD),
+    })
 }
 
 /// Runs once for a deleted MultiSecret that still carries [`FINALIZER`]: deletes
@@ -465,22 +440,6 @@ fn rfc3339(time: Timestamp) -> String {
     time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Server-side applies the whole status, owned by this operator's field manager.
-async fn patch_status(
-    api: &Api<MultiSecret>,
-    obj: &MultiSecret,
-    status: MultiSecretStatus,
-) -> Result<(), kube::Error> {
-    let patch = Patch::Apply(json!({
-        "apiVersion": MultiSecret::api_version(&()),
-        "kind": MultiSecret::kind(&()),
-        "status": status,
-    }));
-    let params = PatchParams::apply(PROJECT_NAME).force();
-    api.patch_status(&obj.name_any(), &params, &patch).await?;
-    Ok(())
-}
-
 /// Publishes upstream's Normal event about a child: reason `Created`, `Updated`
 /// or `Deleted`, note `<reason> corev1.Secret, NameSpace: <ns>, Name: <name>`.
 ///
@@ -503,45 +462,14 @@ async fn publish_child_event(
         name: Some(name.into()),
         ..ObjectReference::default()
     };
-    publish_event(
-        ctx,
-        obj,
-        EventType::Normal,
-        reason,
-        action,
-        note,
-        Some(child),
-    )
-    .await;
-}
-
-/// Publishes an event about `obj`. Events are informational, so a failure is
-/// logged and never fails the reconcile (it would block deletion in a
-/// terminating namespace, for one).
-async fn publish_event(
-    ctx: &Context,
-    obj: &MultiSecret,
-    type_: EventType,
-    reason: &str,
-    action: &str,
-    note: String,
-    related: Option<ObjectReference>,
-) {
-    let event = Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: action.into(),
-        secondary: related,
-    };
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(%error, reason, "failed to publish event");
-    }
+    ctx.publish_related_event(obj, child, EventType::Normal, reason, action, note)
+        .await;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PROJECT_NAME;
     use crate::api::v1alpha1::{MultiSecretSpec, SecretBytes};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use kube::core::Status;
@@ -549,7 +477,7 @@ mod tests {
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     const OBJECT_PATH: &str = "/apis/multi.ddnw.ml/v1alpha1/namespaces/default/multisecrets/test";
     const STATUS_PATH: &str =

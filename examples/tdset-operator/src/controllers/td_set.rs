@@ -35,29 +35,25 @@ use k8s_openapi::{
         },
     },
     apimachinery::pkg::{
-        apis::meta::v1::{Condition, LabelSelector, ObjectMeta, OwnerReference, Time},
+        apis::meta::v1::{Condition, LabelSelector, ObjectMeta},
         util::intstr::IntOrString,
     },
     jiff::{Timestamp, tz::TimeZone},
 };
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{DeleteParams, Patch, PatchParams, Preconditions},
-    runtime::{
-        controller::Action,
-        events::{Event, EventType},
-        reflector::ObjectRef,
-        watcher,
-    },
+    Resource, ResourceExt,
+    api::ListParams,
+    runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Error, Result, controller::is_not_found, set_condition,
+    Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
+    owned::{apply_owned, controller_reference, delete_owned},
+    set_condition,
+    watches::Watches,
 };
-use serde_json::json;
 use tracing::{debug, instrument, warn};
 
-use crate::PROJECT_NAME;
-use crate::api::v1::{Service as ServiceConfig, TDSet, TDSetSpec, TDSetStatus};
+use crate::api::v1::{Service as ServiceConfig, TDSet, TDSetSpec};
 
 /// Registry entry listed in [`super::CONTROLLERS`].
 pub const CONTROLLER: ControllerEntry = ControllerEntry {
@@ -95,20 +91,11 @@ const HOUR_BOUNDARY_MARGIN: Duration = Duration::from_secs(1);
 /// With `--namespace` set, runs one controller per namespace, so namespaced
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
-    let children =
-        watcher::Config::default().labels(&format!("{}={}", PART_OF_LABEL.0, PART_OF_LABEL.1));
-    opgen_runtime::controller::run_with(
-        ctx,
-        NAME,
-        |controller, ctx, namespace| {
-            controller
-                .owns(ctx.api_in::<Deployment>(namespace), children.clone())
-                .owns(ctx.api_in::<Service>(namespace), children.clone())
-        },
-        reconcile,
-        error_policy,
-    )
-    .await
+    let children = watcher::Config::default().labels(&part_of_selector());
+    let watches = Watches::new()
+        .owns::<Deployment>(children.clone())
+        .owns::<Service>(children);
+    watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
 /// Brings one TDSet to its desired state at the current time: see [`reconcile_at`].
@@ -140,39 +127,27 @@ pub async fn reconcile_at(obj: Arc<TDSet>, ctx: Arc<Context>, now: Timestamp) ->
         ctx.backoff.reset(&*obj);
         return Ok(Action::await_change());
     }
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
-
-    let action = apply(&obj, &namespace, &ctx, now).await?;
+    let action = apply(&obj, &ctx, now).await?;
     ctx.backoff.reset(&*obj);
     Ok(action)
 }
 
 /// Reconciles a live TDSet: children first, then the status, then the requeue.
-async fn apply(obj: &TDSet, namespace: &str, ctx: &Context, now: Timestamp) -> Result<Action> {
-    let api: Api<TDSet> = Api::namespaced(ctx.client.clone(), namespace);
-    let current = obj.status.clone().unwrap_or_default();
-    let mut desired = current.clone();
-
-    let (deployment, replicas) = match apply_children(obj, namespace, ctx, now).await {
+async fn apply(obj: &TDSet, ctx: &Context, now: Timestamp) -> Result<Action> {
+    let mut desired = obj.status.clone().unwrap_or_default();
+    let (deployment, replicas) = match apply_children(obj, ctx, now).await {
         Ok(children) => children,
         Err(error) => {
-            set_condition(&mut desired.conditions, failure_condition(obj, &error, now));
-            if desired != current
-                && let Err(status_error) = patch_status(&api, obj, desired).await
-            {
+            // `Degraded` only: the other conditions keep their last values.
+            let message = failure_message(obj, &error);
+            let mut conditions = Conditions::of(&mut desired.conditions, obj).at(now);
+            conditions.set(CONDITION_DEGRADED, "True", &error.reason(), &message);
+            if let Err(status_error) = ctx.update_status(obj, &desired).await {
                 warn!(%status_error, "failed to record the failure in the status");
             }
-            publish_event(
-                ctx,
-                obj,
-                EventType::Warning,
-                "ReconcileFailed",
-                "Reconcile",
-                failure_message(obj, &error),
-            )
-            .await;
+            let warning = EventType::Warning;
+            ctx.publish_event(obj, warning, "ReconcileFailed", "Reconcile", message)
+                .await;
             return Err(error);
         }
     };
@@ -180,139 +155,71 @@ async fn apply(obj: &TDSet, namespace: &str, ctx: &Context, now: Timestamp) -> R
     for condition in deployment_conditions(obj, &deployment, replicas, now) {
         set_condition(&mut desired.conditions, condition);
     }
-    if desired == current {
-        debug!("status is up to date");
-    } else {
-        match patch_status(&api, obj, desired).await {
-            Ok(()) => {}
-            // Deleted after the cache saw it: there is nothing left to reconcile.
-            Err(error) if is_not_found(&error) => {
-                debug!("object is gone, skipping status update");
-                return Ok(Action::await_change());
-            }
-            Err(error) => return Err(error.into()),
-        }
+    if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
+        return Ok(Action::await_change());
     }
     Ok(Action::requeue(requeue_after(&obj.spec, now)))
 }
 
 /// Applies the Deployment with the replica count scheduled for `now`, then the
 /// Service. Returns the Deployment as the API server stored it, and the replica count.
-async fn apply_children(
-    obj: &TDSet,
-    namespace: &str,
-    ctx: &Context,
-    now: Timestamp,
-) -> Result<(Deployment, i32)> {
+async fn apply_children(obj: &TDSet, ctx: &Context, now: Timestamp) -> Result<(Deployment, i32)> {
     let name = obj.name_any();
     let hour = utc_hour(now);
     let replicas = scheduled_replicas(&obj.spec, hour)?;
+    let applied = apply_owned(ctx, obj, build_deployment(obj, replicas)?).await?;
 
-    let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), namespace);
-    let existing = deployments.get_opt(&name).await?;
-    if let Some(existing) = &existing {
-        ensure_controlled_by(existing.meta(), obj, "Deployment")?;
-    }
-    let desired = build_deployment(obj, replicas)?;
-    let deployment = deployments
-        .patch(&name, &apply_params(), &Patch::Apply(&desired))
-        .await?;
-
-    let previous = existing.map(|existing| existing.spec.and_then(|spec| spec.replicas));
-    match previous {
+    let normal = EventType::Normal;
+    match applied
+        .previous
+        .map(|previous| previous.spec.and_then(|spec| spec.replicas))
+    {
         None => {
-            publish_event(
-                ctx,
-                obj,
-                EventType::Normal,
-                "DeploymentCreated",
-                "Create",
-                format!("Created Deployment for the TDSet: ({name}) with {replicas} replicas"),
-            )
-            .await;
+            let note =
+                format!("Created Deployment for the TDSet: ({name}) with {replicas} replicas");
+            ctx.publish_event(obj, normal, "DeploymentCreated", "Create", note)
+                .await;
         }
         Some(previous) if previous != Some(replicas) => {
             let previous = previous.map_or_else(|| "unset".to_owned(), |n| n.to_string());
-            publish_event(
-                ctx,
-                obj,
-                EventType::Normal,
-                "DeploymentScaled",
-                "Scale",
-                format!(
-                    "Updated replica for the TDSet ({name}): {previous} -> {replicas} at {hour:02}:00 UTC"
-                ),
-            )
-            .await;
+            let note = format!(
+                "Updated replica for the TDSet ({name}): {previous} -> {replicas} at {hour:02}:00 UTC"
+            );
+            ctx.publish_event(obj, normal, "DeploymentScaled", "Scale", note)
+                .await;
         }
         Some(_) => {}
     }
 
-    apply_service(obj, namespace, ctx).await?;
-    Ok((deployment, replicas))
+    apply_service(obj, ctx).await?;
+    Ok((applied.object, replicas))
 }
 
 /// Applies the Service while `spec.service` is set; deletes the one this TDSet
 /// controls once it is unset. A same-named Service it does not control is never
 /// touched.
-async fn apply_service(obj: &TDSet, namespace: &str, ctx: &Context) -> Result<()> {
+async fn apply_service(obj: &TDSet, ctx: &Context) -> Result<()> {
     let name = obj.name_any();
-    let services: Api<Service> = Api::namespaced(ctx.client.clone(), namespace);
-    let existing = services.get_opt(&name).await?;
-
-    match &obj.spec.service {
-        Some(config) => {
-            if let Some(existing) = &existing {
-                ensure_controlled_by(existing.meta(), obj, "Service")?;
-            }
-            let desired = build_service(obj, config)?;
-            services
-                .patch(&name, &apply_params(), &Patch::Apply(&desired))
-                .await?;
-            if existing.is_none() {
-                publish_event(
-                    ctx,
-                    obj,
-                    EventType::Normal,
-                    "ServiceCreated",
-                    "Create",
-                    format!(
-                        "Created Service for the TDSet: ({name}) on port {}",
-                        config.port
-                    ),
-                )
+    let normal = EventType::Normal;
+    if let Some(config) = &obj.spec.service {
+        if apply_owned(ctx, obj, build_service(obj, config)?)
+            .await?
+            .created()
+        {
+            let note = format!(
+                "Created Service for the TDSet: ({name}) on port {}",
+                config.port
+            );
+            ctx.publish_event(obj, normal, "ServiceCreated", "Create", note)
                 .await;
-            }
         }
-        None => {
-            let Some(existing) = existing.filter(|service| is_controlled_by(service.meta(), obj))
-            else {
-                return Ok(());
-            };
-            // The uid precondition makes sure a Service recreated meanwhile by someone
-            // else is not deleted.
-            let params = DeleteParams {
-                preconditions: Some(Preconditions {
-                    uid: existing.uid(),
-                    resource_version: None,
-                }),
-                ..DeleteParams::default()
-            };
-            match services.delete(&name, &params).await {
-                Ok(_) => {}
-                Err(error) if is_not_found(&error) => return Ok(()),
-                Err(error) => return Err(error.into()),
-            }
-            publish_event(
-                ctx,
-                obj,
-                EventType::Normal,
-                "ServiceDeleted",
-                "Delete",
-                format!("Deleted Service of the TDSet: ({name}): spec.service is unset"),
-            )
+        return Ok(());
+    }
+    let children = ListParams::default().labels(&part_of_selector());
+    for _ in delete_owned::<Service, _>(ctx, obj, &children, |_| false).await? {
+        let note = format!("Deleted Service of the TDSet: ({name}): spec.service is unset");
+        ctx.publish_event(obj, normal, "ServiceDeleted", "Delete", note)
             .await;
-        }
     }
     Ok(())
 }
@@ -435,21 +342,18 @@ pub fn build_service(obj: &TDSet, config: &ServiceConfig) -> Result<Service> {
 
 /// Name, namespace, labels and controller owner reference of a child of `obj`.
 fn child_metadata(obj: &TDSet) -> Result<ObjectMeta> {
-    let owner = OwnerReference {
-        // Like controller-runtime's SetControllerReference: the TDSet is not removed
-        // before its children in a foreground deletion.
-        block_owner_deletion: Some(true),
-        ..obj
-            .controller_owner_ref(&())
-            .ok_or(Error::MissingObjectKey(".metadata.uid"))?
-    };
     Ok(ObjectMeta {
         name: Some(obj.name_any()),
         namespace: obj.namespace(),
         labels: Some(labels(obj)),
-        owner_references: Some(vec![owner]),
+        owner_references: Some(vec![controller_reference(obj)?]),
         ..ObjectMeta::default()
     })
+}
+
+/// The label selector of the children this operator creates.
+fn part_of_selector() -> String {
+    format!("{}={}", PART_OF_LABEL.0, PART_OF_LABEL.1)
 }
 
 /// `port` as a port number, or an [`Error::InvalidSpec`] naming `field`.
@@ -460,43 +364,11 @@ fn port_number(port: i64, field: &str) -> Result<i32> {
         .ok_or_else(|| invalid_spec(format!("{field} {port} is not between 1 and 65535")))
 }
 
-/// Whether `obj` is the controller owner of the object with metadata `meta`.
-fn is_controlled_by(meta: &ObjectMeta, obj: &TDSet) -> bool {
-    let Some(uid) = obj.meta().uid.as_deref() else {
-        return false;
-    };
-    meta.owner_references
-        .iter()
-        .flatten()
-        .any(|owner| owner.controller == Some(true) && owner.uid == uid)
-}
-
-/// Metric label of a child object of the expected name that exists but is not controlled by
-/// this object: the reconcile leaves it alone rather than adopt or overwrite it.
-const NOT_OWNED: &str = "not_owned";
 /// Metric label of a spec value the API server accepted but the children cannot use.
 const INVALID_SPEC: &str = "invalid_spec";
 
 fn invalid_spec(message: String) -> Error {
     Error::other(INVALID_SPEC, format!("invalid spec: {message}"))
-}
-
-fn ensure_controlled_by(meta: &ObjectMeta, obj: &TDSet, kind: &'static str) -> Result<()> {
-    if is_controlled_by(meta, obj) {
-        Ok(())
-    } else {
-        let name = meta.name.clone().unwrap_or_default();
-        Err(Error::other(
-            NOT_OWNED,
-            format!("{kind} {name} already exists and is not controlled by this object"),
-        ))
-    }
-}
-
-/// Server-side apply with this operator's field manager, taking over fields
-/// another manager changed (e.g. a `kubectl scale`): the schedule owns them.
-fn apply_params() -> PatchParams {
-    PatchParams::apply(PROJECT_NAME).force()
 }
 
 /// `Available`, `Progressing` and `Degraded` after a successful reconcile, read from
@@ -522,13 +394,9 @@ pub fn deployment_conditions(
     let observed = status.observed_generation.unwrap_or(0);
     let generation = deployment.metadata.generation.unwrap_or(0);
     let counts = format!("{available}/{replicas} replicas available");
-    let condition = |type_: &str, status: &str, reason: &str, message: String| Condition {
-        type_: type_.into(),
-        status: status.into(),
-        reason: reason.into(),
-        message,
-        observed_generation: obj.meta().generation,
-        last_transition_time: Time(now),
+    let own_generation = obj.meta().generation;
+    let condition = |type_: &str, status: &str, reason: &str, message: String| {
+        condition_at(type_, status, reason, message, own_generation, now)
     };
 
     let availability = match find("Available").map(|c| c.status.as_str()) {
@@ -609,28 +477,6 @@ pub fn deployment_conditions(
     [availability, progressing, degraded]
 }
 
-/// `Degraded` after a failed reconcile. The other conditions keep their last values.
-fn failure_condition(obj: &TDSet, error: &Error, now: Timestamp) -> Condition {
-    let reason = match error {
-        Error::Other {
-            label: NOT_OWNED, ..
-        } => "NotOwned",
-        Error::Other {
-            label: INVALID_SPEC,
-            ..
-        } => "InvalidSpec",
-        _ => "ReconcileFailed",
-    };
-    Condition {
-        type_: CONDITION_DEGRADED.into(),
-        status: "True".into(),
-        reason: reason.into(),
-        message: failure_message(obj, error),
-        observed_generation: obj.meta().generation,
-        last_transition_time: Time(now),
-    }
-}
-
 fn failure_message(obj: &TDSet, error: &Error) -> String {
     format!(
         "Failed to reconcile the TDSet ({}): ({error})",
@@ -638,59 +484,24 @@ fn failure_message(obj: &TDSet, error: &Error) -> String {
     )
 }
 
-/// Server-side applies the whole status, owned by this operator's field manager.
-async fn patch_status(
-    api: &Api<TDSet>,
-    obj: &TDSet,
-    status: TDSetStatus,
-) -> Result<(), kube::Error> {
-    let patch = Patch::Apply(json!({
-        "apiVersion": TDSet::api_version(&()),
-        "kind": TDSet::kind(&()),
-        "status": status,
-    }));
-    api.patch_status(&obj.name_any(), &apply_params(), &patch)
-        .await?;
-    Ok(())
-}
-
-/// Publishes an event about `obj`. Events are informational, so a failure
-/// is logged and never fails the reconcile (it would block deletion in a
-/// terminating namespace, for one).
-async fn publish_event(
-    ctx: &Context,
-    obj: &TDSet,
-    type_: EventType,
-    reason: &str,
-    action: &str,
-    note: String,
-) {
-    let event = Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: action.into(),
-        secondary: None,
-    };
-    if let Err(error) = ctx.recorder.publish(&event, &obj.object_ref(&())).await {
-        warn!(%error, reason, "failed to publish event");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::v1::{Container as ContainerConfig, Scheduling};
+    use crate::PROJECT_NAME;
+    use crate::api::v1::{Container as ContainerConfig, Scheduling, TDSetStatus};
     use k8s_openapi::api::apps::v1::{DeploymentCondition, DeploymentStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use kube::core::Status;
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, ReceivedRequest, StatusCode, mock_client, test_context,
     };
+    use serde_json::json;
 
     const STATUS_PATH: &str = "/apis/schedule.rs/v1/namespaces/default/tdsets/test/status";
     const EVENTS_PATH: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
     const DEPLOYMENT_PATH: &str = "/apis/apps/v1/namespaces/default/deployments/test";
     const SERVICE_PATH: &str = "/api/v1/namespaces/default/services/test";
+    const SERVICES_PATH: &str = "/api/v1/namespaces/default/services";
     const UID: &str = "4c0c9c1e-1b5a-4bd5-9d3b-3f7c3f9d2a10";
     /// 2023-11-15T00:00:00Z.
     const MIDNIGHT: i64 = 1_700_006_400;
@@ -806,6 +617,17 @@ mod tests {
 
     fn not_found(what: &str) -> Status {
         Status::failure(&format!("{what} \"test\" not found"), "NotFound").with_code(404)
+    }
+
+    /// Expects the list of the operator's Services (made while `spec.service` is unset,
+    /// to delete the TDSet's) and answers with `items`.
+    async fn expect_services(server: &mut ApiServerVerifier, items: Vec<Service>) {
+        let request = server.expect(Method::GET, SERVICES_PATH).await;
+        let selector = "labelSelector=app.kubernetes.io%2Fpart-of%3Dtdset-operator";
+        assert!(request.query.contains(selector), "{}", request.query);
+        let list =
+            json!({"apiVersion": "v1", "kind": "ServiceList", "metadata": {}, "items": items});
+        request.respond(StatusCode::OK, &list);
     }
 
     async fn expect_get_not_found(server: &mut ApiServerVerifier, path: &str, what: &str) {
@@ -927,7 +749,7 @@ mod tests {
                 note,
                 "Created Deployment for the TDSet: (test) with 5 replicas"
             );
-            expect_get_not_found(&mut server, SERVICE_PATH, "services").await;
+            expect_services(&mut server, vec![]).await;
 
             let conditions = expect_status(&mut server, &td_set()).await;
             assert_eq!(conditions.len(), 3);
@@ -978,7 +800,7 @@ mod tests {
                 note,
                 "Updated replica for the TDSet (test): 3 -> 5 at 18:00 UTC"
             );
-            expect_get_not_found(&mut server, SERVICE_PATH, "services").await;
+            expect_services(&mut server, vec![]).await;
 
             let conditions = expect_status(&mut server, &td_set()).await;
             assert_condition(&conditions, "Available", "True", "DeploymentAvailable");
@@ -1022,7 +844,7 @@ mod tests {
             let request = expect_apply(&mut server, DEPLOYMENT_PATH).await;
             assert_eq!(request.body["spec"]["replicas"], 3);
             request.respond(StatusCode::OK, &rolled_out(3));
-            expect_get_not_found(&mut server, SERVICE_PATH, "services").await;
+            expect_services(&mut server, vec![]).await;
             // No event (replicas unchanged) and no status write (conditions unchanged).
             server.expect_no_more_requests().await;
         });
@@ -1051,7 +873,7 @@ mod tests {
             expect_apply(&mut server, DEPLOYMENT_PATH)
                 .await
                 .respond(StatusCode::OK, &rolled_out(3));
-            expect_get_not_found(&mut server, SERVICE_PATH, "services").await;
+            expect_services(&mut server, vec![]).await;
             server.expect_no_more_requests().await;
         });
 
@@ -1124,10 +946,7 @@ mod tests {
             expect_apply(&mut server, DEPLOYMENT_PATH)
                 .await
                 .respond(StatusCode::OK, &rolled_out(3));
-            server
-                .expect(Method::GET, SERVICE_PATH)
-                .await
-                .respond(StatusCode::OK, &owned_service(80));
+            expect_services(&mut server, vec![owned_service(80)]).await;
 
             let request = server.expect(Method::DELETE, SERVICE_PATH).await;
             assert_eq!(
@@ -1167,10 +986,7 @@ mod tests {
                 .respond(StatusCode::OK, &rolled_out(3));
             let mut foreign = owned_service(80);
             foreign.metadata.owner_references = None;
-            server
-                .expect(Method::GET, SERVICE_PATH)
-                .await
-                .respond(StatusCode::OK, &foreign);
+            expect_services(&mut server, vec![foreign]).await;
             server.expect_no_more_requests().await;
         });
 
@@ -1197,7 +1013,7 @@ mod tests {
             assert_condition(&conditions, "Degraded", "True", "NotOwned");
             assert_eq!(
                 conditions["Degraded"]["message"],
-                "Failed to reconcile the TDSet (test): (Deployment test already exists and is not controlled by this object)"
+                "Failed to reconcile the TDSet (test): (Deployment default/test exists without a controller: not adopting it (delete it if it is stale, or choose another name))"
             );
             expect_event(&mut server, "Warning", "ReconcileFailed", "Reconcile").await;
             server.expect_no_more_requests().await;
@@ -1210,11 +1026,16 @@ mod tests {
         )
         .await;
 
-        assert!(matches!(
-            result,
-            Err(Error::Other { label: NOT_OWNED, ref source })
-                if source.to_string() == "Deployment test already exists and is not controlled by this object"
-        ));
+        assert!(
+            matches!(
+                result,
+                Err(Error::OwnedByAnother {
+                    controller: None,
+                    ..
+                })
+            ),
+            "{result:?}"
+        );
         scenario.verify().await;
     }
 
@@ -1275,7 +1096,7 @@ mod tests {
                 .await
                 .respond(StatusCode::CREATED, &created(3));
             expect_event(&mut server, "Normal", "DeploymentCreated", "Create").await;
-            expect_get_not_found(&mut server, SERVICE_PATH, "services").await;
+            expect_services(&mut server, vec![]).await;
             expect_apply(&mut server, STATUS_PATH)
                 .await
                 .respond(StatusCode::NOT_FOUND, &not_found("tdsets.schedule.rs"));
