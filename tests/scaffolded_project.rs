@@ -503,8 +503,8 @@ fn a_controller_owns_a_statefulset_as_the_readme_teaches() {
     let mut controller = std::fs::read_to_string(&path).unwrap();
     let edits = [
         (
-            "use tracing::{debug, instrument};\n",
-            format!("use tracing::{{debug, instrument}};\n{apply_uses}{watch_uses}"),
+            "use tracing::instrument;\n",
+            format!("use tracing::instrument;\n{apply_uses}{watch_uses}"),
         ),
         (
             "    run: |ctx| controller::run(ctx, NAME, reconcile, error_policy).boxed(),\n",
@@ -515,9 +515,9 @@ fn a_controller_owns_a_statefulset_as_the_readme_teaches() {
             format!("{marker}\npub async fn reconcile("),
         ),
         (
-            "async fn apply(obj: &KeyValueStore, api: &Api<KeyValueStore>, ctx: &Context) -> Result<Action> {\n",
+            "async fn apply(obj: &KeyValueStore, ctx: &Context) -> Result<Action> {\n",
             format!(
-                "async fn apply(obj: &KeyValueStore, api: &Api<KeyValueStore>, ctx: &Context) -> Result<Action> {{\n{}",
+                "async fn apply(obj: &KeyValueStore, ctx: &Context) -> Result<Action> {{\n{}",
                 apply_code.replace("    // In `apply`, first:\n", "")
             ),
         ),

@@ -366,7 +366,8 @@ const SCAFFOLD_6_CHANGED: &[&str] = &[
     "tests/envtest/memcached_webhooks.rs",
 ];
 
-/// Scaffold 7: `make lint-api`, `verify-api` and `docs`, and a CI workflow that runs the checks.
+/// Scaffold 7: `make lint-api`, `verify-api` and `docs`, a CI workflow that runs the checks, and
+/// a controller on opgen-runtime's status and condition helpers.
 const SCAFFOLD_6: &str = "tests/fixtures/upgrade/scaffold-6/memcached-operator";
 
 /// The files of the memcached fixture that scaffold 7 changes or adds.
@@ -375,6 +376,7 @@ const SCAFFOLD_7_CHANGED: &[&str] = &[
     "Makefile",
     "PROJECT",
     "README.md",
+    "src/controllers/memcached.rs",
 ];
 
 #[test]
