@@ -307,6 +307,30 @@ pub enum StatusUpdate {
     Gone,
 }
 
+/// What a controller's kind must be: an object kube-runtime can watch, cache and hand to the
+/// reconcile tasks. Every `#[derive(CustomResource)]` kind and every k8s-openapi kind is one.
+pub trait ControlledKind:
+    Resource<DynamicType: Eq + Hash + Clone + Default + Debug + Unpin>
+    + Clone
+    + DeserializeOwned
+    + Debug
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> ControlledKind for K where
+    K: Resource<DynamicType: Eq + Hash + Clone + Default + Debug + Unpin>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Runs kube's [`Controller`] for kind `K` with `reconcile` and `error_policy` until
 /// [`Context::shutdown`]: one controller per namespace of `--namespace` (so a Role per
 /// namespace is enough), or one over the whole cluster. Fails at once, with a hint, when
@@ -318,14 +342,7 @@ pub async fn run<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
     error_policy: PolicyFn,
 ) -> Result<()>
 where
-    K: Resource<Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
     ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
     ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
@@ -352,14 +369,7 @@ pub async fn run_with<K, ConfigureFn, ReconcileFn, ReconcileFut, E, PolicyFn>(
     error_policy: PolicyFn,
 ) -> Result<()>
 where
-    K: Resource<Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
     ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
     ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
     ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
@@ -380,14 +390,7 @@ pub(crate) async fn run_configured<K, ConfigureFn, ReconcileFn, ReconcileFut, E,
     error_policy: PolicyFn,
 ) -> Result<()>
 where
-    K: Resource<Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
     ConfigureFn: Fn(Controller<K>, &Context, Option<&str>) -> Controller<K>,
     ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
     ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
@@ -419,8 +422,7 @@ pub async fn run_on<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
     error_policy: PolicyFn,
 ) -> Result<()>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind,
     ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
     ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
@@ -445,8 +447,7 @@ async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
     reconcile: ReconcileFn,
     error_policy: PolicyFn,
 ) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind,
     ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
     ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,

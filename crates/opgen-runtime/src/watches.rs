@@ -38,7 +38,10 @@ use kube::{
 };
 use serde::de::DeserializeOwned;
 
-use crate::{Context, Result, controller::run_configured};
+use crate::{
+    Context, Result,
+    controller::{ControlledKind, run_configured},
+};
 
 type Configure<K> =
     Box<dyn Fn(Controller<K>, &Context, Option<&str>) -> Controller<K> + Send + Sync>;
@@ -56,14 +59,7 @@ where
 
 impl<K> Default for Watches<K>
 where
-    K: Resource<Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
 {
     fn default() -> Self {
         Self::new()
@@ -72,14 +68,7 @@ where
 
 impl<K> Watches<K>
 where
-    K: Resource<Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-    K::DynamicType: Eq + Hash + Clone + Default + Debug + Unpin,
+    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
 {
     /// Every object of kind `K`, and nothing else yet.
     pub fn new() -> Self {
