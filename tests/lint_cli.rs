@@ -91,12 +91,22 @@ fn findings_are_warnings_at_the_field_and_strict_makes_them_fail() {
         err.contains("  --> src/api/v1/widget_types.rs:20:9\n"),
         "{err}"
     );
-    assert!(err.contains("lint: 2 warning(s)"), "{err}");
+    // size: a required i32 whose zero value passes validation (KAL's requiredfields) is an
+    // Option, left out when None; colour: also optionalfields' omitempty.
+    assert!(
+        err.contains("warning[requiredfields]: field WidgetSpec.size has a valid zero value (0), but the validation is not complete"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[optionalfields]: field WidgetSpec.colour should have the omitempty tag (Rust: skip_serializing_if)."),
+        "{err}"
+    );
+    assert!(err.contains("lint: 5 warning(s)"), "{err}");
     let strict = opgen(&dir, &["lint", "--strict"]);
     assert!(!strict.status.success());
     let err = stderr(&strict);
     assert!(err.contains("error[nofloats]"), "{err}");
-    assert!(err.contains("lint: 2 error(s), 0 warning(s)"), "{err}");
+    assert!(err.contains("lint: 5 error(s), 0 warning(s)"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -105,7 +115,7 @@ fn rules_off_by_default_are_enabled_and_exceptions_need_a_reason() {
     let config = r#"
 [package.metadata.opgen.lint]
 enable = ["nobools"]
-disable = ["optionnull"]
+disable = ["optionnull", "optionalfields", "requiredfields"]
 
 [[package.metadata.opgen.lint.exceptions]]
 rule = "nofloats"
@@ -219,18 +229,27 @@ fn fix_adds_skip_serializing_if_and_dry_run_writes_nothing() {
     let fixed = opgen(&dir, &["lint", "--fix"]);
     assert!(fixed.status.success(), "{}", stderr(&fixed));
     let text = std::fs::read_to_string(&file).unwrap();
+    // optionnull and optionalfields insert the same line above colour: once. requiredfields
+    // makes size an Option, left out when None.
     assert_eq!(
         text,
-        TYPES.replace(
-            "    #[serde(default)]\n    pub colour",
-            "    #[serde(default)]\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub colour",
-        )
+        TYPES
+            .replace(
+                "    #[serde(default)]\n    pub colour",
+                "    #[serde(default)]\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub colour",
+            )
+            .replace(
+                "    pub size: i32,",
+                "    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub size: Option<i32>,",
+            )
     );
     // What remains is what no fix covers.
     let again = opgen(&dir, &["lint"]);
     let err = stderr(&again);
     assert!(!err.contains("optionnull"), "{err}");
+    assert!(!err.contains("requiredfields"), "{err}");
     assert!(err.contains("warning[nofloats]"), "{err}");
+    assert!(err.contains("lint: 1 warning(s)"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -276,7 +295,8 @@ pub struct Strict {
         err.contains("warning[denyunknownfields]: Strict has #[serde(deny_unknown_fields)]"),
         "{err}"
     );
-    assert!(err.contains("lint: 1 error(s), 3 warning(s)"), "{err}");
+    // And requiredfields on Strict.name (an Option, left out when None) and on TYPES.
+    assert!(err.contains("lint: 1 error(s), 8 warning(s)"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -321,5 +341,66 @@ fn rule_settings_configure_a_rule_and_are_read_strictly() {
         "{err}"
     );
     assert!(err.contains(&format!("Cargo.toml:{line}:1")), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serialization_policies_and_naming_conventions_are_settings() {
+    // requiredfields' pointer policy Warn: reported, never rewritten by --fix.
+    let config = r#"
+[package.metadata.opgen.lint]
+enable = ["namingconventions"]
+
+[package.metadata.opgen.lint.rules.requiredfields]
+pointers = { policy = "Warn" }
+
+[[package.metadata.opgen.lint.rules.namingconventions.conventions]]
+name = "nocolour"
+violationMatcher = "(?i)colou?r"
+operation = "Replacement"
+replacement = "Shade"
+message = "say shade"
+"#;
+    let dir = project("serialization", config);
+    let fixed = opgen(
+        &dir,
+        &[
+            "lint",
+            "--only",
+            "requiredfields,namingconventions",
+            "--fix",
+        ],
+    );
+    let err = stderr(&fixed);
+    assert!(fixed.status.success(), "{err}");
+    assert!(
+        err.contains("warning[requiredfields]: field WidgetSpec.size has a valid zero value (0)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[namingconventions]: naming convention \"nocolour\": field WidgetSpec.colour: say shade"),
+        "{err}"
+    );
+    assert!(err.contains("help: rename it to \"shade\""), "{err}");
+    assert!(err.contains("lint: 3 warning(s)"), "{err}");
+    let types = std::fs::read_to_string(dir.join("src/api/v1/widget_types.rs")).unwrap();
+    assert_eq!(types, TYPES);
+
+    // A matcher that is no regular expression is an error at its line.
+    let cargo = dir.join("Cargo.toml");
+    let bad = std::fs::read_to_string(&cargo)
+        .unwrap()
+        .replace("(?i)colou?r", "colou(r");
+    std::fs::write(&cargo, &bad).unwrap();
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("violationMatcher"))
+        .unwrap()
+        + 1;
+    let out = opgen(&dir, &["lint"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("unclosed group"), "{err}");
+    assert!(err.contains(&format!("Cargo.toml:{line}:")), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

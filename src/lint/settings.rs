@@ -164,11 +164,19 @@ pub enum Operation {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Convention {
     pub name: String,
-    pub violation_matcher: String,
+    #[serde(deserialize_with = "regex")]
+    pub violation_matcher: regex::Regex,
     pub operation: Operation,
     #[serde(default)]
     pub replacement: String,
     pub message: String,
+}
+
+/// A regular expression (Go's RE2 and the regex crate agree on its syntax), refused at its line
+/// when it does not compile.
+fn regex<'de, D: serde::Deserializer<'de>>(d: D) -> Result<regex::Regex, D::Error> {
+    let pattern = String::deserialize(d)?;
+    regex::Regex::new(&pattern).map_err(serde::de::Error::custom)
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

@@ -305,6 +305,17 @@ pub fn build<'a>(
     resolve::Builder::new(files, markers).build(diags)
 }
 
+/// `text` as the API file `src/api/v1/types.rs`, for the tests of what reads the model.
+#[cfg(test)]
+pub(crate) fn api_file_for_tests(text: &str) -> Vec<SourceFile> {
+    vec![SourceFile {
+        path: "src/api/v1/types.rs".into(),
+        module: vec!["api".into(), "v1".into(), "types".into()],
+        ast: syn::parse_file(text).expect("the test's Rust parses"),
+        text: text.to_owned(),
+    }]
+}
+
 /// [`build`], with every type of the API modules (`src/api/**`) resolved, reachable from a kind
 /// or not: the linter's view.
 pub fn build_with_every_type<'a>(

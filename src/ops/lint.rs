@@ -89,8 +89,8 @@ pub fn lint(ws: &mut Workspace, opts: &LintOptions) -> Result<LintReport> {
     Ok(report)
 }
 
-/// Each file with its fixes' edits (insertions before a line keep their order; of two edits of
-/// one line's own text, the first wins).
+/// Each file with its fixes' edits (insertions before a line keep their order, a repeated one
+/// once; of two edits of one line's own text, the first wins).
 fn stage_fixes(ws: &mut Workspace, model: &Model<'_>, fixed: &[Finding]) {
     let mut by_file: BTreeMap<usize, Vec<(usize, &lint::Edit)>> = BTreeMap::new();
     for fix in fixed.iter().filter_map(|f| f.fix.as_ref()) {
@@ -102,8 +102,14 @@ fn stage_fixes(ws: &mut Workspace, model: &Model<'_>, fixed: &[Finding]) {
         let mut out = String::with_capacity(source.text.len());
         for (i, line) in source.text.split_inclusive('\n').enumerate() {
             let here = || edits.iter().filter(|(at, _)| *at == i + 1).map(|(_, e)| *e);
+            // Two rules may insert the same line (optionnull's and optionalfields'
+            // skip_serializing_if): once is what both ask for, twice would not compile.
+            let mut inserted: Vec<&str> = Vec::new();
             for edit in here() {
-                if let lint::Edit::Insert(text) = edit {
+                if let lint::Edit::Insert(text) = edit
+                    && !inserted.contains(&text.as_str())
+                {
+                    inserted.push(text);
                     out.push_str(text);
                     out.push('\n');
                 }

@@ -6,6 +6,7 @@ mod fields;
 mod lists;
 mod markers;
 mod naming;
+mod serialization;
 mod types;
 mod wire;
 
@@ -145,6 +146,13 @@ pub(super) static RULES: &[Rule] = &[
         "strings, lists, maps and structs have a minimum (MinLength, MinItems, MinProperties)",
         lists::minlength,
     ),
+    configured(
+        "namingconventions",
+        false,
+        Warning,
+        "no field name matching a configured naming convention",
+        naming::namingconventions,
+    ),
     rule(
         "nobools",
         false,
@@ -208,6 +216,13 @@ pub(super) static RULES: &[Rule] = &[
         "'time', not 'timestamp', in names",
         naming::notimestamp,
     ),
+    configured(
+        "optionalfields",
+        true,
+        Warning,
+        "an optional field is an Option, left out when None (lists and maps: left out when empty)",
+        serialization::optionalfields,
+    ),
     rule(
         "optionalorrequired",
         true,
@@ -221,6 +236,13 @@ pub(super) static RULES: &[Rule] = &[
         Warning,
         "configured preferred markers instead of their equivalents",
         markers::preferredmarkers,
+    ),
+    configured(
+        "requiredfields",
+        true,
+        Warning,
+        "a required field is an Option only where its zero value is valid, and left out when empty",
+        serialization::requiredfields,
     ),
     rule(
         "ssatags",
@@ -492,4 +514,29 @@ fn insert_markers(model: &Model<'_>, loc: SrcLoc, markers: &[String]) -> Option<
             .map(|m| (loc.line, Edit::Insert(format!("{indent}/// +{m}"))))
             .collect(),
     })
+}
+
+/// Runs a configured rule on one API file's `text`: its findings as (rust field, message, fixed
+/// lines), the fixes applied to the field's lines for reading.
+#[cfg(test)]
+pub(super) fn run_on(
+    text: &str,
+    settings: &Settings,
+    check: fn(&Model<'_>, &Settings, &mut Vec<Finding>),
+) -> Vec<(String, String, Option<Fix>)> {
+    use crate::diag::Diagnostics;
+    use crate::markers::{attach::attach, catalog::MarkerCatalog};
+    let files = crate::model::api_file_for_tests(text);
+    let mut diags = Diagnostics::default();
+    let markers = files
+        .iter()
+        .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+        .collect();
+    let model = crate::model::build_with_every_type(&files, markers, &mut diags);
+    assert!(diags.finish().is_ok(), "the test's model builds");
+    let mut out = Vec::new();
+    check(&model, settings, &mut out);
+    out.into_iter()
+        .map(|f| (f.rust_field.unwrap_or_default(), f.message, f.fix))
+        .collect()
 }

@@ -114,6 +114,49 @@ pub(super) fn notimestamp(model: &Model<'_>, out: &mut Vec<Finding>) {
     );
 }
 
+pub(super) fn namingconventions(model: &Model<'_>, settings: &Settings, out: &mut Vec<Finding>) {
+    // kube-api-linter matches the Go field name or the json name: here the Rust name or serde's.
+    // Its fixes rename the field; a Rust field's name is also the code's, and serde's may come
+    // from the struct's rename_all, so opgen reports only.
+    use crate::lint::settings::Operation;
+    for (t, f) in structs(model) {
+        for c in &settings.namingconventions.conventions {
+            let m = &c.violation_matcher;
+            if !m.is_match(&f.rust_name) && !m.is_match(&f.json_name) {
+                continue;
+            }
+            let mut finding = on_field(
+                "namingconventions",
+                t,
+                f,
+                format!(
+                    "naming convention {:?}: {}: {}",
+                    c.name,
+                    field_name(t, f),
+                    c.message
+                ),
+            );
+            // The serialized name with the match replaced, its first letter lower-cased.
+            let renamed = |with: &str| {
+                let name = m.replace_all(&f.json_name, with);
+                let mut chars = name.chars();
+                let first = chars.next().map(|c| c.to_ascii_lowercase());
+                format!(
+                    "rename it to {:?}",
+                    first.into_iter().chain(chars).collect::<String>()
+                )
+            };
+            finding.help = match c.operation {
+                Operation::Inform => None,
+                Operation::DropField => Some("remove the field".to_owned()),
+                Operation::Drop => Some(renamed("")),
+                Operation::Replacement => Some(renamed(&c.replacement)),
+            };
+            out.push(finding);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_camel_case;
