@@ -9,7 +9,8 @@
 #   - helm (tools/helm/setup.sh), which lints and renders the charts of `opgen create helm`;
 #   - crd-ref-docs (tools/crd-ref-docs/setup.sh), the referee of `opgen docs`, and from npm
 #     markdownlint-cli2, Asciidoctor.js and html-validate (tools/{markdownlint,asciidoctor,
-#     html-validate}/setup.sh), which check its Markdown, AsciiDoc and HTML.
+#     html-validate}/setup.sh), which check its Markdown, AsciiDoc and HTML;
+#   - crdify (tools/crdify/setup.sh), when it has been built: the proxy refuses its module.
 # Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
 # server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
@@ -38,6 +39,13 @@ ASCIIDOCTOR="$(bash tools/asciidoctor/setup.sh | tail -n 1)/asciidoctor"
 export ASCIIDOCTOR
 HTML_VALIDATE="$(bash tools/html-validate/setup.sh | tail -n 1)/html-validate"
 export HTML_VALIDATE
+# crdify cannot come from the Go module proxy (tools/crdify/setup.sh): used when built, else
+# tests/diff_crdify.rs compares with its recorded verdicts only and says so.
+if crdify_dir="$(bash tools/crdify/setup.sh 2>/dev/null | tail -n 1)"; then
+    export CRDIFY="$crdify_dir/crdify"
+else
+    echo "== crdify is not built (tools/crdify/setup.sh says how): its recorded verdicts are not re-checked"
+fi
 echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate) took $((SECONDS - start)) s"
 
 # Everything builds first (cargo holds the target directory while it runs), so that the tests
