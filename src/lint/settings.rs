@@ -9,6 +9,7 @@
 //! pointers = { preference = "WhenRequired" }
 //! ```
 
+use crate::markers::typed::names;
 use serde::Deserialize;
 
 /// Every configurable rule's settings; a rule not named keeps kube-api-linter's defaults.
@@ -69,12 +70,27 @@ pub struct ConflictSet {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
 pub enum DefaultMarker {
     #[default]
-    #[serde(rename = "default")]
     Default,
-    #[serde(rename = "kubebuilder:default")]
     Kubebuilder,
+}
+
+impl TryFrom<String> for DefaultMarker {
+    type Error = String;
+
+    fn try_from(marker: String) -> Result<Self, String> {
+        match marker.as_str() {
+            names::DEFAULT => Ok(DefaultMarker::Default),
+            names::KUBEBUILDER_DEFAULT => Ok(DefaultMarker::Kubebuilder),
+            other => Err(format!(
+                "unknown variant `{other}`, expected `{}` or `{}`",
+                names::DEFAULT,
+                names::KUBEBUILDER_DEFAULT
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -214,8 +214,8 @@ pub(super) fn defaults(model: &Model<'_>, settings: &Settings, out: &mut Vec<Fin
     use crate::lint::settings::{DefaultMarker, Policy};
     let s = &settings.defaults;
     let (preferred, secondary) = match s.preferred_default_marker {
-        DefaultMarker::Default => ("default", "kubebuilder:default"),
-        DefaultMarker::Kubebuilder => ("kubebuilder:default", "default"),
+        DefaultMarker::Default => (names::DEFAULT, names::KUBEBUILDER_DEFAULT),
+        DefaultMarker::Kubebuilder => (names::KUBEBUILDER_DEFAULT, names::DEFAULT),
     };
     for (t, f) in structs(model) {
         let of = |name: &str| -> Vec<&Marker> {
@@ -352,10 +352,10 @@ pub(super) fn conditions(model: &Model<'_>, settings: &Settings, out: &mut Vec<F
                 })
             };
             let mut missing = Vec::new();
-            if !has("listType", Some("map")) {
+            if !has(names::LIST_TYPE, Some("map")) {
                 missing.push("listType=map".to_owned());
             }
-            if !has("listMapKey", Some("type")) {
+            if !has(names::LIST_MAP_KEY, Some("type")) {
                 missing.push("listMapKey=type".to_owned());
             }
             if !has("optional", None) {

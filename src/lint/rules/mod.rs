@@ -13,7 +13,7 @@ mod wire;
 use super::{Check, Edit, Finding, Fix, Rule, Settings};
 use crate::diag::Severity;
 use crate::markers::Marker;
-use crate::markers::typed::{ResourceMarker, SchemaMarker, Typed};
+use crate::markers::typed::{ResourceMarker, SchemaMarker, Typed, names};
 use crate::model::{EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeDef, WellKnown};
 
 const fn rule(

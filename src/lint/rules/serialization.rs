@@ -84,7 +84,7 @@ impl Check {
         let markers = field_and_type_markers(model, f);
         let type_marker = markers
             .iter()
-            .find(|(m, _)| m.name() == "kubebuilder:validation:Type")
+            .find(|(m, _)| m.name() == names::KUBEBUILDER_VALIDATION_TYPE)
             .and_then(|(m, _)| marker_arg(m, ""));
         let is_struct = struct_of(model, inner).is_some()
             && type_marker
@@ -432,7 +432,7 @@ fn zero_value(
                 Shape::Struct(fields) => {
                     let type_marker = markers
                         .iter()
-                        .find(|(m, _)| m.name() == "kubebuilder:validation:Type")
+                        .find(|(m, _)| m.name() == names::KUBEBUILDER_VALIDATION_TYPE)
                         .and_then(|(m, _)| marker_arg(m, ""));
                     if type_marker.as_deref() == Some("string") {
                         return string();
