@@ -500,8 +500,15 @@ fn replace_marker(model: &Model<'_>, file: usize, m: &Marker, text: &str) -> Opt
         .then(|| (m.line, Edit::Replace(line.replacen(old, text, 1))))
 }
 
-/// Marker lines inserted above the field at `loc`, indented as its first line is.
+/// Marker lines inserted above the field at `loc`.
 fn insert_markers(model: &Model<'_>, loc: SrcLoc, markers: &[String]) -> Option<Fix> {
+    let lines: Vec<String> = markers.iter().map(|m| format!("/// +{m}")).collect();
+    insert_above_field(model, loc, &lines)
+}
+
+/// `lines` inserted above the field at `loc`, indented as its first line is; only where the
+/// field starts its line (`pub name: T`), so that each insertion is a line of its own.
+pub(super) fn insert_above_field(model: &Model<'_>, loc: SrcLoc, lines: &[String]) -> Option<Fix> {
     let line = model.files[loc.file]
         .text
         .lines()
@@ -509,9 +516,9 @@ fn insert_markers(model: &Model<'_>, loc: SrcLoc, markers: &[String]) -> Option<
     let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
     (indent.chars().count() + 1 == loc.column).then(|| Fix {
         file: loc.file,
-        edits: markers
+        edits: lines
             .iter()
-            .map(|m| (loc.line, Edit::Insert(format!("{indent}/// +{m}"))))
+            .map(|l| (loc.line, Edit::Insert(format!("{indent}{l}"))))
             .collect(),
     })
 }

@@ -29,18 +29,9 @@ pub(super) fn optionnull(model: &Model<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// An attribute line inserted above the field at `loc`, indented as it is.
+/// An attribute line inserted above the field at `loc`.
 pub(super) fn fix_before_field(model: &Model<'_>, loc: SrcLoc, attribute: &str) -> Option<Fix> {
-    let line = model.files[loc.file]
-        .text
-        .lines()
-        .nth(loc.line.checked_sub(1)?)?;
-    let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
-    // Only where the field starts its line (`pub name: T`), so the insertion is its own line.
-    (indent.chars().count() + 1 == loc.column).then(|| Fix {
-        file: loc.file,
-        edits: vec![(loc.line, Edit::Insert(format!("{indent}{attribute}")))],
-    })
+    insert_above_field(model, loc, &[attribute.to_owned()])
 }
 
 pub(super) fn untaggedenum(model: &Model<'_>, out: &mut Vec<Finding>) {
