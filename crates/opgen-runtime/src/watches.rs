@@ -36,7 +36,6 @@ use kube::{
         watcher,
     },
 };
-use serde::de::DeserializeOwned;
 
 use crate::{
     Context, Result,
@@ -91,13 +90,7 @@ where
     /// runtime's `Owns`). Needs `list` and `watch` on `Child`.
     pub fn owns<Child>(mut self, config: watcher::Config) -> Self
     where
-        Child: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-            + Clone
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
+        Child: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
         self.extra.push(Box::new(move |controller, ctx, namespace| {
             controller.owns(ctx.api_in::<Child>(namespace), config.clone())
@@ -112,13 +105,7 @@ where
     /// `Other`.
     pub fn references<Other>(mut self, names: fn(&K) -> Vec<String>) -> Self
     where
-        Other: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-            + Clone
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
+        Other: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
         self.extra.push(Box::new(move |controller, ctx, namespace| {
             let store = controller.store();
@@ -140,8 +127,7 @@ where
     /// `Other`.
     pub fn watches_all<Other, I, F>(mut self, config: watcher::Config, map: F) -> Self
     where
-        Other:
-            Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        Other: ControlledKind + Resource<DynamicType = ()>,
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
         F: Fn(&Other, &Store<K>) -> I + Clone + Send + Sync + 'static,
