@@ -1029,7 +1029,7 @@ const PATCH: &str = "Go's protobuf and patchStrategy/patchMergeKey struct tags a
 const OMITTED: &str = "import go writes an optional Go field as an Option that serde leaves out when None: the Rust already does what omitempty (omitzero for a struct) asks of the Go";
 const ALWAYS_WRITTEN: &str = "import go writes a required Go field as a plain (non-Option) Rust field, which serde always writes, so the default is never applied; in Go, omitempty leaves the empty value out";
 const REQUIRED_POINTER: &str = "import go makes a field an Option by its optionality in controller-gen's schema, not by Go's pointer: a required Go pointer is a plain Rust field, so the findings on the pointer (it should be one, or need not be) differ";
-const OMITEMPTY_DROPPED: &str = "import go does not carry Go's omitempty to a Rust field that is no Option (serde has no is-zero predicate for integers, bools or structs, and a required field is written plain), so opgen also reports the missing omitempty, and a struct of such fields has a valid zero value where KAL's has none";
+const OMITEMPTY_DROPPED: &str = "import go does not carry Go's omitempty to a Rust field that is no Option (std has no is-zero function for integers or structs that `skip_serializing_if` could name, import go treats a bool the same although `std::ops::Not::not` would do, and a required field is written plain), so opgen also reports the missing omitempty, and a struct of such fields has a valid zero value where KAL's has none";
 const BAD_TAG: &str = "the Go json tag is unterminated (`json:\"name`), so KAL keys the field by its Go name while import go (as controller-gen) reads no name from it";
 
 /// Rules that check nothing without settings (KAL refuses conflictingmarkers without one): their
@@ -1748,6 +1748,19 @@ fn gateway_api_agrees_with_kube_api_linter() {
     });
 }
 
+/// flux source-controller's API (its version in the controller-gen real-world corpus), as jobset.
+#[test]
+fn flux_source_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/source-controller/api",
+        version: "v1.9.6",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        known: KNOWN_FLUX,
+    });
+}
+
 fn real_world_agrees(case: &RealWorld) {
     let Some(kal) = kal() else { return };
     let name = case.module.rsplit('/').next().unwrap();
@@ -1865,6 +1878,314 @@ fn real_world_agrees(case: &RealWorld) {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// Disagreements on flux source-controller.
+const STATUS_DEFAULT: &str = "the default on the Go kind's status field (flux's `observedGeneration: -1`) is the kind's `+opgen:status:default` in Rust, which has no status field to hold it (see KIND_ROOT)";
+const FLUX_META: &str = "a type of github.com/fluxcd/pkg/apis/meta (Artifact, which v1 uses beside v1beta1's and v1beta2's own, LocalObjectReference, AccessFrom, ...) that import go writes under src/api/upstream/: opgen lints every type under src/api/, KAL only the packages it is given (as UPSTREAM)";
+const DURATION: &str = "metav1.Duration is imported as its wire form, a String (controller-gen's schema is a plain string), so the Rust field no longer says it is a duration; a String with Go's duration syntax has no Rust type that serde writes the same way";
+const GO_FIELD_NAME: &str = "KAL checks the Go field's name (`Reference`, whose JSON name is `ref`); the Rust field is named after the JSON name, which noreferences accepts";
+const FOREIGN_MARKERS: &str = "the field's struct is of another module (fluxcd/pkg's LocalObjectReference): KAL reads markers of the packages it analyses only, so to it the struct has no required fields, while opgen sees the `+required` on its imported copy";
+const OPTIONAL_STRING: &str = "an optional Go string without omitempty (`json:\"revision\"`): import go writes every optional string with `skip_serializing_if = \"String::is_empty\"`, as its optionality in controller-gen's schema asks, so the Rust has the omitempty KAL asks the Go for";
+const KNOWN_FLUX: &[(&str, &str, &str, Side, &str)] = &[
+    ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "spec", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "status", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
+    ("defaults", "*", "status", Side::Kal, STATUS_DEFAULT),
+    ("conditions", "*", "conditions", Side::Kal, CONDITIONS_PATCH),
+    ("arrayofstruct", "AccessFrom", "*", Side::Opgen, FLUX_META),
+    ("commentstart", "AccessFrom", "*", Side::Opgen, FLUX_META),
+    ("requiredfields", "AccessFrom", "*", Side::Opgen, FLUX_META),
+    ("ssatags", "AccessFrom", "*", Side::Opgen, FLUX_META),
+    (
+        "commentstart",
+        "LocalObjectReference",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "requiredfields",
+        "LocalObjectReference",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "commentstart",
+        "NamespaceSelector",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "commentstart",
+        "NamespacedObjectKindReference",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "optionalfields",
+        "NamespacedObjectKindReference",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "requiredfields",
+        "NamespacedObjectKindReference",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "commentstart",
+        "ReconcileRequestStatus",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    (
+        "optionalfields",
+        "ReconcileRequestStatus",
+        "*",
+        Side::Opgen,
+        FLUX_META,
+    ),
+    ("commentstart", "Artifact", "*", Side::Opgen, FLUX_META),
+    ("requiredfields", "Artifact", "*", Side::Opgen, FLUX_META),
+    ("nodurations", "BucketSpec", "interval", Side::Kal, DURATION),
+    ("nodurations", "BucketSpec", "timeout", Side::Kal, DURATION),
+    (
+        "nodurations",
+        "GitRepositorySpec",
+        "interval",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "GitRepositorySpec",
+        "timeout",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "HelmChartSpec",
+        "interval",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "HelmRepositorySpec",
+        "interval",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "HelmRepositorySpec",
+        "timeout",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "OCIRepositorySpec",
+        "interval",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "OCIRepositorySpec",
+        "timeout",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "noreferences",
+        "GitRepositorySpec",
+        "ref",
+        Side::Kal,
+        GO_FIELD_NAME,
+    ),
+    (
+        "noreferences",
+        "OCIRepositorySpec",
+        "ref",
+        Side::Kal,
+        GO_FIELD_NAME,
+    ),
+    (
+        "nonpointerstructs",
+        "GitRepositoryInclude",
+        "repository",
+        Side::Opgen,
+        FOREIGN_MARKERS,
+    ),
+    (
+        "nonpointerstructs",
+        "GitRepositoryVerification",
+        "secretRef",
+        Side::Opgen,
+        FOREIGN_MARKERS,
+    ),
+    (
+        "optionalfields",
+        "Artifact",
+        "checksum",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "Artifact",
+        "revision",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "GitRepositoryInclude",
+        "fromPath",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "GitRepositoryInclude",
+        "toPath",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "BucketSpec",
+        "insecure",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "BucketSpec",
+        "suspend",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "BucketStatus",
+        "observedGeneration",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "GitRepositorySpec",
+        "recurseSubmodules",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "GitRepositorySpec",
+        "suspend",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "GitRepositoryStatus",
+        "observedGeneration",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "GitRepositoryStatus",
+        "observedRecurseSubmodules",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmChartSpec",
+        "ignoreMissingValuesFiles",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmChartSpec",
+        "suspend",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmChartStatus",
+        "observedGeneration",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmRepositorySpec",
+        "insecure",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmRepositorySpec",
+        "passCredentials",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmRepositorySpec",
+        "suspend",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "HelmRepositoryStatus",
+        "observedGeneration",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "OCIRepositorySpec",
+        "insecure",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "OCIRepositorySpec",
+        "suspend",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "optionalfields",
+        "OCIRepositoryStatus",
+        "observedGeneration",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+];
 
 /// Disagreements on gateway-api v1: (rule, type, field JSON name, side, why).
 const KNOWN_GATEWAY_API: &[(&str, &str, &str, Side, &str)] = &[
