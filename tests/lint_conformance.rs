@@ -1761,6 +1761,19 @@ fn flux_source_controller_agrees_with_kube_api_linter() {
     });
 }
 
+/// kueue's API (its version in the controller-gen real-world corpus), as jobset.
+#[test]
+fn kueue_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "sigs.k8s.io/kueue",
+        version: "v0.17.0",
+        packages: "./apis/kueue/...",
+        domain: "x-k8s.io",
+        embedded_object_meta: true,
+        known: KNOWN_KUEUE,
+    });
+}
+
 fn real_world_agrees(case: &RealWorld) {
     let Some(kal) = kal() else { return };
     let name = case.module.rsplit('/').next().unwrap();
@@ -1878,6 +1891,198 @@ fn real_world_agrees(case: &RealWorld) {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// Disagreements on kueue.
+const ROOT_FIELDS: &str = "a kind whose fields sit at its root beside metadata (WorkloadPriorityClass's value and description): import go puts them in a `<Kind>Fields` struct that the kind flattens, so opgen names that struct where KAL names the kind";
+const NAMED_MAP: &str = "a field of a named map type (corev1.ResourceList, map[ResourceName]Quantity): KAL checks only a map type written out in the field (`map[K]V`), opgen the type behind the name, as the schema has it";
+const FOREIGN_KEY: &str = "a map keyed by corev1.ResourceName: KAL follows a named key type only within the packages it analyses, so that string type of k8s.io/api is no string to it; import go writes the key as String";
+const KNOWN_KUEUE: &[(&str, &str, &str, Side, &str)] = &[
+    ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalfields", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalfields", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "status", Side::Kal, KIND_ROOT),
+    ("conditions", "*", "conditions", Side::Kal, CONDITIONS_PATCH),
+    (
+        "optionalfields",
+        "WorkloadPriorityClass",
+        "*",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalorrequired",
+        "WorkloadPriorityClass",
+        "*",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "requiredfields",
+        "WorkloadPriorityClass",
+        "*",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalfields",
+        "WorkloadPriorityClassFields",
+        "*",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalorrequired",
+        "WorkloadPriorityClassFields",
+        "*",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "requiredfields",
+        "WorkloadPriorityClassFields",
+        "*",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "nomaps",
+        "AdmissionFairSharingStatus",
+        "consumedResources",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "nomaps",
+        "LocalQueueAdmissionFairSharingStatus",
+        "consumedResources",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "nomaps",
+        "PodSetAssignment",
+        "resourceUsage",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "nomaps",
+        "PodSetRequest",
+        "resources",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    ("nomaps", "ResourceList", "", Side::Opgen, NAMED_MAP),
+    (
+        "nomaps",
+        "PodSetAssignment",
+        "flavors",
+        Side::Kal,
+        FOREIGN_KEY,
+    ),
+    ("requiredfields", "*", "*", Side::Opgen, OMITEMPTY_DROPPED),
+    (
+        "optionalfields",
+        "Admission",
+        "clusterQueue",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "Admission",
+        "podSetAssignments",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "ClusterQueuePendingWorkloadsStatus",
+        "clusterQueuePendingWorkload",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "ClusterQueueStatus",
+        "flavorsReservation",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "ClusterQueueStatus",
+        "flavorsUsage",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "ClusterQueueStatus",
+        "pendingWorkloadsStatus",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "LocalQueueStatus",
+        "flavorUsage",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "LocalQueueStatus",
+        "flavorsReservation",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "PodSetAssignment",
+        "name",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "WorkloadSpec",
+        "podSets",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "defaults",
+        "PodSetAssignment",
+        "name",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "LocalQueueResourceUsage",
+        "total",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "optionalfields",
+        "ResourceUsage",
+        "borrowed",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "optionalfields",
+        "ResourceUsage",
+        "total",
+        Side::Kal,
+        POINTER,
+    ),
+];
 
 /// Disagreements on flux source-controller.
 const STATUS_DEFAULT: &str = "the default on the Go kind's status field (flux's `observedGeneration: -1`) is the kind's `+opgen:status:default` in Rust, which has no status field to hold it (see KIND_ROOT)";

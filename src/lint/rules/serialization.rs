@@ -515,6 +515,8 @@ fn zero_text(model: &Model<'_>, ty: &Ty) -> String {
             _ => String::new(),
         },
         Ty::Option(_) => "null".to_owned(),
+        // A struct of another module (PodTemplateSpec, Time, Quantity), as KAL reads it.
+        Ty::K8s(_) => "{}".to_owned(),
         _ => String::new(),
     }
 }
@@ -530,6 +532,7 @@ fn validation_hint(model: &Model<'_>, ty: &Ty) -> &'static str {
             Shape::Struct(_) => "min properties/adding required fields",
             _ => "",
         },
+        Ty::K8s(_) => "min properties/adding required fields",
         _ => "",
     }
 }
@@ -681,6 +684,24 @@ mod tests {
                 "7: insert #[serde(skip_serializing_if = \"Option::is_none\")]",
                 "16: insert #[serde(skip_serializing_if = \"Option::is_none\")]",
             ]
+        );
+    }
+
+    /// kueue's `PodSet.template`: KAL reads a struct of another module as `{}`, and so does opgen
+    /// for a k8s-openapi type (it printed `()` and an empty hint).
+    #[test]
+    fn a_required_k8s_struct_has_the_zero_value_kal_names() {
+        let (found_, _) = lint(
+            "    /// +required\n    pub template: k8s_openapi::api::core::v1::PodTemplateSpec,\n",
+            &Settings::default(),
+            requiredfields,
+        );
+        assert_eq!(
+            found_[0],
+            found(
+                "template",
+                "field Spec.template has a valid zero value ({}), but the validation is not complete (e.g. min properties/adding required fields). The field should be a pointer to allow the zero value to be set. If the zero value is not a valid use case, complete the validation and remove the pointer."
+            )
         );
     }
 
