@@ -99,6 +99,7 @@
 #![warn(missing_docs)]
 
 mod backoff;
+pub mod cache;
 pub mod cli;
 mod conditions;
 pub mod controller;
@@ -121,7 +122,7 @@ pub use conditions::{
     Conditions, condition, condition_at, degraded, find_condition, is_condition_true,
     remove_condition, set_condition,
 };
-pub use controller::{Context, ControllerEntry, StatusUpdate};
+pub use controller::{Context, ControllerEntry, StatusUpdate, StatusWrite};
 pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
 pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};
