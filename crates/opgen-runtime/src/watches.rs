@@ -1,18 +1,22 @@
 //! What a controller watches besides its own kind, declared rather than built: the kinds it
 //! owns ([`Watches::owns`]), the objects its spec names ([`Watches::references`]), any other
-//! relation as a mapping function ([`Watches::watches_all`]), and which of its own objects it
-//! reconciles at all ([`Watches::primary`]).
+//! relation as a mapping function ([`Watches::watches_all`]), which of its own objects it
+//! reconciles at all ([`Watches::primary`]) and on which of their changes
+//! ([`Watches::reconcile_when`]). Each watch keeps what it sees in a cache the reconciles read
+//! ([`Context::cache`]).
 //!
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use k8s_openapi::api::{apps::v1::Deployment, core::v1::{ConfigMap, Secret}};
 //! # use kube::runtime::{controller::Action, watcher};
-//! # use opgen_runtime::{Context, Result, watches::Watches};
+//! # use opgen_runtime::{Context, Result, watches::{Changed, Watches}};
 //! # async fn reconcile(_: Arc<ConfigMap>, _: Arc<Context>) -> Result<Action> { todo!() }
 //! # fn error_policy(_: Arc<ConfigMap>, _: &opgen_runtime::Error, _: Arc<Context>) -> Action { todo!() }
 //! # async fn run(ctx: Arc<Context>) -> Result<()> {
 //! let children = watcher::Config::default().labels("app.kubernetes.io/managed-by=demo");
 //! Watches::new()
+//!     // A ConfigMap's own changes reconcile it when its labels change (it has no generation).
+//!     .reconcile_when(Changed::LABELS)
 //!     // A change of an owned Deployment reconciles its controller.
 //!     .owns::<Deployment>(children)
 //!     // A Secret named in an object's data reconciles that object.

@@ -47,7 +47,7 @@ use kube::{
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate,
     controller::{self, is_not_found},
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -102,6 +102,10 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
     let children = watcher::Config::default().labels(&format!("{OWNED_LABEL}=true"));
     let namespaces = watcher::Config::default();
     Watches::new()
+        // A MultiSecret's own changes reconcile it when its spec (generation) or
+        // its finalizers change: not for the counts this controller writes. The
+        // finalizer helper waits for the reconcile that adding FINALIZER causes.
+        .reconcile_when(Changed::GENERATION | Changed::FINALIZERS)
         // A created, changed or deleted child reconciles its MultiSecret.
         .watches_all(children.any_semantic(), |secret: &Secret, _| {
             owner_of(secret)
