@@ -51,7 +51,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
-use crate::{Error, ErrorBackoff, MetricLabel, Result, instance_name, metrics::Metrics};
+use crate::{
+    Error, ErrorBackoff, MetricLabel, Result,
+    cache::{Cache, Caches},
+    instance_name,
+    metrics::Metrics,
+};
 
 /// A controller the manager can start.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +84,8 @@ pub struct Context {
     pub namespaces: Vec<String>,
     /// Cancelled on SIGTERM or Ctrl-C: controllers finish running reconciles and return.
     pub shutdown: CancellationToken,
+    /// What the controllers' watches keep, by kind ([`Context::cache`]).
+    pub(crate) caches: Caches,
 }
 
 impl Context {
@@ -103,7 +110,19 @@ impl Context {
             backoff: ErrorBackoff::default(),
             namespaces,
             shutdown,
+            caches: Caches::default(),
         }
+    }
+
+    /// The objects of kind `K` the controllers' watches keep ([`Watches`](crate::watches::Watches)
+    /// reflects each kind it watches), read without a request: `None` when no watch keeps
+    /// that kind. Holds only what the watch selects (a label-filtered `owns` caches the
+    /// operator's own children, not every object of the kind).
+    pub fn cache<K>(&self) -> Option<Cache<K>>
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.caches.get()
     }
 
     /// The APIs a controller of a namespaced kind watches: one per watched
@@ -178,23 +197,49 @@ impl Context {
     /// Server-side applies `status` as the whole status of `obj` (as
     /// [`Context::patch_status`]), unless `obj` already has it: with
     /// [`set_condition`](crate::set_condition) keeping each condition's `lastTransitionTime`
-    /// while its status holds, a reconcile that changes nothing writes nothing. An object
-    /// deleted after the cache saw it is [`StatusUpdate::Gone`], not an error. Namespaced and
-    /// cluster-scoped kinds alike.
+    /// while its status holds, a reconcile that changes nothing writes nothing. When the
+    /// status type has a top-level `observedGeneration`, it is set to `obj`'s generation. An
+    /// object deleted after the cache saw it is [`StatusUpdate::Gone`], not an error.
+    /// Namespaced and cluster-scoped kinds alike. [`Context::write_status`] writes by merge
+    /// patch instead.
     pub async fn update_status<K>(&self, obj: &K, status: &K::Status) -> Result<StatusUpdate>
     where
         K: Resource<DynamicType = ()> + HasStatus + Clone + DeserializeOwned + Debug,
-        K::Status: PartialEq + Serialize,
+        K::Status: PartialEq + Serialize + DeserializeOwned,
     {
+        self.write_status(obj, status, StatusWrite::Apply).await
+    }
+
+    /// [`Context::update_status`], written as `how` says.
+    pub async fn write_status<K>(
+        &self,
+        obj: &K,
+        status: &K::Status,
+        how: StatusWrite,
+    ) -> Result<StatusUpdate>
+    where
+        K: Resource<DynamicType = ()> + HasStatus + Clone + DeserializeOwned + Debug,
+        K::Status: PartialEq + Serialize + DeserializeOwned,
+    {
+        let observed = with_observed_generation(status, obj.meta().generation);
+        let status = observed.as_ref().unwrap_or(status);
         if obj.status() == Some(status) {
             debug!("status is up to date");
             return Ok(StatusUpdate::Unchanged);
         }
-        let patch = status_patch::<K>(status);
+        let (params, patch) = match how {
+            StatusWrite::Apply => (self.apply_params(), status_patch::<K>(status)),
+            StatusWrite::Merge => {
+                let json = |status| serde_json::to_value(status).map_err(kube::Error::SerdeError);
+                let (current, desired) = (json(obj.status())?, json(Some(status))?);
+                let patch = json!({ "status": merge_patch(&current, &desired) });
+                (PatchParams::default(), Patch::Merge(patch))
+            }
+        };
         // A request in the object's own scope: an `Api` would have to know it statically.
         let url = K::url_path(&(), obj.meta().namespace.as_deref());
         let request = kube::core::Request::new(url)
-            .patch_subresource("status", &obj.name_any(), &self.apply_params(), &patch)
+            .patch_subresource("status", &obj.name_any(), &params, &patch)
             .map_err(kube::Error::BuildRequest)?;
         match self.client.request::<K>(request).await {
             Ok(_) => Ok(StatusUpdate::Updated),
@@ -293,6 +338,61 @@ fn status_patch<K: Resource<DynamicType = ()>>(
         "kind": K::kind(&()),
         "status": status,
     }))
+}
+
+/// How [`Context::write_status`] writes a status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatusWrite {
+    /// Server-side apply by the operator's field manager, forcing conflicts: the fields it
+    /// sets are the controller's, and a field it stops setting is removed.
+    #[default]
+    Apply,
+    /// A JSON merge patch of what differs from the status `obj` has (a field gone from the
+    /// desired status is sent as `null`): for a status other writers share without
+    /// server-side apply, or a CRD whose lists are not list-maps.
+    Merge,
+}
+
+/// `status` with its top-level `observedGeneration` set to `generation`, when its type has
+/// one (the field survives a round trip through the type): `None` when it has none, or
+/// already says `generation`.
+fn with_observed_generation<S>(status: &S, generation: Option<i64>) -> Option<S>
+where
+    S: Serialize + DeserializeOwned,
+{
+    let mut value = serde_json::to_value(status).ok()?;
+    let fields = value.as_object_mut()?;
+    if fields.get("observedGeneration") == Some(&json!(generation)) {
+        return None;
+    }
+    fields.insert("observedGeneration".into(), json!(generation?));
+    let observed: S = serde_json::from_value(value).ok()?;
+    let kept = serde_json::to_value(&observed).ok()?;
+    (kept.get("observedGeneration") == Some(&json!(generation))).then_some(observed)
+}
+
+/// The JSON merge patch (RFC 7386) that turns `current` into `desired`: the fields that
+/// differ, nested objects patched field by field, removed fields as `null`.
+fn merge_patch(current: &serde_json::Value, desired: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let (Value::Object(current), Value::Object(desired)) = (current, desired) else {
+        return desired.clone();
+    };
+    let removed = current
+        .keys()
+        .filter(|key| !desired.contains_key(*key))
+        .map(|key| (key.clone(), Value::Null));
+    let changed = desired
+        .iter()
+        .filter(|(key, value)| current.get(*key) != Some(value))
+        .map(|(key, value)| {
+            let patch = match current.get(key) {
+                Some(old) => merge_patch(old, value),
+                None => value.clone(),
+            };
+            (key.clone(), patch)
+        });
+    Value::Object(removed.chain(changed).collect())
 }
 
 /// What [`Context::update_status`] did.
@@ -652,6 +752,137 @@ mod tests {
             apply.body["status"]["conditions"][0]["observedGeneration"],
             2
         );
+    }
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[kube(
+        group = "demo.opgen.dev",
+        version = "v1",
+        kind = "Counted",
+        namespaced,
+        status = "CountedStatus",
+        schema = "disabled"
+    )]
+    struct CountedSpec {}
+
+    #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct CountedStatus {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observed_generation: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replicas: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        selector: Option<String>,
+    }
+
+    const COUNTED: &str = "/apis/demo.opgen.dev/v1/namespaces/default/counteds/counted";
+
+    fn counted(generation: i64, status: Option<CountedStatus>) -> Counted {
+        let mut counted = Counted::new("counted", CountedSpec {});
+        counted.metadata.namespace = Some("default".into());
+        counted.metadata.generation = Some(generation);
+        counted.status = status;
+        counted
+    }
+
+    #[tokio::test]
+    async fn a_status_with_an_observed_generation_is_written_with_the_objects() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        server.insert(COUNTED, &counted(4, None));
+        let desired = CountedStatus {
+            replicas: Some(2),
+            ..CountedStatus::default()
+        };
+
+        let written = ctx.update_status(&counted(4, None), &desired).await;
+
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let stored = server.object(COUNTED).expect("kept");
+        assert_eq!(
+            stored["status"],
+            json!({"observedGeneration": 4, "replicas": 2})
+        );
+        // The same status, observed at the same generation: nothing to write.
+        let stored: Counted = serde_json::from_value(stored).unwrap();
+        let again = ctx.update_status(&stored, &desired).await;
+        assert_eq!(again.expect("no write"), StatusUpdate::Unchanged);
+        // A new generation is observed: written again.
+        let mut next = stored.clone();
+        next.metadata.generation = Some(5);
+        let moved = ctx.update_status(&next, &desired).await;
+        assert_eq!(moved.expect("written"), StatusUpdate::Updated);
+        assert_eq!(
+            server.object(COUNTED).unwrap()["status"]["observedGeneration"],
+            5
+        );
+    }
+
+    #[tokio::test]
+    async fn a_status_without_an_observed_generation_is_written_as_given() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        server.insert(DEMO, &demo());
+
+        let written = ctx
+            .update_status(&demo(), &available(&demo(), "True"))
+            .await;
+
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let status = &server.requests()[0].body["status"];
+        assert_eq!(status.as_object().map(|s| s.len()), Some(1), "{status}");
+        assert!(status.get("conditions").is_some(), "{status}");
+    }
+
+    #[tokio::test]
+    async fn a_status_merge_patch_sends_what_differs_and_nulls_what_went() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let before = CountedStatus {
+            observed_generation: Some(3),
+            replicas: Some(1),
+            selector: Some("app=old".into()),
+        };
+        let obj = counted(3, Some(before));
+        server.insert(COUNTED, &obj);
+        let desired = CountedStatus {
+            replicas: Some(3),
+            ..CountedStatus::default()
+        };
+
+        let written = ctx.write_status(&obj, &desired, StatusWrite::Merge).await;
+
+        assert_eq!(written.expect("written"), StatusUpdate::Updated);
+        let patch = &server.requests()[0];
+        assert_eq!(patch.path, format!("{COUNTED}/status"));
+        assert_eq!(
+            patch.content_type.as_deref(),
+            Some("application/merge-patch+json")
+        );
+        assert!(!patch.query.contains("fieldManager"), "{}", patch.query);
+        assert_eq!(
+            patch.body,
+            json!({"status": {"replicas": 3, "selector": null}})
+        );
+        let stored = server.object(COUNTED).expect("kept");
+        assert_eq!(
+            stored["status"],
+            json!({"observedGeneration": 3, "replicas": 3})
+        );
+    }
+
+    #[test]
+    fn a_merge_patch_recurses_into_objects_and_replaces_lists() {
+        let current = json!({"a": {"b": 1, "c": 2}, "list": [1, 2], "same": "x", "gone": true});
+        let desired = json!({"a": {"b": 1, "c": 3, "d": 4}, "list": [2], "same": "x"});
+        assert_eq!(
+            merge_patch(&current, &desired),
+            json!({"a": {"c": 3, "d": 4}, "list": [2], "gone": null})
+        );
+        let mut patched = current.clone();
+        json_patch::merge(&mut patched, &merge_patch(&current, &desired));
+        assert_eq!(patched, desired);
     }
 
     #[tokio::test]

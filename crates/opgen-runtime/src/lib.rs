@@ -15,7 +15,10 @@
 //!   error policy, a status written only when it changes ([`Context::update_status`]) and
 //!   events;
 //! - [`watches`]: what a controller watches besides its kind ([`watches::Watches`]: the kinds
-//!   it owns, objects its spec names, a label-selected primary);
+//!   it owns, objects its spec names, a label-selected primary reconciled only on the
+//!   changes [`watches::Changed`] names, e.g. its generation);
+//! - [`cache`]: what the watches keep, read by a reconcile without a request
+//!   ([`Context::cache`]: by name, namespace or controller);
 //! - [`owned`]: the objects a custom resource owns, applied with it as their controller and
 //!   never adopted from another or from nobody, and deleted once no longer wanted;
 //! - [`Conditions`], [`set_condition`], [`find_condition`], [`is_condition_true`],
@@ -82,9 +85,10 @@
 //! }
 //! ```
 //!
-//! and its controller watches the Deployments it owns:
-//! `Watches::new().owns::<Deployment>(watcher::Config::default()).run(ctx, "app", reconcile,
-//! error_policy)`.
+//! and its controller watches the Deployments it owns (which `apply_owned` then reads from the
+//! cache) and reconciles an App when its spec changes, not when its status does:
+//! `Watches::new().reconcile_when(Changed::GENERATION).owns::<Deployment>(watcher::Config::default())
+//! .run(ctx, "app", reconcile, error_policy)`.
 //!
 //! # Versions
 //!
@@ -99,6 +103,7 @@
 #![warn(missing_docs)]
 
 mod backoff;
+pub mod cache;
 pub mod cli;
 mod conditions;
 pub mod controller;
@@ -116,12 +121,13 @@ pub mod watches;
 pub mod webhook;
 
 pub use backoff::ErrorBackoff;
+pub use cache::Cache;
 pub use cli::ManagerArgs;
 pub use conditions::{
     Conditions, condition, condition_at, degraded, find_condition, is_condition_true,
     remove_condition, set_condition,
 };
-pub use controller::{Context, ControllerEntry, StatusUpdate};
+pub use controller::{Context, ControllerEntry, StatusUpdate, StatusWrite};
 pub use error::{Error, MetricLabel, Result};
 pub use manager::Manager;
 pub use webhook::{Converter, Defaulter, Validator, WebhookEntry};

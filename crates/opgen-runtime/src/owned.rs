@@ -32,7 +32,7 @@
 //! # }
 //! ```
 
-use std::fmt::Debug;
+use std::{fmt::Debug, sync::Arc};
 
 use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
 use kube::{
@@ -74,17 +74,34 @@ where
 
 /// The child `name` of kind `K` in `owner`'s namespace: `None` when it does not exist, and
 /// [`Error::OwnedByAnother`] when it exists but `owner` does not control it (another owner
-/// does, or nobody: a same-named object is never adopted). Needs `get` on the child's
-/// resource.
+/// does, or nobody: a same-named object is never adopted). Read from the controller's cache
+/// ([`Context::cache`]) when a watch keeps it there, else (not cached: not selected by the
+/// watch, or not yet seen) from the API server: a same-named object the cache does not
+/// select is refused all the same. Needs `get` on the child's resource.
 pub async fn get_owned<K, O>(ctx: &Context, owner: &O, name: &str) -> Result<Option<K>>
 where
-    K: Resource<Scope = NamespaceResourceScope> + Clone + Debug + DeserializeOwned,
-    K::DynamicType: Default,
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
     O: Resource,
 {
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &owner_namespace(owner)?);
-    let Some(existing) = api.get_opt(name).await? else {
-        return Ok(None);
+    let namespace = owner_namespace(owner)?;
+    let cached = ctx
+        .cache::<K>()
+        .and_then(|cache| cache.get(Some(&namespace), name));
+    let existing = match cached {
+        Some(cached) => Arc::unwrap_or_clone(cached),
+        None => {
+            let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
+            let Some(existing) = api.get_opt(name).await? else {
+                return Ok(None);
+            };
+            existing
+        }
     };
     if is_controlled_by(&existing, owner) {
         return Ok(Some(existing));
@@ -136,13 +153,20 @@ impl<K: Resource> Applied<K> {
 /// Server-side applies `child` in `owner`'s namespace with `owner` as its controller
 /// ([`controller_reference`]) and the operator's field manager, forced
 /// ([`Context::apply_params`]): a child someone changed is put back, a deleted one is created
-/// again. A same-named object `owner` does not control is refused first ([`get_owned`]).
-/// Needs `get` and `patch` on the child's resource, and `create` for the apply that creates
+/// again. A same-named object `owner` does not control is refused first ([`get_owned`]: from
+/// the controller's cache when it holds the child, so [`Applied::previous`] may lag the API
+/// server by a watch event). Needs `get` and `patch` on the child's resource, and `create` for the apply that creates
 /// it.
 pub async fn apply_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
 where
-    K: Resource<Scope = NamespaceResourceScope> + Clone + Debug + Serialize + DeserializeOwned,
-    K::DynamicType: Default,
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
     O: Resource,
     O::DynamicType: Default,
 {
@@ -332,6 +356,27 @@ mod tests {
         let stranger = object("stranger", "u-3");
         let refused = get_owned::<ConfigMap, _>(&ctx, &stranger, "child").await;
         assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
+    }
+
+    #[tokio::test]
+    async fn a_cached_child_is_read_from_the_cache_without_a_request() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let owner = object("owner", "u-1");
+        crate::testing::fill_cache(&ctx, [stored_child("child", "c-1", Some("u-1"))]);
+
+        let ours: Option<ConfigMap> = get_owned(&ctx, &owner, "child").await.expect("read");
+        assert_eq!(ours.and_then(|c| c.uid()).as_deref(), Some("c-1"));
+        assert!(server.requests().is_empty(), "{:?}", server.requests());
+
+        // Not cached (not selected by the watch): read from the API server, and refused.
+        server.insert(
+            &format!("{CONFIG_MAPS}/unlabelled"),
+            &stored_child("unlabelled", "c-2", Some("u-2")),
+        );
+        let refused = get_owned::<ConfigMap, _>(&ctx, &owner, "unlabelled").await;
+        assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
+        assert_eq!(server.requests().len(), 1);
     }
 
     #[tokio::test]

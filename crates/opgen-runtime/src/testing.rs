@@ -457,6 +457,19 @@ pub fn test_context(client: Client, manager_name: &str) -> Arc<Context> {
     ))
 }
 
+/// Fills `ctx`'s cache of kind `K` ([`Context::cache`]) with `objects`, as a controller's
+/// watch would: for the unit test of a reconcile that reads its children from the cache.
+pub fn fill_cache<K>(ctx: &Context, objects: impl IntoIterator<Item = K>)
+where
+    K: kube::Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let (store, mut writer) = kube::runtime::reflector::store();
+    for object in objects {
+        writer.apply_watcher_event(&kube::runtime::watcher::Event::Apply(object));
+    }
+    ctx.caches.add(None, store);
+}
+
 /// The API server side of a test.
 pub struct ApiServerVerifier(Handle<Request<Body>, Response<Body>>);
 

@@ -1,18 +1,22 @@
 //! What a controller watches besides its own kind, declared rather than built: the kinds it
 //! owns ([`Watches::owns`]), the objects its spec names ([`Watches::references`]), any other
-//! relation as a mapping function ([`Watches::watches_all`]), and which of its own objects it
-//! reconciles at all ([`Watches::primary`]).
+//! relation as a mapping function ([`Watches::watches_all`]), which of its own objects it
+//! reconciles at all ([`Watches::primary`]) and on which of their changes
+//! ([`Watches::reconcile_when`]). Each watch keeps what it sees in a cache the reconciles read
+//! ([`Context::cache`]).
 //!
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use k8s_openapi::api::{apps::v1::Deployment, core::v1::{ConfigMap, Secret}};
 //! # use kube::runtime::{controller::Action, watcher};
-//! # use opgen_runtime::{Context, Result, watches::Watches};
+//! # use opgen_runtime::{Context, Result, watches::{Changed, Watches}};
 //! # async fn reconcile(_: Arc<ConfigMap>, _: Arc<Context>) -> Result<Action> { todo!() }
 //! # fn error_policy(_: Arc<ConfigMap>, _: &opgen_runtime::Error, _: Arc<Context>) -> Action { todo!() }
 //! # async fn run(ctx: Arc<Context>) -> Result<()> {
 //! let children = watcher::Config::default().labels("app.kubernetes.io/managed-by=demo");
 //! Watches::new()
+//!     // A ConfigMap's own changes reconcile it when its labels change (it has no generation).
+//!     .reconcile_when(Changed::LABELS)
 //!     // A change of an owned Deployment reconciles its controller.
 //!     .owns::<Deployment>(children)
 //!     // A Secret named in an object's data reconciles that object.
@@ -24,41 +28,152 @@
 //! # }
 //! ```
 
-use std::{fmt::Debug, future::Future, hash::Hash, sync::Arc};
+use std::{
+    collections::hash_map::DefaultHasher,
+    future::Future,
+    hash::{Hash, Hasher},
+    ops::BitOr,
+    sync::Arc,
+};
 
+use futures::{
+    FutureExt, StreamExt,
+    future::{BoxFuture, Shared},
+    stream::BoxStream,
+};
 use k8s_openapi::NamespaceResourceScope;
 use kube::{
-    Resource, ResourceExt,
+    Api, Resource, ResourceExt,
     runtime::{
-        Controller,
-        controller::Action,
-        reflector::{ObjectRef, Store},
+        WatchStreamExt, applier,
+        controller::{self, Action, ReconcileRequest, trigger_owners, trigger_self, trigger_with},
+        reflector::{self, ObjectRef, Store},
         watcher,
     },
 };
+use tracing::Instrument;
 
 use crate::{
     Context, Result,
-    controller::{ControlledKind, run_configured},
+    controller::{ControlledKind, ensure_crd_installed, log_reconcile_result},
 };
 
-type Configure<K> =
-    Box<dyn Fn(Controller<K>, &Context, Option<&str>) -> Controller<K> + Send + Sync>;
+/// Which changes of an object of the controller's kind reconcile it (controller-runtime's
+/// predicates on `For`), combined with `|`: [`Watches::reconcile_when`]. A new object, a
+/// watch restart's relist of a changed one, and the reconciles the other watches or a
+/// requeue ask for are never filtered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Changed(u8);
+
+impl Changed {
+    /// `metadata.generation` moved: the spec changed, or a deletion began. Updates of the
+    /// status or of metadata alone do not reconcile (`GenerationChangedPredicate`). A kind
+    /// without a generation (a ConfigMap) is reconciled on every change.
+    ///
+    /// Adding a finalizer moves no generation: a controller that adds one with
+    /// [`controller::finalizer`](crate::controller::finalizer) and waits for the next
+    /// reconcile combines this with [`Changed::FINALIZERS`].
+    pub const GENERATION: Changed = Changed(1);
+    /// The labels changed (`LabelChangedPredicate`).
+    pub const LABELS: Changed = Changed(1 << 1);
+    /// The annotations changed (`AnnotationChangedPredicate`).
+    pub const ANNOTATIONS: Changed = Changed(1 << 2);
+    /// The finalizers changed.
+    pub const FINALIZERS: Changed = Changed(1 << 3);
+
+    fn has(self, other: Changed) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// A hash of what these changes look at in `obj`: equal hashes mean no such change.
+    /// `None` when `obj` has none of it (a generation alone on a kind without one), which
+    /// lets every change through.
+    fn hash<K: Resource>(self, obj: &K) -> Option<u64> {
+        let meta = obj.meta();
+        let generation = meta.generation.filter(|_| self.has(Changed::GENERATION));
+        let others = self.0 & !Changed::GENERATION.0 != 0;
+        if generation.is_none() && !others {
+            return None;
+        }
+        let mut hasher = DefaultHasher::new();
+        generation.hash(&mut hasher);
+        self.has(Changed::LABELS)
+            .then(|| obj.labels())
+            .hash(&mut hasher);
+        self.has(Changed::ANNOTATIONS)
+            .then(|| obj.annotations())
+            .hash(&mut hasher);
+        self.has(Changed::FINALIZERS)
+            .then(|| obj.finalizers())
+            .hash(&mut hasher);
+        Some(hasher.finish())
+    }
+}
+
+impl BitOr for Changed {
+    type Output = Changed;
+
+    fn bitor(self, other: Changed) -> Changed {
+        Changed(self.0 | other.0)
+    }
+}
+
+/// What a controller's applier yields: each reconcile's object and action, or why none ran.
+type Reconciled<K, E> = BoxStream<
+    'static,
+    std::result::Result<(ObjectRef<K>, Action), controller::Error<E, watcher::Error>>,
+>;
+
+type Triggers<K> = BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>;
+
+/// What a watch adds for one watched namespace: its triggers, and its cache's readiness.
+struct Watch<K: Resource> {
+    triggers: Triggers<K>,
+    ready: BoxFuture<'static, ()>,
+}
+
+type AddWatch<K> = Box<dyn Fn(&Context, Option<&str>, &Store<K>) -> Watch<K> + Send + Sync>;
+
+/// Reflects `stream` (a watch of kind `T` in `namespace`) into a new store, added to the
+/// context's caches; the store's objects and its readiness.
+fn cached<T>(
+    ctx: &Context,
+    namespace: Option<&str>,
+    stream: impl futures::Stream<Item = Result<watcher::Event<T>, watcher::Error>> + Send + 'static,
+) -> (
+    impl futures::Stream<Item = Result<T, watcher::Error>> + Send + 'static,
+    BoxFuture<'static, ()>,
+)
+where
+    T: ControlledKind + Resource<DynamicType = ()>,
+{
+    let (store, writer) = reflector::store();
+    ctx.caches.add(namespace, store.clone());
+    let ready = async move {
+        // A dropped writer (the watch ended) leaves nothing to wait for.
+        let _ = store.wait_until_ready().await;
+    };
+    (
+        reflector::reflector(writer, stream).touched_objects(),
+        ready.boxed(),
+    )
+}
 
 /// The watches of a controller of kind `K`, run by [`Watches::run`] once per watched
-/// namespace (`--namespace`), or once over the cluster.
+/// namespace (`--namespace`), or once over the cluster. Each watch keeps what it sees in a
+/// cache the reconciles read ([`Context::cache`]).
 pub struct Watches<K>
 where
-    K: Clone + Resource + Debug + 'static,
-    K::DynamicType: Eq + Hash,
+    K: ControlledKind,
 {
     primary: watcher::Config,
-    extra: Vec<Configure<K>>,
+    changed: Option<Changed>,
+    extra: Vec<AddWatch<K>>,
 }
 
 impl<K> Default for Watches<K>
 where
-    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
+    K: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
 {
     fn default() -> Self {
         Self::new()
@@ -67,12 +182,13 @@ where
 
 impl<K> Watches<K>
 where
-    K: ControlledKind + Resource<Scope = NamespaceResourceScope>,
+    K: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
 {
     /// Every object of kind `K`, and nothing else yet.
     pub fn new() -> Self {
         Watches {
             primary: watcher::Config::default().any_semantic(),
+            changed: None,
             extra: Vec::new(),
         }
     }
@@ -84,16 +200,29 @@ where
         self
     }
 
+    /// Reconciles an object of kind `K` on a change only when its `changes` changed, e.g.
+    /// `Changed::GENERATION` for spec changes alone (the status the reconcile writes does not
+    /// reconcile it again). The other watches and requeues still reconcile it.
+    pub fn reconcile_when(mut self, changes: Changed) -> Self {
+        self.changed = Some(changes);
+        self
+    }
+
     /// Watches the objects of kind `Child` that `config` selects (a label selector keeps the
     /// cache to the operator's own children) in the controller's namespaces: a change
     /// reconciles the object named in the child's controller owner reference (controller-
-    /// runtime's `Owns`). Needs `list` and `watch` on `Child`.
+    /// runtime's `Owns`), and `ctx.cache::<Child>()` reads them. Needs `list` and `watch` on
+    /// `Child`.
     pub fn owns<Child>(mut self, config: watcher::Config) -> Self
     where
         Child: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
-        self.extra.push(Box::new(move |controller, ctx, namespace| {
-            controller.owns(ctx.api_in::<Child>(namespace), config.clone())
+        self.extra.push(Box::new(move |ctx, namespace, _| {
+            let api = ctx.api_in::<Child>(namespace);
+            let events = watcher(api, config.clone()).default_backoff();
+            let (children, ready) = cached(ctx, namespace, events);
+            let triggers = trigger_owners(children, (), ()).boxed();
+            Watch { triggers, ready }
         }));
         self
     }
@@ -107,14 +236,17 @@ where
     where
         Other: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
-        self.extra.push(Box::new(move |controller, ctx, namespace| {
-            let store = controller.store();
+        self.extra.push(Box::new(move |ctx, namespace, store| {
+            let api = ctx.api_in::<Other>(namespace);
             let config = watcher::Config::default().any_semantic();
-            controller.watches(
-                ctx.api_in::<Other>(namespace),
-                config,
-                move |other: Other| referencing(&store, &other, names),
-            )
+            let events = watcher(api, config).default_backoff();
+            let (others, ready) = cached(ctx, namespace, events);
+            let store = store.clone();
+            let triggers = trigger_with(others, move |other: Other| {
+                referencing(&store, &other, names)
+            });
+            let triggers = triggers.boxed();
+            Watch { triggers, ready }
         }));
         self
     }
@@ -132,17 +264,21 @@ where
         I::IntoIter: Send,
         F: Fn(&Other, &Store<K>) -> I + Clone + Send + Sync + 'static,
     {
-        self.extra
-            .push(Box::new(move |controller, ctx, _namespace| {
-                let (store, map) = (controller.store(), map.clone());
-                let api = kube::Api::<Other>::all(ctx.client.clone());
-                controller.watches(api, config.clone(), move |other: Other| map(&other, &store))
-            }));
+        self.extra.push(Box::new(move |ctx, _namespace, store| {
+            let (store, map) = (store.clone(), map.clone());
+            let api = Api::<Other>::all(ctx.client.clone());
+            let events = watcher(api, config.clone()).default_backoff();
+            let (others, ready) = cached(ctx, None, events);
+            let triggers = trigger_with(others, move |other: Other| map(&other, &store));
+            let triggers = triggers.boxed();
+            Watch { triggers, ready }
+        }));
         self
     }
 
     /// Runs the controller as [`controller::run`](crate::controller::run) does, with these
-    /// watches.
+    /// watches: a reconcile starts once every watch has listed its objects (its cache is
+    /// filled, as controller-runtime's `WaitForCacheSync`).
     pub async fn run<ReconcileFn, ReconcileFut, E, PolicyFn>(
         self,
         ctx: Arc<Context>,
@@ -151,19 +287,116 @@ where
         error_policy: PolicyFn,
     ) -> Result<()>
     where
-        ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone,
+        ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Clone + Send + 'static,
         ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
         E: std::error::Error + Send + Sync + 'static,
-        PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
+        PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone + Send + Sync + 'static,
     {
-        let Watches { primary, extra } = self;
-        let configure = move |controller, ctx: &Context, namespace: Option<&str>| {
-            extra.iter().fold(controller, |controller, add| {
-                add(controller, ctx, namespace)
+        let namespaces: Vec<Option<String>> = if ctx.namespaces.is_empty() {
+            vec![None]
+        } else {
+            ctx.namespaces.iter().cloned().map(Some).collect()
+        };
+        let mut appliers = Vec::new();
+        for namespace in namespaces.iter().map(Option::as_deref) {
+            let api = ctx.api_in::<K>(namespace);
+            ensure_crd_installed(&api).await?;
+            appliers.push(self.applier(
+                &ctx,
+                namespace,
+                api,
+                reconcile.clone(),
+                error_policy.clone(),
+            ));
+        }
+        futures::future::join_all(appliers.into_iter().map(|applier| {
+            // future::ready, not an async block: the latter makes the future of a generic
+            // caller fail the `Send` check (rust-lang/rust#102211).
+            applier.for_each(move |result| {
+                log_reconcile_result(name, result);
+                futures::future::ready(())
+            })
+        }))
+        .await;
+        Ok(())
+    }
+
+    /// kube-runtime's `applier` over these watches in `namespace`: what its `Controller`
+    /// runs, with the primary watch filtered by [`Watches::reconcile_when`] (on stable
+    /// kube-runtime APIs: `Controller::for_stream` needs an unstable feature).
+    fn applier<ReconcileFn, ReconcileFut, E, PolicyFn>(
+        &self,
+        ctx: &Arc<Context>,
+        namespace: Option<&str>,
+        api: Api<K>,
+        mut reconcile: ReconcileFn,
+        error_policy: PolicyFn,
+    ) -> Reconciled<K, E>
+    where
+        ReconcileFn: FnMut(Arc<K>, Arc<Context>) -> ReconcileFut + Send + 'static,
+        ReconcileFut: Future<Output = std::result::Result<Action, E>> + Send + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+        PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Send + Sync + 'static,
+    {
+        let (store, writer) = reflector::store();
+        ctx.caches.add(namespace, store.clone());
+        let events = watcher(api, self.primary.clone()).default_backoff();
+        let objects = reflector::reflector(writer, events).applied_objects();
+        let primary = match self.changed {
+            Some(changed) => {
+                let predicate = move |obj: &K| changed.hash(obj);
+                let filtered = objects.predicate_filter(predicate, Default::default());
+                trigger_self(filtered, ()).boxed()
+            }
+            None => trigger_self(objects, ()).boxed(),
+        };
+        let mut triggers = vec![primary];
+        let primary_store = store.clone();
+        let mut ready = vec![
+            async move {
+                let _ = primary_store.wait_until_ready().await;
+            }
+            .boxed(),
+        ];
+        for add in &self.extra {
+            let watch = add(ctx, namespace, &store);
+            triggers.push(watch.triggers);
+            ready.push(watch.ready);
+        }
+        let ready: Shared<BoxFuture<'static, ()>> =
+            futures::future::join_all(ready).map(drop).boxed().shared();
+        let queue = futures::stream::select_all(triggers)
+            .take_until(ctx.shutdown.clone().cancelled_owned());
+        let reconcile = move |obj, ctx| {
+            let (ready, reconciled) = (ready.clone(), reconcile(obj, ctx));
+            spawn(async move {
+                ready.await;
+                reconciled.await
             })
         };
-        run_configured(ctx, name, primary, configure, reconcile, error_policy).await
+        applier(
+            reconcile,
+            error_policy,
+            ctx.clone(),
+            store,
+            queue,
+            controller::Config::default(),
+        )
+        .boxed()
     }
+}
+
+/// Runs `reconcile` as a task of its own (the reconciles of different objects run in
+/// parallel, as kube's `Controller` runs them), aborted when dropped.
+fn spawn<T: Send + 'static>(
+    reconcile: impl Future<Output = T> + Send + 'static,
+) -> impl Future<Output = T> + Unpin {
+    let task = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(reconcile.in_current_span()));
+    task.map(|joined| match joined {
+        Ok(output) => output,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => panic!("a reconcile task was cancelled: {error}"),
+    })
 }
 
 /// The objects in `store` in `other`'s namespace whose `names` hold `other`'s name.
@@ -207,6 +440,62 @@ mod tests {
             .filter(|(k, _)| *k == "secret")
             .map(|(_, v)| v.clone())
             .collect()
+    }
+
+    #[test]
+    fn a_generation_predicate_ignores_status_and_metadata_changes() {
+        let mut widget = config_map("a", "one", "shared");
+        widget.metadata.generation = Some(1);
+        let hash = |changes: Changed, cm: &ConfigMap| changes.hash(cm);
+        let before = widget.clone();
+        widget.metadata.labels = Some([("tier".to_owned(), "web".to_owned())].into());
+        widget.metadata.resource_version = Some("7".into());
+        let generation = Changed::GENERATION;
+        assert_eq!(hash(generation, &widget), hash(generation, &before));
+        assert_ne!(
+            hash(Changed::LABELS, &widget),
+            hash(Changed::LABELS, &before)
+        );
+        let both = Changed::GENERATION | Changed::LABELS;
+        assert_ne!(hash(both, &widget), hash(both, &before));
+
+        let relabelled = widget.clone();
+        widget.metadata.generation = Some(2);
+        assert_ne!(hash(generation, &widget), hash(generation, &relabelled));
+        assert_eq!(
+            hash(Changed::LABELS, &widget),
+            hash(Changed::LABELS, &relabelled)
+        );
+    }
+
+    #[test]
+    fn annotations_and_finalizers_are_predicates_of_their_own() {
+        let plain = config_map("a", "one", "shared");
+        let mut annotated = plain.clone();
+        annotated.metadata.annotations = Some([("note".to_owned(), "x".to_owned())].into());
+        let mut finalized = plain.clone();
+        finalized.metadata.finalizers = Some(vec!["demo/cleanup".into()]);
+        for (changes, changed) in [
+            (Changed::ANNOTATIONS, &annotated),
+            (Changed::FINALIZERS, &finalized),
+        ] {
+            assert_ne!(changes.hash(changed), changes.hash(&plain), "{changes:?}");
+        }
+        assert_eq!(
+            Changed::ANNOTATIONS.hash(&finalized),
+            Changed::ANNOTATIONS.hash(&plain)
+        );
+        assert_eq!(
+            Changed::FINALIZERS.hash(&annotated),
+            Changed::FINALIZERS.hash(&plain)
+        );
+    }
+
+    #[test]
+    fn a_generation_predicate_lets_every_change_of_a_kind_without_one_through() {
+        let cm = config_map("a", "one", "shared");
+        assert_eq!(Changed::GENERATION.hash(&cm), None);
+        assert!((Changed::GENERATION | Changed::LABELS).hash(&cm).is_some());
     }
 
     #[test]

@@ -24,7 +24,9 @@ use kube::{
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller, set_condition,
+    Conditions, Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller,
+    set_condition,
+    watches::Changed,
     webhook::{Defaulter, Route, ValidationResult, Validator, WebhookEntry},
 };
 use serde::{Deserialize, Serialize};
@@ -52,7 +54,14 @@ struct WidgetSpec {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
 struct WidgetStatus {
+    /// Set by `Context::update_status` (the status-level `observedGeneration` test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    observed_generation: Option<i64>,
+    /// A field a merge patch removes (the `StatusWrite::Merge` test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     conditions: Vec<Condition>,
 }
@@ -856,4 +865,333 @@ async fn watches_reconcile_on_owned_and_referenced_objects() {
     task.await
         .expect("the manager's task")
         .expect("the manager stops cleanly");
+}
+
+/// The widgets the predicated controller reconciled, by name, in order.
+static PREDICATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn predicated(name: &str) -> usize {
+    let reconciled = PREDICATED.lock().expect("not poisoned");
+    reconciled
+        .iter()
+        .filter(|reconciled| *reconciled == name)
+        .count()
+}
+
+/// A controller that reconciles a widget when its generation or its labels change, and
+/// writes its status each time.
+const PREDICATED_CONTROLLER: ControllerEntry = ControllerEntry {
+    name: "predicated",
+    run: |ctx| {
+        opgen_runtime::watches::Watches::new()
+            .reconcile_when(Changed::GENERATION | Changed::LABELS)
+            .run(
+                ctx,
+                "predicated",
+                reconcile_predicated,
+                error_policy_predicated,
+            )
+            .boxed()
+    },
+};
+
+async fn reconcile_predicated(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    PREDICATED
+        .lock()
+        .expect("not poisoned")
+        .push(widget.name_any());
+    let mut status = widget.status.clone().unwrap_or_default();
+    let message = format!("size {}", widget.spec.size.unwrap_or_default());
+    Conditions::of(&mut status.conditions, &*widget).set(
+        "Available",
+        "True",
+        "Reconciled",
+        message,
+    );
+    let _ = ctx.update_status(&*widget, &status).await?;
+    Ok(Action::await_change())
+}
+
+fn error_policy_predicated(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("predicated", &*widget, error)
+}
+
+/// `Watches::reconcile_when` on a real API server: the status the reconcile writes, a status
+/// someone else writes and an annotation reconcile nothing; a label and a spec change do.
+#[tokio::test]
+async fn a_generation_predicate_skips_status_only_changes() {
+    use kube::api::Patch;
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-predicates";
+    create_namespace(&admin, NAMESPACE).await;
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("predicated-operator")
+        .client(admin.clone())
+        .controllers(&[PREDICATED_CONTROLLER]);
+    let args = manager_args(&["--namespace", NAMESPACE]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let spec = WidgetSpec {
+        size: Some(1),
+        ..WidgetSpec::default()
+    };
+    let mut widget = Widget::new("steady", spec);
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create the widget");
+    let message = |widget: &Widget| {
+        let status = widget.status.as_ref()?;
+        status.conditions.first().map(|c| c.message.clone())
+    };
+    let reconciled_to = |size: i32| {
+        let widgets = widgets.clone();
+        async move {
+            opgen_envtest::eventually(&format!("the status of size {size}"), TIMEOUT, || async {
+                let widget = widgets.get("steady").await.ok()?;
+                (message(&widget)? == format!("size {size}")).then_some(widget)
+            })
+            .await
+        }
+    };
+    let widget = reconciled_to(1).await;
+    assert_eq!(widget.status.and_then(|s| s.observed_generation), Some(1));
+    // Long enough for the event of the status write to arrive, were it to reconcile.
+    let settle = || tokio::time::sleep(Duration::from_secs(2));
+    settle().await;
+    assert_eq!(
+        predicated("steady"),
+        1,
+        "the status write reconciled nothing"
+    );
+
+    let patch = |params: PatchParams, body: serde_json::Value| {
+        let widgets = widgets.clone();
+        async move {
+            widgets
+                .patch("steady", &params, &Patch::Merge(body))
+                .await
+                .expect("patch the widget")
+        }
+    };
+    let status_only = json!({"status": {"note": "written by someone else"}});
+    widgets
+        .patch_status(
+            "steady",
+            &PatchParams::default(),
+            &Patch::Merge(status_only),
+        )
+        .await
+        .expect("patch the status");
+    patch(
+        PatchParams::default(),
+        json!({"metadata": {"annotations": {"seen": "yes"}}}),
+    )
+    .await;
+    settle().await;
+    assert_eq!(
+        predicated("steady"),
+        1,
+        "status and annotations reconcile nothing"
+    );
+
+    patch(
+        PatchParams::default(),
+        json!({"metadata": {"labels": {"tier": "web"}}}),
+    )
+    .await;
+    opgen_envtest::eventually("a reconcile for the label", TIMEOUT, || async {
+        (predicated("steady") == 2).then_some(())
+    })
+    .await;
+
+    patch(PatchParams::default(), json!({"spec": {"size": 2}})).await;
+    let widget = reconciled_to(2).await;
+    assert_eq!(predicated("steady"), 3);
+    assert_eq!(widget.status.and_then(|s| s.observed_generation), Some(2));
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
+
+/// What the caching controller's reconciles found in the cache: per reconcile, the names
+/// of the widget's children.
+static CACHED: Mutex<Vec<Vec<String>>> = Mutex::new(Vec::new());
+
+/// A controller that owns a labelled ConfigMap per widget and reads it from its cache.
+const CACHING: ControllerEntry = ControllerEntry {
+    name: "caching",
+    run: |ctx| {
+        opgen_runtime::watches::Watches::new()
+            .owns::<ConfigMap>(watcher::Config::default().labels("app=cached"))
+            .run(ctx, "caching", reconcile_caching, error_policy_caching)
+            .boxed()
+    },
+};
+
+async fn reconcile_caching(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    let cache = ctx.cache::<ConfigMap>().expect("the owned kind is cached");
+    let children = cache.controlled_by(&*widget);
+    CACHED
+        .lock()
+        .expect("not poisoned")
+        .push(children.iter().map(|c| c.name_any()).collect());
+    let mut child = ConfigMap::default();
+    child.metadata.name = Some(format!("{}-cached", widget.name_any()));
+    child.metadata.labels = Some([("app".to_owned(), "cached".to_owned())].into());
+    opgen_runtime::owned::apply_owned(&ctx, &*widget, child).await?;
+    Ok(Action::await_change())
+}
+
+fn error_policy_caching(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("caching", &*widget, error)
+}
+
+/// `Context::cache` on a real API server: the owned ConfigMap a reconcile applied is in the
+/// cache of the next reconcile (which its creation caused), read by `apply_owned` without a
+/// GET.
+#[tokio::test]
+async fn a_reconcile_reads_its_children_from_the_cache() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-cache";
+    create_namespace(&admin, NAMESPACE).await;
+    // The operator's client counts its reads of ConfigMaps.
+    let reads = Arc::new(Mutex::new(0_usize));
+    let counted = reads.clone();
+    let layer =
+        tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
+            let path = request.uri().path();
+            let single = path.starts_with(&format!("/api/v1/namespaces/{NAMESPACE}/configmaps/"));
+            if request.method() == http::Method::GET && single {
+                *counted.lock().expect("not poisoned") += 1;
+            }
+            request
+        });
+    let config = opgen_envtest::shared().await.expect("running").config();
+    let client = kube::client::ClientBuilder::try_from(config)
+        .expect("a client builder")
+        .with_layer(&layer)
+        .build();
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("caching-operator")
+        .client(client)
+        .controllers(&[CACHING]);
+    let args = manager_args(&["--namespace", NAMESPACE]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("cached", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create the widget");
+
+    let seen = opgen_envtest::eventually(
+        "a reconcile that finds its child cached",
+        TIMEOUT,
+        || async {
+            let cached = CACHED.lock().expect("not poisoned").clone();
+            cached
+                .iter()
+                .any(|children| children == &["cached-cached"])
+                .then_some(cached)
+        },
+    )
+    .await;
+    assert_eq!(
+        seen[0],
+        Vec::<String>::new(),
+        "the first reconcile has no child yet"
+    );
+    // Only the first reconcile, before the child existed, asked the API server.
+    assert_eq!(*reads.lock().expect("not poisoned"), 1);
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
+
+/// `Context::write_status` with `StatusWrite::Merge` on a real API server: the status-level
+/// `observedGeneration` follows the object's generation, a field gone from the desired
+/// status is removed, and an unchanged status is not written.
+#[tokio::test]
+async fn a_status_merge_patch_removes_fields_and_observes_the_generation() {
+    use kube::api::Patch;
+    use opgen_runtime::{StatusUpdate, StatusWrite};
+
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-status-merge";
+    create_namespace(&admin, NAMESPACE).await;
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("merged", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create a widget");
+    let ctx = Context::new(
+        admin.clone(),
+        "widget-operator",
+        Arc::new(opgen_runtime::metrics::Metrics::new("widget_operator")),
+        vec![NAMESPACE.into()],
+        CancellationToken::new(),
+    );
+    let write = |note: Option<&'static str>| {
+        let (widgets, ctx) = (widgets.clone(), &ctx);
+        async move {
+            let widget = widgets.get("merged").await.expect("read the widget");
+            let status = WidgetStatus {
+                note: note.map(str::to_owned),
+                ..widget.status.clone().unwrap_or_default()
+            };
+            ctx.write_status(&widget, &status, StatusWrite::Merge)
+                .await
+                .expect("status written")
+        }
+    };
+    let status = || async {
+        let widget = widgets.get("merged").await.expect("read the widget");
+        widget.status.expect("a status")
+    };
+
+    assert_eq!(write(Some("first")).await, StatusUpdate::Updated);
+    let first = status().await;
+    assert_eq!(
+        (first.observed_generation, first.note.as_deref()),
+        (Some(1), Some("first"))
+    );
+    assert_eq!(write(Some("first")).await, StatusUpdate::Unchanged);
+
+    widgets
+        .patch(
+            "merged",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"size": 4}})),
+        )
+        .await
+        .expect("change the spec");
+    assert_eq!(write(None).await, StatusUpdate::Updated);
+    let second = status().await;
+    assert_eq!((second.observed_generation, second.note), (Some(2), None));
 }

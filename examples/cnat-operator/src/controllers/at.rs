@@ -47,7 +47,7 @@ use opgen_runtime::{
     controller::is_conflict,
     owned::{controller_reference, is_controlled_by},
     set_condition,
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -106,7 +106,12 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
     let pods = watcher::Config::default()
         .labels(&format!("{MANAGED_BY_LABEL}={PROJECT_NAME}"))
         .any_semantic();
-    let watches = Watches::new().owns::<Pod>(pods);
+    // An At's own changes reconcile it when its spec changes (its generation),
+    // not when the phase this controller writes does: each phase's step
+    // continues in the reconcile that wrote it, or waits for its pod or a requeue.
+    let watches = Watches::new()
+        .reconcile_when(Changed::GENERATION)
+        .owns::<Pod>(pods);
     watches.run(ctx, NAME, reconcile, error_policy).await
 }
 

@@ -42,7 +42,7 @@ use kube::{
 use opgen_runtime::{
     Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, controller,
     owned::{apply_owned, controller_reference},
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, instrument, warn};
 
@@ -101,7 +101,12 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
     // A change to an owned Deployment (its status during a rollout, or
     // someone editing it) reconciles its Memcached: no periodic requeue.
     let deployments = watcher::Config::default().any_semantic();
-    let watches = Watches::new().owns::<Deployment>(deployments);
+    // A Memcached's own changes reconcile it when its spec (generation) or its
+    // finalizers change: not for the status this controller writes. The
+    // finalizer helper waits for the reconcile that adding FINALIZER causes.
+    let watches = Watches::new()
+        .reconcile_when(Changed::GENERATION | Changed::FINALIZERS)
+        .owns::<Deployment>(deployments);
     watches.run(ctx, NAME, reconcile, error_policy).await
 }
 

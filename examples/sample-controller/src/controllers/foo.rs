@@ -40,7 +40,7 @@ use kube::{
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate,
     owned::{controller_reference, delete_owned, get_owned},
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, error, info, instrument};
 
@@ -84,7 +84,11 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
     // A change of an owned Deployment (its status above all) reconciles the
     // Foo named in its owner reference; kube matches apiVersion and kind.
     let deployments = watcher::Config::default().any_semantic();
-    let watches = Watches::new().owns::<Deployment>(deployments);
+    // A Foo's own changes reconcile it when its spec changes (its generation),
+    // not when the status this controller writes does.
+    let watches = Watches::new()
+        .reconcile_when(Changed::GENERATION)
+        .owns::<Deployment>(deployments);
     watches.run(ctx, NAME, reconcile, error_policy).await
 }
 

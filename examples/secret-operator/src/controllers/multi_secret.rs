@@ -21,7 +21,8 @@
 //! annotations map a child back to its MultiSecret, in the Secret watch and
 //! before any write (a Secret that merely has the child's name is never touched).
 //!
-//! A reconcile lists the namespaces and the children, creates the missing
+//! A reconcile reads the namespaces from its watch's cache, lists the children,
+//! creates the missing
 //! children, restores changed ones, deletes children in namespaces that must not
 //! have one, and reports `wanted` and `created` in the status. A finalizer
 //! deletes every child when the MultiSecret is deleted.
@@ -47,7 +48,7 @@ use kube::{
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate,
     controller::{self, is_not_found},
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, info, instrument, warn};
 
@@ -102,6 +103,10 @@ pub async fn run(ctx: Arc<Context>) -> Result<()> {
     let children = watcher::Config::default().labels(&format!("{OWNED_LABEL}=true"));
     let namespaces = watcher::Config::default();
     Watches::new()
+        // A MultiSecret's own changes reconcile it when its spec (generation) or
+        // its finalizers change: not for the counts this controller writes. The
+        // finalizer helper waits for the reconcile that adding FINALIZER causes.
+        .reconcile_when(Changed::GENERATION | Changed::FINALIZERS)
         // A created, changed or deleted child reconciles its MultiSecret.
         .watches_all(children.any_semantic(), |secret: &Secret, _| {
             owner_of(secret)
@@ -161,10 +166,11 @@ async fn apply(obj: &MultiSecret, ctx: &Context) -> Result<Action> {
         return Ok(Action::await_change());
     }
 
-    let namespaces = Api::<Namespace>::all(ctx.client.clone())
-        .list(&ListParams::default())
-        .await?
-        .items;
+    // From the cache of the Namespace watch (`run`): no list per reconcile.
+    let namespaces = ctx
+        .cache::<Namespace>()
+        .ok_or_else(|| Error::other("no_namespace_cache", "the namespaces are not watched"))?
+        .list(None);
     let mut children = list_children(ctx, &name).await?;
 
     let mut wanted = 0;
@@ -475,7 +481,7 @@ mod tests {
     use kube::core::Status;
     use opgen_runtime::MetricLabel;
     use opgen_runtime::testing::{
-        ApiServerVerifier, Method, StatusCode, mock_client, test_context,
+        ApiServerVerifier, Method, StatusCode, fill_cache, mock_client, test_context,
     };
     use serde_json::{Value, json};
 
@@ -483,7 +489,6 @@ mod tests {
     const STATUS_PATH: &str =
         "/apis/multi.ddnw.ml/v1alpha1/namespaces/default/multisecrets/test/status";
     const EVENTS_PATH: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
-    const NAMESPACES_PATH: &str = "/api/v1/namespaces";
     const SECRETS_PATH: &str = "/api/v1/secrets";
     const CHILD: &str = "test.default.multisec";
     const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -569,10 +574,10 @@ mod tests {
         })
     }
 
-    async fn expect_namespaces(server: &mut ApiServerVerifier, namespaces: &[Namespace]) {
-        let request = server.expect(Method::GET, NAMESPACES_PATH).await;
-        let items = namespaces.iter().map(|ns| json!(ns)).collect();
-        request.respond(StatusCode::OK, &list("NamespaceList", items));
+    /// `ctx` with the namespaces the Namespace watch of `run` would have cached.
+    fn with_namespaces(ctx: Arc<Context>, namespaces: &[Namespace]) -> Arc<Context> {
+        fill_cache(&ctx, namespaces.to_vec());
+        ctx
     }
 
     /// Expects the cluster-wide list of the Secrets named like the copies.
@@ -726,15 +731,14 @@ mod tests {
 
     #[tokio::test]
     async fn creates_a_copy_in_every_wanted_namespace_and_counts_them() {
+        let namespaces = [
+            namespace("default"),
+            namespace("kube-system"),
+            namespace("team-a"),
+            terminating("old"),
+        ];
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            let namespaces = [
-                namespace("default"),
-                namespace("kube-system"),
-                namespace("team-a"),
-                terminating("old"),
-            ];
-            expect_namespaces(&mut server, &namespaces).await;
             expect_children(&mut server, &[]).await;
             // All copies in one reconcile (upstream made one per reconcile);
             // none in kube-system or in the terminating namespace.
@@ -747,7 +751,11 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
+        let action = reconcile(
+            Arc::new(obj),
+            with_namespaces(test_context(client, PROJECT_NAME), &namespaces),
+        )
+        .await;
 
         assert_eq!(
             action.expect("reconcile succeeds"),
@@ -760,7 +768,6 @@ mod tests {
     async fn added_namespace_gets_a_copy() {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            expect_namespaces(&mut server, &[namespace("default"), namespace("new")]).await;
             expect_children(&mut server, &[child_in("default")]).await;
             expect_create(&mut server, "new").await;
             expect_child_event(&mut server, "Created", "Create", "new").await;
@@ -770,7 +777,10 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(1, 1)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(
+                test_context(client, PROJECT_NAME),
+                &[namespace("default"), namespace("new")],
+            ),
         )
         .await;
 
@@ -785,7 +795,6 @@ mod tests {
     async fn deleted_copy_is_recreated() {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            expect_namespaces(&mut server, &[namespace("default"), namespace("team-a")]).await;
             expect_children(&mut server, &[child_in("default")]).await;
             expect_create(&mut server, "team-a").await;
             expect_child_event(&mut server, "Created", "Create", "team-a").await;
@@ -796,7 +805,10 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(2, 2)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(
+                test_context(client, PROJECT_NAME),
+                &[namespace("default"), namespace("team-a")],
+            ),
         )
         .await;
 
@@ -818,7 +830,6 @@ mod tests {
             changed
                 .labels_mut()
                 .insert("edited-by".into(), "someone".into());
-            expect_namespaces(&mut server, &[namespace("default"), namespace("team-a")]).await;
             expect_children(&mut server, &[child_in("default"), changed]).await;
 
             let request = server
@@ -837,7 +848,10 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(2, 2)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(
+                test_context(client, PROJECT_NAME),
+                &[namespace("default"), namespace("team-a")],
+            ),
         )
         .await;
 
@@ -854,7 +868,6 @@ mod tests {
         let scenario = server.run(|mut server| async move {
             let mut tls = child_in("default");
             tls.type_ = Some("kubernetes.io/tls".into());
-            expect_namespaces(&mut server, &[namespace("default")]).await;
             expect_children(&mut server, &[tls]).await;
             // The type of a Secret is immutable.
             expect_delete(&mut server, "default", true).await;
@@ -867,7 +880,7 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(1, 1)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(test_context(client, PROJECT_NAME), &[namespace("default")]),
         )
         .await;
 
@@ -882,14 +895,16 @@ mod tests {
     async fn up_to_date_copies_and_status_need_no_write() {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            expect_namespaces(&mut server, &[namespace("default"), namespace("team-a")]).await;
             expect_children(&mut server, &[child_in("default"), child_in("team-a")]).await;
             server.expect_no_more_requests().await;
         });
 
         let action = reconcile(
             Arc::new(reconciled(2, 2)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(
+                test_context(client, PROJECT_NAME),
+                &[namespace("default"), namespace("team-a")],
+            ),
         )
         .await;
 
@@ -908,7 +923,6 @@ mod tests {
             let mut foreign = child_in("team-a");
             foreign.metadata.annotations = None;
             foreign.metadata.labels = None;
-            expect_namespaces(&mut server, &[namespace("default"), namespace("team-a")]).await;
             expect_children(&mut server, &[child_in("default"), foreign]).await;
             // Not overwritten, not counted.
             expect_status(&mut server, 2, 1).await;
@@ -917,7 +931,10 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(0, 0)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(
+                test_context(client, PROJECT_NAME),
+                &[namespace("default"), namespace("team-a")],
+            ),
         )
         .await;
 
@@ -930,10 +947,9 @@ mod tests {
 
     #[tokio::test]
     async fn copy_in_an_excluded_namespace_is_deleted() {
+        let namespaces = [namespace("default"), namespace("kube-system")];
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            let namespaces = [namespace("default"), namespace("kube-system")];
-            expect_namespaces(&mut server, &namespaces).await;
             expect_children(&mut server, &[child_in("default"), child_in("kube-system")]).await;
             expect_delete(&mut server, "kube-system", true).await;
             expect_child_event(&mut server, "Deleted", "Delete", "kube-system").await;
@@ -943,7 +959,7 @@ mod tests {
 
         let action = reconcile(
             Arc::new(reconciled(1, 1)),
-            test_context(client, PROJECT_NAME),
+            with_namespaces(test_context(client, PROJECT_NAME), &namespaces),
         )
         .await;
 
@@ -1020,7 +1036,6 @@ mod tests {
     async fn object_deleted_before_status_patch_ends_quietly() {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            expect_namespaces(&mut server, &[namespace("default")]).await;
             expect_children(&mut server, &[child_in("default")]).await;
             let not_found =
                 Status::failure("multisecrets.multi.ddnw.ml \"test\" not found", "NotFound")
@@ -1033,7 +1048,11 @@ mod tests {
         });
 
         let obj = with_finalizer(multi_secret());
-        let action = reconcile(Arc::new(obj), test_context(client, PROJECT_NAME)).await;
+        let action = reconcile(
+            Arc::new(obj),
+            with_namespaces(test_context(client, PROJECT_NAME), &[namespace("default")]),
+        )
+        .await;
 
         assert_eq!(
             action.expect("a 404 is not an error"),
@@ -1046,7 +1065,6 @@ mod tests {
     async fn api_error_fails_the_reconcile_and_is_retried_with_backoff() {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
-            expect_namespaces(&mut server, &[namespace("default")]).await;
             expect_children(&mut server, &[]).await;
             let internal =
                 Status::failure("etcdserver: request timed out", "InternalError").with_code(500);
@@ -1057,7 +1075,7 @@ mod tests {
             // No event and no status after a failure.
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client, PROJECT_NAME);
+        let ctx = with_namespaces(test_context(client, PROJECT_NAME), &[namespace("default")]);
         let obj = Arc::new(reconciled(1, 0));
 
         let error = reconcile(obj.clone(), ctx.clone())
@@ -1100,11 +1118,10 @@ mod tests {
         let (client, server) = mock_client();
         let scenario = server.run(|mut server| async move {
             // The successful reconcile below: everything is up to date.
-            expect_namespaces(&mut server, &[namespace("default")]).await;
             expect_children(&mut server, &[child_in("default")]).await;
             server.expect_no_more_requests().await;
         });
-        let ctx = test_context(client, PROJECT_NAME);
+        let ctx = with_namespaces(test_context(client, PROJECT_NAME), &[namespace("default")]);
         let obj = Arc::new(reconciled(1, 1));
         let other = Arc::new(MultiSecret::new("other", MultiSecretSpec::default()));
         let error = Error::Kube(kube::Error::Api(

@@ -49,7 +49,7 @@ use opgen_runtime::{
     Conditions, Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
     owned::{apply_owned, controller_reference, delete_owned},
     set_condition,
-    watches::Watches,
+    watches::{Changed, Watches},
 };
 use tracing::{debug, instrument, warn};
 
@@ -92,7 +92,10 @@ const HOUR_BOUNDARY_MARGIN: Duration = Duration::from_secs(1);
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
     let children = watcher::Config::default().labels(&part_of_selector());
+    // A TDSet's own changes reconcile it when its spec changes (its generation),
+    // not when the status this controller writes does.
     let watches = Watches::new()
+        .reconcile_when(Changed::GENERATION)
         .owns::<Deployment>(children.clone())
         .owns::<Service>(children);
     watches.run(ctx, NAME, reconcile, error_policy).await
