@@ -293,7 +293,7 @@ struct Probe {
 }
 
 /// A path into an object: property names, with `[0]` for a list's first item.
-type Path_ = Vec<String>;
+type FieldPath = Vec<String>;
 
 fn get_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
     let mut at = value;
@@ -411,10 +411,10 @@ fn own_rules(schema: &Value, required: bool) -> Value {
 /// Every (path, schema, required) below `schema`, to `depth` properties deep.
 fn nodes<'a>(
     schema: &'a Value,
-    path: Path_,
+    path: FieldPath,
     required: bool,
     depth: usize,
-    out: &mut Vec<(Path_, &'a Value, bool)>,
+    out: &mut Vec<(FieldPath, &'a Value, bool)>,
 ) {
     if !path.is_empty() {
         out.push((path.clone(), schema, required));
@@ -444,7 +444,7 @@ fn nodes<'a>(
 }
 
 /// The nodes of `crd`'s schema by path, with whether their parent requires them.
-fn schema_nodes(crd: &Value) -> BTreeMap<Path_, (&Value, bool)> {
+fn schema_nodes(crd: &Value) -> BTreeMap<FieldPath, (&Value, bool)> {
     let mut found = Vec::new();
     nodes(storage_schema(crd).1, Vec::new(), false, 8, &mut found);
     found
@@ -503,8 +503,9 @@ fn probes(kd: &Value, og: &Value, scratch: &Path) -> Vec<Probe> {
     let mut candidates = BTreeMap::new();
     for nodes in [&kd_nodes, &og_nodes] {
         for (path, &(schema, required)) in nodes {
-            let rules =
-                |n: &BTreeMap<Path_, (&Value, bool)>| n.get(path).map(|&(s, r)| own_rules(s, r));
+            let rules = |n: &BTreeMap<FieldPath, (&Value, bool)>| {
+                n.get(path).map(|&(s, r)| own_rules(s, r))
+            };
             let differs = rules(&kd_nodes) != rules(&og_nodes);
             let mut ms = Vec::new();
             mutations(schema, required, &mut ms);
