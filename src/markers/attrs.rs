@@ -137,9 +137,6 @@ pub fn read_type(attrs: &[Attribute]) -> Read {
                     Some(mode) if mode == "manual" => ctx.warn(
                         "`kube(schema = \"manual\")`: kube-derive takes the kind's schema from its hand-written `JsonSchema` impl, code opgen never runs; opgen builds it from the spec and status types: say what the impl adds with markers (`+opgen:root:XValidation` for rules on the whole object, `opgen markers` lists the others)".into(),
                     ),
-                    Some(mode) if mode == "disabled" => ctx.warn(
-                        "`kube(schema = \"disabled\")`: kube-derive writes no schema (the API server keeps any object); opgen writes the schema of the spec and status types".into(),
-                    ),
                     _ => {}
                 },
                 ("schemars", Some("extend"), Meta::List(l)) => ctx.extend(l),
