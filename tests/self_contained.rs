@@ -141,6 +141,11 @@ fn upstream_operator_files_are_as_they_are() {
 }
 
 #[test]
+fn kube_rs_crates_are_as_they_are() {
+    check_sources("tests/fixtures/kube-rs");
+}
+
+#[test]
 fn kubebuilder_sample_projects_are_as_they_are() {
     check_sources("tests/fixtures/import-go/kubebuilder");
 }

@@ -127,8 +127,9 @@ struct NodeCollector {
     opaque: Vec<(usize, usize)>,
     /// Function bodies: markers there have no effect, which is worth an error.
     bodies: Vec<(usize, usize)>,
-    /// What each field's validation attributes (schemars, validate, garde, x_kube) mean.
-    from_attributes: Vec<(NodeId, attrs::Read)>,
+    /// What the validation attributes (schemars, validate, garde, x_kube, kube) of each field
+    /// and type mean, with what the node is.
+    from_attributes: Vec<(NodeId, attrs::Read, &'static str)>,
 }
 
 impl NodeCollector {
@@ -144,6 +145,14 @@ impl NodeCollector {
             kind,
             what,
         });
+    }
+
+    /// The markers a struct's or enum's own attributes mean (its CEL rules).
+    fn type_attributes(&mut self, id: NodeId, attrs: &[syn::Attribute], what: &'static str) {
+        let read = attrs::read_type(attrs);
+        if read != attrs::Read::default() {
+            self.from_attributes.push((id, read, what));
+        }
     }
 
     fn body(&mut self, block: &syn::Block) {
@@ -251,11 +260,13 @@ node_start!(syn::ItemMacro, |n| n
 impl<'ast> Visit<'ast> for NodeCollector {
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
         self.add(i, NodeKind::Type, "struct");
+        self.type_attributes(i.start(), &i.attrs, "struct");
         syn::visit::visit_item_struct(self, i);
     }
 
     fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
         self.add(i, NodeKind::Type, "enum");
+        self.type_attributes(i.start(), &i.attrs, "enum");
         syn::visit::visit_item_enum(self, i);
     }
 
@@ -267,7 +278,7 @@ impl<'ast> Visit<'ast> for NodeCollector {
         self.add(f, NodeKind::Field, "field");
         let read = attrs::read(&f.attrs, &f.ty);
         if read != attrs::Read::default() {
-            self.from_attributes.push((f.start(), read));
+            self.from_attributes.push((f.start(), read, "field"));
         }
     }
 
@@ -529,8 +540,8 @@ pub fn attach(
             diags,
         );
     }
-    for (id, read) in std::mem::take(&mut collector.from_attributes) {
-        from_attributes(&mut out, id, read, file, catalog, diags);
+    for (id, read, what) in std::mem::take(&mut collector.from_attributes) {
+        from_attributes(&mut out, id, read, what, file, catalog, diags);
     }
     out
 }
@@ -566,12 +577,13 @@ fn push_once(
     on_node.push(marker);
 }
 
-/// The markers a field's validation attributes mean, added as if written above it; what they
-/// cannot say is a warning at the attribute.
+/// The markers a field's or type's validation attributes mean, added as if written above it;
+/// what they cannot say is a warning at the attribute.
 fn from_attributes(
     out: &mut FileMarkers,
     id: NodeId,
     read: attrs::Read,
+    what: &str,
     file: &SourceFile,
     catalog: &'static MarkerCatalog,
     diags: &mut Diagnostics,
@@ -597,7 +609,7 @@ fn from_attributes(
                     column: at.column,
                     text: format!("+{}", at.text),
                 };
-                push_once(out, id, "field", marker, at.width, file, diags);
+                push_once(out, id, what, marker, at.width, file, diags);
             }
             Err(message) => diags.push(
                 Diagnostic::error(format!(

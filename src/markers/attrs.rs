@@ -6,6 +6,7 @@
 //! compiling the crate (a regex behind a path, `schema_with`, a schema-only rename) is a
 //! warning at the attribute, never a silent loss.
 
+use crate::markers::typed::names;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Lit, Meta, Type};
 
@@ -96,6 +97,60 @@ pub fn read(attrs: &[Attribute], ty: &Type) -> Read {
     out
 }
 
+/// Reads the attributes of a struct or enum: its CEL rules, `x_kube(validation = ...)` and
+/// `schemars(extend("x-kubernetes-validations" = ...))` on its own schema, and, on a kind's
+/// spec struct, `kube(validation = ...)` on the whole object.
+pub fn read_type(attrs: &[Attribute]) -> Read {
+    let mut out = Read::default();
+    let no_type = Type::Verbatim(proc_macro2::TokenStream::new());
+    for attr in attrs {
+        let Some(namespace) = attr.path().get_ident().map(ToString::to_string) else {
+            continue;
+        };
+        if !matches!(namespace.as_str(), "schemars" | "x_kube" | "kube") {
+            continue;
+        }
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let Ok(items) = list
+            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        for item in &items {
+            let key = item.path().get_ident().map(ToString::to_string);
+            let mut ctx = Ctx {
+                out: &mut out,
+                place: place(item),
+                namespace: &namespace,
+                ty: &no_type,
+            };
+            match (namespace.as_str(), key.as_deref(), item) {
+                ("x_kube", Some("validation"), Meta::NameValue(nv)) => {
+                    ctx.rule(&nv.value, SCHEMA_RULE);
+                }
+                ("kube", Some("validation"), Meta::NameValue(nv)) => {
+                    ctx.rule(&nv.value, ROOT_RULE);
+                }
+                ("kube", Some("schema"), Meta::NameValue(nv)) => match string(&nv.value) {
+                    Some(mode) if mode == "manual" => ctx.warn(
+                        "`kube(schema = \"manual\")`: kube-derive takes the kind's schema from its hand-written `JsonSchema` impl, code opgen never runs; opgen builds it from the spec and status types: say what the impl adds with markers (`+opgen:root:XValidation` for rules on the whole object, `opgen markers` lists the others)".into(),
+                    ),
+                    _ => {}
+                },
+                ("schemars", Some("extend"), Meta::List(l)) => ctx.extend(l),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The marker of a CEL rule on a field's or type's own schema, and of one on the whole object.
+const SCHEMA_RULE: &str = names::KUBEBUILDER_VALIDATION_X_VALIDATION;
+const ROOT_RULE: &str = names::OPGEN_ROOT_X_VALIDATION;
+
 fn place(item: &Meta) -> FromAttribute {
     let span = item.span();
     let (start, end) = (span.start(), span.end());
@@ -137,7 +192,7 @@ impl Ctx<'_> {
             .map(ToString::to_string)
             .unwrap_or_default();
         match (self.namespace, key.as_str(), item) {
-            ("x_kube", "validation", Meta::NameValue(nv)) => self.rule(&nv.value),
+            ("x_kube", "validation", Meta::NameValue(nv)) => self.rule(&nv.value, SCHEMA_RULE),
             (_, "length", Meta::List(l)) => self.length(l),
             (_, "range", Meta::List(l)) => self.range(l),
             (_, "email", Meta::Path(_)) => {
@@ -234,44 +289,13 @@ impl Ctx<'_> {
         ));
     }
 
-    /// kube-derive's `validation = "rule"` or `Rule::new("rule").message("...")...`.
-    fn rule(&mut self, value: &Expr) {
-        let mut calls = Vec::new();
-        let mut expr = value;
-        loop {
-            match expr {
-                Expr::MethodCall(m) => {
-                    calls.push((m.method.to_string(), m.args.first().and_then(string)));
-                    expr = &m.receiver;
-                }
-                Expr::Call(c) => {
-                    calls.push(("new".into(), c.args.first().and_then(string)));
-                    break;
-                }
-                Expr::Lit(_) => {
-                    calls.push(("new".into(), string(expr)));
-                    break;
-                }
-                _ => return self.unread("validation", "a rule that is not built from literals"),
-            }
+    /// kube-derive's `validation = "rule"`, `("rule", "message")` or
+    /// `Rule::new("rule").message(...).reason(...)...`, as the marker `marker`.
+    fn rule(&mut self, value: &Expr, marker: &str) {
+        match rule_args(value) {
+            Some(args) => self.marker(format!("{marker}:{}", args.join(","))),
+            None => self.unread("validation", "a rule that is not built from literals"),
         }
-        let mut args = Vec::new();
-        for (method, arg) in calls.into_iter().rev() {
-            let key = match method.as_str() {
-                "new" => "rule",
-                "message" => "message",
-                "field_path" => "fieldPath",
-                _ => return self.unread("validation", "a rule that is not built from literals"),
-            };
-            let Some(arg) = arg else {
-                return self.unread("validation", "a rule that is not built from literals");
-            };
-            args.push(format!("{key}={}", quoted(&arg)));
-        }
-        self.marker(format!(
-            "kubebuilder:validation:XValidation:{}",
-            args.join(",")
-        ));
     }
 
     /// `extend("x-kubernetes-validations" = [{"rule": ..., "message": ...}])`.
@@ -300,11 +324,83 @@ impl Ctx<'_> {
             .iter()
             .filter_map(|k| Some(format!("{k}={}", quoted(obj.get(*k)?.as_str()?))))
             .collect();
-            self.marker(format!(
-                "kubebuilder:validation:XValidation:{}",
-                args.join(",")
-            ));
+            self.marker(format!("{SCHEMA_RULE}:{}", args.join(",")));
         }
+    }
+}
+
+/// The marker arguments of a kube-derive rule expression (see `Ctx::rule`); None where a part
+/// is not a literal.
+fn rule_args(value: &Expr) -> Option<Vec<String>> {
+    if let Expr::Tuple(t) = value {
+        let (rule, message) = (string(t.elems.first()?)?, string(t.elems.get(1)?)?);
+        return Some(vec![
+            format!("rule={}", quoted(&rule)),
+            format!("message={}", quoted(&message)),
+        ]);
+    }
+    let mut calls = Vec::new();
+    let mut expr = value;
+    loop {
+        match expr {
+            Expr::MethodCall(m) => {
+                calls.push((m.method.to_string(), m.args.first()));
+                expr = &m.receiver;
+            }
+            Expr::Call(c) => {
+                calls.push(("new".into(), c.args.first()));
+                break;
+            }
+            Expr::Lit(_) => {
+                calls.push(("new".into(), Some(expr)));
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let mut args = Vec::new();
+    for (method, arg) in calls.into_iter().rev() {
+        let arg = arg?;
+        let (key, value) = match method.as_str() {
+            "new" => ("rule", quoted(&string(arg)?)),
+            "field_path" => ("fieldPath", quoted(&string(arg)?)),
+            "message" => match message(arg)? {
+                (true, text) => ("messageExpression", quoted(&text)),
+                (false, text) => ("message", quoted(&text)),
+            },
+            // `Reason::FieldValueForbidden`
+            "reason" => match arg {
+                Expr::Path(p) => match p.path.segments.iter().rev().collect::<Vec<_>>()[..] {
+                    [variant, ty, ..] if ty.ident == "Reason" => {
+                        ("reason", variant.ident.to_string())
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            "optional_old_self" => match arg {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Bool(b), ..
+                }) => ("optionalOldSelf", b.value.to_string()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        args.push(format!("{key}={value}"));
+    }
+    Some(args)
+}
+
+/// A rule's message: a string (`"text"`, `"text".into()`), `Message::Message(...)` or
+/// `Message::Expression(...)`; true for an expression.
+fn message(arg: &Expr) -> Option<(bool, String)> {
+    match arg {
+        Expr::Call(c) => {
+            let Expr::Path(p) = &*c.func else { return None };
+            let expression = p.path.segments.last()?.ident == "Expression";
+            Some((expression, string(c.args.first()?)?))
+        }
+        _ => Some((false, string(arg)?)),
     }
 }
 
@@ -336,11 +432,18 @@ fn number(e: Expr) -> Option<String> {
     }
 }
 
+/// A string literal, also made a String by `.into()`, `.to_string()` or `.to_owned()`.
 fn string(e: &Expr) -> Option<String> {
     match e {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Str(s), ..
         }) => Some(s.value()),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["into", "to_string", "to_owned"].contains(&m.method.to_string().as_str()) =>
+        {
+            string(&m.receiver)
+        }
         _ => None,
     }
 }
@@ -448,6 +551,69 @@ mod tests {
         let r = field(r#"#[x_kube(validation = Rule::new(RULE))] s: String"#);
         assert!(r.markers.is_empty());
         assert!(r.warnings[0].1.contains("not built from literals"), "{r:?}");
+    }
+
+    #[test]
+    fn kube_derive_rules_with_messages_reasons_and_tuples() {
+        let r = field(
+            r#"#[x_kube(
+                validation = Rule::new("self != 'x'").message(Message::Expression("'no x'".into())).reason(Reason::FieldValueForbidden),
+                validation = Rule::new("oldSelf.optMap(o, o == self).orValue(true)").optional_old_self(true).message("immutable"),
+                validation = ("self != 'y'", "no y"),
+                validation = Rule::new("self != 'z'").field_path(".z"),
+            )] s: String"#,
+        );
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:XValidation:rule=`self != 'x'`,messageExpression=`'no x'`,reason=FieldValueForbidden",
+                "kubebuilder:validation:XValidation:rule=`oldSelf.optMap(o, o == self).orValue(true)`,optionalOldSelf=true,message=`immutable`",
+                "kubebuilder:validation:XValidation:rule=`self != 'y'`,message=`no y`",
+                "kubebuilder:validation:XValidation:rule=`self != 'z'`,fieldPath=`.z`",
+            ]
+        );
+        let r = field(r#"#[x_kube(validation = Rule::new("a").reason(REASON))] s: String"#);
+        assert!(r.markers.is_empty());
+        assert!(r.warnings[0].1.contains("not built from literals"), "{r:?}");
+    }
+
+    #[test]
+    fn a_types_rules_and_a_kinds_rules_on_the_whole_object() {
+        let item: syn::ItemStruct = syn::parse_str(
+            r#"#[kube(group = "a.io", version = "v1", kind = "A", validation = "self.metadata.name != 'x'")]
+            #[kube(validation = Rule::new("has(self.spec)").message("a spec"))]
+            #[x_kube(validation = "self.a > 0")]
+            #[schemars(extend("x-kubernetes-validations" = [{"rule": "self.b > 0"}]))]
+            #[serde(rename_all = "camelCase")]
+            struct ASpec { a: i32, b: i32 }"#,
+        )
+        .unwrap();
+        let r = read_type(&item.attrs);
+        assert_eq!(
+            texts(&r),
+            [
+                "opgen:root:XValidation:rule=`self.metadata.name != 'x'`",
+                "opgen:root:XValidation:rule=`has(self.spec)`,message=`a spec`",
+                "kubebuilder:validation:XValidation:rule=`self.a > 0`",
+                "kubebuilder:validation:XValidation:rule=`self.b > 0`",
+            ]
+        );
+        assert_eq!((r.markers[0].line, r.markers[0].column), (1, 52));
+        assert!(r.warnings.is_empty(), "{r:?}");
+
+        let item: syn::ItemStruct = syn::parse_str(
+            r#"#[kube(group = "a.io", version = "v1", kind = "A", schema = "manual")] struct ASpec {}"#,
+        )
+        .unwrap();
+        let r = read_type(&item.attrs);
+        assert!(r.markers.is_empty());
+        assert_eq!((r.warnings[0].0.line, r.warnings[0].0.column), (1, 52));
+        assert!(
+            r.warnings[0]
+                .1
+                .contains("hand-written `JsonSchema` impl, code opgen never runs"),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use darling::ast::NestedMeta;
 use darling::util::{Ignored, Override, SpannedValue};
 use darling::{FromAttributes, FromMeta};
 use serde::Deserialize;
-use syn::{Attribute, Expr, ExprLit, Lit};
+use syn::{Attribute, Lit};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -50,7 +50,6 @@ pub struct KubeAttrs {
     pub doc: Option<String>,
     pub annotations: Vec<(String, String)>,
     pub labels: Vec<(String, String)>,
-    pub validations: Vec<String>,
     pub no_spec: bool,
     pub schema: Option<String>,
 }
@@ -128,8 +127,9 @@ struct Raw {
     annotation: Vec<KeyValue>,
     #[darling(multiple)]
     label: Vec<KeyValue>,
-    #[darling(multiple)]
-    validation: Vec<Rule>,
+    // Read with the other CEL rules, as `+opgen:root:XValidation` markers (markers::attrs).
+    #[darling(multiple, rename = "validation")]
+    _validation: Vec<Ignored>,
     #[darling(rename = "cel", default)]
     _cel: bool,
     storage: Option<bool>,
@@ -157,28 +157,6 @@ impl FromMeta for KeyValue {
             _ => Err(darling::Error::unsupported_format(
                 "expected `(\"key\", \"value\")`",
             )),
-        }
-    }
-}
-
-/// `validation = "rule"`. kube-derive also takes a `Rule` expression, which only compiled code
-/// can evaluate.
-struct Rule(String);
-
-impl FromMeta for Rule {
-    fn from_string(value: &str) -> darling::Result<Self> {
-        Ok(Rule(value.to_owned()))
-    }
-
-    fn from_expr(expr: &Expr) -> darling::Result<Self> {
-        match expr {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) => Ok(Rule(s.value())),
-            _ => Err(darling::Error::custom(
-                "opgen reads string rules only (it never compiles the code): write the rule as a string, or as a `+kubebuilder:validation:XValidation` marker",
-            )
-            .with_span(expr)),
         }
     }
 }
@@ -295,7 +273,6 @@ pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
             .map(|KeyValue(k, v)| (k, v))
             .collect(),
         labels: raw.label.into_iter().map(|KeyValue(k, v)| (k, v)).collect(),
-        validations: raw.validation.into_iter().map(|Rule(r)| r).collect(),
         no_spec: raw.no_spec,
         schema: raw.schema.map(|m| {
             match m {
@@ -391,27 +368,16 @@ mod tests {
     }
 
     #[test]
-    fn code_only_keys_are_accepted_and_rule_expressions_refused() {
+    fn code_only_keys_are_accepted() {
         let item: syn::ItemStruct = syn::parse_quote! {
             #[kube(group = "a.io", version = "v1", kind = "A", derive = "PartialEq",
                    crates(kube_core = "::kube::core"), attr = "allow(deprecated)", cel,
-                   status = "crate::api::AStatus", validation = "self.x > 0", schema = "manual")]
+                   status = "crate::api::AStatus", validation = Rule::new("self.x > 0"),
+                   schema = "manual")]
             struct S {}
         };
         let k = parse(&item.attrs).unwrap().unwrap();
         assert_eq!(k.status.as_deref(), Some("crate::api::AStatus"));
-        assert_eq!(k.validations, ["self.x > 0"]);
         assert_eq!(k.schema.as_deref(), Some("manual"));
-
-        let item: syn::ItemStruct = syn::parse_quote! {
-            #[kube(group = "a.io", version = "v1", kind = "A", validation = Rule::new("self.x > 0"))]
-            struct S {}
-        };
-        let e = parse(&item.attrs).unwrap_err();
-        assert!(
-            e.message.contains("opgen reads string rules only"),
-            "{}",
-            e.message
-        );
     }
 }

@@ -1308,7 +1308,8 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, External> {
     }
     Ok(match name {
         "bool" => Ty::Bool,
-        "String" | "str" | "char" => Ty::String,
+        // serde writes a path as its (UTF-8) string, as schemars' schema says.
+        "String" | "str" | "char" | "PathBuf" | "Path" => Ty::String,
         "i8" => Ty::Integer {
             bits: 8,
             signed: true,

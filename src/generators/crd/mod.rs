@@ -574,14 +574,9 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
             root.insert("required".into(), Value::Array(required));
         }
         root.insert("type".into(), json!("object"));
-        // In source order, as kube-derive's `validate` pushes them.
-        let mut rules: Vec<Value> = v
-            .attrs
-            .validations
-            .iter()
-            .map(|r| json!({"rule": r}))
-            .collect();
-        // Go's rules on the kind type itself, in source order after #[kube(validation)]'s.
+        // The kind's own rules, `#[kube(validation)]`'s included (read as these markers), in
+        // source order.
+        let mut rules = Vec::new();
         for &(m, validation) in &markers.root_validations {
             let mut rule = markers::cel_rule(validation);
             if let Value::Object(r) = &mut rule {
