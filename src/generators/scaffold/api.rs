@@ -224,6 +224,16 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         format!("- {sample}"),
     );
 
+    // Scaffold 7 on: serde and the CRD schema checked against each other on the API server.
+    if templates::generation() >= 7 {
+        envtest_test(
+            plan,
+            &ctx.header,
+            &format!("{}_schema", ctx.config_prefix()),
+            rust(ctx, "api/schema_envtest.rs")?,
+        )?;
+    }
+
     for (file, content) in helper_roles(ctx)? {
         plan.write(format!("config/rbac/{file}"), content, Policy::ToolOwned);
         plan.insert(RBAC_KUSTOMIZATION, "rbac-helper-roles", format!("- {file}"));
