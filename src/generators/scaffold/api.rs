@@ -167,6 +167,16 @@ pub fn plan(ctx: &ResourceContext) -> Result<ScaffoldPlan> {
     if ctx.controller {
         controller_files(ctx, &mut plan)?;
     }
+    // Scaffold 7 on: serde and the CRD schema checked against each other on the API server
+    // (after the controller's test, so that the module lines stay in rustfmt's order).
+    if ctx.resource && templates::generation() >= 7 {
+        envtest_test(
+            &mut plan,
+            &ctx.header,
+            &format!("{}_schema", ctx.config_prefix()),
+            rust(ctx, "api/schema_envtest.rs")?,
+        )?;
+    }
     Ok(plan)
 }
 
@@ -223,16 +233,6 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         "samples",
         format!("- {sample}"),
     );
-
-    // Scaffold 7 on: serde and the CRD schema checked against each other on the API server.
-    if templates::generation() >= 7 {
-        envtest_test(
-            plan,
-            &ctx.header,
-            &format!("{}_schema", ctx.config_prefix()),
-            rust(ctx, "api/schema_envtest.rs")?,
-        )?;
-    }
 
     for (file, content) in helper_roles(ctx)? {
         plan.write(format!("config/rbac/{file}"), content, Policy::ToolOwned);
