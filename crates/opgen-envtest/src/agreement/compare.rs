@@ -40,17 +40,47 @@ pub(crate) fn defaulted(schema: &Value, value: &mut Value) {
     }
 }
 
+/// How two values are compared.
+#[derive(Clone, Copy)]
+pub(crate) struct Sides<'a> {
+    /// What each side is, for the messages.
+    pub names: (&'a str, &'a str),
+    /// A zero value (`""`, `0`, `false`, `[]`, `{}`) of a property the schema neither
+    /// requires nor defaults is the same as nothing: Go's reading of a field, with `omitempty`
+    /// (Rust's `skip_serializing_if`: the server's `""` comes back as nothing) or without (a
+    /// field serde defaults: nothing comes back as `0`). Every Go client treats the two alike.
+    pub omitempty: bool,
+}
+
 /// Where `left` and `right` differ, as lines naming the path (`.spec.ports[0].name`) and both
-/// values, each side named by `names`.
+/// values.
 pub(crate) fn differences(
     schema: &Value,
     left: &Value,
     right: &Value,
-    names: (&str, &str),
+    sides: Sides,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    walk(schema, String::new(), left, right, names, &mut out);
+    walk(schema, String::new(), left, right, sides, &mut out);
     out
+}
+
+/// What a `null` where the schema has nothing usually comes from.
+const NULL_HELP: &str = " (serde writes `null` for an `Option` without `skip_serializing_if = \"Option::is_none\"`: add it, or `+nullable` to the field)";
+
+fn help(value: &Value) -> &'static str {
+    if value.is_null() { NULL_HELP } else { "" }
+}
+
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        Value::Array(items) => items.is_empty(),
+        Value::Object(object) => object.is_empty(),
+        Value::Null => false,
+    }
 }
 
 fn walk(
@@ -58,9 +88,10 @@ fn walk(
     path: String,
     left: &Value,
     right: &Value,
-    names: (&str, &str),
+    sides: Sides,
     out: &mut Vec<String>,
 ) {
+    let (l_name, r_name) = sides.names;
     match (left, right) {
         (Value::Object(l), Value::Object(r)) => {
             let mut keys: Vec<&String> = l.keys().chain(r.keys()).collect();
@@ -68,38 +99,41 @@ fn walk(
             keys.dedup();
             for key in keys {
                 let sub = property(schema, key);
-                let nothing = if sub["nullable"] == true {
-                    Value::Null
-                } else {
-                    Value::Bool(false)
+                let required = schema["required"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|name| name == key.as_str()));
+                // `null` is nothing where the schema allows it, a zero value where Go's is.
+                let nothing = |v: &Value| {
+                    (v.is_null() && sub["nullable"] == true)
+                        || (sides.omitempty
+                            && !required
+                            && sub.get("default").is_none()
+                            && is_zero(v))
                 };
-                let (lv, rv) = (l.get(key), r.get(key));
                 let here = format!("{path}.{key}");
-                match (lv, rv) {
-                    (Some(lv), Some(rv)) => walk(sub, here, lv, rv, names, out),
-                    (Some(v), None) if *v != nothing => out.push(format!(
-                        "{here}: {} has {v}, {} has nothing",
-                        names.0, names.1
+                match (l.get(key), r.get(key)) {
+                    (Some(lv), Some(rv)) => walk(sub, here, lv, rv, sides, out),
+                    (Some(v), None) | (None, Some(v)) if nothing(v) => {}
+                    (Some(v), None) => out.push(format!(
+                        "{here}: {l_name} has {v}, {r_name} has nothing{}",
+                        help(v)
                     )),
-                    (None, Some(v)) if *v != nothing => out.push(format!(
-                        "{here}: {} has nothing, {} has {v}",
-                        names.0, names.1
+                    (None, Some(v)) => out.push(format!(
+                        "{here}: {l_name} has nothing, {r_name} has {v}{}",
+                        help(v)
                     )),
-                    _ => {}
+                    (None, None) => {}
                 }
             }
         }
         (Value::Array(l), Value::Array(r)) if l.len() == r.len() => {
             for (i, (lv, rv)) in l.iter().zip(r).enumerate() {
-                walk(&schema["items"], format!("{path}[{i}]"), lv, rv, names, out);
+                walk(&schema["items"], format!("{path}[{i}]"), lv, rv, sides, out);
             }
         }
         (Value::Number(l), Value::Number(r)) if same_number(l, r) => {}
         _ if left == right => {}
-        _ => out.push(format!(
-            "{path}: {} has {left}, {} has {right}",
-            names.0, names.1
-        )),
+        _ => out.push(format!("{path}: {l_name} has {left}, {r_name} has {right}")),
     }
 }
 
@@ -146,13 +180,32 @@ mod tests {
     fn differences_name_the_path_and_both_sides() {
         let sent = json!({"name": null, "ratio": 2.0, "note": null, "tags": {"a": {"on": true}}});
         let kept = json!({"ratio": 2, "tags": {"a": {"on": false}}});
+        let strict = Sides {
+            names: ("serde", "the API server"),
+            omitempty: false,
+        };
         assert_eq!(
-            differences(&schema(), &sent, &kept, ("serde", "the API server")),
+            differences(&schema(), &sent, &kept, strict),
             [
-                ".name: serde has null, the API server has nothing",
-                ".tags.a.on: serde has true, the API server has false",
+                format!(".name: serde has null, the API server has nothing{NULL_HELP}"),
+                ".tags.a.on: serde has true, the API server has false".to_owned(),
             ]
         );
-        assert!(differences(&schema(), &json!([1]), &json!([1, 2]), ("a", "b")).len() == 1);
+        assert_eq!(
+            differences(&schema(), &json!([1]), &json!([1, 2]), strict).len(),
+            1
+        );
+        let server = json!({"tags": {}, "ratio": 1.5, "name": ""});
+        let serde = json!({"ratio": 1.5, "size": 0});
+        assert_eq!(differences(&schema(), &server, &serde, strict).len(), 3);
+        let omitempty = Sides {
+            omitempty: true,
+            ..strict
+        };
+        // `size` has a default: the server never leaves it out, so a 0 is a change.
+        assert_eq!(
+            differences(&schema(), &server, &serde, omitempty),
+            [".size: serde has nothing, the API server has 0"]
+        );
     }
 }

@@ -139,6 +139,7 @@ impl Agreement {
         if target.api.namespace().is_some() {
             crate::control_plane::ensure_namespace(&self.client, &self.namespace).await?;
         }
+        let mut findings = Findings::default();
         for case in 0..self.cases {
             let mut rng = Rng::new(seed.wrapping_add(case.into()));
             let name = format!("agreement-{case}");
@@ -149,12 +150,11 @@ impl Agreement {
                 &name,
                 &mut rng,
             );
-            let before = report.disagreements.len();
-            self.check_case::<K>(&target, object, &mut report).await?;
-            for line in &mut report.disagreements[before..] {
-                *line = format!("case {case}: {line}");
-            }
+            findings.case = case;
+            self.check_case::<K>(&target, object, &mut report, &mut findings)
+                .await?;
         }
+        report.disagreements = findings.lines();
         eprintln!(
             "{}: {} objects drawn from the schema (seed {seed}), {} accepted, {} disagreements",
             report.kind,
@@ -207,6 +207,7 @@ impl Agreement {
         target: &Target,
         object: Value,
         report: &mut Report,
+        out: &mut Findings,
     ) -> Result<(), Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
@@ -216,7 +217,6 @@ impl Agreement {
             return Ok(());
         };
         report.accepted += 1;
-        let out = &mut report.disagreements;
         // The server's view: what it keeps must survive the Rust type.
         round_trip::<K>(schema, &stored, out);
         // serde's view: what serde makes of the object is what the server keeps.
@@ -234,10 +234,13 @@ impl Agreement {
         ] {
             match result {
                 Ok(kept) => sent_and_kept(schema, &expected, &kept, how, out),
-                Err(refusal) => out.push(format!(
-                    "the API server refuses {how} of what serde sends: {}",
-                    refusal?
-                )),
+                Err(refusal) => out.add(
+                    format!("refused {how}"),
+                    format!(
+                        "the API server refuses {how} of what serde sends: {}",
+                        refusal?
+                    ),
+                ),
             }
         }
         let has_status = |v: &Value| v.get("status").is_some_and(|s| !s.is_null());
@@ -246,7 +249,7 @@ impl Agreement {
             && has_status(&object)
             && has_status(&sent)
         {
-            self.check_status::<K>(target, &object, &sent, report)
+            self.check_status::<K>(target, &object, &sent, report, out)
                 .await?;
         }
         Ok(())
@@ -259,6 +262,7 @@ impl Agreement {
         object: &Value,
         sent: &Value,
         report: &mut Report,
+        out: &mut Findings,
     ) -> Result<(), Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
@@ -272,7 +276,6 @@ impl Agreement {
             return Ok(());
         }
         let stored = refused_or(apply_status(target, &name, object).await, report)?;
-        let out = &mut report.disagreements;
         if let Some(stored) = stored {
             round_trip::<K>(&target.schema, &stored, out);
             match apply_status(target, &name, sent).await {
@@ -288,10 +291,13 @@ impl Agreement {
                         out,
                     );
                 }
-                Err(refusal) => out.push(format!(
-                    "the API server refuses a status update of what serde sends: {}",
-                    refusal?
-                )),
+                Err(refusal) => out.add(
+                    "refused a status update".into(),
+                    format!(
+                        "the API server refuses a status update of what serde sends: {}",
+                        refusal?
+                    ),
+                ),
             }
         }
         target
@@ -321,53 +327,84 @@ fn refused_or(
 }
 
 /// The object the server kept must come back unchanged through `K`.
-fn round_trip<K: Serialize + DeserializeOwned>(
-    schema: &Value,
-    stored: &Value,
-    out: &mut Vec<String>,
-) {
+fn round_trip<K: Serialize + DeserializeOwned>(schema: &Value, stored: &Value, out: &mut Findings) {
     match serde_json::from_value::<K>(stored.clone()) {
         Ok(k) => {
             let (mut stored, mut again) = (stored.clone(), to_json(&k));
             without(&mut stored, "metadata");
             without(&mut again, "metadata");
-            out.extend(
-                compare::differences(
-                    schema,
-                    &stored,
-                    &again,
-                    ("the API server", "its round trip through serde"),
-                )
-                .into_iter()
-                .map(|d| {
-                    format!("the Rust type does not read back what the API server keeps: {d}")
-                }),
-            );
+            for d in compare::differences(
+                schema,
+                &stored,
+                &again,
+                compare::Sides {
+                    names: ("the API server", "its round trip through serde"),
+                    omitempty: true,
+                },
+            ) {
+                out.add(
+                    format!("round trip {}", path_of(&d)),
+                    format!("the Rust type does not read back what the API server keeps: {d}"),
+                );
+            }
         }
-        Err(e) => out.push(format!(
-            "the Rust type refuses an object the API server accepted ({e}): {}",
-            stored
-        )),
+        Err(e) => out.add(
+            e.to_string(),
+            format!("the Rust type refuses an object the API server accepted ({e}): {stored}"),
+        ),
     }
 }
 
-fn sent_and_kept(schema: &Value, expected: &Value, kept: &Value, how: &str, out: &mut Vec<String>) {
+fn sent_and_kept(schema: &Value, expected: &Value, kept: &Value, how: &str, out: &mut Findings) {
     let (mut expected, mut kept) = (expected.clone(), kept.clone());
     without(&mut expected, "metadata");
     without(&mut kept, "metadata");
-    out.extend(
-        compare::differences(
-            schema,
-            &expected,
-            &kept,
-            (
-                "serde sent (with the schema's defaults)",
-                "the API server kept",
-            ),
-        )
-        .into_iter()
-        .map(|d| format!("{how} does not keep what serde sends: {d}")),
-    );
+    let sides = compare::Sides {
+        names: (
+            "serde sent (with the schema's defaults)",
+            "the API server kept",
+        ),
+        omitempty: false,
+    };
+    for d in compare::differences(schema, &expected, &kept, sides) {
+        out.add(
+            format!("{how} {}", path_of(&d)),
+            format!("{how} does not keep what serde sends: {d}"),
+        );
+    }
+}
+
+/// The path a line of [`compare::differences`] starts with.
+fn path_of(difference: &str) -> &str {
+    difference.split(": ").next().unwrap_or(difference)
+}
+
+/// The disagreements found so far, each once: the first case that shows it, and how many
+/// others do.
+#[derive(Default)]
+struct Findings {
+    case: u32,
+    /// (key, message, first case, other cases)
+    seen: Vec<(String, String, u32, u32)>,
+}
+
+impl Findings {
+    fn add(&mut self, key: String, message: String) {
+        match self.seen.iter_mut().find(|seen| seen.0 == key) {
+            Some(seen) => seen.3 += 1,
+            None => self.seen.push((key, message, self.case, 0)),
+        }
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.seen
+            .iter()
+            .map(|(_, message, case, others)| match others {
+                0 => format!("case {case}: {message}"),
+                n => format!("case {case} (and {n} more): {message}"),
+            })
+            .collect()
+    }
 }
 
 fn without(object: &mut Value, key: &str) {

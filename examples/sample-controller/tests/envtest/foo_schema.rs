@@ -28,7 +28,9 @@ async fn foo_serde_agrees_with_its_crd_schema() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
-    let admin = control_plane.client().expect("a client of the control plane");
+    let admin = control_plane
+        .client()
+        .expect("a client of the control plane");
     Agreement::new(&admin, "config/crd/bases", "foo-agreement")
         .check::<Foo>()
         .await
