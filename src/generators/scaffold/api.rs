@@ -168,13 +168,13 @@ pub fn plan(ctx: &ResourceContext) -> Result<ScaffoldPlan> {
     if ctx.controller {
         controller_files(ctx, &mut plan)?;
     }
-    // Scaffold 7 on: serde and the CRD schema checked against each other on the API server
-    // (after the controller's test, so that the module lines stay in rustfmt's order).
+    // Scaffold 7 on: serde and the CRD schema of the kind version checked against each other
+    // on the API server.
     if ctx.resource && templates::generation() >= 7 {
         envtest_test(
             &mut plan,
             &ctx.header,
-            &format!("{}_schema", ctx.config_prefix()),
+            &format!("{}_{}_schema", ctx.config_prefix(), ctx.version),
             rust(ctx, "api/schema_envtest.rs")?,
         )?;
     }

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! `Foo`'s Rust type and its CRD schema agree on a real API server: objects drawn from
+//! `Foo`'s Rust type and its CRD schema (v1alpha1) agree on a real API server: objects drawn from
 //! the schema that the server accepts deserialize into `Foo` and serialize back
 //! unchanged, and what serde sends of them, created and server-side applied, is kept as sent
 //! plus the schema's defaults (no field pruned, no `null` refused). A disagreement names the
@@ -24,14 +24,14 @@ use opgen_envtest::agreement::Agreement;
 use sample_controller::api::v1alpha1::Foo;
 
 #[tokio::test]
-async fn foo_serde_agrees_with_its_crd_schema() {
+async fn foo_v1alpha1_serde_agrees_with_its_crd_schema() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
     let admin = control_plane
         .client()
         .expect("a client of the control plane");
-    Agreement::new(&admin, "config/crd/bases", "foo-agreement")
+    Agreement::new(&admin, "config/crd/bases", "foo-v1alpha1-agreement")
         .check::<Foo>()
         .await
         .expect("the API server answers")

@@ -1,4 +1,4 @@
-// Copyright 2026 The memcached-operator Authors.
+// Copyright 2026 The tdset-operator Authors.
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! `Memcached`'s Rust type and its CRD schema agree on a real API server: objects drawn from
-//! the schema that the server accepts deserialize into `Memcached` and serialize back
+//! `TDSet`'s Rust type and its CRD schema (v1) agree on a real API server: objects drawn from
+//! the schema that the server accepts deserialize into `TDSet` and serialize back
 //! unchanged, and what serde sends of them, created and server-side applied, is kept as sent
 //! plus the schema's defaults (no field pruned, no `null` refused). A disagreement names the
 //! field, e.g. an `Option` without `skip_serializing_if` or an enum variant the schema lacks.
@@ -21,18 +21,18 @@
 
 use opgen_envtest::agreement::Agreement;
 
-use memcached_operator::api::v1alpha1::Memcached;
+use tdset_operator::api::v1::TDSet;
 
 #[tokio::test]
-async fn memcached_serde_agrees_with_its_crd_schema() {
+async fn td_set_v1_serde_agrees_with_its_crd_schema() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
     let admin = control_plane
         .client()
         .expect("a client of the control plane");
-    Agreement::new(&admin, "config/crd/bases", "memcached-agreement")
-        .check::<Memcached>()
+    Agreement::new(&admin, "config/crd/bases", "tdset-v1-agreement")
+        .check::<TDSet>()
         .await
         .expect("the API server answers")
         .assert_agreed();

@@ -1,4 +1,4 @@
-// Copyright 2026 The secret-operator Authors.
+// Copyright 2026 The cnat-operator Authors.
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! `MultiSecret`'s Rust type and its CRD schema agree on a real API server: objects drawn from
-//! the schema that the server accepts deserialize into `MultiSecret` and serialize back
+//! `At`'s Rust type and its CRD schema (v1alpha1) agree on a real API server: objects drawn from
+//! the schema that the server accepts deserialize into `At` and serialize back
 //! unchanged, and what serde sends of them, created and server-side applied, is kept as sent
 //! plus the schema's defaults (no field pruned, no `null` refused). A disagreement names the
 //! field, e.g. an `Option` without `skip_serializing_if` or an enum variant the schema lacks.
@@ -21,18 +21,18 @@
 
 use opgen_envtest::agreement::Agreement;
 
-use secret_operator::api::v1alpha1::MultiSecret;
+use cnat_operator::api::v1alpha1::At;
 
 #[tokio::test]
-async fn multi_secret_serde_agrees_with_its_crd_schema() {
+async fn at_v1alpha1_serde_agrees_with_its_crd_schema() {
     let Some(control_plane) = opgen_envtest::shared_or_skip().await else {
         return;
     };
     let admin = control_plane
         .client()
         .expect("a client of the control plane");
-    Agreement::new(&admin, "config/crd/bases", "multisecret-agreement")
-        .check::<MultiSecret>()
+    Agreement::new(&admin, "config/crd/bases", "at-v1alpha1-agreement")
+        .check::<At>()
         .await
         .expect("the API server answers")
         .assert_agreed();
