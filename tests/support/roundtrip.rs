@@ -165,9 +165,12 @@ async fn imported_types_agree_with_their_crd_schemas() {{
     select_k8s_for_build(project);
     std::fs::create_dir_all(project.join("tests")).unwrap();
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
-    let status = super::project_cargo(project, &["test", "--test", "roundtrip", "--", "--nocapture"])
-        .status()
-        .expect("cargo runs");
+    let status = super::project_cargo(
+        project,
+        &["test", "--test", "roundtrip", "--", "--nocapture"],
+    )
+    .status()
+    .expect("cargo runs");
     assert!(
         status.success(),
         "the round trip failed in {}",

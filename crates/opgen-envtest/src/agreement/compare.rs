@@ -45,11 +45,12 @@ pub(crate) fn defaulted(schema: &Value, value: &mut Value) {
 pub(crate) struct Sides<'a> {
     /// What each side is, for the messages.
     pub names: (&'a str, &'a str),
-    /// A zero value (`""`, `0`, `false`, `[]`, `{}`) of a property the schema neither
-    /// requires nor defaults is the same as nothing: Go's reading of a field, with `omitempty`
-    /// (Rust's `skip_serializing_if`: the server's `""` comes back as nothing) or without (a
-    /// field serde defaults: nothing comes back as `0`). Every Go client treats the two alike.
-    pub omitempty: bool,
+    /// Values Go's clients read and write alike are equal: a zero value (`""`, `0`, `false`,
+    /// `[]`, `{}`) of a property the schema neither requires nor defaults and nothing (a field
+    /// with `omitempty`, Rust's `skip_serializing_if`, reads the server's `""` and writes
+    /// nothing; one without, a field serde defaults, reads nothing and writes `0`), and an
+    /// int-or-string number and the same digits as a string (a `Quantity`).
+    pub go_equal: bool,
 }
 
 /// Where `left` and `right` differ, as lines naming the path (`.spec.ports[0].name`) and both
@@ -105,7 +106,7 @@ fn walk(
                 // `null` is nothing where the schema allows it, a zero value where Go's is.
                 let nothing = |v: &Value| {
                     (v.is_null() && sub["nullable"] == true)
-                        || (sides.omitempty
+                        || (sides.go_equal
                             && !required
                             && sub.get("default").is_none()
                             && is_zero(v))
@@ -132,6 +133,12 @@ fn walk(
             }
         }
         (Value::Number(l), Value::Number(r)) if same_number(l, r) => {}
+        // A quantity (int-or-string) the server keeps as a number, and Go's `Quantity` as
+        // k8s-openapi's writes as a string.
+        (Value::Number(n), Value::String(q))
+            if sides.go_equal
+                && schema["x-kubernetes-int-or-string"] == true
+                && n.to_string() == *q => {}
         _ if left == right => {}
         _ => out.push(format!("{path}: {l_name} has {left}, {r_name} has {right}")),
     }
@@ -158,6 +165,7 @@ mod tests {
                 "note": {"type": "string", "nullable": true},
                 "name": {"type": "string"},
                 "ratio": {"type": "number"},
+                "cpu": {"x-kubernetes-int-or-string": true},
                 "tags": {"type": "object", "additionalProperties": {"type": "object", "properties": {"on": {"type": "boolean", "default": true}}}},
             },
         })
@@ -182,7 +190,7 @@ mod tests {
         let kept = json!({"ratio": 2, "tags": {"a": {"on": false}}});
         let strict = Sides {
             names: ("serde", "the API server"),
-            omitempty: false,
+            go_equal: false,
         };
         assert_eq!(
             differences(&schema(), &sent, &kept, strict),
@@ -195,16 +203,16 @@ mod tests {
             differences(&schema(), &json!([1]), &json!([1, 2]), strict).len(),
             1
         );
-        let server = json!({"tags": {}, "ratio": 1.5, "name": ""});
-        let serde = json!({"ratio": 1.5, "size": 0});
-        assert_eq!(differences(&schema(), &server, &serde, strict).len(), 3);
-        let omitempty = Sides {
-            omitempty: true,
+        let server = json!({"tags": {}, "ratio": 1.5, "name": "", "cpu": 2});
+        let serde = json!({"ratio": 1.5, "size": 0, "cpu": "2"});
+        assert_eq!(differences(&schema(), &server, &serde, strict).len(), 4);
+        let go_equal = Sides {
+            go_equal: true,
             ..strict
         };
         // `size` has a default: the server never leaves it out, so a 0 is a change.
         assert_eq!(
-            differences(&schema(), &server, &serde, omitempty),
+            differences(&schema(), &server, &serde, go_equal),
             [".size: serde has nothing, the API server has 0"]
         );
     }

@@ -156,11 +156,15 @@ impl Agreement {
         }
         report.disagreements = findings.lines();
         eprintln!(
-            "{}: {} objects drawn from the schema (seed {seed}), {} accepted, {} disagreements",
+            "{}: {} objects drawn from the schema (seed {seed}), {} accepted, {} disagreements{}",
             report.kind,
             report.cases,
             report.accepted,
-            report.disagreements.len()
+            report.disagreements.len(),
+            match report.refusals.first() {
+                Some(first) => format!("; the first refused: {first}"),
+                None => String::new(),
+            }
         );
         Ok(report)
     }
@@ -339,7 +343,7 @@ fn round_trip<K: Serialize + DeserializeOwned>(schema: &Value, stored: &Value, o
                 &again,
                 compare::Sides {
                     names: ("the API server", "its round trip through serde"),
-                    omitempty: true,
+                    go_equal: true,
                 },
             ) {
                 out.add(
@@ -364,7 +368,7 @@ fn sent_and_kept(schema: &Value, expected: &Value, kept: &Value, how: &str, out:
             "serde sent (with the schema's defaults)",
             "the API server kept",
         ),
-        omitempty: false,
+        go_equal: false,
     };
     for d in compare::differences(schema, &expected, &kept, sides) {
         out.add(
