@@ -137,6 +137,24 @@ async fn samples_round_trip_through_the_imported_types() {{
     assert_eq!(checked, {expected}, "objects read back typed");
 }}
 
+/// Disagreements of the corpus that are not opgen's, by the path they name, with why.
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        ".hostnameOverride:",
+        "a PodSpec field of Kubernetes 1.34: the round trip builds against k8s-openapi's v1_33 \
+         (select_k8s_for_build) while the CRD follows the module's Kubernetes minor",
+    ),
+    (
+        ".restartPolicyRules:",
+        "a Container field of Kubernetes 1.34, as above",
+    ),
+    (
+        ".datadog.interval:",
+        "argo-rollouts' Go string with omitempty and a schema default: an empty interval is \
+         written back as nothing and then defaulted, by Go's client as by the Rust type",
+    ),
+];
+
 /// Each imported type and its CRD agree (opgen_envtest::agreement); a kind version none of
 /// whose drawn objects the API server accepts is counted, not checked.
 #[tokio::test]
@@ -149,8 +167,14 @@ async fn imported_types_agree_with_their_crd_schemas() {{
 {agreements}    let unchecked: Vec<&str> = reports.iter().filter(|r| r.accepted == 0).map(|r| r.kind.as_str()).collect();
     let disagreeing: Vec<String> = reports
         .iter()
-        .filter(|r| !r.disagreements.is_empty())
-        .map(|r| format!("{{}} (seed {{}}):\n{{}}", r.kind, r.seed, r.disagreements.join("\n")))
+        .filter_map(|r| {{
+            let left: Vec<&String> = r
+                .disagreements
+                .iter()
+                .filter(|d| !EXCEPTIONS.iter().any(|(path, _)| d.contains(path)))
+                .collect();
+            (!left.is_empty()).then(|| format!("{{}} (seed {{}}):\n{{left:#?}}", r.kind, r.seed))
+        }})
         .collect();
     eprintln!(
         "agreement: {{}} kind versions, {{}} checked, {{}} disagree; unchecked (every drawn object refused): {{unchecked:?}}",
