@@ -95,8 +95,8 @@ fn object(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
             if object.contains_key(name) {
                 continue;
             }
-            let wanted = required.contains(&name.as_str())
-                || (depth < OPTIONAL_DEPTH && depth < MAX_DEPTH && rng.chance(2));
+            let wanted =
+                required.contains(&name.as_str()) || (depth < OPTIONAL_DEPTH && rng.chance(2));
             if wanted {
                 object.insert(name.clone(), value(property, rng, depth + 1));
             }
