@@ -180,7 +180,7 @@ fn delete_api_undoes_create_api_and_waits_for_the_webhook() {
     let mut delete = vec!["delete", "api"];
     delete.extend_from_slice(&backup);
     let out = opgen_ok(dir.path(), &delete);
-    assert!(out.contains("8 removed"), "{out}");
+    assert!(out.contains("9 removed"), "{out}");
     let after = tree(dir.path());
     assert_eq!(
         support::listing(&after),

@@ -377,6 +377,8 @@ const SCAFFOLD_7_CHANGED: &[&str] = &[
     "PROJECT",
     "README.md",
     "src/controllers/memcached.rs",
+    "tests/envtest/main.rs",
+    "tests/envtest/memcached_v1alpha1_schema.rs",
 ];
 
 #[test]

@@ -1884,6 +1884,13 @@ impl<'a> Generator<'a> {
                     };
                 }
                 let attr = match ty.shape {
+                    // Go's RawMessage omitted when empty: serde's default `Value::Null` would be
+                    // sent as `null`, which server-side apply refuses where the schema is an
+                    // object (the agreement test of argo-rollouts' `jsonBody` found it).
+                    Shape::Other if ty.text == "serde_json::Value" => {
+                        "#[serde(default, skip_serializing_if = \"serde_json::Value::is_null\")]"
+                            .to_owned()
+                    }
                     Shape::Option => {
                         "#[serde(default, skip_serializing_if = \"Option::is_none\")]".to_owned()
                     }

@@ -169,7 +169,7 @@ pub async fn apply_documents(
     Ok(applied)
 }
 
-fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, Error> {
     if !path.is_dir() {
         return Ok(vec![path.to_owned()]);
     }

@@ -208,17 +208,7 @@ impl ControlPlane {
         let path = roles.as_ref();
         let admin = self.client()?;
         let params = PatchParams::apply(FIELD_MANAGER).force();
-        let namespace_object = Namespace {
-            metadata: ObjectMeta {
-                name: Some(namespace.to_owned()),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        Api::<Namespace>::all(admin.clone())
-            .patch(namespace, &params, &Patch::Apply(&namespace_object))
-            .await
-            .map_err(|e| Error::kube(format!("creating namespace {namespace}"), e))?;
+        ensure_namespace(&admin, namespace).await?;
         let account = ServiceAccount {
             metadata: ObjectMeta {
                 name: Some(name.to_owned()),
@@ -603,6 +593,23 @@ current-context: envtest
         cert = STANDARD.encode(&pki.admin_cert_pem),
         key = STANDARD.encode(&pki.admin_key_pem),
     )
+}
+
+/// Creates `namespace` unless it exists (a server-side apply).
+pub(crate) async fn ensure_namespace(admin: &Client, namespace: &str) -> Result<(), Error> {
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let namespace_object = Namespace {
+        metadata: ObjectMeta {
+            name: Some(namespace.to_owned()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    Api::<Namespace>::all(admin.clone())
+        .patch(namespace, &params, &Patch::Apply(&namespace_object))
+        .await
+        .map_err(|e| Error::kube(format!("creating namespace {namespace}"), e))?;
+    Ok(())
 }
 
 /// The two clients of an operator's integration test: `admin` for the test's own setup and

@@ -24,6 +24,7 @@
 //! The binaries come from `KUBEBUILDER_ASSETS` (as with controller-runtime) or from the cache
 //! that opgen's `setup-envtest.sh` fills (see [`Assets::locate`]).
 
+pub mod agreement;
 mod apply;
 mod assets;
 mod certs;

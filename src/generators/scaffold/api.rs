@@ -7,6 +7,7 @@ use crate::names::module_name;
 use crate::project::{Gvk, Project};
 use heck::ToSnakeCase;
 use serde::Serialize;
+use std::path::Path;
 
 /// Everything the API and controller templates may refer to.
 #[derive(Debug, Clone, Serialize)]
@@ -166,6 +167,16 @@ pub fn plan(ctx: &ResourceContext) -> Result<ScaffoldPlan> {
     }
     if ctx.controller {
         controller_files(ctx, &mut plan)?;
+    }
+    // Scaffold 7 on: serde and the CRD schema of the kind version checked against each other
+    // on the API server.
+    if ctx.resource && templates::generation() >= 7 {
+        envtest_test(
+            &mut plan,
+            &ctx.header,
+            &format!("{}_{}_schema", ctx.config_prefix(), ctx.version),
+            rust(ctx, "api/schema_envtest.rs")?,
+        )?;
     }
     Ok(plan)
 }
@@ -358,11 +369,14 @@ pub(crate) fn envtest_test(
     if templates::generation() < 5 {
         return plan.write_rust(format!("tests/{module}.rs"), content, Policy::UserOwned);
     }
-    plan.write_rust(
-        ENVTEST_MAIN,
-        format!("{header}{}", render("api/envtest_main.rs", &())?),
-        Policy::IfMissing,
-    )?;
+    // Once per plan: a second write would replace the first with the `mod` lines inserted since.
+    if !plan.writes(Path::new(ENVTEST_MAIN)) {
+        plan.write_rust(
+            ENVTEST_MAIN,
+            format!("{header}{}", render("api/envtest_main.rs", &())?),
+            Policy::IfMissing,
+        )?;
+    }
     plan.insert(ENVTEST_MAIN, "envtest-modules", format!("mod {module};"));
     plan.write_rust(
         format!("tests/envtest/{module}.rs"),

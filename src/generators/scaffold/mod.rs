@@ -14,7 +14,7 @@ pub mod webhook;
 use crate::diag::{Diagnostic, Error, Location, Result};
 use crate::generators::rustfmt::{self, Formatted};
 use crate::writer::Workspace;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
@@ -112,6 +112,13 @@ impl ScaffoldPlan {
             content,
             policy,
         });
+    }
+
+    /// Whether the plan already writes `path`.
+    pub fn writes(&self, path: &Path) -> bool {
+        self.actions
+            .iter()
+            .any(|action| matches!(action, Action::Write { path: p, .. } if p == path))
     }
 
     /// Adds a Rust file, formatted with rustfmt.

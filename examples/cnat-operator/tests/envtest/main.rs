@@ -26,4 +26,5 @@
 //! without it prints how to get it and skips these tests, except under CI (`CI=true`).
 
 mod at_controller;
+mod at_v1alpha1_schema;
 // +opgen:scaffold:envtest-modules

@@ -26,5 +26,6 @@
 //! without it prints how to get it and skips these tests, except under CI (`CI=true`).
 
 mod memcached_controller;
+mod memcached_v1alpha1_schema;
 mod memcached_webhooks;
 // +opgen:scaffold:envtest-modules

@@ -26,4 +26,5 @@
 //! without it prints how to get it and skips these tests, except under CI (`CI=true`).
 
 mod foo_controller;
+mod foo_v1alpha1_schema;
 // +opgen:scaffold:envtest-modules

@@ -26,4 +26,5 @@
 //! without it prints how to get it and skips these tests, except under CI (`CI=true`).
 
 mod multi_secret_controller;
+mod multi_secret_v1alpha1_schema;
 // +opgen:scaffold:envtest-modules

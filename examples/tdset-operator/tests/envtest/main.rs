@@ -26,4 +26,5 @@
 //! without it prints how to get it and skips these tests, except under CI (`CI=true`).
 
 mod td_set_controller;
+mod td_set_v1_schema;
 // +opgen:scaffold:envtest-modules

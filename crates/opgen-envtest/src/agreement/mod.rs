@@ -1,0 +1,485 @@
+//! What serde sends is what the schema accepts: a kind's Rust type and its CRD checked against
+//! each other on the API server, with objects drawn from the CRD's schema.
+//!
+//! For each object the schema describes (types, formats, enums, bounds, lengths, item counts,
+//! patterns, optional properties present or not):
+//! - the API server's view first: the object is created (dry run, so no controller sees it);
+//!   what the server keeps, defaults included, must deserialize into the Rust type and
+//!   serialize back unchanged, or the operator loses or rewrites data it reads;
+//! - then serde's: the Rust value serde makes of the object is sent as a create and as a
+//!   server-side apply; the server must accept both and keep exactly what serde sent plus the
+//!   schema's own defaults: no field pruned, no `null` dropped or refused, no default the
+//!   schema does not declare.
+//!
+//! With the status subresource, the status goes through it (a real object, deleted after).
+//! Objects the server refuses for their own sake (CEL rules the generator does not solve,
+//! `oneOf`) are counted, not disagreements. Draws are reproducible: `OPGEN_AGREEMENT_SEED`
+//! picks the seed (by default one from the CRD's name), `OPGEN_AGREEMENT_CASES` the number of
+//! objects (32).
+
+mod compare;
+mod generate;
+
+use std::path::{Path, PathBuf};
+
+use kube::{
+    Api, Client, Resource,
+    api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams},
+};
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::Value;
+
+use crate::{Error, parse_documents};
+use generate::Rng;
+
+const FIELD_MANAGER: &str = "opgen-envtest-agreement";
+const DEFAULT_CASES: u32 = 32;
+
+/// The agreement check of one kind: the CRDs it is looked up in, the namespace its objects go
+/// to (ignored for a cluster-scoped kind), the number of objects and the seed.
+#[derive(Clone)]
+pub struct Agreement {
+    client: Client,
+    crds: PathBuf,
+    namespace: String,
+    cases: u32,
+    seed: Option<u64>,
+    status_subresource: bool,
+}
+
+/// What [`Agreement::check`] found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// `<plural>.<group>/<version>`.
+    pub kind: String,
+    pub seed: u64,
+    /// Objects drawn from the schema.
+    pub cases: u32,
+    /// Those the API server accepted (the others broke a rule the generator does not solve).
+    pub accepted: u32,
+    /// Why the first refused objects were refused.
+    pub refusals: Vec<String>,
+    /// Each place where serde and the schema disagree, with the case that shows it.
+    pub disagreements: Vec<String>,
+}
+
+impl Report {
+    /// Panics with every disagreement, and when the server accepted no object at all (then
+    /// nothing was checked).
+    pub fn assert_agreed(&self) {
+        let rerun = format!("OPGEN_AGREEMENT_SEED={} reproduces it", self.seed);
+        assert!(
+            self.disagreements.is_empty(),
+            "{}: serde and the CRD schema disagree ({rerun}):\n{}",
+            self.kind,
+            self.disagreements.join("\n")
+        );
+        assert!(
+            self.accepted > 0,
+            "{}: the API server refused all {} objects drawn from the schema ({rerun}), the first because:\n{}",
+            self.kind,
+            self.cases,
+            self.refusals.join("\n")
+        );
+    }
+}
+
+/// The kind's CRD version as the check reads it.
+struct Target {
+    api: Api<DynamicObject>,
+    schema: Value,
+    api_version: String,
+    kind: String,
+    status_subresource: bool,
+}
+
+impl Agreement {
+    /// The check of a kind whose CRD is among the files of `crds` (a file or directory, as
+    /// [`crate::install_crds`] takes), its objects in `namespace`.
+    pub fn new(client: &Client, crds: impl AsRef<Path>, namespace: &str) -> Self {
+        let cases = std::env::var("OPGEN_AGREEMENT_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(DEFAULT_CASES);
+        let seed = std::env::var("OPGEN_AGREEMENT_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok());
+        Agreement {
+            client: client.clone(),
+            crds: crds.as_ref().to_owned(),
+            namespace: namespace.to_owned(),
+            cases,
+            seed,
+            status_subresource: true,
+        }
+    }
+
+    /// Leaves out the status written through its subresource, which needs real objects: for
+    /// a kind whose controller runs beside the check and watches every namespace, so that its
+    /// writes do not mix with the check's.
+    pub fn without_status_writes(mut self) -> Self {
+        self.status_subresource = false;
+        self
+    }
+
+    /// Draws the objects and checks each; `Err` only when the API server cannot be used.
+    pub async fn check<K>(self) -> Result<Report, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        crate::install_crds(&self.client, &self.crds).await?;
+        let target = self.target::<K>()?;
+        let seed = self.seed.unwrap_or_else(|| fnv1a(&target.kind));
+        let mut report = Report {
+            kind: target.kind.clone(),
+            seed,
+            cases: self.cases,
+            ..Report::default()
+        };
+        if target.api.namespace().is_some() {
+            crate::control_plane::ensure_namespace(&self.client, &self.namespace).await?;
+        }
+        let mut findings = Findings::default();
+        for case in 0..self.cases {
+            let mut rng = Rng::new(seed.wrapping_add(case.into()));
+            let name = format!("agreement-{case}");
+            let object = generate::object_of(
+                &target.schema,
+                &target.api_version,
+                K::kind(&()).as_ref(),
+                &name,
+                &mut rng,
+            );
+            findings.case = case;
+            self.check_case::<K>(&target, object, &mut report, &mut findings)
+                .await?;
+        }
+        report.disagreements = findings.lines();
+        eprintln!(
+            "{}: {} objects drawn from the schema (seed {seed}), {} accepted, {} disagreements{}",
+            report.kind,
+            report.cases,
+            report.accepted,
+            report.disagreements.len(),
+            match report.refusals.first() {
+                Some(first) => format!("; the first refused: {first}"),
+                None => String::new(),
+            }
+        );
+        Ok(report)
+    }
+
+    fn target<K: Resource<DynamicType = ()>>(&self) -> Result<Target, Error> {
+        let (group, plural, version) = (K::group(&()), K::plural(&()), K::version(&()));
+        let mut crd = None;
+        for file in crate::apply::yaml_files(&self.crds)? {
+            crd = parse_documents(&file)?.into_iter().find(|d| {
+                d["kind"] == "CustomResourceDefinition"
+                    && d["spec"]["group"] == group.as_ref()
+                    && d["spec"]["names"]["plural"] == plural.as_ref()
+            });
+            if crd.is_some() {
+                break;
+            }
+        }
+        let missing = |what: &str| Error::Yaml {
+            path: self.crds.clone(),
+            message: format!("{what} for {plural}.{group}/{version}"),
+        };
+        let crd = crd.ok_or_else(|| missing("no CustomResourceDefinition"))?;
+        let served = crd["spec"]["versions"]
+            .as_array()
+            .and_then(|vs| vs.iter().find(|v| v["name"] == version.as_ref()))
+            .ok_or_else(|| missing("no version"))?;
+        let resource = ApiResource::erase::<K>(&());
+        let api = if crd["spec"]["scope"] == "Namespaced" {
+            Api::namespaced_with(self.client.clone(), &self.namespace, &resource)
+        } else {
+            Api::all_with(self.client.clone(), &resource)
+        };
+        Ok(Target {
+            api,
+            schema: served["schema"]["openAPIV3Schema"].clone(),
+            api_version: K::api_version(&()).into_owned(),
+            kind: format!("{plural}.{group}/{version}"),
+            status_subresource: served["subresources"]["status"].is_object(),
+        })
+    }
+
+    async fn check_case<K>(
+        &self,
+        target: &Target,
+        object: Value,
+        report: &mut Report,
+        out: &mut Findings,
+    ) -> Result<(), Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let schema = &target.schema;
+        let Some(stored) = refused_or(create(target, &object, true).await, report)? else {
+            return Ok(());
+        };
+        report.accepted += 1;
+        // The server's view: what it keeps must survive the Rust type.
+        round_trip::<K>(schema, &stored, out);
+        // serde's view: what serde makes of the object is what the server keeps.
+        let Ok(sent) = serde_json::from_value::<K>(object.clone()).map(|k| to_json(&k)) else {
+            return Ok(()); // the round trip above reported the refusal
+        };
+        let mut expected = sent.clone();
+        if target.status_subresource {
+            without(&mut expected, "status"); // a create drops it; checked below
+        }
+        compare::defaulted(schema, &mut expected);
+        for (how, result) in [
+            ("a create", create(target, &sent, true).await),
+            ("a server-side apply", apply(target, &sent).await),
+        ] {
+            match result {
+                Ok(kept) => sent_and_kept(schema, &expected, &kept, how, out),
+                Err(refusal) => out.add(
+                    format!("refused {how}"),
+                    format!(
+                        "the API server refuses {how} of what serde sends: {}",
+                        refusal?
+                    ),
+                ),
+            }
+        }
+        let has_status = |v: &Value| v.get("status").is_some_and(|s| !s.is_null());
+        if target.status_subresource
+            && self.status_subresource
+            && has_status(&object)
+            && has_status(&sent)
+        {
+            self.check_status::<K>(target, &object, &sent, report, out)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The status through its subresource: on a real object, since a status update needs one.
+    async fn check_status<K>(
+        &self,
+        target: &Target,
+        object: &Value,
+        sent: &Value,
+        report: &mut Report,
+        out: &mut Findings,
+    ) -> Result<(), Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let name = object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let created = create(target, sent, false).await;
+        if refused_or(created, report)?.is_none() {
+            return Ok(());
+        }
+        let stored = refused_or(apply_status(target, &name, object).await, report)?;
+        if let Some(stored) = stored {
+            round_trip::<K>(&target.schema, &stored, out);
+            match apply_status(target, &name, sent).await {
+                Ok(kept) => {
+                    let mut expected = sent.clone();
+                    compare::defaulted(&target.schema, &mut expected);
+                    let status = |v: &Value| serde_json::json!({"status": v["status"]});
+                    sent_and_kept(
+                        &target.schema,
+                        &status(&expected),
+                        &status(&kept),
+                        "a status update",
+                        out,
+                    );
+                }
+                Err(refusal) => out.add(
+                    "refused a status update".into(),
+                    format!(
+                        "the API server refuses a status update of what serde sends: {}",
+                        refusal?
+                    ),
+                ),
+            }
+        }
+        target
+            .api
+            .delete(&name, &DeleteParams::default())
+            .await
+            .map_err(|e| Error::kube(format!("deleting {name}"), e))?;
+        Ok(())
+    }
+}
+
+/// `Ok(Some(object))`, or `Ok(None)` counting a refusal, or the error that is not one.
+fn refused_or(
+    result: Result<Value, Result<String, Error>>,
+    report: &mut Report,
+) -> Result<Option<Value>, Error> {
+    match result {
+        Ok(object) => Ok(Some(object)),
+        Err(refusal) => {
+            let refusal = refusal?;
+            if report.refusals.len() < 3 {
+                report.refusals.push(refusal);
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// The object the server kept must come back unchanged through `K`.
+fn round_trip<K: Serialize + DeserializeOwned>(schema: &Value, stored: &Value, out: &mut Findings) {
+    match serde_json::from_value::<K>(stored.clone()) {
+        Ok(k) => {
+            let (mut stored, mut again) = (stored.clone(), to_json(&k));
+            without(&mut stored, "metadata");
+            without(&mut again, "metadata");
+            for d in compare::differences(
+                schema,
+                &stored,
+                &again,
+                compare::Sides {
+                    names: ("the API server", "its round trip through serde"),
+                    go_equal: true,
+                },
+            ) {
+                out.add(
+                    format!("round trip {}", path_of(&d)),
+                    format!("the Rust type does not read back what the API server keeps: {d}"),
+                );
+            }
+        }
+        Err(e) => out.add(
+            e.to_string(),
+            format!("the Rust type refuses an object the API server accepted ({e}): {stored}"),
+        ),
+    }
+}
+
+fn sent_and_kept(schema: &Value, expected: &Value, kept: &Value, how: &str, out: &mut Findings) {
+    let (mut expected, mut kept) = (expected.clone(), kept.clone());
+    without(&mut expected, "metadata");
+    without(&mut kept, "metadata");
+    let sides = compare::Sides {
+        names: (
+            "serde sent (with the schema's defaults)",
+            "the API server kept",
+        ),
+        go_equal: false,
+    };
+    for d in compare::differences(schema, &expected, &kept, sides) {
+        out.add(
+            format!("{how} {}", path_of(&d)),
+            format!("{how} does not keep what serde sends: {d}"),
+        );
+    }
+}
+
+/// The path a line of [`compare::differences`] starts with.
+fn path_of(difference: &str) -> &str {
+    difference.split(": ").next().unwrap_or(difference)
+}
+
+/// The disagreements found so far, each once: the first case that shows it, and how many
+/// others do.
+#[derive(Default)]
+struct Findings {
+    case: u32,
+    /// (key, message, first case, other cases)
+    seen: Vec<(String, String, u32, u32)>,
+}
+
+impl Findings {
+    fn add(&mut self, key: String, message: String) {
+        match self.seen.iter_mut().find(|seen| seen.0 == key) {
+            Some(seen) => seen.3 += 1,
+            None => self.seen.push((key, message, self.case, 0)),
+        }
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.seen
+            .iter()
+            .map(|(_, message, case, others)| match others {
+                0 => format!("case {case}: {message}"),
+                n => format!("case {case} (and {n} more): {message}"),
+            })
+            .collect()
+    }
+}
+
+fn without(object: &mut Value, key: &str) {
+    if let Some(object) = object.as_object_mut() {
+        object.remove(key);
+    }
+}
+
+fn to_json<K: Serialize>(k: &K) -> Value {
+    serde_json::to_value(k)
+        .unwrap_or_else(|e| Value::String(format!("serde cannot serialize it: {e}")))
+}
+
+/// A request's answer: the object, or `Err(Ok(why))` when the API server refused it, or
+/// `Err(Err(_))` when it could not be asked.
+type Answer = Result<Value, Result<String, Error>>;
+
+fn answer(result: Result<DynamicObject, kube::Error>, what: &str) -> Answer {
+    match result {
+        Ok(object) => Ok(serde_json::to_value(object).unwrap_or_default()),
+        Err(kube::Error::Api(status)) => Err(Ok(format!("{} ({})", status.message, status.code))),
+        Err(e) => Err(Err(Error::kube(what, e))),
+    }
+}
+
+fn dynamic(object: &Value) -> Result<DynamicObject, Result<String, Error>> {
+    serde_json::from_value(object.clone()).map_err(|e| Ok(format!("not an object: {e}")))
+}
+
+async fn create(target: &Target, object: &Value, dry_run: bool) -> Answer {
+    let params = PostParams {
+        dry_run,
+        field_manager: Some(FIELD_MANAGER.into()),
+    };
+    answer(
+        target.api.create(&params, &dynamic(object)?).await,
+        "creating an object",
+    )
+}
+
+async fn apply(target: &Target, object: &Value) -> Answer {
+    let mut params = PatchParams::apply(FIELD_MANAGER).force();
+    params.dry_run = true;
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    answer(
+        target.api.patch(name, &params, &Patch::Apply(object)).await,
+        "applying an object",
+    )
+}
+
+async fn apply_status(target: &Target, name: &str, object: &Value) -> Answer {
+    let mut params = PatchParams::apply(FIELD_MANAGER).force();
+    params.dry_run = true;
+    let body = serde_json::json!({
+        "apiVersion": object["apiVersion"],
+        "kind": object["kind"],
+        "metadata": {"name": name},
+        "status": object["status"],
+    });
+    answer(
+        target
+            .api
+            .patch_status(name, &params, &Patch::Apply(&body))
+            .await,
+        "applying a status",
+    )
+}
+
+/// FNV-1a: a default seed that stays the same for a kind across runs and machines.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
