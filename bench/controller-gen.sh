@@ -10,6 +10,7 @@
 #
 #   bench/controller-gen.sh
 #   RUNS=20 bench/controller-gen.sh
+#   OPGEN=path/to/opgen bench/controller-gen.sh   # that build instead of this checkout's
 #
 # controller-gen comes from tools/controller-gen/setup.sh (or $CONTROLLER_GEN); both tools write
 # into a fresh directory each run; hyperfine reports min and median (falls back to a loop).
@@ -22,8 +23,11 @@ trap 'rm -rf "$work"' EXIT
 cg_dir="$(bash "$repo/tools/controller-gen/setup.sh" | tail -n 1)"
 cg="$cg_dir/controller-gen"
 [ -n "${CONTROLLER_GEN:-}" ] && cg="$CONTROLLER_GEN"
-cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
-opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
+opgen="${OPGEN:-}" # another build of opgen (e.g. the one before a change), else this checkout's
+if [ -z "$opgen" ]; then
+  cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
+  opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
+fi
 
 echo "== versions"
 echo "controller-gen: $("$cg" --version) ($(go version | cut -d' ' -f3-))"
@@ -47,6 +51,9 @@ rust_project() { # dir: PROJECT file so that `opgen manifests` runs there
 }
 
 json="$work/json"; mkdir -p "$json"
+timed() { # command...: run, its CPU (user, system) into $work/time when GNU time is there
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f '%U %S' -o "$work/time" "$@"; else "$@"; fi
+}
 pair() { # label, go dir, controller-gen args, rust dir
   local label="$1" godir="$2" args="$3" rsdir="$4"
   # Warm both (Go's build cache for the type-checked packages; the page cache for opgen).
@@ -59,12 +66,16 @@ pair() { # label, go dir, controller-gen args, rust dir
       -n "opgen, $label" "cd $rsdir && rm -rf config/crd && $opgen manifests -q"
   else
     for who in cg opgen; do
-      : >"$json/$label.$who"
+      : >"$json/$label.$who"; : >"$json/$label.$who.cpu"
       for _ in $(seq "$runs"); do
+        if [ $who = cg ]; then (cd "$godir" && rm -rf "$work/cgout")
+        else (cd "$rsdir" && rm -rf config/crd); fi
         s=$(date +%s%N)
-        if [ $who = cg ]; then (cd "$godir" && rm -rf "$work/cgout" && "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
-        else (cd "$rsdir" && rm -rf config/crd && "$opgen" manifests -q); fi
+        # CPU (user + system, its children included) from GNU time where it is installed.
+        if [ $who = cg ]; then (cd "$godir" && timed "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
+        else (cd "$rsdir" && timed "$opgen" manifests -q); fi
         echo $(( $(date +%s%N) - s )) >>"$json/$label.$who"
+        [ -s "$work/time" ] && awk '{print $1 + $2}' "$work/time" >>"$json/$label.$who.cpu"
       done
     done
   fi
@@ -92,22 +103,26 @@ else
   echo "(cronjob testdata skipped: set OPGEN_CONTROLLER_TOOLS_SRC to a controller-tools checkout)"
 fi
 
-echo "== summary (ms)"
+echo "== summary (ms; wall min and median, and CPU, user + system, mean with hyperfine, else median: the figure to compare on a busy machine)"
 python3 - "$json" <<'PY'
 import json, os, statistics, sys
 d = sys.argv[1]
-print("| work | controller-gen min | median | opgen min | median | ratio (median) |")
-print("| --- | --- | --- | --- | --- | --- |")
-labels = sorted({f.rsplit(".", 1)[0] for f in os.listdir(d)}, key=lambda l: (l != "1 kinds x 50 fields", l))
+print("| work | controller-gen min | median | CPU | opgen min | median | CPU | ratio (median) | ratio (CPU) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+labels = sorted({f.split(".")[0] for f in os.listdir(d)}, key=lambda l: (l != "1 kinds x 50 fields", l))
 for label in labels:
     p = os.path.join(d, label + ".json")
     if os.path.exists(p):
         res = json.load(open(p))["results"]
         cg, og = [r["times"] for r in res]
+        cg_cpu, og_cpu = [r["user"] + r["system"] for r in res]
     else:
         cg, og = ([int(x) / 1e9 for x in open(os.path.join(d, f"{label}.{w}"))] for w in ("cg", "opgen"))
-    ms = lambda t: t * 1000
-    print(f"| {label} | {ms(min(cg)):.1f} | {ms(statistics.median(cg)):.1f} | "
-          f"{ms(min(og)):.1f} | {ms(statistics.median(og)):.1f} | "
-          f"{statistics.median(cg) / statistics.median(og):.0f}x |")
+        cpu = [[float(x) for x in open(os.path.join(d, f"{label}.{w}.cpu"))] for w in ("cg", "opgen")]
+        cg_cpu, og_cpu = (statistics.median(c) if c else None for c in cpu)
+    ms = lambda t: f"{t * 1000:.1f}" if t is not None else "n/a"
+    cpu_ratio = f"{cg_cpu / og_cpu:.0f}x" if og_cpu else "n/a"
+    print(f"| {label} | {ms(min(cg))} | {ms(statistics.median(cg))} | {ms(cg_cpu)} | "
+          f"{ms(min(og))} | {ms(statistics.median(og))} | {ms(og_cpu)} | "
+          f"{statistics.median(cg) / statistics.median(og):.0f}x | {cpu_ratio} |")
 PY

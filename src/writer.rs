@@ -645,8 +645,9 @@ const JOURNAL: &str = "journal";
 
 /// Whether every line of `text` ends in CRLF (and there is at least one).
 fn uses_crlf(text: &[u8]) -> bool {
-    let newlines = text.iter().filter(|b| **b == b'\n').count();
-    newlines > 0 && text.windows(2).filter(|w| w == b"\r\n").count() == newlines
+    // Stops at the first bare LF: the first line, in a file that uses LF.
+    let mut newlines = memchr::memchr_iter(b'\n', text).peekable();
+    newlines.peek().is_some() && newlines.all(|i| i > 0 && text[i - 1] == b'\r')
 }
 
 fn read_disk_bytes(path: &Path) -> Result<Option<Vec<u8>>> {

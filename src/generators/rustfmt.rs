@@ -3,22 +3,34 @@
 //! Templates are written for a typical kind name; a longer or shorter one moves line
 //! breaks, and only rustfmt knows where they go. rustfmt ships with every rustup
 //! toolchain; without it the code is written unformatted and the caller warns.
+//!
+//! A command that writes many files formats them with [`format_all`]: one rustfmt process for
+//! all of them, as starting rustfmt costs far more than formatting one file.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+#[derive(Debug, PartialEq, Eq)]
 pub enum Formatted {
     Done(String),
     /// rustfmt is not installed; the source is returned as it was.
     Unavailable(String),
 }
 
+const ARGS: [&str; 3] = ["--edition", "2024", "--quiet"];
+
+fn program() -> String {
+    std::env::var("RUSTFMT").unwrap_or_else(|_| "rustfmt".to_owned())
+}
+
 /// Formats `source` as edition 2024 code. An error means the source does not parse,
 /// which for a template is a bug in opgen.
 pub fn format(source: &str) -> Result<Formatted, String> {
-    let program = std::env::var("RUSTFMT").unwrap_or_else(|_| "rustfmt".to_owned());
+    let program = program();
     let child = Command::new(&program)
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .args(ARGS)
+        .args(["--emit", "stdout"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -46,6 +58,118 @@ pub fn format(source: &str) -> Result<Formatted, String> {
         .map_err(|e| format!("{program} wrote invalid UTF-8: {e}"))
 }
 
+/// Each of `sources` as [`format`] formats it, in one rustfmt run: each source is written to a
+/// scratch crate root of its own, with an empty file for every `mod name;` it declares (rustfmt
+/// refuses a file whose modules it cannot find, and formats what it finds: nothing). A source
+/// with a `#[path]` goes through [`format`] alone, and so does every source when the run fails
+/// (a syntax error, a module not found), so the results and errors are exactly [`format`]'s.
+pub fn format_all(sources: &[&str]) -> Vec<Result<Formatted, String>> {
+    match sources {
+        [] => return Vec::new(),
+        [one] => return vec![format(one)],
+        _ => {}
+    }
+    let batched = match format_batch(sources) {
+        Ok(batched) => batched,
+        Err(Unavailable) => {
+            return sources
+                .iter()
+                .map(|s| Ok(Formatted::Unavailable((*s).to_owned())))
+                .collect();
+        }
+    };
+    batched
+        .into_iter()
+        .zip(sources)
+        .map(|(done, source)| match done {
+            Some(text) => Ok(Formatted::Done(text)),
+            None => format(source),
+        })
+        .collect()
+}
+
+struct Unavailable;
+
+/// What one rustfmt run made of each source, None where it could not say.
+fn format_batch(sources: &[&str]) -> Result<Vec<Option<String>>, Unavailable> {
+    let Ok(scratch) = tempfile::Builder::new().prefix("opgen-rustfmt").tempdir() else {
+        return Ok(vec![None; sources.len()]);
+    };
+    let mut roots: Vec<Option<PathBuf>> = Vec::with_capacity(sources.len());
+    for (i, source) in sources.iter().enumerate() {
+        let dir = scratch.path().join(i.to_string());
+        roots.push(write_crate_root(&dir, source).ok().flatten());
+    }
+    let files: Vec<&PathBuf> = roots.iter().flatten().collect();
+    if files.is_empty() {
+        return Ok(vec![None; sources.len()]);
+    }
+    let mut command = Command::new(program());
+    command.args(ARGS).args(["--emit", "files"]);
+    if let Some(config) = config_file() {
+        command.arg("--config-path").arg(config);
+    }
+    let status = command
+        .args(&files)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match status {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable),
+        // An error in one source fails the run: each goes through `format` alone.
+        Ok(s) if s.success() => Ok(roots
+            .iter()
+            .map(|root| std::fs::read_to_string(root.as_ref()?).ok())
+            .collect()),
+        _ => Ok(vec![None; sources.len()]),
+    }
+}
+
+/// The configuration rustfmt reads when it formats stdin: the first `rustfmt.toml` or
+/// `.rustfmt.toml` in the working directory or above it. The scratch files are elsewhere, so
+/// it is named to rustfmt (which, without one, falls back to the user's global file in both
+/// modes).
+fn config_file() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .flat_map(|dir| ["rustfmt.toml", ".rustfmt.toml"].map(|name| dir.join(name)))
+        .find(|file| file.is_file())
+}
+
+/// Writes `source` as `dir/lib.rs` with an empty file for each module it declares; None when
+/// it declares a module at a `#[path]` (rustfmt would look elsewhere).
+fn write_crate_root(dir: &Path, source: &str) -> std::io::Result<Option<PathBuf>> {
+    if source.contains("#[path") {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(dir)?;
+    for module in declared_modules(source) {
+        std::fs::write(dir.join(format!("{module}.rs")), "")?;
+    }
+    let root = dir.join("lib.rs");
+    std::fs::write(&root, source)?;
+    Ok(Some(root))
+}
+
+/// The names of the `mod name;` lines of `source` (after any attributes and visibility). A
+/// declaration this misses, e.g. inside an inline module, fails the batch, and each source is
+/// then formatted alone; one it finds in a comment only adds an unused empty file.
+fn declared_modules(source: &str) -> impl Iterator<Item = &str> {
+    source.lines().filter_map(|line| {
+        let words: Vec<&str> = line.trim().strip_suffix(';')?.split_whitespace().collect();
+        match words.as_slice() {
+            [.., "mod", name] => {
+                let name = name.strip_prefix("r#").unwrap_or(name);
+                name.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_')
+                    .then_some(name)
+            }
+            _ => None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +181,31 @@ mod tests {
             Formatted::Unavailable(s) => assert_eq!(s, "fn  main( ){let x=1;}"),
         }
         assert!(format("fn main( {").is_err());
+    }
+
+    #[test]
+    fn one_run_formats_as_each_alone() {
+        let sources = [
+            "mod  b;\n#[cfg(test)] pub(crate) mod r#a;\npub mod inline { fn f( ){} }\nfn  main( ){}",
+            "use std::io; use std::fmt;\nfn x( )->u8{1}",
+            "#[path = \"elsewhere.rs\"]\nmod moved;\nfn  y(){}",
+            "",
+        ];
+        let alone: Vec<_> = sources.iter().map(|s| format(s)).collect();
+        assert_eq!(format_all(&sources), alone);
+        if let (Ok(Formatted::Done(first)), Ok(Formatted::Done(second))) = (&alone[0], &alone[1]) {
+            assert!(
+                first.starts_with("#[cfg(test)]\npub(crate) mod r#a;\nmod b;\n"),
+                "{first}"
+            );
+            // Both in the one run, not through the fallback.
+            let batch = format_batch(&sources[..2]).ok().expect("rustfmt runs");
+            assert_eq!(batch, [Some(first.clone()), Some(second.clone())]);
+        }
+        // A source that does not parse fails the run; each is then formatted alone.
+        let with_error = ["fn broken( {", sources[1]];
+        let batch = format_all(&with_error);
+        assert!(batch[0].is_err());
+        assert_eq!(batch[1], alone[1]);
     }
 }

@@ -18,7 +18,7 @@ use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, License, boilerplate};
 use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
 use crate::generators::scaffold::{
-    Action, Policy, ScaffoldPlan, insert_above_marker, remove_fragment,
+    Action, Policy, ScaffoldPlan, format_rust, insert_above_marker, remove_fragment,
 };
 use crate::load::{self, ModPath, ModuleTree};
 use crate::names::module_name;
@@ -266,21 +266,25 @@ fn rewrite_sources(ws: &mut Workspace, tree: &ModuleTree, moves: &Moves) -> Resu
         sources.push(PathBuf::from("build.rs"));
     }
     let mut problems = Vec::new();
-    for path in &sources {
-        let kind = match tree.files.get(path) {
+    let mut rewritten = Vec::new();
+    for path in sources {
+        let kind = match tree.files.get(&path) {
             Some(module) => FileKind::Lib(module.clone()),
-            None if path.starts_with("src") && !is_other_crate_root(path) => continue,
+            None if path.starts_with("src") && !is_other_crate_root(&path) => continue,
             None => FileKind::External,
         };
-        let text = ws.read(path)?.unwrap_or_default();
-        match relayout::rewrite_paths(path, &text, &kind, tree, moves) {
-            Ok(new) if new != text => ws.stage(path, keep_formatted(&text, new)),
+        let text = ws.read(&path)?.unwrap_or_default();
+        match relayout::rewrite_paths(&path, &text, &kind, tree, moves) {
+            Ok(new) if new != text => rewritten.push((path, text, new)),
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }
     }
     if !problems.is_empty() {
         return Err(Error::many(problems));
+    }
+    for (path, text) in keep_formatted(rewritten) {
+        ws.stage(path, text);
     }
     Ok(())
 }
@@ -395,9 +399,22 @@ impl ScaffoldChanges {
             lines: Vec::new(),
             group_files: BTreeMap::new(),
         };
+        let mut plans = Vec::new();
         for r in &project.resources {
-            let old = resource_plans(&super::as_created(project, r), r, &header)?;
-            let new = resource_plans(&super::as_created(&new_project, r), r, &header)?;
+            plans.push(resource_plan(&super::as_created(project, r), r, &header)?);
+            plans.push(resource_plan(
+                &super::as_created(&new_project, r),
+                r,
+                &header,
+            )?);
+        }
+        format_rust(&mut plans.iter_mut().collect::<Vec<_>>())?;
+        let mut plans = plans.into_iter();
+        for r in &project.resources {
+            let (Some(old), Some(new)) = (plans.next(), plans.next()) else {
+                unreachable!("two plans per resource")
+            };
+            let (old, new) = (old.into_actions()?, new.into_actions()?);
             changes.add(ws, &old, &new, to, moves, &config_prefixes(project, to, r))?;
         }
         Ok(changes)
@@ -841,17 +858,34 @@ fn layout_on_disk(ws: &Workspace, project: &Project) -> Result<Option<bool>> {
     }
 }
 
-/// `new` formatted with rustfmt when `old` was (longer paths can change the layout and the
-/// order of `use`s); as it is otherwise, or without rustfmt.
-fn keep_formatted(old: &str, new: String) -> String {
-    let formatted = |text: &str| match rustfmt::format(text) {
-        Ok(Formatted::Done(out)) => Some(out),
-        _ => None,
-    };
-    match formatted(old) {
-        Some(out) if out == old => formatted(&new).unwrap_or(new),
-        _ => new,
-    }
+/// Each `(path, old, new)` as `(path, new)`, `new` formatted with rustfmt when `old` was
+/// (longer paths can change the layout and the order of `use`s); as it is otherwise, or
+/// without rustfmt. Two rustfmt runs in all, whatever the number of files.
+fn keep_formatted(files: Vec<(PathBuf, String, String)>) -> Vec<(PathBuf, String)> {
+    let olds: Vec<&str> = files.iter().map(|(_, old, _)| old.as_str()).collect();
+    let was_formatted: Vec<bool> = rustfmt::format_all(&olds)
+        .into_iter()
+        .zip(&olds)
+        .map(|(out, old)| matches!(out, Ok(Formatted::Done(out)) if out == *old))
+        .collect();
+    let news: Vec<&str> = files
+        .iter()
+        .zip(&was_formatted)
+        .filter(|(_, formatted)| **formatted)
+        .map(|((_, _, new), _)| new.as_str())
+        .collect();
+    let mut formatted_news = rustfmt::format_all(&news).into_iter();
+    files
+        .into_iter()
+        .zip(was_formatted)
+        .map(|((path, _, new), was_formatted)| {
+            let formatted = was_formatted.then(|| formatted_news.next()).flatten();
+            match formatted {
+                Some(Ok(Formatted::Done(out))) => (path, out),
+                _ => (path, new),
+            }
+        })
+        .collect()
 }
 
 /// `src/main.rs`, `src/bin/*`: crates of their own that name the library by its name.
@@ -880,8 +914,9 @@ fn context(
     )
 }
 
-/// Everything `create api` and `create webhook` write for `r` in `project`'s layout.
-fn resource_plans(project: &Project, r: &Resource, header: &str) -> Result<Vec<Action>> {
+/// Everything `create api` and `create webhook` write for `r` in `project`'s layout (its Rust
+/// not formatted yet).
+fn resource_plan(project: &Project, r: &Resource, header: &str) -> Result<ScaffoldPlan> {
     let plural = r
         .plural
         .clone()
@@ -897,24 +932,21 @@ fn resource_plans(project: &Project, r: &Resource, header: &str) -> Result<Vec<A
     if let Some(w) = &r.webhooks {
         let ctx = context(project, r, &plural, true, false, header.to_owned());
         if w.defaulting || w.validation {
-            plan.actions.extend(
-                webhook::plan(&WebhookContext::new(
-                    ctx.clone(),
-                    w.defaulting,
-                    w.validation,
-                ))?
-                .actions,
-            );
+            plan.extend(webhook::plan(&WebhookContext::new(
+                ctx.clone(),
+                w.defaulting,
+                w.validation,
+            ))?);
         }
         if w.conversion {
-            plan.actions
-                .extend(webhook::conversion_plan(&ConversionContext::new(ctx, &w.spoke))?.actions);
+            plan.extend(webhook::conversion_plan(&ConversionContext::new(
+                ctx, &w.spoke,
+            ))?);
         }
     }
-    Ok(plan.actions)
+    Ok(plan)
 }
 
-/// The file of module `module` (before the moves).
 fn module_file(tree: &ModuleTree, module: &[String]) -> Result<PathBuf> {
     tree.files
         .iter()

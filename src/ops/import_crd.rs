@@ -284,7 +284,7 @@ fn stage_external(
             "{header}//! Types of APIs this project uses but does not serve, imported by\n//! `opgen import crd --external`: one module per API group. opgen writes no CRD for them\n//! (each version module says `+kubebuilder:skip`).\n\n// +opgen:scaffold:modules\n"
         ),
         Policy::IfMissing,
-    )?;
+    );
     plan.insert(
         "src/api/external/mod.rs",
         "modules",
@@ -298,7 +298,7 @@ fn stage_external(
             crd.group
         ),
         Policy::IfMissing,
-    )?;
+    );
     let kind_snake = crd.kind.to_snake_case();
     for version in &crd.versions {
         let name = version_name(version);
@@ -316,7 +316,7 @@ fn stage_external(
                 crd.group, crd.group
             ),
             Policy::IfMissing,
-        )?;
+        );
         plan.insert(
             format!("{version_dir}/mod.rs"),
             "kinds",

@@ -189,7 +189,7 @@ fn rust_plan(
     let mut plan = ScaffoldPlan::default();
     let mut modules = BTreeSet::new();
     for (path, source) in files {
-        plan.write_rust(path, source.clone(), Policy::UserOwned)?;
+        plan.write_rust(path, source.clone(), Policy::UserOwned);
         let rel: Vec<&str> = path
             .strip_prefix("src/api/")
             .unwrap_or(path)
@@ -227,7 +227,7 @@ fn rust_plan(
                 file,
                 format!("{header}//! The `{group}` API group, one module per version.\n\n{versions}// +opgen:scaffold:modules\n"),
                 Policy::IfMissing,
-            )?;
+            );
             continue;
         }
         let text = ws.read(std::path::Path::new(file))?.unwrap_or_default();
@@ -611,7 +611,7 @@ fn controllers(
                 "{header}//! The RBAC markers of the Go files `opgen import go --controllers` made no controller of\n//! (a reconciler of a kind not imported, a kind's second controller, markers outside a\n//! controller), kept so that the manager's role stays the one controller-gen writes.\n\n/// Holds the markers below for `opgen manifests`.\n{rest}pub struct GoRbac;\n"
             ),
             Policy::UserOwned,
-        )?;
+        );
         plan.insert(
             "src/controllers/mod.rs",
             "controller-modules",

@@ -121,7 +121,7 @@ fn adopt(
     force: bool,
 ) -> Result<Vec<Diagnostic>> {
     let mut conflicts = Vec::new();
-    for action in &mut plan.actions {
+    for action in plan.actions_mut()? {
         let Action::Write {
             path,
             content,

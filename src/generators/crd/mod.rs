@@ -774,16 +774,52 @@ const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 /// The size of `v` as Go's encoding/json writes it: compact, with `<`, `>`, `&`, U+2028 and
 /// U+2029 escaped as `\u003c` and so on.
 pub fn go_json_len(v: &Value) -> usize {
-    let text = v.to_string();
-    let escaped: usize = text
-        .chars()
-        .map(|c| match c {
-            '<' | '>' | '&' => 5,
-            '\u{2028}' | '\u{2029}' => 3,
-            _ => 0,
-        })
-        .sum();
-    text.len() + escaped
+    let mut counter = GoJsonLen::default();
+    serde_json::to_writer(&mut counter, v).expect("a Value serializes; counting cannot fail");
+    counter.len
+}
+
+/// Counts the bytes serde_json writes, plus what Go's HTML escaping adds: `<`, `>` and `&`
+/// become `\u003c` (5 more bytes), U+2028 and U+2029 (3 bytes in UTF-8) `\u2028` (3 more).
+/// Counted as written, so that no text of the whole document is built.
+#[derive(Default)]
+struct GoJsonLen {
+    len: usize,
+    /// The last two bytes written, for a U+2028 or U+2029 split across two writes.
+    tail: [u8; 2],
+}
+
+impl std::io::Write for GoJsonLen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.len += buf.len();
+        for (i, &b) in buf.iter().enumerate() {
+            self.len += match b {
+                b'<' | b'>' | b'&' => 5,
+                0xA8 | 0xA9 => {
+                    let before = |back: usize| match i.checked_sub(back) {
+                        Some(j) => buf[j],
+                        None => self.tail[2 + i - back],
+                    };
+                    if before(2) == 0xE2 && before(1) == 0x80 {
+                        3
+                    } else {
+                        0
+                    }
+                }
+                _ => 0,
+            };
+        }
+        self.tail = match buf {
+            [.., a, b] => [*a, *b],
+            [b] => [self.tail[1], *b],
+            [] => self.tail,
+        };
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What kubectl and the API server can take of a CRD this size: client-side apply's
@@ -958,6 +994,21 @@ pub fn declared_names(v: &KindVersion) -> DeclaredNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_json_len_counts_go_escapes_whatever_the_writes() {
+        let v = serde_json::json!({"a": "x < y && z > w", "b": "line\u{2028}para\u{2029}", "c": ["\u{2027}\u{e2}"], "d": 1.5});
+        let text = v.to_string();
+        // Go's encoding/json: `<`, `>`, `&` as \u003c (6 bytes for 1), U+2028/9 as \u2028 (6 for 3).
+        let expected = text.len() + 5 * 4 + 3 * 2;
+        assert_eq!(go_json_len(&v), expected);
+        // A character split across writes is still counted once.
+        let mut counter = GoJsonLen::default();
+        for b in text.as_bytes() {
+            std::io::Write::write_all(&mut counter, std::slice::from_ref(b)).unwrap();
+        }
+        assert_eq!(counter.len, expected);
+    }
 
     #[test]
     fn truncation_follows_controller_gen() {

@@ -194,7 +194,7 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
             format!("src/api/{group_mod}/mod.rs"),
             rust(ctx, "api/group_mod.rs")?,
             Policy::IfMissing,
-        )?;
+        );
         plan.insert(
             format!("src/api/{group_mod}/mod.rs"),
             "modules",
@@ -211,7 +211,7 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         format!("{version_dir}/mod.rs"),
         rust(ctx, "api/version_mod.rs")?,
         Policy::IfMissing,
-    )?;
+    );
     plan.insert(
         format!("{version_dir}/mod.rs"),
         "kinds",
@@ -221,7 +221,7 @@ fn resource_files(ctx: &ResourceContext, plan: &mut ScaffoldPlan) -> Result<()> 
         format!("{version_dir}/{}_types.rs", ctx.kind_snake),
         rust(ctx, "api/types.rs")?,
         Policy::UserOwned,
-    )?;
+    );
 
     let sample = &ctx.sample_file;
     plan.write(
@@ -321,7 +321,7 @@ fn add_controller(
             format!("src/controllers/{group_mod}/mod.rs"),
             rust(ctx, "api/controllers_group_mod.rs")?,
             Policy::IfMissing,
-        )?;
+        );
         plan.insert(
             format!("src/controllers/{group_mod}/mod.rs"),
             "controller-modules",
@@ -336,7 +336,7 @@ fn add_controller(
         );
         format!("src/controllers/{}.rs", ctx.kind_snake)
     };
-    plan.write_rust(file, controller, Policy::UserOwned)?;
+    plan.write_rust(file, controller, Policy::UserOwned);
     if let Some(envtest) = envtest {
         envtest_test(
             plan,
@@ -367,7 +367,8 @@ pub(crate) fn envtest_test(
     content: String,
 ) -> Result<()> {
     if templates::generation() < 5 {
-        return plan.write_rust(format!("tests/{module}.rs"), content, Policy::UserOwned);
+        plan.write_rust(format!("tests/{module}.rs"), content, Policy::UserOwned);
+        return Ok(());
     }
     // Once per plan: a second write would replace the first with the `mod` lines inserted since.
     if !plan.writes(Path::new(ENVTEST_MAIN)) {
@@ -375,12 +376,13 @@ pub(crate) fn envtest_test(
             ENVTEST_MAIN,
             format!("{header}{}", render("api/envtest_main.rs", &())?),
             Policy::IfMissing,
-        )?;
+        );
     }
     plan.insert(ENVTEST_MAIN, "envtest-modules", format!("mod {module};"));
     plan.write_rust(
         format!("tests/envtest/{module}.rs"),
         content,
         Policy::UserOwned,
-    )
+    );
+    Ok(())
 }

@@ -385,7 +385,7 @@ pub fn plan(ctx: &ProjectContext) -> Result<ScaffoldPlan> {
     for (template, path, policy) in files {
         let content = render(&format!("project/{template}"), ctx)?;
         if path.ends_with(".rs") {
-            plan.write_rust(path, format!("{}{content}", ctx.header), policy)?;
+            plan.write_rust(path, format!("{}{content}", ctx.header), policy);
         } else {
             plan.write(path, content, policy);
         }

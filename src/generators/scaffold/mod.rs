@@ -101,11 +101,21 @@ pub enum Action {
 
 #[derive(Debug, Default)]
 pub struct ScaffoldPlan {
-    pub actions: Vec<Action>,
+    actions: Vec<Action>,
+    /// The writes of Rust (indices into `actions`) that rustfmt has not formatted yet:
+    /// [`format_rust`] formats those of every plan a command builds in one rustfmt run.
+    unformatted: Vec<usize>,
     pub warnings: Vec<Diagnostic>,
 }
 
 impl ScaffoldPlan {
+    pub fn from_actions(actions: Vec<Action>) -> Self {
+        ScaffoldPlan {
+            actions,
+            ..ScaffoldPlan::default()
+        }
+    }
+
     pub fn write(&mut self, path: impl Into<PathBuf>, content: String, policy: Policy) {
         self.actions.push(Action::Write {
             path: path.into(),
@@ -121,38 +131,31 @@ impl ScaffoldPlan {
             .any(|action| matches!(action, Action::Write { path: p, .. } if p == path))
     }
 
-    /// Adds a Rust file, formatted with rustfmt.
-    pub fn write_rust(
-        &mut self,
-        path: impl Into<PathBuf>,
-        content: String,
-        policy: Policy,
-    ) -> Result<()> {
-        let path = path.into();
-        let content = match rustfmt::format(&content) {
-            Ok(Formatted::Done(formatted)) => formatted,
-            Ok(Formatted::Unavailable(raw)) => {
-                if self.warnings.is_empty() {
-                    self.warnings.push(
-                        Diagnostic::warning(
-                            "rustfmt was not found, so the generated Rust files are not formatted",
-                        )
-                        .help(
-                            "install it with `rustup component add rustfmt`, then run `cargo fmt`",
-                        ),
-                    );
-                }
-                raw
-            }
-            Err(e) => {
-                return Err(Error::msg(format!(
-                    "internal error: the generated {} does not parse: {e}",
-                    path.display()
-                )));
-            }
-        };
+    /// Adds a Rust file, formatted with rustfmt before the plan's actions are read.
+    pub fn write_rust(&mut self, path: impl Into<PathBuf>, content: String, policy: Policy) {
+        self.unformatted.push(self.actions.len());
         self.write(path, content, policy);
-        Ok(())
+    }
+
+    /// Adds `other`'s actions after this plan's.
+    pub fn extend(&mut self, other: ScaffoldPlan) {
+        let offset = self.actions.len();
+        self.unformatted
+            .extend(other.unformatted.iter().map(|i| i + offset));
+        self.actions.extend(other.actions);
+        self.warnings.extend(other.warnings);
+    }
+
+    /// The plan's actions, its Rust formatted.
+    pub fn into_actions(mut self) -> Result<Vec<Action>> {
+        format_rust(&mut [&mut self])?;
+        Ok(self.actions)
+    }
+
+    /// The plan's actions to change in place, its Rust formatted.
+    pub fn actions_mut(&mut self) -> Result<&mut Vec<Action>> {
+        format_rust(&mut [&mut *self])?;
+        Ok(&mut self.actions)
     }
 
     pub fn insert(&mut self, path: impl Into<PathBuf>, marker: &str, fragment: impl Into<String>) {
@@ -166,6 +169,7 @@ impl ScaffoldPlan {
     /// Stages every action; on any conflict nothing is staged and every conflict is reported.
     /// Returns the plan's warnings.
     pub fn apply(mut self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
+        format_rust(&mut [&mut self])?;
         let mut problems = Vec::new();
         let mut staged: Vec<(PathBuf, String, Option<String>)> = Vec::new();
         // Inserts read files that earlier writes of this plan create, so resolve in order
@@ -268,7 +272,8 @@ impl ScaffoldPlan {
     /// (`IfMissing`, `ToolOwned`) stay: other kinds use them. A file that differs from what
     /// the plan writes today, or a fragment not found as written, was edited by the user:
     /// refused without `force` (nothing staged), removed or skipped with a warning with it.
-    pub fn revert(self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
+    pub fn revert(mut self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
+        format_rust(&mut [&mut self])?;
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
         let mut staged: Vec<(PathBuf, Option<String>)> = Vec::new();
@@ -420,6 +425,56 @@ fn edited_copy(text: &str, fragment: &str) -> Option<(usize, usize, usize)> {
             )
         })
     })
+}
+
+/// Formats the Rust every plan of `plans` writes, in one rustfmt run (starting rustfmt costs
+/// far more than formatting a file). Without rustfmt the files stay as rendered and each plan
+/// warns once.
+pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
+    let pending: Vec<(usize, usize)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(p, plan)| plan.unformatted.iter().map(move |&a| (p, a)))
+        .collect();
+    let sources: Vec<&str> = pending
+        .iter()
+        .map(|&(p, a)| match &plans[p].actions[a] {
+            Action::Write { content, .. } => content.as_str(),
+            Action::Insert { .. } => unreachable!("only writes are formatted"),
+        })
+        .collect();
+    let formatted = rustfmt::format_all(&sources);
+    for (&(p, a), result) in pending.iter().zip(formatted) {
+        let plan = &mut *plans[p];
+        let Action::Write { path, content, .. } = &mut plan.actions[a] else {
+            unreachable!("only writes are formatted")
+        };
+        match result {
+            Ok(Formatted::Done(text)) => *content = text,
+            Ok(Formatted::Unavailable(_)) => {
+                if plan.warnings.is_empty() {
+                    plan.warnings.push(
+                        Diagnostic::warning(
+                            "rustfmt was not found, so the generated Rust files are not formatted",
+                        )
+                        .help(
+                            "install it with `rustup component add rustfmt`, then run `cargo fmt`",
+                        ),
+                    );
+                }
+            }
+            Err(e) => {
+                return Err(Error::msg(format!(
+                    "internal error: the generated {} does not parse: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    for plan in plans.iter_mut() {
+        plan.unformatted.clear();
+    }
+    Ok(())
 }
 
 /// Removes the first run of lines equal (trimmed) to `fragment`'s; `None` when absent.

@@ -118,7 +118,7 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
             format!("src/webhooks/{group_mod}/mod.rs"),
             header_and("webhook/group_mod.rs")?,
             Policy::IfMissing,
-        )?;
+        );
         plan.insert(
             format!("src/webhooks/{group_mod}/mod.rs"),
             "webhook-modules",
@@ -139,7 +139,7 @@ pub fn plan(ctx: &WebhookContext) -> Result<ScaffoldPlan> {
             format!("{}::WEBHOOK,", r.kind_snake),
         )
     };
-    plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned)?;
+    plan.write_rust(file, header_and("api/webhook.rs")?, Policy::UserOwned);
     super::api::envtest_test(
         &mut plan,
         &r.header,
@@ -390,7 +390,7 @@ pub fn conversion_plan(ctx: &ConversionContext) -> Result<ScaffoldPlan> {
             format!("src/webhooks/{group_mod}/mod.rs"),
             format!("{}{}", r.header, render("webhook/group_mod.rs", ctx)?),
             Policy::IfMissing,
-        )?;
+        );
         plan.insert(
             format!("src/webhooks/{group_mod}/mod.rs"),
             "webhook-modules",
@@ -419,12 +419,12 @@ pub fn conversion_plan(ctx: &ConversionContext) -> Result<ScaffoldPlan> {
         file,
         format!("{}{}", r.header, render("api/conversion.rs", ctx)?),
         Policy::UserOwned,
-    )?;
+    );
     plan.write_rust(
         format!("tests/{}_conversion.rs", r.config_prefix()),
         format!("{}{}", r.header, render("api/conversion_envtest.rs", ctx)?),
         Policy::UserOwned,
-    )?;
+    );
     for path in CONFIG_FILES {
         plan.write(
             *path,
