@@ -1883,28 +1883,7 @@ impl<'a> Generator<'a> {
                         shape: Shape::Option,
                     };
                 }
-                let attr = match ty.shape {
-                    // Go's RawMessage omitted when empty: serde's default `Value::Null` would be
-                    // sent as `null`, which server-side apply refuses where the schema is an
-                    // object (the agreement test of argo-rollouts' `jsonBody` found it).
-                    Shape::Other if ty.text == "serde_json::Value" => {
-                        "#[serde(default, skip_serializing_if = \"serde_json::Value::is_null\")]"
-                            .to_owned()
-                    }
-                    Shape::Option => {
-                        "#[serde(default, skip_serializing_if = \"Option::is_none\")]".to_owned()
-                    }
-                    Shape::String => {
-                        "#[serde(default, skip_serializing_if = \"String::is_empty\")]".to_owned()
-                    }
-                    Shape::Vec => {
-                        "#[serde(default, skip_serializing_if = \"Vec::is_empty\")]".to_owned()
-                    }
-                    Shape::Map => {
-                        "#[serde(default, skip_serializing_if = \"BTreeMap::is_empty\")]".to_owned()
-                    }
-                    Shape::Scalar | Shape::Other => "#[serde(default)]".to_owned(),
-                };
+                let attr = omitted_when_empty(&ty);
                 if ty.shape == Shape::Map {
                     file.btree_map = true;
                 }
@@ -2175,4 +2154,21 @@ fn doc_has(doc: &[GoComment], m: &GoMarker) -> bool {
 
 fn is_scalar_like(text: &str) -> bool {
     matches!(text, "serde_json::Value" | "ByteString")
+}
+
+/// The serde attribute of an optional Go field (omitted when empty) of Rust type `ty`.
+fn omitted_when_empty(ty: &Ty) -> &'static str {
+    match ty.shape {
+        // Go's RawMessage omitted when empty: serde's default `Value::Null` would be sent as
+        // `null`, which server-side apply refuses where the schema is an object (the agreement
+        // test of argo-rollouts' `jsonBody` found it).
+        Shape::Other if ty.text == "serde_json::Value" => {
+            "#[serde(default, skip_serializing_if = \"serde_json::Value::is_null\")]"
+        }
+        Shape::Option => "#[serde(default, skip_serializing_if = \"Option::is_none\")]",
+        Shape::String => "#[serde(default, skip_serializing_if = \"String::is_empty\")]",
+        Shape::Vec => "#[serde(default, skip_serializing_if = \"Vec::is_empty\")]",
+        Shape::Map => "#[serde(default, skip_serializing_if = \"BTreeMap::is_empty\")]",
+        Shape::Scalar | Shape::Other => "#[serde(default)]",
+    }
 }
