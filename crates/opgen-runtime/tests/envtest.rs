@@ -92,6 +92,21 @@ fn manager_args(args: &[&str]) -> ManagerArgs {
         .manager
 }
 
+/// A manager of `controllers` on `client`, watching `namespace`, run until the token is
+/// cancelled; its task returns how it stopped.
+fn start_manager(
+    name: &str,
+    client: Client,
+    controllers: &[ControllerEntry],
+    namespace: &str,
+) -> (CancellationToken, tokio::task::JoinHandle<Result<()>>) {
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new(name).client(client).controllers(controllers);
+    let args = manager_args(&["--namespace", namespace]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    (shutdown, task)
+}
+
 async fn create_namespace(client: &Client, name: &str) {
     let namespace: Namespace =
         serde_json::from_value(json!({"metadata": {"name": name}})).expect("a Namespace");
@@ -264,12 +279,7 @@ async fn finalizers_status_and_events_land_on_the_api_server() {
     };
     const NAMESPACE: &str = "runtime-controller";
     create_namespace(&admin, NAMESPACE).await;
-    let shutdown = CancellationToken::new();
-    let manager = Manager::new("widget-operator")
-        .client(admin.clone())
-        .controllers(&[WIDGETS]);
-    let args = manager_args(&["--namespace", NAMESPACE]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let (shutdown, task) = start_manager("widget-operator", admin.clone(), &[WIDGETS], NAMESPACE);
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     let mut widget = Widget::new(
@@ -768,12 +778,8 @@ async fn watches_reconcile_on_owned_and_referenced_objects() {
     };
     const NAMESPACE: &str = "runtime-watches";
     create_namespace(&admin, NAMESPACE).await;
-    let shutdown = CancellationToken::new();
-    let manager = Manager::new("watching-operator")
-        .client(admin.clone())
-        .controllers(&[WATCHING]);
-    let args = manager_args(&["--namespace", NAMESPACE]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let (shutdown, task) =
+        start_manager("watching-operator", admin.clone(), &[WATCHING], NAMESPACE);
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     for (name, label) in [("ignored", "no"), ("watched", "yes")] {
@@ -931,12 +937,12 @@ async fn a_generation_predicate_skips_status_only_changes() {
     };
     const NAMESPACE: &str = "runtime-predicates";
     create_namespace(&admin, NAMESPACE).await;
-    let shutdown = CancellationToken::new();
-    let manager = Manager::new("predicated-operator")
-        .client(admin.clone())
-        .controllers(&[PREDICATED_CONTROLLER]);
-    let args = manager_args(&["--namespace", NAMESPACE]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let (shutdown, task) = start_manager(
+        "predicated-operator",
+        admin.clone(),
+        &[PREDICATED_CONTROLLER],
+        NAMESPACE,
+    );
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     let spec = WidgetSpec {
@@ -1089,12 +1095,7 @@ async fn a_reconcile_reads_its_children_from_the_cache() {
         .expect("a client builder")
         .with_layer(&layer)
         .build();
-    let shutdown = CancellationToken::new();
-    let manager = Manager::new("caching-operator")
-        .client(client)
-        .controllers(&[CACHING]);
-    let args = manager_args(&["--namespace", NAMESPACE]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let (shutdown, task) = start_manager("caching-operator", client, &[CACHING], NAMESPACE);
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     let mut widget = Widget::new("cached", WidgetSpec::default());
