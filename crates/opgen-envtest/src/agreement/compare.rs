@@ -40,6 +40,60 @@ pub(crate) fn defaulted(schema: &Value, value: &mut Value) {
     }
 }
 
+/// What a server-side apply of `applied` makes of `live` when nobody else owns `live`'s
+/// fields (the defaults the API server set at creation): objects merged key by key, the
+/// entries of a `x-kubernetes-list-type: map` list merged by their keys (and a `set`'s
+/// items) with `live`'s others kept first, anything else as applied.
+pub(crate) fn applied_over(schema: &Value, live: &Value, applied: &Value) -> Value {
+    match (live, applied) {
+        (Value::Object(live), Value::Object(applied))
+            if schema["x-kubernetes-map-type"] != "atomic" =>
+        {
+            let mut merged = live.clone();
+            for (key, value) in applied {
+                let value = match live.get(key) {
+                    Some(old) => applied_over(property(schema, key), old, value),
+                    None => value.clone(),
+                };
+                merged.insert(key.clone(), value);
+            }
+            Value::Object(merged)
+        }
+        (Value::Array(live), Value::Array(applied)) => {
+            let key_of = |item: &Value| -> Option<Vec<Value>> {
+                match schema["x-kubernetes-list-type"].as_str() {
+                    Some("map") => Some(
+                        schema["x-kubernetes-list-map-keys"]
+                            .as_array()?
+                            .iter()
+                            .map(|k| item[k.as_str().unwrap_or_default()].clone())
+                            .collect(),
+                    ),
+                    Some("set") => Some(vec![item.clone()]),
+                    _ => None,
+                }
+            };
+            if key_of(&Value::Null).is_none() {
+                return Value::Array(applied.clone());
+            }
+            let mut merged: Vec<Value> = Vec::new();
+            for old in live {
+                match applied.iter().find(|new| key_of(new) == key_of(old)) {
+                    Some(new) => merged.push(applied_over(&schema["items"], old, new)),
+                    None => merged.push(old.clone()),
+                }
+            }
+            for new in applied {
+                if !live.iter().any(|old| key_of(old) == key_of(new)) {
+                    merged.push(new.clone());
+                }
+            }
+            Value::Array(merged)
+        }
+        _ => applied.clone(),
+    }
+}
+
 /// How two values are compared.
 #[derive(Clone, Copy)]
 pub(crate) struct Sides<'a> {
@@ -169,6 +223,39 @@ mod tests {
                 "tags": {"type": "object", "additionalProperties": {"type": "object", "properties": {"on": {"type": "boolean", "default": true}}}},
             },
         })
+    }
+
+    /// Gateway API's statuses: the conditions the API server defaulted at creation stay beside
+    /// those a status apply sends (a list map merges by `type`); an atomic list is replaced.
+    #[test]
+    fn an_apply_merges_list_maps_by_key_and_replaces_atomic_lists() {
+        let schema = json!({"type": "object", "properties": {
+            "conditions": {"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["type"],
+                "items": {"type": "object", "properties": {"type": {"type": "string"}, "status": {"type": "string"}}}},
+            "addresses": {"type": "array", "items": {"type": "string"}},
+        }});
+        let live = json!({
+            "conditions": [{"type": "Accepted", "status": "Unknown"}, {"type": "Ready", "status": "Unknown"}],
+            "addresses": ["a"],
+            "kept": 1,
+        });
+        let applied = json!({
+            "conditions": [{"type": "Ready", "status": "True"}, {"type": "Custom", "status": "False"}],
+            "addresses": ["b"],
+        });
+        assert_eq!(
+            applied_over(&schema, &live, &applied),
+            json!({
+                "conditions": [
+                    {"type": "Accepted", "status": "Unknown"},
+                    {"type": "Ready", "status": "True"},
+                    {"type": "Custom", "status": "False"},
+                ],
+                "addresses": ["b"],
+                "kept": 1,
+            })
+        );
     }
 
     #[test]

@@ -275,21 +275,24 @@ impl Agreement {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        let created = create(target, sent, false).await;
-        if refused_or(created, report)?.is_none() {
+        let Some(created) = refused_or(create(target, sent, false).await, report)? else {
             return Ok(());
-        }
+        };
         let stored = refused_or(apply_status(target, &name, object).await, report)?;
         if let Some(stored) = stored {
             round_trip::<K>(&target.schema, &stored, out);
             match apply_status(target, &name, sent).await {
                 Ok(kept) => {
-                    let mut expected = sent.clone();
-                    compare::defaulted(&target.schema, &mut expected);
                     let status = |v: &Value| serde_json::json!({"status": v["status"]});
+                    // The status the API server defaulted at creation stays where the apply
+                    // does not replace it (conditions of other types, as Gateway API's
+                    // pending ones): server-side apply merges.
+                    let mut expected =
+                        compare::applied_over(&target.schema, &status(&created), &status(sent));
+                    compare::defaulted(&target.schema, &mut expected);
                     sent_and_kept(
                         &target.schema,
-                        &status(&expected),
+                        &expected,
                         &status(&kept),
                         "a status update",
                         out,
