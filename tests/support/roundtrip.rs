@@ -164,7 +164,14 @@ async fn imported_types_agree_with_their_crd_schemas() {{
     }};
     let client = control_plane.client().expect("a client");
     let mut reports = Vec::new();
-{agreements}    let unchecked: Vec<&str> = reports.iter().filter(|r| r.accepted == 0).map(|r| r.kind.as_str()).collect();
+{agreements}    let unchecked: Vec<String> = reports
+        .iter()
+        .filter(|r| r.accepted == 0)
+        .map(|r| match &r.not_checked {{
+            Some(why) => format!("{{}}: {{why}}", r.kind),
+            None => format!("{{}}: every drawn object refused", r.kind),
+        }})
+        .collect();
     let disagreeing: Vec<String> = reports
         .iter()
         .filter_map(|r| {{
@@ -177,7 +184,7 @@ async fn imported_types_agree_with_their_crd_schemas() {{
         }})
         .collect();
     eprintln!(
-        "agreement: {{}} kind versions, {{}} checked, {{}} disagree; unchecked (every drawn object refused): {{unchecked:?}}",
+        "agreement: {{}} kind versions, {{}} checked, {{}} disagree; unchecked: {{unchecked:#?}}",
         reports.len(),
         reports.len() - unchecked.len(),
         disagreeing.len()
