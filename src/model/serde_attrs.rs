@@ -6,9 +6,10 @@
 
 use proc_macro2::Span;
 use serde_derive_internals::{Ctxt, Derive, ast, attr};
+use syn::punctuated::Punctuated;
 
 /// serde's view of one struct or enum.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Container {
     pub default: bool,
     pub transparent: bool,
@@ -39,7 +40,7 @@ pub enum EnumTag {
 }
 
 /// serde's view of a field.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldAttrs {
     /// The JSON name: `rename`, else the container's `rename_all` applied (serialize side).
     pub name: String,
@@ -55,7 +56,7 @@ pub struct FieldAttrs {
 }
 
 /// serde's view of an enum variant.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VariantAttrs {
     pub name: String,
     pub skip_serializing: bool,
@@ -68,19 +69,55 @@ pub struct VariantAttrs {
 
 /// serde's view of `item` (a struct or an enum; anything else has the default view), or the
 /// errors serde_derive would report, each at its span.
+///
+/// serde_derive_internals reads a copy of the item that keeps only its `#[serde]` attributes,
+/// and of a struct with named fields only the fields that carry one: a field without one is
+/// named by the container's `rename_all` and has nothing else to say. That copy is a fraction
+/// of the item (doc comments are most of it) and serde's ~16 k instructions per field go to
+/// the few fields that need them. Where serde objects, or the field count matters
+/// (`transparent`), the whole item is read again so that errors and their spans are serde's on
+/// the item itself.
 pub fn read(item: &syn::Item) -> Result<Container, Vec<syn::Error>> {
+    let reduced = match item {
+        syn::Item::Struct(s) => reduced_struct(s),
+        syn::Item::Enum(e) => reduced_enum(e),
+        _ => return Ok(Container::default()),
+    };
+    let rule = |c: &ast::Container| Some(c.attrs.rename_all_rules().serialize);
+    match view_of(&reduced, rule) {
+        Ok((view, rule)) if !view.transparent => Ok(match item {
+            syn::Item::Struct(syn::ItemStruct {
+                fields: syn::Fields::Named(named),
+                ..
+            }) => with_plain_fields(view, &named.named, rule.unwrap_or(attr::RenameRule::None)),
+            _ => view,
+        }),
+        _ => read_whole(item),
+    }
+}
+
+/// serde's view of `item` read from the whole of it.
+fn read_whole(item: &syn::Item) -> Result<Container, Vec<syn::Error>> {
     let input: syn::DeriveInput = match item {
         syn::Item::Struct(s) => s.clone().into(),
         syn::Item::Enum(e) => e.clone().into(),
         _ => return Ok(Container::default()),
     };
+    view_of(&input, |_| ()).map(|(view, ())| view)
+}
+
+/// serde_derive_internals on `input`: its view, with what `extra` takes from serde's AST.
+fn view_of<T: Default>(
+    input: &syn::DeriveInput,
+    extra: impl FnOnce(&ast::Container) -> T,
+) -> Result<(Container, T), Vec<syn::Error>> {
     let cx = Ctxt::new();
     let private = syn::Ident::new("__private", Span::call_site());
-    let parsed =
-        ast::Container::from_ast(&cx, &input, Derive::Deserialize, &private).map(|c| container(&c));
+    let parsed = ast::Container::from_ast(&cx, input, Derive::Deserialize, &private)
+        .map(|c| (container(&c), extra(&c)));
     match (cx.check(), parsed) {
         (Ok(()), Some(c)) => Ok(c),
-        (Ok(()), None) => Ok(Container::default()),
+        (Ok(()), None) => Ok(Default::default()),
         // serde reports a conflict at each attribute in it; once is enough here.
         (Err(e), _) => {
             let mut errors: Vec<syn::Error> = Vec::new();
@@ -92,6 +129,115 @@ pub fn read(item: &syn::Item) -> Result<Container, Vec<syn::Error>> {
             Err(errors)
         }
     }
+}
+
+fn is_serde(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("serde")
+}
+
+fn serde_only(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+    attrs.iter().filter(|a| is_serde(a)).cloned().collect()
+}
+
+fn reduced_field(f: &syn::Field) -> syn::Field {
+    syn::Field {
+        attrs: serde_only(&f.attrs),
+        vis: syn::Visibility::Inherited,
+        modifiers: syn::FieldModifiers::default(),
+        ident: f.ident.clone(),
+        colon_token: f.colon_token,
+        ty: f.ty.clone(),
+        default: None,
+    }
+}
+
+fn reduced_fields(fields: &syn::Fields) -> syn::Fields {
+    match fields {
+        syn::Fields::Named(named) => syn::Fields::Named(syn::FieldsNamed {
+            brace_token: named.brace_token,
+            named: named.named.iter().map(reduced_field).collect(),
+        }),
+        syn::Fields::Unnamed(unnamed) => syn::Fields::Unnamed(syn::FieldsUnnamed {
+            paren_token: unnamed.paren_token,
+            unnamed: unnamed.unnamed.iter().map(reduced_field).collect(),
+        }),
+        syn::Fields::Unit => syn::Fields::Unit,
+    }
+}
+
+/// The struct with its `#[serde]` attributes, and of named fields only those with one.
+fn reduced_struct(s: &syn::ItemStruct) -> syn::DeriveInput {
+    let fields = match &s.fields {
+        syn::Fields::Named(named) => syn::Fields::Named(syn::FieldsNamed {
+            brace_token: named.brace_token,
+            named: named
+                .named
+                .iter()
+                .filter(|f| f.attrs.iter().any(is_serde))
+                .map(reduced_field)
+                .collect(),
+        }),
+        fields => reduced_fields(fields),
+    };
+    syn::DeriveInput {
+        attrs: serde_only(&s.attrs),
+        vis: syn::Visibility::Inherited,
+        ident: s.ident.clone(),
+        generics: s.generics.clone(),
+        data: syn::Data::Struct(syn::DataStruct {
+            struct_token: s.struct_token,
+            fields,
+            semi_token: s.semi_token,
+        }),
+    }
+}
+
+/// The enum with its variants and their fields, keeping only `#[serde]` attributes.
+fn reduced_enum(e: &syn::ItemEnum) -> syn::DeriveInput {
+    let variants = e
+        .variants
+        .iter()
+        .map(|v| syn::Variant {
+            attrs: serde_only(&v.attrs),
+            ident: v.ident.clone(),
+            fields: reduced_fields(&v.fields),
+            discriminant: None,
+        })
+        .collect();
+    syn::DeriveInput {
+        attrs: serde_only(&e.attrs),
+        vis: syn::Visibility::Inherited,
+        ident: e.ident.clone(),
+        generics: e.generics.clone(),
+        data: syn::Data::Enum(syn::DataEnum {
+            enum_token: e.enum_token,
+            brace_token: e.brace_token,
+            variants,
+        }),
+    }
+}
+
+/// The view of a struct read without its fields that have no `#[serde]` attribute, with those
+/// fields put back in declaration order: named by `rule`, nothing skipped, no default.
+fn with_plain_fields(
+    mut view: Container,
+    fields: &Punctuated<syn::Field, syn::Token![,]>,
+    rule: attr::RenameRule,
+) -> Container {
+    let mut read = std::mem::take(&mut view.fields).into_iter();
+    view.fields = fields
+        .iter()
+        .map(|f| match &f.ident {
+            Some(ident) if !f.attrs.iter().any(is_serde) => FieldAttrs {
+                name: rule.apply_to_field(ident.to_string().trim_start_matches("r#")),
+                ..FieldAttrs::default()
+            },
+            _ => read
+                .next()
+                .expect("serde read every field with a #[serde] attribute"),
+        })
+        .collect();
+    view
 }
 
 fn container(c: &ast::Container) -> Container {
@@ -269,6 +415,91 @@ mod tests {
         assert_eq!(
             errors[0].to_string(),
             "unknown serde field attribute `renam`"
+        );
+    }
+
+    /// Reading a copy without the fields serde has nothing to say about gives serde's view of
+    /// the whole item, errors and their spans included.
+    #[test]
+    fn the_reduced_read_is_the_whole_read() {
+        // Parsed from text, so that errors have real spans to compare.
+        let items: Vec<syn::Item> = [
+            r#"struct Plain { a_b: i32, r#type: String }"#,
+            r#"/// Docs.
+                #[derive(Serialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Spec {
+                    /// A field.
+                    container_port: i32,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    max_surge: Option<i32>,
+                    r#type: String,
+                    #[serde(rename = "x")]
+                    renamed: i32,
+                    #[serde(skip)]
+                    hidden: i32,
+                    #[serde(flatten)]
+                    rest: B,
+                    tail_field: i32,
+                }"#,
+            r#"#[serde(default, deny_unknown_fields, rename_all = "SCREAMING-KEBAB-CASE")]
+                struct D { a_b: i32, #[serde(skip_deserializing)] c_d: i32, #[serde()] e_f: i32 }"#,
+            r#"#[serde(rename_all(serialize = "PascalCase", deserialize = "snake_case"))]
+                struct R<'a> { a_b: i32, #[serde(with = "m")] c: i32, #[serde(borrow)] s: Cow<'a, str> }"#,
+            r#"#[serde(transparent)] struct T { inner: i32 }"#,
+            r#"#[serde(transparent)] struct T2 { a: i32, b: i32 }"#,
+            r#"#[serde(tag = "kind")] struct Tagged { a_b: i32 }"#,
+            r#"#[serde(rename_all = "camelCase")] struct Tuple(i32, #[serde(default)] i32);"#,
+            r#"#[serde(default)] struct Unit;"#,
+            r#"#[serde(into = "W", from = "W")] struct P { a_b: i32 }"#,
+            r#"struct Bad { a: i32, #[serde(renam = "b")] b: i32 }"#,
+            r#"struct Flat(#[serde(flatten)] i32);"#,
+            r#"#[serde(rename_all = "kebab-case", tag = "type", rename_all_fields = "camelCase")]
+                enum E {
+                    /// A variant.
+                    OnFailure,
+                    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+                    Struct { max_surge: i32 },
+                    Other { max_surge: i32, #[serde(skip)] hidden: i32 },
+                    One(String),
+                    #[serde(untagged)]
+                    Rest(i32),
+                }"#,
+            r#"/// Docs.
+                #[serde(tag = "a_b")] enum Conflict { V { a_b: i32 } }"#,
+            r#"#[serde(tag = "t")] enum TupleVariant { V(i32, i32) }"#,
+            r#"#[serde(tag = "t", content = "c")] enum Adjacent { A { x: i32 } }"#,
+            r#"type Alias = i32;"#,
+        ]
+        .iter()
+        .map(|src| syn::parse_str(src).unwrap())
+        .collect();
+        for item in &items {
+            let errors = |e: Vec<syn::Error>| -> Vec<String> {
+                e.iter()
+                    .map(|e| format!("{e} at {:?}..{:?}", e.span().start(), e.span().end()))
+                    .collect()
+            };
+            let (reduced, whole) = (read(item), read_whole(item));
+            match (reduced, whole) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{}", quote::quote!(#item)),
+                (Err(a), Err(b)) => assert_eq!(errors(a), errors(b)),
+                (a, b) => panic!("{}: {a:?} against {b:?}", quote::quote!(#item)),
+            }
+        }
+        // The set has both outcomes, and a view with names from the rule.
+        assert!(items.iter().filter(|i| read(i).is_err()).count() >= 4);
+        assert_eq!(
+            names(&view(items[1].clone()).fields),
+            [
+                "containerPort",
+                "maxSurge",
+                "type",
+                "x",
+                "hidden",
+                "rest",
+                "tailField"
+            ]
         );
     }
 }
