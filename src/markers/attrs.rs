@@ -7,8 +7,9 @@
 //! warning at the attribute, never a silent loss.
 
 use crate::markers::typed::names;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, Lit, Meta, Type};
+use syn::{Attribute, Expr, Lit, Meta, Token, Type};
 
 /// A marker an attribute means, as marker text, with the attribute's place.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,26 +64,30 @@ fn measured(ty: &Type) -> Measured {
     }
 }
 
+/// The items of each `#[<namespace>(..)]` attribute of one of `namespaces`, with its namespace.
+fn attribute_lists<'a>(
+    attrs: &'a [Attribute],
+    namespaces: &'a [&str],
+) -> impl Iterator<Item = (String, Punctuated<Meta, Token![,]>)> + 'a {
+    attrs.iter().filter_map(move |attr| {
+        let namespace = attr.path().get_ident()?.to_string();
+        if !namespaces.contains(&namespace.as_str()) {
+            return None;
+        }
+        let Meta::List(list) = &attr.meta else {
+            return None;
+        };
+        let items = list
+            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            .ok()?;
+        Some((namespace, items))
+    })
+}
+
 /// Reads the attributes of a field of type `ty`.
 pub fn read(attrs: &[Attribute], ty: &Type) -> Read {
     let mut out = Read::default();
-    for attr in attrs {
-        let namespace = attr.path().get_ident().map(ToString::to_string);
-        let Some(namespace) = namespace else { continue };
-        if !matches!(
-            namespace.as_str(),
-            "schemars" | "validate" | "garde" | "x_kube"
-        ) {
-            continue;
-        }
-        let Meta::List(list) = &attr.meta else {
-            continue;
-        };
-        let Ok(items) = list
-            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-        else {
-            continue;
-        };
+    for (namespace, items) in attribute_lists(attrs, &["schemars", "validate", "garde", "x_kube"]) {
         for item in &items {
             let place = place(item);
             let mut ctx = Ctx {
@@ -103,21 +108,7 @@ pub fn read(attrs: &[Attribute], ty: &Type) -> Read {
 pub fn read_type(attrs: &[Attribute]) -> Read {
     let mut out = Read::default();
     let no_type = Type::Verbatim(proc_macro2::TokenStream::new());
-    for attr in attrs {
-        let Some(namespace) = attr.path().get_ident().map(ToString::to_string) else {
-            continue;
-        };
-        if !matches!(namespace.as_str(), "schemars" | "x_kube" | "kube") {
-            continue;
-        }
-        let Meta::List(list) = &attr.meta else {
-            continue;
-        };
-        let Ok(items) = list
-            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-        else {
-            continue;
-        };
+    for (namespace, items) in attribute_lists(attrs, &["schemars", "x_kube", "kube"]) {
         for item in &items {
             let key = item.path().get_ident().map(ToString::to_string);
             let mut ctx = Ctx {
