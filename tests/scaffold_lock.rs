@@ -96,4 +96,37 @@ fn a_new_project_builds_locked_with_the_workspace_versions() {
         stray.is_empty(),
         "the scaffold's lock pins versions opgen's workspace does not build (regenerate it with OPGEN_REGEN=1 cargo test --test scaffold_lock): {stray:?}"
     );
+
+    // The upgrade fixtures stand for projects whose lock opgen wrote and nobody changed: an
+    // upgrade replaces such a lock, and keeps any other (tests/upgrade.rs).
+    for fixture in upgrade_fixture_locks() {
+        if std::env::var_os("OPGEN_REGEN").is_some() {
+            std::fs::write(&fixture, &written).unwrap();
+        }
+        assert!(
+            std::fs::read_to_string(&fixture).unwrap() == written,
+            "{} is not the lock opgen init writes (OPGEN_REGEN=1 cargo test --test scaffold_lock, twice when it rewrote the data)",
+            fixture.display()
+        );
+    }
+}
+
+/// The Cargo.lock of the memcached fixture of every scaffold generation after the first
+/// (`opgen-0.1.0`, whose lock is data/upgrade/scaffold-1's).
+fn upgrade_fixture_locks() -> Vec<PathBuf> {
+    let root = workspace_root().join("tests/fixtures/upgrade");
+    let mut locks: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|dir| {
+            dir.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("scaffold-")
+        })
+        .map(|dir| dir.join("memcached-operator/Cargo.lock"))
+        .collect();
+    locks.sort();
+    assert!(locks.len() >= 5, "{locks:?}");
+    locks
 }
