@@ -47,6 +47,9 @@ struct Staged {
 pub struct Workspace {
     root: PathBuf,
     staged: BTreeMap<PathBuf, Staged>,
+    /// `Some`: the files staged unformatted, formatted together later by whoever asked for it
+    /// ([`Workspace::defer_formatting`]).
+    unformatted: Option<BTreeSet<PathBuf>>,
 }
 
 impl Workspace {
@@ -54,7 +57,34 @@ impl Workspace {
         Workspace {
             root: root.into(),
             staged: BTreeMap::new(),
+            unformatted: None,
         }
+    }
+
+    /// From now on, what stages a file that needs formatting (Rust a scaffold plan writes)
+    /// leaves it unformatted and notes its path, so that a caller applying many plans one
+    /// after another formats every file once, at the end ([`Workspace::take_unformatted`]).
+    pub fn defer_formatting(&mut self) {
+        self.unformatted.get_or_insert_with(BTreeSet::new);
+    }
+
+    pub fn defers_formatting(&self) -> bool {
+        self.unformatted.is_some()
+    }
+
+    /// Notes `path` as staged unformatted, when formatting is deferred.
+    pub fn note_unformatted(&mut self, path: &Path) {
+        if let Some(paths) = &mut self.unformatted {
+            paths.insert(path.to_owned());
+        }
+    }
+
+    /// The paths noted as staged unformatted since the last call.
+    pub fn take_unformatted(&mut self) -> BTreeSet<PathBuf> {
+        self.unformatted
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     pub fn root(&self) -> &Path {

@@ -14,7 +14,7 @@ use crate::generators::scaffold::init::{
     self as scaffold_init, BOILERPLATE_PATH, ENVTEST_CRATE_PATH, K8sVersion, License,
     ProjectContext, RUNTIME_CRATE_PATH, SETUP_ENVTEST_PATH, fill_year,
 };
-use crate::generators::templates;
+use crate::generators::{scaffold, templates};
 use crate::load::{UseKind, use_leaves};
 use crate::project::{self, Project, SCAFFOLD_VERSION};
 use crate::writer::Workspace;
@@ -530,8 +530,11 @@ fn render(
         ctx.boilerplate = inputs.boilerplate.clone();
         ctx.enclosing_workspace = inputs.enclosing_workspace.clone();
         ctx.opgen_version = opgen_version.to_owned();
+        // Every plan's Rust formatted in one rustfmt run at the end, not one per plan.
+        scratch.defer_formatting();
         scaffold_init::plan(&ctx)?.apply(&mut scratch, false)?;
         super::replay::create_recorded_resources(&mut scratch, &mut replay, project)?;
+        scaffold::format_deferred(&mut scratch)?;
         let mut files = BTreeMap::new();
         for change in scratch.changes()? {
             if change.path == Path::new(project::FILE_NAME) {

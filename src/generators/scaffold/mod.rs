@@ -169,7 +169,16 @@ impl ScaffoldPlan {
     /// Stages every action; on any conflict nothing is staged and every conflict is reported.
     /// Returns the plan's warnings.
     pub fn apply(mut self, ws: &mut Workspace, force: bool) -> Result<Vec<Diagnostic>> {
-        format_rust(&mut [&mut self])?;
+        if ws.defers_formatting() {
+            for &a in &self.unformatted {
+                if let Action::Write { path, .. } = &self.actions[a] {
+                    ws.note_unformatted(path);
+                }
+            }
+            self.unformatted.clear();
+        } else {
+            format_rust(&mut [&mut self])?;
+        }
         let mut problems = Vec::new();
         let mut staged: Vec<(PathBuf, String, Option<String>)> = Vec::new();
         // Inserts read files that earlier writes of this plan create, so resolve in order
@@ -473,6 +482,33 @@ pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
     }
     for plan in plans.iter_mut() {
         plan.unformatted.clear();
+    }
+    Ok(())
+}
+
+/// Formats, in one rustfmt run, the Rust files that plans applied to `ws` left unformatted
+/// under [`Workspace::defer_formatting`], as they stand now (with what later plans inserted).
+/// Without rustfmt they stay as they are.
+pub fn format_deferred(ws: &mut Workspace) -> Result<()> {
+    let mut files = Vec::new();
+    for path in ws.take_unformatted() {
+        if let Some(text) = ws.read(&path)? {
+            files.push((path, text));
+        }
+    }
+    let sources: Vec<&str> = files.iter().map(|(_, text)| text.as_str()).collect();
+    let formatted = rustfmt::format_all(&sources);
+    for ((path, text), result) in files.iter().zip(formatted) {
+        match result {
+            Ok(Formatted::Done(done)) if &done != text => ws.stage(path.clone(), done),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(Error::msg(format!(
+                    "internal error: the generated {} does not parse: {e}",
+                    path.display()
+                )));
+            }
+        }
     }
     Ok(())
 }
