@@ -4,7 +4,7 @@
 //! built (`CRDIFY`), `recorded_verdicts_are_what_crdify_says` runs it on every pair and requires
 //! its output to be the recorded one, byte for byte. On every pair crdify judged, the corpus of
 //! tests/fixtures/diff/pairs/ and the CRDs of consecutive releases of gateway-api, flux's
-//! source-controller, cert-manager and cluster-api (`support::RELEASE_PAIRS`, fetched from the Go module
+//! source-controller, cert-manager, cluster-api and kueue (`support::RELEASE_PAIRS`, fetched from the Go module
 //! proxy at the versions crdify saw), each (version, property, rule) crdify flags must be a
 //! finding of opgen at client strictness, and the other way round, wherever crdify has the rule;
 //! every disagreement must be one of [`KNOWN`], each with its reason.
@@ -98,7 +98,48 @@ const ONE_TOOL_ONLY: &[(&str, &str)] = &[
         "cluster-api v1.13.6..v1.14.2 cluster.x-k8s.io_machinedeployments",
         "crdify compares no printer columns; the Available column shows another field (client level)",
     ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_admissionchecks",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_clusterqueues",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_cohorts",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_localqueues",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_multikueueclusters",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_multikueueconfigs",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_provisioningrequestconfigs",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_workloadpriorityclasses",
+        KUEUE_STORAGE_V1BETA2,
+    ),
+    (
+        "kueue v0.15.1..v0.16.2 kueue.x-k8s.io_workloads",
+        KUEUE_STORAGE_V1BETA2,
+    ),
 ];
+
+/// kueue v0.16 made v1beta2 (served beside v1beta1 since v0.15) the storage version of every
+/// CRD; opgen flags the nine whose v1beta1 declares fields v1beta2 does not (resourceflavors'
+/// and topologies' two schemas are alike: compatible).
+const KUEUE_STORAGE_V1BETA2: &str = "crdify compares no storage versions; the storage version moved from v1beta1 to v1beta2 under conversion None (the CRD files carry no webhook), so an object written again loses the v1beta1 fields v1beta2 does not declare";
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff")

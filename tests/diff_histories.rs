@@ -1,5 +1,5 @@
 //! What real releases broke, as `opgen diff` reports it: the CRDs shipped in consecutive
-//! releases of gateway-api, flux's source-controller, cert-manager and cluster-api (Go modules from the
+//! releases of gateway-api, flux's source-controller, cert-manager, cluster-api and kueue (Go modules from the
 //! module proxy, as released: `support::RELEASE_PAIRS`), compared at wire strictness. The
 //! report is a reviewed snapshot; tests/diff_apiserver.rs puts the same pairs before the API
 //! server and tests/diff_crdify.rs before crdify's verdicts.

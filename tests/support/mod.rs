@@ -407,6 +407,22 @@ pub const RELEASE_PAIRS: &[ReleasePair] = &[
         new: ("v1.14.2", "core/config/crd/bases"),
         samples: None,
     },
+    // v0.16.0 (v1beta2 added, and made the storage version) and v0.16.3–5 are refused by the
+    // module proxy (403): the nearest releases it serves on each side.
+    ReleasePair {
+        project: "kueue",
+        module: "sigs.k8s.io/kueue",
+        old: ("v0.15.1", "config/components/crd/bases"),
+        new: ("v0.16.2", "config/components/crd/bases"),
+        samples: None,
+    },
+    ReleasePair {
+        project: "kueue",
+        module: "sigs.k8s.io/kueue",
+        old: ("v0.16.2", "config/components/crd/bases"),
+        new: ("v0.17.1", "config/components/crd/bases"),
+        samples: None,
+    },
 ];
 
 impl ReleasePair {
