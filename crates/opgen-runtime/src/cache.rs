@@ -198,7 +198,8 @@ where
             watcher::Event::Apply(obj) => index(live, obj),
             watcher::Event::Delete(obj) => {
                 let object = ObjectRef::from_obj(obj);
-                live.iter_mut().for_each(|postings| postings.remove(&object));
+                live.iter_mut()
+                    .for_each(|postings| postings.remove(&object));
             }
             watcher::Event::Init => relisted.iter_mut().for_each(|p| *p = Postings::default()),
             watcher::Event::InitApply(obj) => index(relisted, obj),
@@ -303,7 +304,9 @@ where
     /// The stores a listing of `namespace` (`None`: of every namespace) reads.
     fn listed<'a>(&'a self, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Cached<K>> {
         self.stores.iter().filter(move |cached| {
-            namespace.is_none() || cached.namespace.is_none() || cached.namespace.as_deref() == namespace
+            namespace.is_none()
+                || cached.namespace.is_none()
+                || cached.namespace.as_deref() == namespace
         })
     }
 
@@ -337,15 +340,15 @@ where
     /// include `value` (controller-runtime's `List` with `MatchingFields`), by namespace and
     /// name. See [`Index`] for what a lookup costs.
     pub fn indexed(&self, namespace: Option<&str>, index: &Index<K>, value: &str) -> Vec<Arc<K>> {
-        let candidates = self.listed(namespace).map(|cached| {
-            match cached.indexer.lookup(index.name, value) {
-                Some(objects) => objects
-                    .iter()
-                    .filter_map(|object| cached.store.get(object))
-                    .collect(),
-                None => cached.store.state(),
-            }
-        });
+        let candidates =
+            self.listed(namespace)
+                .map(|cached| match cached.indexer.lookup(index.name, value) {
+                    Some(objects) => objects
+                        .iter()
+                        .filter_map(|object| cached.store.get(object))
+                        .collect(),
+                    None => cached.store.state(),
+                });
         let mut found = distinct_in(namespace, candidates.flatten());
         found.retain(|obj| index.keys(obj).iter().any(|key| key == value));
         found.sort_by_key(|obj| (obj.namespace(), obj.name_any()));
@@ -507,7 +510,11 @@ mod tests {
         // What the kept index and a scan find on `node` in namespace `a` and everywhere.
         let found = |node: &str| {
             let kept = names(&indexed.indexed(None, &BY_NODE, node));
-            assert_eq!(kept, names(&scanned.indexed(None, &BY_NODE, node)), "{node}");
+            assert_eq!(
+                kept,
+                names(&scanned.indexed(None, &BY_NODE, node)),
+                "{node}"
+            );
             let in_a = names(&indexed.indexed(Some("a"), &BY_NODE, node));
             assert_eq!(in_a, names(&scanned.indexed(Some("a"), &BY_NODE, node)));
             (kept, in_a)
@@ -517,13 +524,22 @@ mod tests {
         apply(Event::Apply(on_node("a", "web-1", "x")));
         apply(Event::Apply(on_node("b", "db", "x")));
         apply(Event::Apply(on_node("a", "cache", "y")));
-        assert_eq!(found("x"), (vec!["web-1".into(), "web-2".into(), "db".into()], vec!["web-1".into(), "web-2".into()]));
+        assert_eq!(
+            found("x"),
+            (
+                vec!["web-1".into(), "web-2".into(), "db".into()],
+                vec!["web-1".into(), "web-2".into()]
+            )
+        );
         // Moved to another node, then deleted.
         apply(Event::Apply(on_node("a", "web-2", "y")));
         assert_eq!(found("y").0, ["cache", "web-2"]);
         apply(Event::Delete(on_node("a", "web-1", "x")));
         assert_eq!(found("x").0, ["db"]);
-        assert_eq!(indexer.lookup("data.node", "x").map(|refs| refs.len()), Some(1));
+        assert_eq!(
+            indexer.lookup("data.node", "x").map(|refs| refs.len()),
+            Some(1)
+        );
         assert_eq!(indexer.lookup("spec.nodeName", "x"), None, "not kept");
 
         // A relist: the old entries hold until it is done, then only the relisted ones.

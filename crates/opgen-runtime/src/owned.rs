@@ -461,8 +461,15 @@ mod tests {
         assert_eq!(stored["metadata"]["ownerReferences"][0]["uid"], "u-1");
         assert_eq!(stored["metadata"]["ownerReferences"][0]["controller"], true);
         let post = &server.requests()[1];
-        assert_eq!((post.method.clone(), post.path.as_str()), (Method::POST, CONFIG_MAPS));
-        assert!(post.query.contains("fieldManager=demo-operator"), "{}", post.query);
+        assert_eq!(
+            (post.method.clone(), post.path.as_str()),
+            (Method::POST, CONFIG_MAPS)
+        );
+        assert!(
+            post.query.contains("fieldManager=demo-operator"),
+            "{}",
+            post.query
+        );
 
         // A different desired child: the existing one is kept as it is.
         let mut changed = child();
@@ -471,14 +478,20 @@ mod tests {
         assert!(!again.created() && !again.changed());
         assert_eq!(again.object.data, child().data);
         assert_eq!(server.object(CHILD).expect("kept")["data"]["mode"], "fast");
-        let writes = server.requests().into_iter().filter(|r| r.method != Method::GET);
+        let writes = server
+            .requests()
+            .into_iter()
+            .filter(|r| r.method != Method::GET);
         assert_eq!(writes.count(), 1);
 
         // One it does not control is refused, and left alone.
         server.insert(CHILD, &stored_child("child", "c-1", Some("u-2")));
         let refused = create_owned(&ctx, &owner, child()).await;
         assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
-        assert_eq!(server.object(CHILD).expect("kept")["metadata"]["uid"], "c-1");
+        assert_eq!(
+            server.object(CHILD).expect("kept")["metadata"]["uid"],
+            "c-1"
+        );
     }
 
     #[tokio::test]
@@ -490,10 +503,20 @@ mod tests {
         // Created by another writer between the read and the create.
         let theirs = stored_child("child", "c-1", Some("u-1"));
         let scenario = server.run(|mut server| async move {
-            let exists = kube::core::Status::failure("configmaps \"child\" already exists", "AlreadyExists");
-            server.expect(Method::GET, CHILD).await.respond(StatusCode::NOT_FOUND, &kube::core::Status::failure("not found", "NotFound").with_code(404));
-            server.expect(Method::POST, CONFIG_MAPS).await.respond(StatusCode::CONFLICT, &exists.with_code(409));
-            server.expect(Method::GET, CHILD).await.respond(StatusCode::OK, &theirs);
+            let exists =
+                kube::core::Status::failure("configmaps \"child\" already exists", "AlreadyExists");
+            server.expect(Method::GET, CHILD).await.respond(
+                StatusCode::NOT_FOUND,
+                &kube::core::Status::failure("not found", "NotFound").with_code(404),
+            );
+            server
+                .expect(Method::POST, CONFIG_MAPS)
+                .await
+                .respond(StatusCode::CONFLICT, &exists.with_code(409));
+            server
+                .expect(Method::GET, CHILD)
+                .await
+                .respond(StatusCode::OK, &theirs);
             server.expect_no_more_requests().await;
         });
 

@@ -138,7 +138,8 @@ struct Watch<K: Resource> {
 
 /// Adds a watch in a namespace (`None`: all), given the controller's cache there and the
 /// indexes it keeps.
-type AddWatch<K> = Box<dyn Fn(&Context, Option<&str>, &Cache<K>, &Indexes) -> Watch<K> + Send + Sync>;
+type AddWatch<K> =
+    Box<dyn Fn(&Context, Option<&str>, &Cache<K>, &Indexes) -> Watch<K> + Send + Sync>;
 
 /// Reflects `stream` (a watch of kind `T` in `namespace`) into a new store, added to the
 /// context's caches with the `indexes` of kind `T`: the store (as a cache of its own) and its
@@ -266,20 +267,21 @@ where
         Other: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
         self = self.index(names);
-        self.extra.push(Box::new(move |ctx, namespace, primary, indexes| {
-            let api = ctx.api_in::<Other>(namespace);
-            let config = watcher::Config::default().any_semantic();
-            let events = watcher(api, config).default_backoff();
-            let (cache, events) = cached(ctx, namespace, events, indexes);
-            let primary = primary.clone();
-            let triggers = trigger_with(events.touched_objects(), move |other: Other| {
-                referencing(&primary, &other, &names)
-            });
-            Watch {
-                triggers: triggers.boxed(),
-                ready: ready(cache),
-            }
-        }));
+        self.extra
+            .push(Box::new(move |ctx, namespace, primary, indexes| {
+                let api = ctx.api_in::<Other>(namespace);
+                let config = watcher::Config::default().any_semantic();
+                let events = watcher(api, config).default_backoff();
+                let (cache, events) = cached(ctx, namespace, events, indexes);
+                let primary = primary.clone();
+                let triggers = trigger_with(events.touched_objects(), move |other: Other| {
+                    referencing(&primary, &other, &names)
+                });
+                Watch {
+                    triggers: triggers.boxed(),
+                    ready: ready(cache),
+                }
+            }));
         self
     }
 
@@ -296,19 +298,20 @@ where
         I::IntoIter: Send,
         F: Fn(&Other, &Store<K>) -> I + Clone + Send + Sync + 'static,
     {
-        self.extra.push(Box::new(move |ctx, _namespace, primary, indexes| {
-            let (store, map) = (primary.store().clone(), map.clone());
-            let api = Api::<Other>::all(ctx.client.clone());
-            let events = watcher(api, config.clone()).default_backoff();
-            let (cache, events) = cached(ctx, None, events, indexes);
-            let triggers = trigger_with(events.touched_objects(), move |other: Other| {
-                map(&other, &store)
-            });
-            Watch {
-                triggers: triggers.boxed(),
-                ready: ready(cache),
-            }
-        }));
+        self.extra
+            .push(Box::new(move |ctx, _namespace, primary, indexes| {
+                let (store, map) = (primary.store().clone(), map.clone());
+                let api = Api::<Other>::all(ctx.client.clone());
+                let events = watcher(api, config.clone()).default_backoff();
+                let (cache, events) = cached(ctx, None, events, indexes);
+                let triggers = trigger_with(events.touched_objects(), move |other: Other| {
+                    map(&other, &store)
+                });
+                Watch {
+                    triggers: triggers.boxed(),
+                    ready: ready(cache),
+                }
+            }));
         self
     }
 
@@ -436,7 +439,10 @@ where
 {
     let namespace = other.namespace();
     let found = cache.indexed(namespace.as_deref(), names, &other.name_any());
-    found.iter().map(|obj| ObjectRef::from_obj(&**obj)).collect()
+    found
+        .iter()
+        .map(|obj| ObjectRef::from_obj(&**obj))
+        .collect()
 }
 
 #[cfg(test)]

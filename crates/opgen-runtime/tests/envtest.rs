@@ -1153,7 +1153,9 @@ const INDEXING: ControllerEntry = ControllerEntry {
 };
 
 async fn reconcile_indexing(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
-    let widgets = ctx.cache::<Widget>().expect("the controller's kind is cached");
+    let widgets = ctx
+        .cache::<Widget>()
+        .expect("the controller's kind is cached");
     let secret = widget.spec.secret.clone().unwrap_or_default();
     let sharing = widgets.indexed(widget.namespace().as_deref(), &BY_SECRET, &secret);
     let names = sharing.iter().map(|widget| widget.name_any()).collect();
@@ -1179,20 +1181,28 @@ async fn a_reconcile_finds_objects_through_an_index() {
     };
     const NAMESPACE: &str = "runtime-index";
     create_namespace(&admin, NAMESPACE).await;
-    let (shutdown, task) = start_manager("indexing-operator", admin.clone(), &[INDEXING], NAMESPACE);
+    let (shutdown, task) =
+        start_manager("indexing-operator", admin.clone(), &[INDEXING], NAMESPACE);
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     let patch_spec = |name: &'static str, spec: serde_json::Value| {
         let widgets = widgets.clone();
         async move {
             let patch = json!({ "spec": spec });
             widgets
-                .patch(name, &PatchParams::default(), &kube::api::Patch::Merge(&patch))
+                .patch(
+                    name,
+                    &PatchParams::default(),
+                    &kube::api::Patch::Merge(&patch),
+                )
                 .await
                 .expect("patch the widget");
         }
     };
     let found = |name: &'static str, sharing: &'static [&'static str]| async move {
-        let wanted = (name.to_owned(), sharing.iter().map(|s| s.to_string()).collect());
+        let wanted = (
+            name.to_owned(),
+            sharing.iter().map(|s| s.to_string()).collect(),
+        );
         let what = format!("a reconcile of {name} finding {sharing:?}");
         opgen_envtest::eventually(&what, TIMEOUT, || async {
             let seen = SHARING.lock().expect("not poisoned");

@@ -411,10 +411,10 @@ mod tests {
     };
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
     use kube::core::Status;
-    use opgen_runtime::{MetricLabel, owned::is_controlled_by};
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
+    use opgen_runtime::{MetricLabel, owned::is_controlled_by};
     use serde_json::json;
 
     const STATUS_PATH: &str =
