@@ -166,8 +166,13 @@ where
 /// store: a relist builds new postings and swaps them in when it is done.
 pub(crate) struct Indexer<K: Resource> {
     indexes: Vec<Index<K>>,
-    /// The live postings and, during a relist, the ones it builds; one per index.
-    postings: RwLock<(Vec<Postings<K>>, Vec<Postings<K>>)>,
+    postings: RwLock<Generations<K>>,
+}
+
+/// The postings of each index: those of the store's objects, and those of a relist under way.
+struct Generations<K: Resource> {
+    live: Vec<Postings<K>>,
+    relisted: Vec<Postings<K>>,
 }
 
 impl<K> Indexer<K>
@@ -177,7 +182,10 @@ where
     pub(crate) fn new(indexes: Vec<Index<K>>) -> Self {
         let empty = || indexes.iter().map(|_| Postings::default()).collect();
         Indexer {
-            postings: RwLock::new((empty(), empty())),
+            postings: RwLock::new(Generations {
+                live: empty(),
+                relisted: empty(),
+            }),
             indexes,
         }
     }
@@ -188,7 +196,7 @@ where
             return;
         }
         let mut postings = self.postings.write().expect("not poisoned");
-        let (live, relisted) = &mut *postings;
+        let Generations { live, relisted } = &mut *postings;
         let index = |postings: &mut Vec<Postings<K>>, obj: &K| {
             for (index, postings) in self.indexes.iter().zip(postings) {
                 postings.insert(ObjectRef::from_obj(obj), index.keys(obj));
@@ -215,7 +223,7 @@ where
     fn lookup(&self, name: &str, value: &str) -> Option<Vec<ObjectRef<K>>> {
         let position = self.indexes.iter().position(|index| index.name == name)?;
         let postings = self.postings.read().expect("not poisoned");
-        let objects = postings.0[position].by_value.get(value);
+        let objects = postings.live[position].by_value.get(value);
         Some(objects.into_iter().flatten().cloned().collect())
     }
 }
