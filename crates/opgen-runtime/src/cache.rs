@@ -41,9 +41,9 @@ use crate::owned::is_controlled_by;
 /// [`Watches::index`](crate::watches::Watches::index) (or
 /// [`Watches::references`](crate::watches::Watches::references)) keeps it up to date in the
 /// stores of the controller's watches as their events arrive: each event costs one call of
-/// the key function and O(values) map updates, and a lookup costs O(m log m) for m matches
-/// (each checked again against the object the store holds, so a lookup never returns an
-/// object that does not match). A store no watch keeps the index in (another controller's
+/// the key function and O(values) map updates, and a lookup costs O(m log m) for the m
+/// objects of the store with that value (in any namespace; each is checked again against the
+/// object the store holds, so a lookup never returns an object that does not match). A store no watch keeps the index in (another controller's
 /// watch of the kind, or [`testing::fill_cache`](crate::testing::fill_cache)) is scanned
 /// instead: one key function call per cached object. The name identifies the index: two
 /// indexes of one kind need two names.
