@@ -359,7 +359,7 @@ where
                 });
         let mut found = distinct_in(namespace, candidates.flatten());
         found.retain(|obj| index.keys(obj).iter().any(|key| key == value));
-        found.sort_by_key(|obj| (obj.namespace(), obj.name_any()));
+        found.sort_by_cached_key(|obj| (obj.namespace(), obj.name_any()));
         found
     }
 
