@@ -18,9 +18,11 @@
 //!   it owns, objects its spec names, a label-selected primary reconciled only on the
 //!   changes [`watches::Changed`] names, e.g. its generation);
 //! - [`cache`]: what the watches keep, read by a reconcile without a request
-//!   ([`Context::cache`]: by name, namespace or controller);
-//! - [`owned`]: the objects a custom resource owns, applied with it as their controller and
-//!   never adopted from another or from nobody, and deleted once no longer wanted;
+//!   ([`Context::cache`]: by name, namespace, controller or a [`cache::Index`] the watches
+//!   keep);
+//! - [`owned`]: the objects a custom resource owns, applied (or created once) with it as their
+//!   controller and never adopted from another or from nobody, and deleted once no longer
+//!   wanted;
 //! - [`Conditions`], [`set_condition`], [`find_condition`], [`is_condition_true`],
 //!   [`degraded`]: `status.conditions` as apimachinery's `meta` helpers keep them (a
 //!   transition time moves only with the status);

@@ -7,6 +7,7 @@
 //!   applies the desired fields;
 //! - [`get_owned`]: the read and the refusal alone, for a reconcile that compares before it
 //!   writes (then [`Context::apply_params`] and [`controller_reference`] for the write);
+//! - [`create_owned`]: a child created once and never updated (a one-shot Pod, a Job);
 //! - [`delete_owned`]: deletes the children no longer desired;
 //! - [`is_controlled_by`] and [`controller_reference`]: apimachinery's `IsControlledBy` and
 //!   `NewControllerRef`.
@@ -37,11 +38,14 @@ use std::{fmt::Debug, sync::Arc};
 use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
 use kube::{
     Api, Resource, ResourceExt,
-    api::{DeleteParams, ListParams, Patch, Preconditions},
+    api::{DeleteParams, ListParams, Patch, PostParams, Preconditions},
 };
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::{Context, Error, Result, controller::is_not_found};
+use crate::{
+    Context, Error, Result,
+    controller::{is_conflict, is_not_found},
+};
 
 /// Whether `owner` is the controller of `child` (its controller owner reference names
 /// `owner`'s uid): apimachinery's `metav1.IsControlledBy`.
@@ -103,25 +107,34 @@ where
             existing
         }
     };
-    if is_controlled_by(&existing, owner) {
-        return Ok(Some(existing));
+    controlled(existing, owner).map(Some)
+}
+
+/// `child` when `owner` controls it, else [`Error::OwnedByAnother`].
+fn controlled<K>(child: K, owner: &impl Resource) -> Result<K>
+where
+    K: Resource<DynamicType = ()>,
+{
+    if is_controlled_by(&child, owner) {
+        return Ok(child);
     }
-    let controller = existing
+    let controller = child
         .owner_references()
         .iter()
         .find(|r| r.controller == Some(true))
         .map(|r| format!("{} {}", r.kind, r.name));
     Err(Error::OwnedByAnother {
         object: format!(
-            "{} {}/{name}",
-            K::kind(&K::DynamicType::default()),
-            existing.namespace().unwrap_or_default()
+            "{} {}/{}",
+            K::kind(&()),
+            child.namespace().unwrap_or_default(),
+            child.name_any()
         ),
         controller,
     })
 }
 
-/// What [`apply_owned`] found and left.
+/// What [`apply_owned`] (or [`create_owned`]) found and left.
 #[derive(Clone, Debug)]
 pub struct Applied<K> {
     /// The child before the apply; `None` when the apply created it.
@@ -186,6 +199,62 @@ where
         .patch(&name, &ctx.apply_params(), &Patch::Apply(&child))
         .await?;
     Ok(Applied { previous, object })
+}
+
+/// Creates `child` in `owner`'s namespace with `owner` as its controller
+/// ([`controller_reference`]) unless it exists: a child made once and then left to run, never
+/// updated (upstream cnat's pod, a Job), where [`apply_owned`] would put its fields back. An
+/// existing child `owner` does not control is refused ([`get_owned`], from the cache when it
+/// holds the child); one created between that read and the create (which meets AlreadyExists)
+/// is read from the API server and refused the same way. [`Applied::created`] tells whether this call
+/// created it. Needs `get` and `create` on the child's resource.
+pub async fn create_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
+    O: Resource,
+    O::DynamicType: Default,
+{
+    let name = child
+        .meta()
+        .name
+        .clone()
+        .ok_or(Error::MissingObjectKey(".metadata.name"))?;
+    if let Some(existing) = get_owned::<K, O>(ctx, owner, &name).await? {
+        return Ok(Applied {
+            previous: Some(existing.clone()),
+            object: existing,
+        });
+    }
+    let namespace = owner_namespace(owner)?;
+    let meta = child.meta_mut();
+    meta.namespace = Some(namespace.clone());
+    meta.owner_references = Some(vec![controller_reference(owner)?]);
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &namespace);
+    let params = PostParams {
+        field_manager: Some(ctx.manager_name.clone()),
+        ..PostParams::default()
+    };
+    match api.create(&params, &child).await {
+        Ok(object) => Ok(Applied {
+            previous: None,
+            object,
+        }),
+        Err(error) if is_conflict(&error) => {
+            let existing = controlled(api.get(&name).await?, owner)?;
+            Ok(Applied {
+                previous: Some(existing.clone()),
+                object: existing,
+            })
+        }
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Deletes the children of kind `K` in `owner`'s namespace that `owner` controls, that
@@ -377,6 +446,86 @@ mod tests {
         let refused = get_owned::<ConfigMap, _>(&ctx, &owner, "unlabelled").await;
         assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
         assert_eq!(server.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_created_child_is_created_once_and_never_updated() {
+        let (client, server) = fake_client();
+        let ctx = test_context(client, "demo-operator");
+        let owner = object("owner", "u-1");
+
+        let created = create_owned(&ctx, &owner, child()).await.expect("created");
+
+        assert!(created.created() && created.changed());
+        let stored = server.object(CHILD).expect("created");
+        assert_eq!(stored["metadata"]["ownerReferences"][0]["uid"], "u-1");
+        assert_eq!(stored["metadata"]["ownerReferences"][0]["controller"], true);
+        let post = &server.requests()[1];
+        assert_eq!(
+            (post.method.clone(), post.path.as_str()),
+            (Method::POST, CONFIG_MAPS)
+        );
+        assert!(
+            post.query.contains("fieldManager=demo-operator"),
+            "{}",
+            post.query
+        );
+
+        // A different desired child: the existing one is kept as it is.
+        let mut changed = child();
+        changed.data = Some([("mode".to_owned(), "slow".to_owned())].into());
+        let again = create_owned(&ctx, &owner, changed).await.expect("read");
+        assert!(!again.created() && !again.changed());
+        assert_eq!(again.object.data, child().data);
+        assert_eq!(server.object(CHILD).expect("kept")["data"]["mode"], "fast");
+        let writes = server
+            .requests()
+            .into_iter()
+            .filter(|r| r.method != Method::GET);
+        assert_eq!(writes.count(), 1);
+
+        // One it does not control is refused, and left alone.
+        server.insert(CHILD, &stored_child("child", "c-1", Some("u-2")));
+        let refused = create_owned(&ctx, &owner, child()).await;
+        assert!(matches!(refused, Err(Error::OwnedByAnother { .. })));
+        assert_eq!(
+            server.object(CHILD).expect("kept")["metadata"]["uid"],
+            "c-1"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_child_created_meanwhile_is_read_not_created_twice() {
+        use crate::testing::{StatusCode, mock_client};
+        let (client, server) = mock_client();
+        let ctx = test_context(client, "demo-operator");
+        let owner = object("owner", "u-1");
+        // Created by another writer between the read and the create.
+        let theirs = stored_child("child", "c-1", Some("u-1"));
+        let scenario = server.run(|mut server| async move {
+            let exists =
+                kube::core::Status::failure("configmaps \"child\" already exists", "AlreadyExists");
+            server.expect(Method::GET, CHILD).await.respond(
+                StatusCode::NOT_FOUND,
+                &kube::core::Status::failure("not found", "NotFound").with_code(404),
+            );
+            server
+                .expect(Method::POST, CONFIG_MAPS)
+                .await
+                .respond(StatusCode::CONFLICT, &exists.with_code(409));
+            server
+                .expect(Method::GET, CHILD)
+                .await
+                .respond(StatusCode::OK, &theirs);
+            server.expect_no_more_requests().await;
+        });
+
+        let found = create_owned(&ctx, &owner, child()).await.expect("found");
+
+        assert!(!found.created());
+        assert_eq!(found.object.uid().as_deref(), Some("c-1"));
+        drop(ctx);
+        scenario.verify().await;
     }
 
     #[tokio::test]

@@ -458,7 +458,9 @@ pub fn test_context(client: Client, manager_name: &str) -> Arc<Context> {
 }
 
 /// Fills `ctx`'s cache of kind `K` ([`Context::cache`]) with `objects`, as a controller's
-/// watch would: for the unit test of a reconcile that reads its children from the cache.
+/// watch would: for the unit test of a reconcile that reads its children from the cache. It
+/// keeps no [`Index`](crate::cache::Index): [`Cache::indexed`](crate::Cache::indexed) scans
+/// it, to the same result.
 pub fn fill_cache<K>(ctx: &Context, objects: impl IntoIterator<Item = K>)
 where
     K: kube::Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
@@ -467,7 +469,8 @@ where
     for object in objects {
         writer.apply_watcher_event(&kube::runtime::watcher::Event::Apply(object));
     }
-    ctx.caches.add(None, store);
+    let no_index = Arc::new(crate::cache::Indexer::new(Vec::new()));
+    ctx.caches.add(None, store, no_index);
 }
 
 /// The API server side of a test.

@@ -3,15 +3,19 @@
 //! relation as a mapping function ([`Watches::watches_all`]), which of its own objects it
 //! reconciles at all ([`Watches::primary`]) and on which of their changes
 //! ([`Watches::reconcile_when`]). Each watch keeps what it sees in a cache the reconciles read
-//! ([`Context::cache`]).
+//! ([`Context::cache`]), with the indexes [`Watches::index`] asks for.
 //!
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use k8s_openapi::api::{apps::v1::Deployment, core::v1::{ConfigMap, Secret}};
 //! # use kube::runtime::{controller::Action, watcher};
-//! # use opgen_runtime::{Context, Result, watches::{Changed, Watches}};
+//! # use opgen_runtime::{Context, Result, cache::Index, watches::{Changed, Watches}};
 //! # async fn reconcile(_: Arc<ConfigMap>, _: Arc<Context>) -> Result<Action> { todo!() }
 //! # fn error_policy(_: Arc<ConfigMap>, _: &opgen_runtime::Error, _: Arc<Context>) -> Action { todo!() }
+//! // The Secret a ConfigMap names in its data.
+//! const SECRET: Index<ConfigMap> = Index::new("data.secret", |cm| {
+//!     cm.data.iter().flatten().filter(|(k, _)| *k == "secret").map(|(_, v)| v.clone()).collect()
+//! });
 //! # async fn run(ctx: Arc<Context>) -> Result<()> {
 //! let children = watcher::Config::default().labels("app.kubernetes.io/managed-by=demo");
 //! Watches::new()
@@ -19,10 +23,9 @@
 //!     .reconcile_when(Changed::LABELS)
 //!     // A change of an owned Deployment reconciles its controller.
 //!     .owns::<Deployment>(children)
-//!     // A Secret named in an object's data reconciles that object.
-//!     .references::<Secret>(|cm: &ConfigMap| {
-//!         cm.data.iter().flatten().filter(|(k, _)| *k == "secret").map(|(_, v)| v.clone()).collect()
-//!     })
+//!     // A Secret named in an object's data reconciles that object (found by the index,
+//!     // which a reconcile can query too: `ctx.cache::<ConfigMap>()?.indexed(..)`).
+//!     .references::<Secret>(SECRET)
 //!     .run(ctx, "demo", reconcile, error_policy)
 //!     .await
 //! # }
@@ -37,7 +40,7 @@ use std::{
 };
 
 use futures::{
-    FutureExt, StreamExt,
+    FutureExt, StreamExt, TryStreamExt,
     future::{BoxFuture, Shared},
     stream::BoxStream,
 };
@@ -54,7 +57,8 @@ use kube::{
 use tracing::Instrument;
 
 use crate::{
-    Context, Result,
+    Cache, Context, Result,
+    cache::{Index, Indexer, Indexes},
     controller::{ControlledKind, ensure_crd_installed, log_reconcile_result},
 };
 
@@ -132,31 +136,40 @@ struct Watch<K: Resource> {
     ready: BoxFuture<'static, ()>,
 }
 
-type AddWatch<K> = Box<dyn Fn(&Context, Option<&str>, &Store<K>) -> Watch<K> + Send + Sync>;
+/// Adds a watch in a namespace (`None`: all), given the controller's cache there and the
+/// indexes it keeps.
+type AddWatch<K> =
+    Box<dyn Fn(&Context, Option<&str>, &Cache<K>, &Indexes) -> Watch<K> + Send + Sync>;
 
 /// Reflects `stream` (a watch of kind `T` in `namespace`) into a new store, added to the
-/// context's caches; the store's objects and its readiness.
+/// context's caches with the `indexes` of kind `T`: the store (as a cache of its own) and its
+/// events, which have updated the store and its indexes when they come out.
 fn cached<T>(
     ctx: &Context,
     namespace: Option<&str>,
     stream: impl futures::Stream<Item = Result<watcher::Event<T>, watcher::Error>> + Send + 'static,
+    indexes: &Indexes,
 ) -> (
-    impl futures::Stream<Item = Result<T, watcher::Error>> + Send + 'static,
-    BoxFuture<'static, ()>,
+    Cache<T>,
+    impl futures::Stream<Item = Result<watcher::Event<T>, watcher::Error>> + Send + 'static,
 )
 where
     T: ControlledKind + Resource<DynamicType = ()>,
 {
     let (store, writer) = reflector::store();
-    ctx.caches.add(namespace, store.clone());
-    let ready = async move {
-        // A dropped writer (the watch ended) leaves nothing to wait for.
-        let _ = store.wait_until_ready().await;
-    };
-    (
-        reflector::reflector(writer, stream).touched_objects(),
-        ready.boxed(),
-    )
+    let indexer = Arc::new(Indexer::new(indexes.of::<T>()));
+    ctx.caches.add(namespace, store.clone(), indexer.clone());
+    let cache = Cache::indexed_by(namespace.map(str::to_owned), store, indexer.clone());
+    let events = reflector::reflector(writer, stream).inspect_ok(move |event| indexer.apply(event));
+    (cache, events)
+}
+
+/// Resolves once `cache` has listed its objects.
+fn ready<T>(cache: Cache<T>) -> BoxFuture<'static, ()>
+where
+    T: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    async move { cache.ready().await }.boxed()
 }
 
 /// The watches of a controller of kind `K`, run by [`Watches::run`] once per watched
@@ -164,11 +177,12 @@ where
 /// cache the reconciles read ([`Context::cache`]).
 pub struct Watches<K>
 where
-    K: ControlledKind,
+    K: ControlledKind + Resource<DynamicType = ()>,
 {
     primary: watcher::Config,
     changed: Option<Changed>,
     extra: Vec<AddWatch<K>>,
+    indexes: Indexes,
 }
 
 impl<K> Default for Watches<K>
@@ -190,6 +204,7 @@ where
             primary: watcher::Config::default().any_semantic(),
             changed: None,
             extra: Vec::new(),
+            indexes: Indexes::default(),
         }
     }
 
@@ -217,37 +232,56 @@ where
     where
         Child: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
-        self.extra.push(Box::new(move |ctx, namespace, _| {
+        self.extra.push(Box::new(move |ctx, namespace, _, indexes| {
             let api = ctx.api_in::<Child>(namespace);
             let events = watcher(api, config.clone()).default_backoff();
-            let (children, ready) = cached(ctx, namespace, events);
-            let triggers = trigger_owners(children, (), ()).boxed();
-            Watch { triggers, ready }
+            let (cache, events) = cached(ctx, namespace, events, indexes);
+            let triggers = trigger_owners(events.touched_objects(), (), ()).boxed();
+            Watch {
+                triggers,
+                ready: ready(cache),
+            }
         }));
         self
     }
 
+    /// Keeps `index` in the caches of the objects of kind `T` these watches keep (the
+    /// controller's kind, or one it owns, references or watches), for the reconciles'
+    /// [`Cache::indexed`] lookups (controller-runtime's `IndexField`). An index no watch keeps
+    /// is computed at each lookup instead ([`Index`] says what each costs).
+    pub fn index<T>(mut self, index: Index<T>) -> Self
+    where
+        T: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.indexes.add(index);
+        self
+    }
+
     /// Watches the objects of kind `Other` in the controller's namespaces and reconciles the
-    /// objects of kind `K` in the same namespace whose `names` name them, e.g. a Secret a spec
-    /// refers to by name (controller-runtime's `Watches` with an index on the field). The
-    /// objects are looked up in the controller's own cache. Needs `list` and `watch` on
-    /// `Other`.
-    pub fn references<Other>(mut self, names: fn(&K) -> Vec<String>) -> Self
+    /// objects of kind `K` in the same namespace whose values in `names` name them, e.g. a
+    /// Secret a spec refers to by name (controller-runtime's `Watches` with an index on the
+    /// field). The objects are looked up in the controller's own cache, where `names` is kept
+    /// as an index ([`Watches::index`]). Needs `list` and `watch` on `Other`.
+    pub fn references<Other>(mut self, names: Index<K>) -> Self
     where
         Other: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
-        self.extra.push(Box::new(move |ctx, namespace, store| {
-            let api = ctx.api_in::<Other>(namespace);
-            let config = watcher::Config::default().any_semantic();
-            let events = watcher(api, config).default_backoff();
-            let (others, ready) = cached(ctx, namespace, events);
-            let store = store.clone();
-            let triggers = trigger_with(others, move |other: Other| {
-                referencing(&store, &other, names)
-            });
-            let triggers = triggers.boxed();
-            Watch { triggers, ready }
-        }));
+        self = self.index(names);
+        self.extra
+            .push(Box::new(move |ctx, namespace, primary, indexes| {
+                let api = ctx.api_in::<Other>(namespace);
+                let config = watcher::Config::default().any_semantic();
+                let events = watcher(api, config).default_backoff();
+                let (cache, events) = cached(ctx, namespace, events, indexes);
+                let primary = primary.clone();
+                let triggers = trigger_with(events.touched_objects(), move |other: Other| {
+                    referencing(&primary, &other, &names)
+                });
+                Watch {
+                    triggers: triggers.boxed(),
+                    ready: ready(cache),
+                }
+            }));
         self
     }
 
@@ -264,15 +298,20 @@ where
         I::IntoIter: Send,
         F: Fn(&Other, &Store<K>) -> I + Clone + Send + Sync + 'static,
     {
-        self.extra.push(Box::new(move |ctx, _namespace, store| {
-            let (store, map) = (store.clone(), map.clone());
-            let api = Api::<Other>::all(ctx.client.clone());
-            let events = watcher(api, config.clone()).default_backoff();
-            let (others, ready) = cached(ctx, None, events);
-            let triggers = trigger_with(others, move |other: Other| map(&other, &store));
-            let triggers = triggers.boxed();
-            Watch { triggers, ready }
-        }));
+        self.extra
+            .push(Box::new(move |ctx, _namespace, primary, indexes| {
+                let (store, map) = (primary.store().clone(), map.clone());
+                let api = Api::<Other>::all(ctx.client.clone());
+                let events = watcher(api, config.clone()).default_backoff();
+                let (cache, events) = cached(ctx, None, events, indexes);
+                let triggers = trigger_with(events.touched_objects(), move |other: Other| {
+                    map(&other, &store)
+                });
+                Watch {
+                    triggers: triggers.boxed(),
+                    ready: ready(cache),
+                }
+            }));
         self
     }
 
@@ -338,10 +377,9 @@ where
         E: std::error::Error + Send + Sync + 'static,
         PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Send + Sync + 'static,
     {
-        let (store, writer) = reflector::store();
-        ctx.caches.add(namespace, store.clone());
         let events = watcher(api, self.primary.clone()).default_backoff();
-        let objects = reflector::reflector(writer, events).applied_objects();
+        let (cache, events) = cached(ctx, namespace, events, &self.indexes);
+        let objects = events.applied_objects();
         let primary = match self.changed {
             Some(changed) => {
                 let predicate = move |obj: &K| changed.hash(obj);
@@ -351,15 +389,9 @@ where
             None => trigger_self(objects, ()).boxed(),
         };
         let mut triggers = vec![primary];
-        let primary_store = store.clone();
-        let mut ready = vec![
-            async move {
-                let _ = primary_store.wait_until_ready().await;
-            }
-            .boxed(),
-        ];
+        let mut ready = vec![ready(cache.clone())];
         for add in &self.extra {
-            let watch = add(ctx, namespace, &store);
+            let watch = add(ctx, namespace, &cache, &self.indexes);
             triggers.push(watch.triggers);
             ready.push(watch.ready);
         }
@@ -378,7 +410,7 @@ where
             reconcile,
             error_policy,
             ctx.clone(),
-            store,
+            cache.store().clone(),
             queue,
             controller::Config::default(),
         )
@@ -399,22 +431,16 @@ fn spawn<T: Send + 'static>(
     })
 }
 
-/// The objects in `store` in `other`'s namespace whose `names` hold `other`'s name.
-fn referencing<K, Other>(
-    store: &Store<K>,
-    other: &Other,
-    names: fn(&K) -> Vec<String>,
-) -> Vec<ObjectRef<K>>
+/// The objects in `cache` in `other`'s namespace whose values in `names` hold `other`'s name.
+fn referencing<K, Other>(cache: &Cache<K>, other: &Other, names: &Index<K>) -> Vec<ObjectRef<K>>
 where
-    K: Resource + Clone,
-    K::DynamicType: Eq + Hash + Clone + Default,
+    K: Resource<DynamicType = ()> + Clone + 'static,
     Other: Resource,
 {
-    let name = other.name_any();
-    store
-        .state()
+    let namespace = other.namespace();
+    let found = cache.indexed(namespace.as_deref(), names, &other.name_any());
+    found
         .iter()
-        .filter(|obj| obj.namespace() == other.namespace() && names(obj).contains(&name))
         .map(|obj| ObjectRef::from_obj(&**obj))
         .collect()
 }
@@ -433,14 +459,14 @@ mod tests {
         cm
     }
 
-    fn secret_of(cm: &ConfigMap) -> Vec<String> {
+    const SECRET: Index<ConfigMap> = Index::new("secret", |cm| {
         cm.data
             .iter()
             .flatten()
             .filter(|(k, _)| *k == "secret")
             .map(|(_, v)| v.clone())
             .collect()
-    }
+    });
 
     #[test]
     fn a_generation_predicate_ignores_status_and_metadata_changes() {
@@ -501,24 +527,31 @@ mod tests {
     #[test]
     fn a_referenced_object_maps_to_the_objects_naming_it_in_its_namespace() {
         let (store, mut writer) = reflector::store::<ConfigMap>();
+        let mut indexes = Indexes::default();
+        indexes.add(SECRET);
+        let indexer = Arc::new(Indexer::new(indexes.of::<ConfigMap>()));
         for cm in [
             config_map("a", "one", "shared"),
             config_map("a", "two", "shared"),
             config_map("a", "three", "other"),
             config_map("b", "four", "shared"),
         ] {
-            writer.apply_watcher_event(&Event::Apply(cm));
+            let event = Event::Apply(cm);
+            writer.apply_watcher_event(&event);
+            indexer.apply(&event);
         }
         let mut secret = Secret::default();
         secret.metadata.namespace = Some("a".into());
         secret.metadata.name = Some("shared".into());
+        let indexed = Cache::indexed_by(None, store.clone(), indexer);
+        let scanned = Cache::new(None, store);
 
-        let mut owners: Vec<String> = referencing(&store, &secret, secret_of)
-            .into_iter()
-            .map(|r| r.name)
-            .collect();
-        owners.sort();
-
-        assert_eq!(owners, ["one", "two"]);
+        for cache in [indexed, scanned] {
+            let owners: Vec<String> = referencing(&cache, &secret, &SECRET)
+                .into_iter()
+                .map(|r| r.name)
+                .collect();
+            assert_eq!(owners, ["one", "two"]);
+        }
     }
 }

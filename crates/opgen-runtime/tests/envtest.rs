@@ -24,9 +24,10 @@ use kube::{
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
-    Conditions, Context, ControllerEntry, Manager, ManagerArgs, Result, condition, controller,
-    set_condition,
-    watches::Changed,
+    Conditions, Context, ControllerEntry, Manager, ManagerArgs, Result,
+    cache::Index,
+    condition, controller, set_condition,
+    watches::{Changed, Watches},
     webhook::{Defaulter, Route, ValidationResult, Validator, WebhookEntry},
 };
 use serde::{Deserialize, Serialize};
@@ -716,6 +717,11 @@ async fn a_condition_keeps_its_transition_time_across_no_op_reconciles() {
     assert!(moved.0 > first_time.0, "{moved:?} after {first_time:?}");
 }
 
+/// Widgets by the Secret they name.
+const BY_SECRET: Index<Widget> = Index::new("spec.secret", |widget| {
+    widget.spec.secret.iter().cloned().collect()
+});
+
 /// The widgets the watching controller reconciled, by name, in order.
 static WATCHED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -732,7 +738,7 @@ const WATCHING: ControllerEntry = ControllerEntry {
         opgen_runtime::watches::Watches::new()
             .primary(watcher::Config::default().labels("watched=yes"))
             .owns::<ConfigMap>(watcher::Config::default().labels("app=watched"))
-            .references::<Secret>(|widget: &Widget| widget.spec.secret.iter().cloned().collect())
+            .references::<Secret>(BY_SECRET)
             // A namespace labelled `poke=watching` reconciles every widget.
             .watches_all(
                 watcher::Config::default().labels("poke=watching"),
@@ -1124,6 +1130,118 @@ async fn a_reconcile_reads_its_children_from_the_cache() {
     );
     // Only the first reconcile, before the child existed, asked the API server.
     assert_eq!(*reads.lock().expect("not poisoned"), 1);
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
+
+/// What the indexing controller's reconciles found: per reconcile, the widget and the
+/// widgets of its namespace that name its Secret.
+static SHARING: Mutex<Vec<(String, Vec<String>)>> = Mutex::new(Vec::new());
+
+/// A controller that finds, through an index of its cache, the widgets naming its Secret.
+const INDEXING: ControllerEntry = ControllerEntry {
+    name: "indexing",
+    run: |ctx| {
+        Watches::new()
+            .index(BY_SECRET)
+            .run(ctx, "indexing", reconcile_indexing, error_policy_indexing)
+            .boxed()
+    },
+};
+
+async fn reconcile_indexing(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    let widgets = ctx
+        .cache::<Widget>()
+        .expect("the controller's kind is cached");
+    let secret = widget.spec.secret.clone().unwrap_or_default();
+    let sharing = widgets.indexed(widget.namespace().as_deref(), &BY_SECRET, &secret);
+    let names = sharing.iter().map(|widget| widget.name_any()).collect();
+    let mut found = SHARING.lock().expect("not poisoned");
+    found.push((widget.name_any(), names));
+    Ok(Action::await_change())
+}
+
+fn error_policy_indexing(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("indexing", &*widget, error)
+}
+
+/// `Watches::index` and `Cache::indexed` on a real API server: a reconcile finds the widgets
+/// that name a Secret as they are created and as their spec moves to another Secret.
+#[tokio::test]
+async fn a_reconcile_finds_objects_through_an_index() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-index";
+    create_namespace(&admin, NAMESPACE).await;
+    let (shutdown, task) =
+        start_manager("indexing-operator", admin.clone(), &[INDEXING], NAMESPACE);
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let patch_spec = |name: &'static str, spec: serde_json::Value| {
+        let widgets = widgets.clone();
+        async move {
+            let patch = json!({ "spec": spec });
+            widgets
+                .patch(
+                    name,
+                    &PatchParams::default(),
+                    &kube::api::Patch::Merge(&patch),
+                )
+                .await
+                .expect("patch the widget");
+        }
+    };
+    let found = |name: &'static str, sharing: &'static [&'static str]| async move {
+        let wanted = (
+            name.to_owned(),
+            sharing.iter().map(|s| s.to_string()).collect(),
+        );
+        let what = format!("a reconcile of {name} finding {sharing:?}");
+        opgen_envtest::eventually(&what, TIMEOUT, || async {
+            let seen = SHARING.lock().expect("not poisoned");
+            seen.contains(&wanted).then_some(())
+        })
+        .await;
+    };
+
+    for (name, secret) in [("first", "s1"), ("other", "s2"), ("second", "s1")] {
+        let spec = WidgetSpec {
+            secret: Some(secret.into()),
+            ..WidgetSpec::default()
+        };
+        let mut widget = Widget::new(name, spec);
+        widget.metadata.namespace = Some(NAMESPACE.into());
+        widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("create a widget");
+        // Each in turn, so that the next one's reconcile sees it cached.
+        let expected: &'static [&'static str] = match name {
+            "first" => &["first"],
+            "other" => &["other"],
+            _ => &["first", "second"],
+        };
+        found(name, expected).await;
+    }
+    // `other` moves to s1, then `first` to s2: the index follows both updates (a step's
+    // reconciles are recorded afresh).
+    let forget = || SHARING.lock().expect("not poisoned").clear();
+    forget();
+    patch_spec("other", json!({"secret": "s1"})).await;
+    found("other", &["first", "other", "second"]).await;
+    forget();
+    patch_spec("first", json!({"secret": "s2"})).await;
+    found("first", &["first"]).await;
+    forget();
+    patch_spec("second", json!({"size": 2})).await;
+    found("second", &["other", "second"]).await;
 
     shutdown.cancel();
     task.await

@@ -38,14 +38,13 @@ use k8s_openapi::{
     jiff::Timestamp,
 };
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{ObjectMeta, PostParams},
+    Resource, ResourceExt,
+    api::ObjectMeta,
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
     Context, ControllerEntry, Error, Result, StatusUpdate, condition_at,
-    controller::is_conflict,
-    owned::{controller_reference, is_controlled_by},
+    owned::{controller_reference, create_owned},
     set_condition,
     watches::{Changed, Watches},
 };
@@ -146,12 +145,11 @@ async fn apply(obj: &At, ctx: &Context, now: Timestamp) -> Result<Action> {
         debug!("At is being deleted, nothing to do");
         return Ok(Action::await_change());
     }
-    let pods = ctx.api_for::<Pod>(obj)?;
     let status = obj.status.clone().unwrap_or_default();
 
     match status.phase.as_str() {
-        "" | PHASE_PENDING => pending(obj, &pods, ctx, status, now).await,
-        PHASE_RUNNING => running(obj, &pods, ctx, status, now).await,
+        "" | PHASE_PENDING => pending(obj, ctx, status, now).await,
+        PHASE_RUNNING => running(obj, ctx, status, now).await,
         PHASE_DONE => {
             debug!("At is done");
             Ok(Action::await_change())
@@ -164,13 +162,7 @@ async fn apply(obj: &At, ctx: &Context, now: Timestamp) -> Result<Action> {
 }
 
 /// PENDING: waits for the schedule, then switches to RUNNING.
-async fn pending(
-    obj: &At,
-    pods: &Api<Pod>,
-    ctx: &Context,
-    mut desired: AtStatus,
-    now: Timestamp,
-) -> Result<Action> {
+async fn pending(obj: &At, ctx: &Context, mut desired: AtStatus, now: Timestamp) -> Result<Action> {
     desired.phase = PHASE_PENDING.into();
     let generation = obj.meta().generation;
 
@@ -210,53 +202,36 @@ async fn pending(
     if ctx.update_status(obj, &desired).await? == StatusUpdate::Gone {
         return Ok(Action::await_change());
     }
-    running(obj, pods, ctx, desired, now).await
+    running(obj, ctx, desired, now).await
 }
 
-/// RUNNING: creates the pod once, then waits for it to finish and switches to DONE.
-async fn running(
-    obj: &At,
-    pods: &Api<Pod>,
-    ctx: &Context,
-    mut desired: AtStatus,
-    now: Timestamp,
-) -> Result<Action> {
+/// RUNNING: creates the pod once (read from the cache of owned pods once it
+/// exists, never updated), then waits for it to finish and switches to DONE.
+async fn running(obj: &At, ctx: &Context, mut desired: AtStatus, now: Timestamp) -> Result<Action> {
     let name = pod_name(obj);
-    let pod = match pods.get_opt(&name).await? {
-        Some(pod) => pod,
-        None => {
-            let params = PostParams {
-                field_manager: Some(PROJECT_NAME.into()),
-                ..PostParams::default()
-            };
-            match pods.create(&params, &build_pod(obj)?).await {
-                Ok(pod) => {
-                    info!(pod = %name, "pod launched");
-                    let note = format!("Created pod {name} to run: {}", obj.spec.command);
-                    let (normal, reason) = (EventType::Normal, REASON_POD_CREATED);
-                    let related = pod.object_ref(&());
-                    ctx.publish_related_event(obj, related, normal, reason, "Run", note)
-                        .await;
-                    pod
-                }
-                // Created meanwhile (e.g. by a reconcile that read a stale
-                // cache): never create twice, look at the one that exists.
-                Err(error) if is_conflict(&error) => pods.get(&name).await?,
-                Err(error) => return Err(error.into()),
-            }
+    let pod = match create_owned(ctx, obj, build_pod(obj)?).await {
+        Ok(created) if created.created() => {
+            info!(pod = %name, "pod launched");
+            let note = format!("Created pod {name} to run: {}", obj.spec.command);
+            let (normal, reason) = (EventType::Normal, REASON_POD_CREATED);
+            let related = created.object.object_ref(&());
+            ctx.publish_related_event(obj, related, normal, reason, "Run", note)
+                .await;
+            created.object
         }
+        Ok(existing) => existing.object,
+        Err(Error::OwnedByAnother { .. }) => {
+            let note = format!(
+                "Pod {name} exists but is not controlled by this At; delete it so the command can run"
+            );
+            warn!(pod = %name, "pod is not controlled by this At");
+            let (warning, reason) = (EventType::Warning, REASON_POD_CONFLICT);
+            ctx.publish_event(obj, warning, reason, "Run", note).await;
+            // Foreign pods are not watched: look again later.
+            return Ok(Action::requeue(RESYNC_PERIOD));
+        }
+        Err(error) => return Err(error),
     };
-
-    if !is_controlled_by(&pod, obj) {
-        let note = format!(
-            "Pod {name} exists but is not controlled by this At; delete it so the command can run"
-        );
-        warn!(pod = %name, "pod is not controlled by this At");
-        let (warning, reason) = (EventType::Warning, REASON_POD_CONFLICT);
-        ctx.publish_event(obj, warning, reason, "Run", note).await;
-        // Foreign pods are not watched: look again later.
-        return Ok(Action::requeue(RESYNC_PERIOD));
-    }
 
     let Some(outcome) = pod_outcome(&pod) else {
         debug!(pod = %name, "pod has not finished yet");
@@ -436,10 +411,10 @@ mod tests {
     };
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
     use kube::core::Status;
-    use opgen_runtime::MetricLabel;
     use opgen_runtime::testing::{
         ApiServerVerifier, Method, StatusCode, mock_client, test_context,
     };
+    use opgen_runtime::{MetricLabel, owned::is_controlled_by};
     use serde_json::json;
 
     const STATUS_PATH: &str =
