@@ -241,13 +241,10 @@ fn opgen_crds(c: &Crate, parent: &Path) -> (Vec<Value>, String) {
         dir.join("src").join(c.file),
     )
     .unwrap();
-    // `init` refuses to replace a crate's lib.rs (a user-owned file): the module is declared
-    // in the scaffold's, as its owner would after adopting.
-    opgen_ok(&dir, &["init", "--domain", "example.com"]);
-    let lib = dir.join("src/lib.rs");
+    // The crate's library declares the module; `init` adds its own after it.
     let stem = c.file.trim_end_matches(".rs");
-    let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, format!("{text}pub mod {stem};\n")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), format!("pub mod {stem};\n")).unwrap();
+    opgen_ok(&dir, &["init", "--domain", "example.com"]);
     let out = support::opgen(&dir, &["manifests"]);
     assert!(
         out.status.success(),
