@@ -641,7 +641,7 @@ const fn deliberate(
 }
 
 /// Why kube-derive's CRD has defaults opgen's has not.
-const SERDE_DEFAULTS: &str = "schemars writes a field's serde default into its schema (it runs `Default::default()` or the function `serde(default = ...)` names); opgen never runs the crate's code and, as controller-gen, writes a default only from `+kubebuilder:default`";
+const SERDE_DEFAULTS: &str = "schemars writes a field's serde default into its schema (it runs `Default::default()` or the function `serde(default = ...)` names); opgen never runs the crate's code and, as controller-gen, writes a default only from `+kubebuilder:default` (it warns at a `serde(default = ...)` attribute without one)";
 
 const DELIBERATE: &[Deliberate] = &[
     deliberate("kube-examples", Class::Stored, ", null", SERDE_DEFAULTS),

@@ -16,6 +16,16 @@ use crate::markers::{
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// `+kubebuilder:default` or `+default` among a field's markers.
+fn has_default_marker(markers: &[Marker]) -> bool {
+    markers.iter().any(|m| {
+        matches!(
+            m.on_node(),
+            Some(SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_))
+        )
+    })
+}
+
 /// What [`serde_attrs::read`] made of an item.
 type SerdeView = Result<serde_attrs::Container, Vec<syn::Error>>;
 
@@ -565,6 +575,9 @@ impl<'a> Builder<'a> {
                             c.default,
                             diags,
                         );
+                        if let Some(default_fn) = &c.default_fn {
+                            self.warn_unstated_defaults(file, &fields, default_fn, diags);
+                        }
                         if c.transparent {
                             match fields.into_iter().next() {
                                 Some(f) => Shape::Wrapper(f.ty),
@@ -640,6 +653,10 @@ impl<'a> Builder<'a> {
             let rust_name = f.ident.as_ref().map(ident_name).unwrap_or_default();
             let json_name = a.name.clone();
             let markers = self.markers[file].for_node(id).to_vec();
+            if let Some(default_fn) = &a.default_fn {
+                let field = format!("`{json_name}`");
+                self.warn_unstated_default(file, &field, default_fn, &markers, diags);
+            }
             let known_with = a
                 .custom_with
                 .as_deref()
@@ -688,6 +705,54 @@ impl<'a> Builder<'a> {
             });
         }
         out
+    }
+
+    /// Fields serde fills from a function when they are missing, with no default in the CRD:
+    /// opgen cannot run the function, and other clients' objects are stored without the value.
+    /// `fields` are those of a struct whose `#[serde(default = "path")]` gives them all.
+    fn warn_unstated_defaults(
+        &self,
+        file: usize,
+        fields: &[Field],
+        default_fn: &serde_attrs::DefaultFn,
+        diags: &mut Diagnostics,
+    ) {
+        let unstated: Vec<String> = fields
+            .iter()
+            .filter(|f| !has_default_marker(&f.markers))
+            .map(|f| format!("`{}`", f.json_name))
+            .collect();
+        if !unstated.is_empty() {
+            self.warn_unstated_default(file, &unstated.join(", "), default_fn, &[], diags);
+        }
+    }
+
+    /// A field serde fills from a function when it is missing, with no default in the CRD.
+    fn warn_unstated_default(
+        &self,
+        file: usize,
+        json_name: &str,
+        default_fn: &serde_attrs::DefaultFn,
+        markers: &[Marker],
+        diags: &mut Diagnostics,
+    ) {
+        if has_default_marker(markers) {
+            return;
+        }
+        let place = self.files[file].location(default_fn.line, default_fn.column, default_fn.width);
+        diags.push(
+            Diagnostic::warning(format!(
+                "serde fills {json_name} with `{}()` when missing, but the CRD declares no \
+                 default: objects written by other clients are stored without it",
+                default_fn.path
+            ))
+            .at(place)
+            .help(format!(
+                "add `// +kubebuilder:default=...` on the field with the value `{}()` returns \
+                 (opgen never runs the crate's code)",
+                default_fn.path
+            )),
+        );
     }
 
     fn enum_shape(
@@ -1592,6 +1657,66 @@ mod tests {
             Err(e) => e.to_string(),
         };
         (fields, errors)
+    }
+
+    #[test]
+    fn a_default_function_without_a_default_marker_is_a_warning_at_the_attribute() {
+        let files = file(
+            "    #[serde(default = \"five\")]
+    pub replicas: i32,
+    // +kubebuilder:default=5
+    #[serde(default = \"five\")]
+    pub stated: i32,
+    #[serde(default, rename = \"plain\")]
+    pub zero: i32,
+    #[serde(rename = \"modeName\", default = \"KSpec::mode\")]
+    pub mode_name: String,
+    pub inner: Inner,
+}
+#[derive(Serialize, Deserialize)]
+#[serde(default = \"Inner::defaults\")]
+pub struct Inner {
+    // +kubebuilder:default=1
+    pub a: i32,
+    pub b: i32,
+    pub c: i32,",
+        );
+        let mut diags = Diagnostics::default();
+        let markers = files
+            .iter()
+            .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+            .collect();
+        build(&files, markers, &mut diags);
+        let warnings: Vec<String> = diags
+            .finish()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                let at = w.location.as_ref().unwrap();
+                format!(
+                    "{}:{}:{} {}",
+                    at.file.display(),
+                    at.line,
+                    at.column,
+                    w.message
+                )
+            })
+            .collect();
+        let unstated = |at: &str, field: &str, function: &str| {
+            format!(
+                "src/api/v1/types.rs:{at} serde fills {field} with `{function}()` when missing, \
+                 but the CRD declares no default: objects written by other clients are \
+                 stored without it"
+            )
+        };
+        assert_eq!(
+            warnings,
+            [
+                unstated("4:23", "`replicas`", "five"),
+                unstated("11:44", "`modeName`", "KSpec::mode"),
+                unstated("16:19", "`b`, `c`", "Inner::defaults"),
+            ]
+        );
     }
 
     fn known(path: &str, known: WellKnown) -> Ty {
