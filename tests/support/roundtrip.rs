@@ -169,7 +169,11 @@ async fn imported_types_agree_with_their_crd_schemas() {{
         .filter(|r| r.accepted == 0)
         .map(|r| match &r.not_checked {{
             Some(why) => format!("{{}}: {{why}}", r.kind),
-            None => format!("{{}}: every drawn object refused", r.kind),
+            None => format!(
+                "{{}}: every drawn object refused, the first because: {{}}",
+                r.kind,
+                r.refusals.first().map_or("", String::as_str)
+            ),
         }})
         .collect();
     let disagreeing: Vec<String> = reports
