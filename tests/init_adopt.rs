@@ -190,3 +190,58 @@ fn init_refuses_what_it_cannot_adopt() {
         "{err}"
     );
 }
+
+/// A kube-rs crate (dappmesh's API types, `tests/fixtures/kube-rs/`) with its own library
+/// root: `init` keeps it and adds the scaffold's modules and items after it, without --force;
+/// one that already declares an item of the scaffold's is refused at its line.
+#[test]
+fn init_adds_its_modules_to_an_adopted_crates_own_library() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dappmesh");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"dappmesh\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        support::fixture("kube-rs/dappmesh/crd.rs"),
+        dir.join("src/crd.rs"),
+    )
+    .unwrap();
+    let mine = "//! DappMesh's operator.\n\npub mod crd;\n\npub fn version() -> &'static str {\n    \"1\"\n}\n";
+    std::fs::write(dir.join("src/lib.rs"), mine).unwrap();
+
+    let clashing = mine.replace("pub mod crd;", "pub mod crd;\nmod webhooks {}");
+    std::fs::write(dir.join("src/lib.rs"), clashing).unwrap();
+    let before = tree(&dir);
+    let err = opgen_err(&dir, &["init", "--domain", "example.com"]);
+    assert!(
+        err.contains(
+            "error: src/lib.rs already has an item named `webhooks`, which opgen init adds to the library"
+        ) && err.contains("dappmesh/src/lib.rs:4:1"),
+        "{err}"
+    );
+    assert_eq!(tree(&dir), before, "a refused init changed the directory");
+
+    std::fs::write(dir.join("src/lib.rs"), mine).unwrap();
+    opgen_ok(&dir, &["init", "--domain", "example.com"]);
+    let lib = read(&dir, "src/lib.rs");
+    let added = lib
+        .strip_prefix(mine)
+        .unwrap_or_else(|| panic!("the crate's library is not kept as it was:\n{lib}"));
+    assert!(
+        added.starts_with(
+            "\n// Added by opgen init: the scaffold's modules, the names its code uses and the manager.\npub mod api;\npub mod controllers;\npub mod webhooks;\n\n/// The project name"
+        ) && added.contains("\npub fn manager() -> opgen_runtime::Manager {\n"),
+        "{added}"
+    );
+    assert!(
+        !added.contains("//!"),
+        "inner doc comments only open a file:\n{added}"
+    );
+
+    opgen_ok(&dir, &["manifests"]);
+    let crd = read(&dir, "config/crd/bases/dappmesh.io_dappproducts.yaml");
+    assert!(crd.contains("kind: DappProduct"), "{crd}");
+}

@@ -241,13 +241,10 @@ fn opgen_crds(c: &Crate, parent: &Path) -> (Vec<Value>, String) {
         dir.join("src").join(c.file),
     )
     .unwrap();
-    // `init` refuses to replace a crate's lib.rs (a user-owned file): the module is declared
-    // in the scaffold's, as its owner would after adopting.
-    opgen_ok(&dir, &["init", "--domain", "example.com"]);
-    let lib = dir.join("src/lib.rs");
+    // The crate's library declares the module; `init` adds its own after it.
     let stem = c.file.trim_end_matches(".rs");
-    let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, format!("{text}pub mod {stem};\n")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), format!("pub mod {stem};\n")).unwrap();
+    opgen_ok(&dir, &["init", "--domain", "example.com"]);
     let out = support::opgen(&dir, &["manifests"]);
     assert!(
         out.status.success(),
@@ -644,7 +641,7 @@ const fn deliberate(
 }
 
 /// Why kube-derive's CRD has defaults opgen's has not.
-const SERDE_DEFAULTS: &str = "schemars writes a field's serde default into its schema (it runs `Default::default()` or the function `serde(default = ...)` names); opgen never runs the crate's code and, as controller-gen, writes a default only from `+kubebuilder:default`";
+const SERDE_DEFAULTS: &str = "schemars writes a field's serde default into its schema (it runs `Default::default()` or the function `serde(default = ...)` names); opgen never runs the crate's code and, as controller-gen, writes a default only from `+kubebuilder:default` (it warns at a `serde(default = ...)` attribute without one)";
 
 const DELIBERATE: &[Deliberate] = &[
     deliberate("kube-examples", Class::Stored, ", null", SERDE_DEFAULTS),

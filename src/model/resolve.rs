@@ -16,6 +16,48 @@ use crate::markers::{
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// Where a field's `#[serde(default)]` says `default`.
+fn serde_default_key(f: &syn::Field) -> Option<serde_attrs::DefaultFn> {
+    use syn::spanned::Spanned;
+    let mut found = None;
+    for attr in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        // serde has read these attributes already; one it refuses never gets here.
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") && found.is_none() {
+                let start = meta.path.span().start();
+                found = Some(serde_attrs::DefaultFn {
+                    path: String::new(),
+                    line: start.line,
+                    column: start.column + 1,
+                    width: "default".len(),
+                });
+            }
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.input.peek(syn::Token![=]) {
+                        inner.value()?.parse::<syn::Expr>()?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        });
+    }
+    found
+}
+
+/// `+kubebuilder:default` or `+default` among a field's markers.
+fn has_default_marker(markers: &[Marker]) -> bool {
+    markers.iter().any(|m| {
+        matches!(
+            m.on_node(),
+            Some(SchemaMarker::Default(_) | SchemaMarker::KubebuilderDefault(_))
+        )
+    })
+}
+
 /// What [`serde_attrs::read`] made of an item.
 type SerdeView = Result<serde_attrs::Container, Vec<syn::Error>>;
 
@@ -53,6 +95,8 @@ pub(super) struct Builder<'a> {
     memo: HashMap<(usize, (usize, usize)), TypeId>,
     /// `impl Serialize for <path>` blocks: the module they stand in and the type path.
     serialize_impls: Vec<(Vec<String>, Vec<String>)>,
+    /// `impl Default for <path>` blocks, likewise.
+    default_impls: Vec<(Vec<String>, Vec<String>)>,
     /// How many types deep [`Builder::ty`] is: nested generics and alias chains.
     depth: usize,
     /// Whose type expression [`Builder::ty`] is reading.
@@ -135,6 +179,7 @@ impl<'a> Builder<'a> {
             types: Vec::new(),
             memo: HashMap::new(),
             serialize_impls: Vec::new(),
+            default_impls: Vec::new(),
             depth: 0,
             site: Site::new("the type".to_owned(), false),
         };
@@ -163,15 +208,17 @@ impl<'a> Builder<'a> {
                 }
                 syn::Item::Use(u) => flatten_use(&u.tree, &mut scope.uses),
                 syn::Item::Impl(i) => {
-                    let is_serialize = i.trait_.as_ref().is_some_and(|(path, _)| {
-                        path.segments.last().is_some_and(|s| s.ident == "Serialize")
-                    });
-                    if is_serialize
-                        && let syn::Type::Path(p) = &*i.self_ty
+                    let trait_name = i.trait_.as_ref().and_then(|(path, _)| path.segments.last());
+                    let impls = match trait_name {
+                        Some(t) if t.ident == "Serialize" => &mut self.serialize_impls,
+                        Some(t) if t.ident == "Default" => &mut self.default_impls,
+                        _ => continue,
+                    };
+                    if let syn::Type::Path(p) = &*i.self_ty
                         && p.qself.is_none()
                     {
                         let segs = p.path.segments.iter().map(|s| ident_name(&s.ident));
-                        self.serialize_impls.push((module.clone(), segs.collect()));
+                        impls.push((module.clone(), segs.collect()));
                     }
                 }
                 // Test modules are not the API: their kinds and types are fixtures.
@@ -498,17 +545,50 @@ impl<'a> Builder<'a> {
         if kube_attrs::has_derive(attrs, "Serialize") {
             return Serialization::Derived;
         }
-        let hand_written = self.serialize_impls.iter().any(|(module, segs)| {
-            matches!(
-                self.resolve(module, segs, &mut HashSet::new()),
-                Some(Resolved::Local { item: found, .. }) if std::ptr::eq(found, item)
-            )
-        });
-        if hand_written {
+        if self.implemented(&self.serialize_impls, item) {
             Serialization::HandWritten
         } else {
             Serialization::Derived
         }
+    }
+
+    /// Whether one of `impls` is for `item`.
+    fn implemented(&self, impls: &[(Vec<String>, Vec<String>)], item: &syn::Item) -> bool {
+        impls.iter().any(|(module, segs)| {
+            matches!(
+                self.resolve(module, segs, &mut HashSet::new()),
+                Some(Resolved::Local { item: found, .. }) if std::ptr::eq(found, item)
+            )
+        })
+    }
+
+    /// The type of a field read in `module` when its `Default` is not what the schema calls
+    /// zero: a type of this crate with a hand-written `impl Default`, or an enum whose
+    /// `#[default]` variant serde writes as a value.
+    fn non_zero_default(&self, module: &[String], ty: &syn::Type) -> Option<String> {
+        let syn::Type::Path(p) = ty else {
+            return None;
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| ident_name(&s.ident))
+            .collect();
+        let Some(Resolved::Local { item, .. }) = self.resolve(module, &segs, &mut HashSet::new())
+        else {
+            return None;
+        };
+        let derived_variant = match item {
+            syn::Item::Enum(e) => {
+                kube_attrs::has_derive(&e.attrs, "Default")
+                    && e.variants
+                        .iter()
+                        .any(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
+            }
+            _ => false,
+        };
+        (derived_variant || self.implemented(&self.default_impls, item)).then(|| segs.join("::"))
     }
 
     fn shape(
@@ -565,6 +645,9 @@ impl<'a> Builder<'a> {
                             c.default,
                             diags,
                         );
+                        if let Some(default_fn) = &c.default_fn {
+                            self.warn_unstated_defaults(file, &fields, default_fn, diags);
+                        }
                         if c.transparent {
                             match fields.into_iter().next() {
                                 Some(f) => Shape::Wrapper(f.ty),
@@ -640,6 +723,19 @@ impl<'a> Builder<'a> {
             let rust_name = f.ident.as_ref().map(ident_name).unwrap_or_default();
             let json_name = a.name.clone();
             let markers = self.markers[file].for_node(id).to_vec();
+            let field = format!("`{json_name}`");
+            if let Some(default_fn) = &a.default_fn {
+                self.warn_unstated_default(file, &field, default_fn, &markers, diags);
+            } else if a.default
+                && let Some(ty) = self.non_zero_default(module, &f.ty)
+                && let Some(at) = serde_default_key(f)
+            {
+                let default_fn = serde_attrs::DefaultFn {
+                    path: format!("{ty}::default"),
+                    ..at
+                };
+                self.warn_unstated_default(file, &field, &default_fn, &markers, diags);
+            }
             let known_with = a
                 .custom_with
                 .as_deref()
@@ -688,6 +784,54 @@ impl<'a> Builder<'a> {
             });
         }
         out
+    }
+
+    /// Fields serde fills from a function when they are missing, with no default in the CRD:
+    /// opgen cannot run the function, and other clients' objects are stored without the value.
+    /// `fields` are those of a struct whose `#[serde(default = "path")]` gives them all.
+    fn warn_unstated_defaults(
+        &self,
+        file: usize,
+        fields: &[Field],
+        default_fn: &serde_attrs::DefaultFn,
+        diags: &mut Diagnostics,
+    ) {
+        let unstated: Vec<String> = fields
+            .iter()
+            .filter(|f| !has_default_marker(&f.markers))
+            .map(|f| format!("`{}`", f.json_name))
+            .collect();
+        if !unstated.is_empty() {
+            self.warn_unstated_default(file, &unstated.join(", "), default_fn, &[], diags);
+        }
+    }
+
+    /// A field serde fills from a function when it is missing, with no default in the CRD.
+    fn warn_unstated_default(
+        &self,
+        file: usize,
+        json_name: &str,
+        default_fn: &serde_attrs::DefaultFn,
+        markers: &[Marker],
+        diags: &mut Diagnostics,
+    ) {
+        if has_default_marker(markers) {
+            return;
+        }
+        let place = self.files[file].location(default_fn.line, default_fn.column, default_fn.width);
+        diags.push(
+            Diagnostic::warning(format!(
+                "serde fills {json_name} with `{}()` when missing, but the CRD declares no \
+                 default: objects written by other clients are stored without it",
+                default_fn.path
+            ))
+            .at(place)
+            .help(format!(
+                "add `// +kubebuilder:default=...` on the field with the value `{}()` returns \
+                 (opgen never runs the crate's code)",
+                default_fn.path
+            )),
+        );
     }
 
     fn enum_shape(
@@ -1592,6 +1736,91 @@ mod tests {
             Err(e) => e.to_string(),
         };
         (fields, errors)
+    }
+
+    #[test]
+    fn a_serde_default_the_crd_does_not_state_is_a_warning_at_the_attribute() {
+        let files = file(
+            "    #[serde(default = \"five\")]
+    pub replicas: i32,
+    // +kubebuilder:default=5
+    #[serde(default = \"five\")]
+    pub stated: i32,
+    #[serde(default, rename = \"plain\")]
+    pub zero: i32,
+    #[serde(rename = \"modeName\", default = \"KSpec::mode\")]
+    pub mode_name: String,
+    pub inner: Inner,
+    #[serde(skip_serializing_if = \"Option::is_none\", default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub zero_mode: ZeroMode,
+    #[serde(default)]
+    pub level: Level,
+}
+#[derive(Serialize, Deserialize, Default)]
+pub enum Mode {
+    #[default]
+    Fast,
+    Slow,
+}
+#[derive(Serialize, Deserialize, Default)]
+pub struct ZeroMode {
+    pub a: i32,
+}
+#[derive(Serialize, Deserialize)]
+pub struct Level(i32);
+impl Default for Level {
+    fn default() -> Self {
+        Level(3)
+    }
+}
+#[derive(Serialize, Deserialize)]
+#[serde(default = \"Inner::defaults\")]
+pub struct Inner {
+    // +kubebuilder:default=1
+    pub a: i32,
+    pub b: i32,
+    pub c: i32,",
+        );
+        let mut diags = Diagnostics::default();
+        let markers = files
+            .iter()
+            .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
+            .collect();
+        build(&files, markers, &mut diags);
+        let warnings: Vec<String> = diags
+            .finish()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                let at = w.location.as_ref().unwrap();
+                format!(
+                    "{}:{}:{} {}",
+                    at.file.display(),
+                    at.line,
+                    at.column,
+                    w.message
+                )
+            })
+            .collect();
+        let unstated = |at: &str, field: &str, function: &str| {
+            format!(
+                "src/api/v1/types.rs:{at} serde fills {field} with `{function}()` when missing, \
+                 but the CRD declares no default: objects written by other clients are \
+                 stored without it"
+            )
+        };
+        assert_eq!(
+            warnings,
+            [
+                unstated("4:23", "`replicas`", "five"),
+                unstated("11:44", "`modeName`", "KSpec::mode"),
+                unstated("39:19", "`b`, `c`", "Inner::defaults"),
+                unstated("14:54", "`mode`", "Mode::default"),
+                unstated("18:13", "`level`", "Level::default"),
+            ]
+        );
     }
 
     fn known(path: &str, known: WellKnown) -> Ty {

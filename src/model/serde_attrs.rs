@@ -7,11 +7,14 @@
 use proc_macro2::Span;
 use serde_derive_internals::{Ctxt, Derive, ast, attr};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 
 /// serde's view of one struct or enum.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Container {
     pub default: bool,
+    /// `default = "path"`: the function whose value gives each missing field.
+    pub default_fn: Option<DefaultFn>,
     pub transparent: bool,
     /// `deny_unknown_fields`: an object with a field serde does not know is refused.
     pub deny_unknown_fields: bool,
@@ -47,12 +50,23 @@ pub struct FieldAttrs {
     pub skip_serializing: bool,
     pub skip_deserializing: bool,
     pub default: bool,
+    /// `default = "path"`: the function serde calls when the field is missing.
+    pub default_fn: Option<DefaultFn>,
     pub flatten: bool,
     pub skip_serializing_if: bool,
     /// `with`, `serialize_with` or `deserialize_with`: a hand-written (de)serializer.
     pub custom_with: Option<String>,
     /// `with` or `deserialize_with`: serde then needs the field even when it is an `Option`.
     pub deserialize_with: bool,
+}
+
+/// The function a `default = "path"` attribute names, and where: its string literal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultFn {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub width: usize,
 }
 
 /// serde's view of an enum variant.
@@ -274,6 +288,7 @@ fn container(c: &ast::Container) -> Container {
     };
     Container {
         default: !a.default().is_none(),
+        default_fn: default_fn(a.default()),
         transparent: a.transparent(),
         deny_unknown_fields: a.deny_unknown_fields(),
         repr,
@@ -299,11 +314,29 @@ fn field(f: &ast::Field) -> FieldAttrs {
         skip_serializing: a.skip_serializing(),
         skip_deserializing: a.skip_deserializing(),
         default: !a.default().is_none(),
+        default_fn: default_fn(a.default()),
         flatten: a.flatten(),
         skip_serializing_if: a.skip_serializing_if().is_some(),
         custom_with,
         deserialize_with: a.deserialize_with().is_some(),
     }
+}
+
+fn default_fn(default: &attr::Default) -> Option<DefaultFn> {
+    let attr::Default::Path(path) = default else {
+        return None;
+    };
+    let (start, end) = (path.span().start(), path.span().end());
+    Some(DefaultFn {
+        path: path_text(&path.path),
+        line: start.line,
+        column: start.column + 1,
+        width: if end.line == start.line {
+            (end.column - start.column).max(1)
+        } else {
+            1
+        },
+    })
 }
 
 fn path_text(p: &syn::Path) -> String {

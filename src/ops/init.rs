@@ -111,7 +111,8 @@ pub fn init(ws: &mut Workspace, opts: &InitOptions) -> Result<(Project, Vec<Diag
 
 /// Turns the plan for a new project into one for the crate already there: its Cargo.toml
 /// merged with the scaffold's (whose conflicts are returned), `cargo new`'s placeholder
-/// sources replaced, the scaffold's ignore patterns added to its .gitignore. Every other file
+/// sources replaced, the scaffold's ignore patterns added to its .gitignore, the scaffold's
+/// modules and items added to its own library. Every other file
 /// of the crate that the plan would write stays a conflict for `apply` to report.
 fn adopt(
     ws: &Workspace,
@@ -148,9 +149,93 @@ fn adopt(
             *policy = Policy::ToolOwned;
         } else if placeholder.is_some() && ws.read(path)?.as_deref() == placeholder {
             *policy = Policy::ToolOwned;
+        } else if path == Path::new("src/lib.rs")
+            && let Some(theirs) = ws.read(path)?
+        {
+            match add_to_library(&ws.root().join(&*path), &theirs, content) {
+                Ok(merged) => {
+                    *content = merged;
+                    *policy = Policy::ToolOwned;
+                }
+                // `--force` replaces the library with the scaffold's, as any other file.
+                Err(found) if !force => conflicts.extend(found),
+                Err(_) => {}
+            }
         }
     }
     Ok(conflicts)
+}
+
+/// The crate's own library root with the items of the scaffold's appended: its modules, the
+/// names the scaffolded code uses and the manager. An item of the crate with the name of one of
+/// them is a conflict at its line, as is a library that does not parse.
+fn add_to_library(
+    path: &Path,
+    theirs: &str,
+    ours: &str,
+) -> std::result::Result<String, Vec<Diagnostic>> {
+    use syn::spanned::Spanned;
+    let at = |span: proc_macro2::Span| {
+        crate::diag::Location::new(path, span.start().line, span.start().column + 1)
+    };
+    let help = "rename it, or add opgen's items to the library by hand and pass --force, which replaces src/lib.rs with the scaffold's";
+    let parsed = syn::parse_file(theirs).map_err(|e| {
+        vec![
+            Diagnostic::error(format!(
+                "src/lib.rs does not parse ({e}), so opgen init cannot add its modules to it"
+            ))
+            .at(at(e.span())),
+        ]
+    })?;
+    let scaffold = syn::parse_file(ours).expect("the scaffold's lib.rs parses");
+    let lines: Vec<&str> = ours.lines().collect();
+    let (mut added, mut conflicts) = (String::new(), Vec::new());
+    let mut previous_end = 0;
+    for item in &scaffold.items {
+        let Some(name) = item_name(item) else {
+            continue;
+        };
+        if let Some(mine) = parsed.items.iter().find(|i| item_name(i) == Some(name)) {
+            conflicts.push(
+                Diagnostic::error(format!(
+                    "src/lib.rs already has an item named `{name}`, which opgen init adds to the library"
+                ))
+                .at(at(mine.span()))
+                .help(help),
+            );
+            continue;
+        }
+        let (start, end) = (item.span().start().line, item.span().end().line);
+        if previous_end != 0 && start != previous_end + 1 {
+            added.push('\n');
+        }
+        for line in &lines[start - 1..end] {
+            added.push_str(line);
+            added.push('\n');
+        }
+        previous_end = end;
+    }
+    if !conflicts.is_empty() {
+        return Err(conflicts);
+    }
+    Ok(format!(
+        "{}\n\n// Added by opgen init: the scaffold's modules, the names its code uses and the manager.\n{added}",
+        theirs.trim_end()
+    ))
+}
+
+fn item_name(item: &syn::Item) -> Option<&syn::Ident> {
+    match item {
+        syn::Item::Mod(m) => Some(&m.ident),
+        syn::Item::Const(c) => Some(&c.ident),
+        syn::Item::Static(s) => Some(&s.ident),
+        syn::Item::Fn(f) => Some(&f.sig.ident),
+        syn::Item::Struct(s) => Some(&s.ident),
+        syn::Item::Enum(e) => Some(&e.ident),
+        syn::Item::Type(t) => Some(&t.ident),
+        syn::Item::Trait(t) => Some(&t.ident),
+        _ => None,
+    }
 }
 
 /// `theirs` with the patterns of `ours` it lacks (`/target` and `/target/` count as one).

@@ -148,6 +148,26 @@ const EXCEPTIONS: &[(&str, &str)] = &[
         ".restartPolicyRules:",
         "a Container field of Kubernetes 1.34, as above",
     ),
+    // The shop fixture's Widget, checked since its root rule on metadata.name no longer has
+    // every drawn object refused. Its fields are made to be awkward, and three of them still
+    // disagree (issue 20: to be fixed in rust_from_go, kept here so they are seen, not hidden):
+    (
+        "expected i32): {{\"apiVersion\":\"shop.example.com/v1\"",
+        "Go's uint16 count: controller-gen's schema, which opgen's matches, bounds no Go \
+         integer, so the API server keeps values the Go type refuses too; the Rust i32 refuses \
+         them as Go does",
+    ),
+    (
+        "spec.data in body must be of type byte: \"\"",
+        "Go's []byte with omitempty omits an empty slice; the imported ByteString is written as \
+         \"\", which format byte refuses: rust_from_go gives it no skip_serializing_if yet",
+    ),
+    (
+        "(missing field `name`): {{\"apiVersion\":\"shop.example.com/v1\"",
+        "Part.inner is Schemaless with Type=object, so the API server keeps an inner part \
+         without `name`, which Go reads as \"\" and the imported Rust Part (name required, as \
+         the schema of Part says) refuses",
+    ),
     (
         ".datadog.interval:",
         "argo-rollouts' Go string with omitempty and a schema default: an empty interval is \
@@ -169,7 +189,11 @@ async fn imported_types_agree_with_their_crd_schemas() {{
         .filter(|r| r.accepted == 0)
         .map(|r| match &r.not_checked {{
             Some(why) => format!("{{}}: {{why}}", r.kind),
-            None => format!("{{}}: every drawn object refused", r.kind),
+            None => format!(
+                "{{}}: every drawn object refused, the first because: {{}}",
+                r.kind,
+                r.refusals.first().map_or("", String::as_str)
+            ),
         }})
         .collect();
     let disagreeing: Vec<String> = reports

@@ -13,12 +13,14 @@
 //!
 //! With the status subresource, the status goes through it (a real object, deleted after).
 //! Objects the server refuses for their own sake (CEL rules the generator does not solve,
-//! `oneOf`) are counted, not disagreements. Draws are reproducible: `OPGEN_AGREEMENT_SEED`
+//! `oneOf`) are counted, not disagreements; when root rules read `metadata.name`, an object
+//! refused is tried again under names built from those rules (`names.rs`). Draws are reproducible: `OPGEN_AGREEMENT_SEED`
 //! picks the seed (by default one from the CRD's name), `OPGEN_AGREEMENT_CASES` the number of
 //! objects (32).
 
 mod compare;
 mod generate;
+mod names;
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +61,9 @@ pub struct Report {
     pub accepted: u32,
     /// Why the first refused objects were refused.
     pub refusals: Vec<String>,
+    /// The schema's root CEL rules that read `metadata.name`, which the drawn names were
+    /// built from.
+    pub name_rules: Vec<String>,
     /// Each place where serde and the schema disagree, with the case that shows it.
     pub disagreements: Vec<String>,
     /// Why the version was not checked: it is not served, or not the one stored (the API
@@ -81,10 +86,19 @@ impl Report {
             self.kind,
             self.disagreements.join("\n")
         );
+        let names = match self.name_rules.as_slice() {
+            [] => String::new(),
+            rules => format!(
+                ", each also under names built from its rules on metadata.name (`{}`)",
+                rules.join("`, `")
+            ),
+        };
         assert!(
             self.accepted > 0,
-            "{}: the API server refused all {} objects drawn from the schema ({rerun}), the first because:\n{}",
+            "{}: the CRD's rules refused {} of {} drawn objects{names}, so nothing was checked \
+             ({rerun}); the first because:\n{}",
             self.kind,
+            self.cases - self.accepted,
             self.cases,
             self.refusals.join("\n")
         );
@@ -143,6 +157,10 @@ impl Agreement {
             kind: target.kind.clone(),
             seed,
             cases: self.cases,
+            name_rules: names::name_rules(&target.schema)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
             not_checked: target.not_checked.clone(),
             ..Report::default()
         };
@@ -154,18 +172,19 @@ impl Agreement {
             crate::control_plane::ensure_namespace(&self.client, &self.namespace).await?;
         }
         let mut findings = Findings::default();
+        let mut naming = Names::default();
         for case in 0..self.cases {
             let mut rng = Rng::new(seed.wrapping_add(case.into()));
-            let name = format!("agreement-{case}");
             let object = generate::object_of(
                 &target.schema,
                 &target.api_version,
                 K::kind(&()).as_ref(),
-                &name,
+                &format!("agreement-{case}"),
                 &mut rng,
             );
+            naming.candidates = names::candidates(&target.schema, case, &mut rng);
             findings.case = case;
-            self.check_case::<K>(&target, object, &mut report, &mut findings)
+            self.check_case::<K>(&target, object, &mut naming, &mut report, &mut findings)
                 .await?;
         }
         report.disagreements = findings.lines();
@@ -236,7 +255,8 @@ impl Agreement {
     async fn check_case<K>(
         &self,
         target: &Target,
-        object: Value,
+        mut object: Value,
+        naming: &mut Names,
         report: &mut Report,
         out: &mut Findings,
     ) -> Result<(), Error>
@@ -244,7 +264,8 @@ impl Agreement {
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
     {
         let schema = &target.schema;
-        let Some(stored) = refused_or(create(target, &object, true).await, report)? else {
+        let created = naming.create_under_one(target, &mut object).await;
+        let Some(stored) = refused_or(created, report)? else {
             return Ok(());
         };
         report.accepted += 1;
@@ -340,6 +361,39 @@ impl Agreement {
             .await
             .map_err(|e| Error::kube(format!("deleting {name}"), e))?;
         Ok(())
+    }
+}
+
+/// The names an object is tried under (see `names.rs`), and the one of them the API server
+/// accepted last, tried first for the next object.
+#[derive(Default)]
+struct Names {
+    candidates: Vec<String>,
+    accepted: usize,
+}
+
+impl Names {
+    /// The dry-run create of `object` under the first name the server accepts, which `object`
+    /// keeps; the first refusal when it accepts none.
+    async fn create_under_one(&mut self, target: &Target, object: &mut Value) -> Answer {
+        let others = (0..self.candidates.len()).filter(|i| *i != self.accepted);
+        let order = std::iter::once(self.accepted)
+            .filter(|i| *i < self.candidates.len())
+            .chain(others);
+        let mut first_refusal = None;
+        for i in order {
+            object["metadata"]["name"] = Value::String(self.candidates[i].clone());
+            match create(target, object, true).await {
+                Err(Ok(refusal)) => {
+                    first_refusal.get_or_insert(refusal);
+                }
+                answer => {
+                    self.accepted = i;
+                    return answer;
+                }
+            }
+        }
+        Err(Ok(first_refusal.unwrap_or_default()))
     }
 }
 
