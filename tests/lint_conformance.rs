@@ -1716,6 +1716,8 @@ struct RealWorld {
     packages: &'static str,
     domain: &'static str,
     embedded_object_meta: bool,
+    /// The project is made multigroup first (the module holds several API groups).
+    multigroup: bool,
     /// Disagreements: (rule, type, field JSON name, side, why).
     known: &'static [(&'static str, &'static str, &'static str, Side, &'static str)],
 }
@@ -1731,6 +1733,7 @@ fn jobset_agrees_with_kube_api_linter() {
         packages: "./api/...",
         domain: "x-k8s.io",
         embedded_object_meta: true,
+        multigroup: false,
         known: KNOWN_JOBSET,
     });
 }
@@ -1744,6 +1747,7 @@ fn gateway_api_agrees_with_kube_api_linter() {
         packages: "./apis/v1",
         domain: "networking.k8s.io",
         embedded_object_meta: false,
+        multigroup: false,
         known: KNOWN_GATEWAY_API,
     });
 }
@@ -1757,6 +1761,7 @@ fn flux_source_controller_agrees_with_kube_api_linter() {
         packages: "./...",
         domain: "toolkit.fluxcd.io",
         embedded_object_meta: false,
+        multigroup: false,
         known: KNOWN_FLUX,
     });
 }
@@ -1770,13 +1775,94 @@ fn kueue_agrees_with_kube_api_linter() {
         packages: "./apis/kueue/...",
         domain: "x-k8s.io",
         embedded_object_meta: true,
+        multigroup: false,
         known: KNOWN_KUEUE,
+    });
+}
+
+/// flux kustomize-controller's API (its version in the controller-gen real-world corpus), as
+/// jobset.
+#[test]
+fn flux_kustomize_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/kustomize-controller/api",
+        version: "v1.9.0",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_FLUX_KUSTOMIZE,
+    });
+}
+
+/// flux helm-controller's API (its version in the controller-gen real-world corpus), as jobset.
+#[test]
+fn flux_helm_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/helm-controller/api",
+        version: "v1.6.5",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_FLUX_HELM,
+    });
+}
+
+/// flux notification-controller's API (its version in the controller-gen real-world corpus), as
+/// jobset.
+#[test]
+fn flux_notification_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/notification-controller/api",
+        version: "v1.9.4",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_FLUX_NOTIFICATION,
+    });
+}
+
+/// flux image-reflector-controller's API (its version in the controller-gen real-world corpus),
+/// as jobset.
+#[test]
+fn flux_image_reflector_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/image-reflector-controller/api",
+        version: "v1.2.5",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_FLUX_IMAGE_REFLECTOR,
+    });
+}
+
+/// flux image-automation-controller's API (its version in the controller-gen real-world corpus),
+/// as jobset.
+#[test]
+fn flux_image_automation_controller_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/fluxcd/image-automation-controller/api",
+        version: "v1.2.5",
+        packages: "./...",
+        domain: "toolkit.fluxcd.io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_FLUX_IMAGE_AUTOMATION,
     });
 }
 
 fn real_world_agrees(case: &RealWorld) {
     let Some(kal) = kal() else { return };
-    let name = case.module.rsplit('/').next().unwrap();
+    // The module's name: its path's last element that is no `api` or major version
+    // (`github.com/fluxcd/helm-controller/api` is helm-controller, `.../keda/v2` keda).
+    let name = case
+        .module
+        .rsplit('/')
+        .find(|e| *e != "api" && !(e.starts_with('v') && e[1..].parse::<u32>().is_ok()))
+        .unwrap();
     let out = Command::new("go")
         .args(["mod", "download", "-json"])
         .arg(format!("{}@{}", case.module, case.version))
@@ -1825,10 +1911,14 @@ fn real_world_agrees(case: &RealWorld) {
     if case.embedded_object_meta {
         import.push("--generate-embedded-object-meta");
     }
-    for args in [
-        &["init", "--domain", case.domain, "--project-name", name][..],
-        &import,
-    ] {
+    let init = ["init", "--domain", case.domain, "--project-name", name];
+    let multigroup = ["edit", "--multigroup"];
+    let steps: &[&[&str]] = if case.multigroup {
+        &[&init, &multigroup, &import]
+    } else {
+        &[&init, &import]
+    };
+    for args in steps {
         let out = opgen(&project, args);
         assert!(
             out.status.success(),
@@ -2575,6 +2665,12 @@ const KNOWN_GATEWAY_API: &[(&str, &str, &str, Side, &str)] = &[
 const UNEXPORTED: &str = "an unexported Go type (gateway-api's supportedFeatureInternal, for its UnmarshalJSON): the Go loader, like controller-gen, reads only exported types, so import go writes no Rust for it";
 const CONDITIONS_PATCH: &str = "Go's patchStrategy/patchMergeKey markers and protobuf/patch struct tags on a conditions field, which have no Rust equivalent: see the rule table's conditions entries";
 const OMITZERO: &str = "Go's omitzero on a list, which KAL's optionalfields asks to be omitempty: serde has one `skip_serializing_if`, which import go writes for both, so the Rust has nothing to tell apart";
+
+const KNOWN_FLUX_KUSTOMIZE: &[(&str, &str, &str, Side, &str)] = &[];
+const KNOWN_FLUX_HELM: &[(&str, &str, &str, Side, &str)] = &[];
+const KNOWN_FLUX_NOTIFICATION: &[(&str, &str, &str, Side, &str)] = &[];
+const KNOWN_FLUX_IMAGE_REFLECTOR: &[(&str, &str, &str, Side, &str)] = &[];
+const KNOWN_FLUX_IMAGE_AUTOMATION: &[(&str, &str, &str, Side, &str)] = &[];
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
