@@ -1868,20 +1868,6 @@ fn cert_manager_agrees_with_kube_api_linter() {
     });
 }
 
-/// cluster-api's API (its version in the controller-gen real-world corpus), as jobset.
-#[test]
-fn cluster_api_agrees_with_kube_api_linter() {
-    real_world_agrees(&RealWorld {
-        module: "sigs.k8s.io/cluster-api/api",
-        version: "v1.14.2",
-        packages: "./...",
-        domain: "cluster.x-k8s.io",
-        embedded_object_meta: false,
-        multigroup: true,
-        known: KNOWN_CLUSTER_API,
-    });
-}
-
 /// prometheus-operator's API (its version in the controller-gen real-world corpus), as jobset.
 #[test]
 fn prometheus_operator_agrees_with_kube_api_linter() {
@@ -1893,48 +1879,6 @@ fn prometheus_operator_agrees_with_kube_api_linter() {
         embedded_object_meta: false,
         multigroup: false,
         known: KNOWN_PROMETHEUS_OPERATOR,
-    });
-}
-
-/// keda's API (its version in the controller-gen real-world corpus), as jobset.
-#[test]
-fn keda_agrees_with_kube_api_linter() {
-    real_world_agrees(&RealWorld {
-        module: "github.com/kedacore/keda/v2",
-        version: "v2.21.0",
-        packages: "./apis/...",
-        domain: "keda.sh",
-        embedded_object_meta: true,
-        multigroup: true,
-        known: KNOWN_KEDA,
-    });
-}
-
-/// karpenter's API (its version in the controller-gen real-world corpus), as jobset.
-#[test]
-fn karpenter_agrees_with_kube_api_linter() {
-    real_world_agrees(&RealWorld {
-        module: "sigs.k8s.io/karpenter",
-        version: "v1.14.1",
-        packages: "./pkg/apis/...",
-        domain: "karpenter.sh",
-        embedded_object_meta: false,
-        multigroup: true,
-        known: KNOWN_KARPENTER,
-    });
-}
-
-/// argo-rollouts's API (its version in the controller-gen real-world corpus), as jobset.
-#[test]
-fn argo_rollouts_agrees_with_kube_api_linter() {
-    real_world_agrees(&RealWorld {
-        module: "github.com/argoproj/argo-rollouts",
-        version: "v1.10.1",
-        packages: "./pkg/apis/...",
-        domain: "argoproj.io",
-        embedded_object_meta: false,
-        multigroup: true,
-        known: KNOWN_ARGO_ROLLOUTS,
     });
 }
 
@@ -4581,7 +4525,6 @@ const KNOWN_CERT_MANAGER: &[(&str, &str, &str, Side, &str)] = &[
         UPSTREAM,
     ),
 ];
-const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[];
 /// Disagreements on prometheus-operator.
 const KNOWN_PROMETHEUS_OPERATOR: &[(&str, &str, &str, Side, &str)] = &[
     ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
@@ -5177,9 +5120,6 @@ const KNOWN_PROMETHEUS_OPERATOR: &[(&str, &str, &str, Side, &str)] = &[
         OMITEMPTY_DROPPED,
     ),
 ];
-const KNOWN_KEDA: &[(&str, &str, &str, Side, &str)] = &[];
-const KNOWN_KARPENTER: &[(&str, &str, &str, Side, &str)] = &[];
-const KNOWN_ARGO_ROLLOUTS: &[(&str, &str, &str, Side, &str)] = &[];
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
