@@ -699,7 +699,8 @@ impl<'a> Cursor<'a> {
                 ));
             }
         }
-        // Legacy `a;b;c`: ends at `,` (next argument), `}` or the end.
+        // Legacy `a;b;c`: ends at `,` (next argument), `}` or the end, after an item or after
+        // a trailing `;` (controller-gen's `Enum=a;b;` is [a, b], no empty item).
         loop {
             let v = if *item == ArgType::Any {
                 self.any(false)?
@@ -708,9 +709,11 @@ impl<'a> Cursor<'a> {
             };
             items.push(v);
             self.skip_ws();
-            if self.peek() == Some(';') {
-                self.pos += 1;
-                continue;
+            if self.eat(';') {
+                self.skip_ws();
+                if !matches!(self.peek(), None | Some(',' | '}')) {
+                    continue;
+                }
             }
             let _ = top;
             return Ok(Value::List(items));
@@ -770,8 +773,12 @@ impl<'a> Cursor<'a> {
             self.skip_ws();
             if self.peek() == Some(';') {
                 let mut items = vec![first];
-                while self.peek() == Some(';') {
-                    self.pos += 1;
+                // A trailing `;` ends the list, as in `list`.
+                while self.eat(';') {
+                    self.skip_ws();
+                    if matches!(self.peek(), None | Some(',' | '}')) {
+                        break;
+                    }
                     items.push(self.guess_one()?);
                     self.skip_ws();
                 }
@@ -960,6 +967,24 @@ mod tests {
             value_json("+kubebuilder:validation:Enum={a,b}"),
             json!(["a", "b"])
         );
+    }
+
+    /// flux notification-controller's `Enum=slack;...;githubdispatch;`: controller-gen's legacy
+    /// list ends at the end of the marker (or the next argument) after a `;`, with no empty item.
+    #[test]
+    fn a_trailing_semicolon_ends_a_legacy_list() {
+        assert_eq!(
+            value_json("+kubebuilder:validation:Enum=slack;github;"),
+            json!(["slack", "github"])
+        );
+        assert_eq!(
+            value_json("+kubebuilder:validation:Enum=slack; github ; "),
+            json!(["slack", "github"])
+        );
+        assert_eq!(value_json("+kubebuilder:default=a;b;"), json!(["a", "b"]));
+        let (_, args) = ok("+kubebuilder:rbac:groups=apps,resources=deployments;,verbs=get;list;");
+        assert_eq!(args.list_field("resources"), ["deployments"]);
+        assert_eq!(args.list_field("verbs"), ["get", "list"]);
     }
 
     #[test]

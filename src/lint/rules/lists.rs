@@ -39,7 +39,8 @@ fn is_object(model: &Model<'_>, ty: &Ty) -> bool {
     }
 }
 
-fn is_bytes(ty: &Ty) -> bool {
+/// Bytes (`Vec<u8>`, k8s-openapi's ByteString): Go's `[]byte`, a slice to kube-api-linter.
+pub(super) fn is_bytes(ty: &Ty) -> bool {
     match ty {
         Ty::Option(inner) => is_bytes(inner),
         Ty::Bytes => true,

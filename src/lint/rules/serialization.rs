@@ -324,6 +324,8 @@ impl Report<'_, '_> {
 fn nilable(model: &Model<'_>, ty: &Ty) -> bool {
     match ty {
         Ty::List { .. } | Ty::Map(_) | Ty::Option(_) => true,
+        // Go's `[]byte` is a slice, which needs no pointer (KAL's IsPointerType).
+        ty if super::lists::is_bytes(ty) => true,
         Ty::Named(id) => match &model.type_def(*id).shape {
             Shape::Wrapper(inner) if model.type_def(*id).transparent => nilable(model, inner),
             _ => false,
@@ -616,6 +618,24 @@ mod tests {
                 "7: replace pub name: Option<String>,",
                 "7: insert #[serde(skip_serializing_if = \"Option::is_none\")]",
             ]
+        );
+    }
+
+    /// cert-manager's `CABundle []byte` (`caBundle,omitempty`): bytes are Go's `[]byte`, a
+    /// slice, which kube-api-linter does not ask to be a pointer.
+    #[test]
+    fn optional_bytes_need_no_option() {
+        let (found_, _) = lint(
+            "    /// +optional\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub ca_bundle: Vec<u8>,\n    /// +optional\n    #[serde(default)]\n    pub ca: k8s_openapi::ByteString,\n",
+            &Settings::default(),
+            optionalfields,
+        );
+        assert_eq!(
+            found_,
+            [found(
+                "ca",
+                "field Spec.ca should have the omitempty tag (Rust: skip_serializing_if)."
+            )]
         );
     }
 
