@@ -213,7 +213,7 @@ func (r *MemcachedReconciler) deploymentForMemcached(memcached *Memcached) (*app
 	if err != nil {
 		return nil, err
 	}
-	ls := labelsForMemcached(image)
+	ls := labelsForMemcached(memcached.Name, image)
 	replicas := sizeOf(memcached)
 	dep := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: memcached.Name, Namespace: memcached.Namespace},
@@ -250,15 +250,17 @@ func (r *MemcachedReconciler) deploymentForMemcached(memcached *Memcached) (*app
 	return dep, nil
 }
 
-func labelsForMemcached(image string) map[string]string {
-	tag := "latest"
-	if parts := strings.Split(image, ":"); len(parts) > 1 {
-		tag = parts[len(parts)-1]
+func labelsForMemcached(name, image string) map[string]string {
+	var tag string
+	if _, after, found := strings.Cut(image, ":"); found {
+		tag = after
 	}
 	return map[string]string{
-		"app.kubernetes.io/name":       "memcached-operator",
+		"app.kubernetes.io/name":       "Memcached",
+		"app.kubernetes.io/instance":   name,
 		"app.kubernetes.io/version":    tag,
-		"app.kubernetes.io/managed-by": "MemcachedController",
+		"app.kubernetes.io/part-of":    "memcached-operator",
+		"app.kubernetes.io/created-by": "controller-manager",
 	}
 }
 

@@ -4,9 +4,7 @@
 
 use futures::{StreamExt, future};
 use k8s_openapi::{
-    api::apps::v1::Deployment,
-    apimachinery::pkg::apis::meta::v1::Time,
-    jiff::Timestamp,
+    api::apps::v1::Deployment, apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp,
 };
 use kube::{
     Api, Client, ResourceExt,
@@ -50,7 +48,11 @@ pub fn play_controller(client: Client) -> DeploymentController {
 
 /// Writes the status of a finished rollout: every replica updated, ready and available.
 async fn roll_out(client: Client, deployment: &Deployment) -> Result<(), Error> {
-    let replicas = deployment.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let replicas = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.replicas)
+        .unwrap_or(1);
     let generation = deployment.metadata.generation;
     let status = deployment.status.clone().unwrap_or_default();
     if status.observed_generation == generation && status.available_replicas == Some(replicas) {
@@ -106,12 +108,19 @@ pub async fn check_controlled(
         });
         let replicas = found.and_then(|d| d.spec.as_ref()?.replicas);
         if !controlled || replicas != Some(3) {
-            wrong.push(format!("{name} (found: {}, controlled: {controlled}, replicas: {replicas:?})", found.is_some()));
+            wrong.push(format!(
+                "{name} (found: {}, controlled: {controlled}, replicas: {replicas:?})",
+                found.is_some()
+            ));
         }
     }
     if wrong.is_empty() {
         Ok(())
     } else {
-        Err(format!("Deployments not as the operator should keep them: {}", wrong.join(", ")).into())
+        Err(format!(
+            "Deployments not as the operator should keep them: {}",
+            wrong.join(", ")
+        )
+        .into())
     }
 }

@@ -55,16 +55,59 @@ fn table(opgen: &Report, go: &Report) -> String {
     let secs = |d: Duration| d.as_secs_f64();
     let mib = |kib: u64| kib as f64 / 1024.0;
     let rows: [(String, f64, f64, usize); 8] = [
-        (format!("all {} Available (s)", opgen.count), secs(opgen.all_available), secs(go.all_available), 1),
-        ("throughput (objects/s)".into(), opgen.throughput(), go.throughput(), 1),
-        ("latency p50 (s)".into(), secs(opgen.latency_p50), secs(go.latency_p50), 2),
-        ("latency p99 (s)".into(), secs(opgen.latency_p99), secs(go.latency_p99), 2),
-        ("start-up to first reconcile (s)".into(), secs(opgen.startup), secs(go.startup), 2),
-        ("peak RSS (MiB)".into(), mib(opgen.usage.peak_rss_kib), mib(go.usage.peak_rss_kib), 1),
-        ("CPU (s)".into(), secs(opgen.usage.cpu), secs(go.usage.cpu), 2),
-        ("binary size (MiB)".into(), opgen.binary_bytes as f64 / 1048576.0, go.binary_bytes as f64 / 1048576.0, 1),
+        (
+            format!("all {} Available (s)", opgen.count),
+            secs(opgen.all_available),
+            secs(go.all_available),
+            1,
+        ),
+        (
+            "throughput (objects/s)".into(),
+            opgen.throughput(),
+            go.throughput(),
+            1,
+        ),
+        (
+            "latency p50 (s)".into(),
+            secs(opgen.latency_p50),
+            secs(go.latency_p50),
+            2,
+        ),
+        (
+            "latency p99 (s)".into(),
+            secs(opgen.latency_p99),
+            secs(go.latency_p99),
+            2,
+        ),
+        (
+            "start-up to first reconcile (s)".into(),
+            secs(opgen.startup),
+            secs(go.startup),
+            2,
+        ),
+        (
+            "peak RSS (MiB)".into(),
+            mib(opgen.usage.peak_rss_kib),
+            mib(go.usage.peak_rss_kib),
+            1,
+        ),
+        (
+            "CPU (s)".into(),
+            secs(opgen.usage.cpu),
+            secs(go.usage.cpu),
+            2,
+        ),
+        (
+            "binary size (MiB)".into(),
+            opgen.binary_bytes as f64 / 1048576.0,
+            go.binary_bytes as f64 / 1048576.0,
+            1,
+        ),
     ];
-    let mut out = format!("| | {} | {} | ratio |\n| --- | ---: | ---: | ---: |\n", opgen.operator, go.operator);
+    let mut out = format!(
+        "| | {} | {} | ratio |\n| --- | ---: | ---: | ---: |\n",
+        opgen.operator, go.operator
+    );
     for (what, ours, theirs, decimals) in rows {
         out += &format!(
             "| {what} | {ours:.decimals$} | {theirs:.decimals$} | {:.2} |\n",

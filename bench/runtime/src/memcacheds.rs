@@ -90,15 +90,19 @@ impl Watch {
 
     /// When the operator first wrote to `name`.
     pub async fn first_write(&mut self, name: &str) -> Instant {
-        let seen = self.seen.wait_for(|seen| seen.first_write.contains_key(name));
-        seen.await.expect("the watch task outlives its receiver").first_write[name]
+        let seen = self
+            .seen
+            .wait_for(|seen| seen.first_write.contains_key(name));
+        seen.await
+            .expect("the watch task outlives its receiver")
+            .first_write[name]
     }
 
     /// When each of `names` was first seen `Available`.
     pub async fn available(&mut self, names: &[String]) -> HashMap<String, Instant> {
-        let seen = self.seen.wait_for(|seen| {
-            names.iter().all(|name| seen.available.contains_key(name))
-        });
+        let seen = self
+            .seen
+            .wait_for(|seen| names.iter().all(|name| seen.available.contains_key(name)));
         let seen = seen.await.expect("the watch task outlives its receiver");
         names
             .iter()
@@ -116,7 +120,11 @@ impl Drop for Watch {
 /// Whether the operator has touched the object: a finalizer or a status condition (the first
 /// write of both operators is one of these).
 fn written_by_operator(object: &DynamicObject) -> bool {
-    object.metadata.finalizers.as_ref().is_some_and(|f| !f.is_empty())
+    object
+        .metadata
+        .finalizers
+        .as_ref()
+        .is_some_and(|f| !f.is_empty())
         || !conditions(object).is_empty()
 }
 

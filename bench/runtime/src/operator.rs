@@ -30,7 +30,9 @@ impl Operator {
     /// server, no webhook server (envtest has no route to it).
     pub fn opgen_runtime(binary: impl Into<PathBuf>) -> Self {
         let mut operator = Self::new("opgen-runtime", binary);
-        operator.env.push(("ENABLE_WEBHOOKS".into(), "false".into()));
+        operator
+            .env
+            .push(("ENABLE_WEBHOOKS".into(), "false".into()));
         operator
     }
 
