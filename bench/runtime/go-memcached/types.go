@@ -12,8 +12,10 @@ import (
 // object generator would write.
 
 var (
-	GroupVersion  = schema.GroupVersion{Group: "cache.example.com", Version: "v1alpha1"}
-	SchemeBuilder = &crscheme.Builder{GroupVersion: GroupVersion}
+	GroupVersion = schema.GroupVersion{Group: "cache.example.com", Version: "v1alpha1"}
+	// Registered here, not in an init function: main.go's init, which adds them to the
+	// manager's scheme, runs before this file's.
+	SchemeBuilder = (&crscheme.Builder{GroupVersion: GroupVersion}).Register(&Memcached{}, &MemcachedList{})
 	AddToScheme   = SchemeBuilder.AddToScheme
 )
 
@@ -44,10 +46,6 @@ type MemcachedList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Memcached `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&Memcached{}, &MemcachedList{})
 }
 
 func (in *MemcachedSpec) DeepCopyInto(out *MemcachedSpec) {
