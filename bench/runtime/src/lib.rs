@@ -50,6 +50,9 @@ pub struct Report {
     /// Process spawn → its first write to the warm-up object (finalizer or status).
     pub startup: Duration,
     pub usage: Usage,
+    /// CPU time of kube-apiserver and etcd during the run: the work the operator's requests
+    /// (and the harness's) cost the control plane.
+    pub control_plane_cpu: Duration,
     pub binary_bytes: u64,
 }
 
@@ -64,6 +67,11 @@ impl Report {
 /// that every one got its Deployment and became `Available`.
 pub async fn run(operator: &Operator, count: usize) -> Result<Report, Error> {
     let plane = ControlPlane::start().await?;
+    let control_plane_cpu = || -> Result<Duration, Error> {
+        let [etcd, apiserver] = plane.process_ids();
+        Ok(operator::process_cpu(etcd)? + operator::process_cpu(apiserver)?)
+    };
+    let control_plane_started = control_plane_cpu()?;
     let client = plane.client()?;
     opgen_envtest::install_crds(&client, crd_dir()).await?;
     let api = Api::namespaced_with(client.clone(), NAMESPACE, &memcacheds::resource());
@@ -89,6 +97,7 @@ pub async fn run(operator: &Operator, count: usize) -> Result<Report, Error> {
         .until(deadline, "every object Available", watch.available(&names))
         .await?;
     let usage = process.usage()?;
+    let control_plane_cpu = control_plane_cpu()? - control_plane_started;
     process.stop().await;
     deployments::check_controlled(client, NAMESPACE, &names).await?;
 
@@ -103,6 +112,7 @@ pub async fn run(operator: &Operator, count: usize) -> Result<Report, Error> {
         latency_p99: percentile(&latencies, 0.99),
         startup,
         usage,
+        control_plane_cpu,
         binary_bytes: std::fs::metadata(&operator.binary)?.len(),
     })
 }

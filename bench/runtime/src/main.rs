@@ -54,7 +54,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(usize, Vec<Oper
 fn table(opgen: &Report, go: &Report) -> String {
     let secs = |d: Duration| d.as_secs_f64();
     let mib = |kib: u64| kib as f64 / 1024.0;
-    let rows: [(String, f64, f64, usize); 8] = [
+    let rows: [(String, f64, f64, usize); 9] = [
         (
             format!("all {} Available (s)", opgen.count),
             secs(opgen.all_available),
@@ -96,6 +96,12 @@ fn table(opgen: &Report, go: &Report) -> String {
             secs(opgen.usage.cpu),
             secs(go.usage.cpu),
             2,
+        ),
+        (
+            "kube-apiserver + etcd CPU (s)".into(),
+            secs(opgen.control_plane_cpu),
+            secs(go.control_plane_cpu),
+            1,
         ),
         (
             "binary size (MiB)".into(),

@@ -128,16 +128,21 @@ impl Running {
             .find_map(|line| line.strip_prefix("VmHWM:"))
             .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
             .ok_or("no VmHWM in /proc/<pid>/status")?;
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid))?;
         Ok(Usage {
             peak_rss_kib,
-            cpu: cpu_time(&stat).ok_or("unexpected /proc/<pid>/stat")?,
+            cpu: process_cpu(self.pid)?,
         })
     }
 
     pub async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// The CPU time process `pid` has used so far.
+pub fn process_cpu(pid: u32) -> Result<Duration, Error> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    Ok(cpu_time(&stat).ok_or("unexpected /proc/<pid>/stat")?)
 }
 
 /// utime + stime of a /proc/<pid>/stat line: fields 14 and 15, counted after the command name
