@@ -5,8 +5,8 @@
 #   bash tools/go-install.sh <ENV_VAR> <binary> <cache name> <version> <minimum Go> <source> [go flags...]
 #
 # <source> is `<package>@<version>` (`go install` from the module proxy) or the directory of a
-# main module kept in tools/ (`go build -mod=readonly` there; its main.go, go.mod and go.sum
-# are hashed into the cache key, so an edit rebuilds). <ENV_VAR> set to an executable wins as
+# main module kept in the repository (`go build -mod=readonly` there; its .go files, go.mod and
+# go.sum are hashed into the cache key, so an edit rebuilds). <ENV_VAR> set to an executable wins as
 # is (its directory is printed). Cache:
 # ${OPGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen}/<cache name>/<version>[-<key>]/;
 # a warm run (binary present) returns at once and needs neither network nor `go`.
@@ -20,7 +20,7 @@ source "$(dirname "$0")/cache.sh"
 use_override "$env_var"
 dir="$cache_root/$cache_name/$version"
 if [[ -d "$source" ]]; then
-    key="$(cat "$source/main.go" "$source/go.mod" "$source/go.sum" | sha256sum | cut -c1-12)"
+    key="$(cat "$source"/*.go "$source/go.mod" "$source/go.sum" | sha256sum | cut -c1-12)"
     dir="$dir-$key"
 fi
 bin="$dir/$name"

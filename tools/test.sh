@@ -10,7 +10,9 @@
 #   - crd-ref-docs (tools/crd-ref-docs/setup.sh), the referee of `opgen docs`, and from npm
 #     markdownlint-cli2, Asciidoctor.js and html-validate (tools/{markdownlint,asciidoctor,
 #     html-validate}/setup.sh), which check its Markdown, AsciiDoc and HTML;
-#   - crdify (tools/crdify/setup.sh), when it has been built: the proxy refuses its module.
+#   - crdify (tools/crdify/setup.sh), when it has been built: the proxy refuses its module;
+#   - go-memcached (tools/go-memcached/setup.sh), kubebuilder's memcached operator, the Go side
+#     of the runtime benchmark (bench/runtime/tests/both_operators.rs).
 # Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
 # server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
@@ -39,6 +41,8 @@ ASCIIDOCTOR="$(bash tools/asciidoctor/setup.sh | tail -n 1)/asciidoctor"
 export ASCIIDOCTOR
 HTML_VALIDATE="$(bash tools/html-validate/setup.sh | tail -n 1)/html-validate"
 export HTML_VALIDATE
+GO_MEMCACHED="$(bash tools/go-memcached/setup.sh | tail -n 1)/go-memcached"
+export GO_MEMCACHED
 # crdify cannot come from the Go module proxy (tools/crdify/setup.sh): used when built, else
 # tests/diff_crdify.rs compares with its recorded verdicts only and says so.
 if crdify_dir="$(bash tools/crdify/setup.sh 2>/dev/null | tail -n 1)"; then
@@ -46,7 +50,7 @@ if crdify_dir="$(bash tools/crdify/setup.sh 2>/dev/null | tail -n 1)"; then
 else
     echo "== crdify is not built (tools/crdify/setup.sh says how): its recorded verdicts are not re-checked"
 fi
-echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate) took $((SECONDS - start)) s"
+echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate, go-memcached) took $((SECONDS - start)) s"
 
 # Everything builds first (cargo holds the target directory while it runs), so that the tests
 # that use an API server can run once more against the newest Kubernetes beside the main run:
