@@ -228,7 +228,7 @@ impl SchemaProps {
         }
     }
 
-    /// Reads a schema written as JSON; `None` when it holds a key opgen does not model.
+    /// Reads a schema written as JSON; an error names a key `SchemaProps` does not model.
     pub fn from_value(v: Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(v)
     }
