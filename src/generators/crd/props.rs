@@ -167,6 +167,11 @@ impl ValidationRule {
     }
 }
 
+/// A small typed value (a rule, external docs) as JSON.
+fn json_of<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("its keys are strings")
+}
+
 /// Keeps an explicit `null` (`default: null`) as `Some(Value::Null)`, which
 /// `Option<Value>`'s own deserializer would read as absent.
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -215,9 +220,110 @@ impl SchemaProps {
         self.validations.get_or_insert_with(Vec::new).push(rule);
     }
 
-    /// The node as the JSON object it stands for.
+    /// The node as the JSON object it stands for: what `Serialize` writes, but moving the
+    /// strings rather than copying them (the whole CRD passes through here once). The keys are
+    /// serde's: the round-trip test below reads every key with serde and writes it with this.
     pub fn into_value(self) -> Value {
-        serde_json::to_value(self).expect("a schema serializes: its map keys are strings")
+        let SchemaProps {
+            ty,
+            format,
+            title,
+            description,
+            external_docs,
+            default,
+            example,
+            enum_values,
+            nullable,
+            properties,
+            required,
+            additional_properties,
+            items,
+            all_of,
+            any_of,
+            one_of,
+            not,
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            multiple_of,
+            min_length,
+            max_length,
+            pattern,
+            min_items,
+            max_items,
+            unique_items,
+            min_properties,
+            max_properties,
+            preserve_unknown_fields,
+            embedded_resource,
+            int_or_string,
+            list_type,
+            list_map_keys,
+            map_type,
+            validations,
+        } = self;
+        let mut m = Map::new();
+        let mut put = |key: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(key.to_owned(), v);
+            }
+        };
+        let node = |s: Box<SchemaProps>| s.into_value();
+        let nodes =
+            |l: Vec<SchemaProps>| Value::Array(l.into_iter().map(Self::into_value).collect());
+        let strings = |l: Vec<String>| Value::Array(l.into_iter().map(Value::String).collect());
+        put("type", ty.map(Value::String));
+        put("format", format.map(Value::String));
+        put("title", title.map(Value::String));
+        put("description", description.map(Value::String));
+        put("externalDocs", external_docs.map(|d| json_of(&d)));
+        put("default", default);
+        put("example", example);
+        put("enum", enum_values.map(Value::Array));
+        put("nullable", nullable.map(Value::Bool));
+        put(
+            "properties",
+            properties
+                .map(|p| Value::Object(p.into_iter().map(|(k, s)| (k, s.into_value())).collect())),
+        );
+        put("required", required.map(strings));
+        put("additionalProperties", additional_properties.map(node));
+        put("items", items.map(node));
+        put("allOf", all_of.map(nodes));
+        put("anyOf", any_of.map(nodes));
+        put("oneOf", one_of.map(nodes));
+        put("not", not.map(node));
+        put("minimum", minimum.map(Value::Number));
+        put("maximum", maximum.map(Value::Number));
+        put("exclusiveMinimum", exclusive_minimum.map(Value::Bool));
+        put("exclusiveMaximum", exclusive_maximum.map(Value::Bool));
+        put("multipleOf", multiple_of.map(Value::Number));
+        put("minLength", min_length.map(Value::from));
+        put("maxLength", max_length.map(Value::from));
+        put("pattern", pattern.map(Value::String));
+        put("minItems", min_items.map(Value::from));
+        put("maxItems", max_items.map(Value::from));
+        put("uniqueItems", unique_items.map(Value::Bool));
+        put("minProperties", min_properties.map(Value::from));
+        put("maxProperties", max_properties.map(Value::from));
+        put(
+            "x-kubernetes-preserve-unknown-fields",
+            preserve_unknown_fields.map(Value::Bool),
+        );
+        put(
+            "x-kubernetes-embedded-resource",
+            embedded_resource.map(Value::Bool),
+        );
+        put("x-kubernetes-int-or-string", int_or_string.map(Value::Bool));
+        put("x-kubernetes-list-type", list_type.map(Value::String));
+        put("x-kubernetes-list-map-keys", list_map_keys.map(strings));
+        put("x-kubernetes-map-type", map_type.map(Value::String));
+        put(
+            "x-kubernetes-validations",
+            validations.map(|r| Value::Array(r.iter().map(json_of).collect())),
+        );
+        Value::Object(m)
     }
 
     /// [`SchemaProps::into_value`]'s object, for the checks that read any schema as JSON.
@@ -265,6 +371,7 @@ mod tests {
         .unwrap();
         let props = SchemaProps::from_value(v.clone()).unwrap();
         assert_eq!(props.default, Some(Value::Null));
+        assert_eq!(Value::Object(props.to_map()), v);
         assert_eq!(props.into_value(), v);
     }
 
