@@ -23,6 +23,7 @@
 //! References stay `{"$ref": "#/definitions/<name>"}` in the data and are inlined here, see
 //! [`K8sTypes::schema`].
 
+use super::props::SchemaProps;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -69,7 +70,7 @@ struct Cache {
     /// of the result exactly once, which is cheaper than also keeping (and deep-copying) every
     /// inlined sub-definition, and a recursion cut makes a sub-definition's expansion depend on
     /// where it occurs anyway.
-    results: HashMap<&'static str, Map<String, Value>>,
+    results: HashMap<&'static str, SchemaProps>,
 }
 
 impl Default for K8sTypes {
@@ -154,17 +155,22 @@ impl K8sTypes {
     /// markers) replace the referenced type's own, so field docs win over type docs; a field's
     /// `x-kubernetes-validations` go before the type's. tools/k8s-schemas checks that this gives
     /// controller-gen's schema for every type.
-    pub fn schema(&self, path: &str) -> Option<Map<String, Value>> {
+    pub fn props(&self, path: &str) -> Option<SchemaProps> {
         let name = self.pick(index().types.get(path)?)?;
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(hit) = cache.results.get(name) {
             return Some(hit.clone());
         }
-        let Value::Object(map) = self.inline_def(&mut cache, name, &mut Vec::new()) else {
-            corrupt(0, &format!("definition {name} is not an object"))
-        };
-        cache.results.insert(name, map.clone());
-        Some(map)
+        let inlined = self.inline_def(&mut cache, name, &mut Vec::new());
+        let props = SchemaProps::from_value(inlined)
+            .unwrap_or_else(|e| corrupt(0, &format!("definition {name}: {e}")));
+        cache.results.insert(name, props.clone());
+        Some(props)
+    }
+
+    /// [`K8sTypes::props`] as JSON, for readers of schemas (`rust_types`).
+    pub fn schema(&self, path: &str) -> Option<Map<String, Value>> {
+        self.props(path).map(|p| p.to_map())
     }
 
     /// The entry of a `versions`-tagged list that applies to this version.
@@ -564,7 +570,8 @@ mod tests {
         assert_eq!(fresh.schema("api::core::v1::PodTemplateSpec").unwrap(), pod);
     }
 
-    /// Every type of every version inlines completely (no `$ref` left, no dangling reference).
+    /// Every type of every version inlines completely (no `$ref` left, no dangling reference),
+    /// and its typed form says exactly what the inlined JSON says.
     #[test]
     fn every_type_of_every_version_inlines() {
         let idx = index();
@@ -577,10 +584,11 @@ mod tests {
                 let schema = k8s.schema(path);
                 assert_eq!(schema.is_some(), exists, "1.{minor} {path}");
                 if let Some(s) = schema {
-                    assert!(
-                        !has_ref(&Value::Object(s)),
-                        "1.{minor} {path} still has a $ref"
-                    );
+                    let name = k8s.pick(&idx.types[path]).unwrap();
+                    let mut cache = Cache::default();
+                    let inlined = k8s.inline_def(&mut cache, name, &mut Vec::new());
+                    assert_eq!(Value::Object(s), inlined, "1.{minor} {path}");
+                    assert!(!has_ref(&inlined), "1.{minor} {path} still has a $ref");
                 }
             }
         }

@@ -1,41 +1,32 @@
 //! Each schema marker applies itself to the node it stands on ([`SchemaMarker::apply_to`]);
 //! the order among the markers of one node is the catalog's `priority`.
 
+use super::props::{self, SchemaProps, ValidationRule};
 use crate::markers::Value as MarkerValue;
 use crate::markers::typed::{ExternalDocs, SchemaMarker, XValidation};
-use serde_json::{Map, Value, json};
+use serde_json::{Number, Value, json};
 
-fn int_or_string(schema: &Map<String, Value>) -> bool {
-    schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
-}
-
-fn number_json(v: f64) -> Value {
+/// A bound as controller-gen writes it: a whole number without a fraction.
+fn number_json(v: f64) -> Option<Number> {
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        json!(v as i64)
+        Some(Number::from(v as i64))
     } else {
-        json!(v)
+        Number::from_f64(v)
     }
 }
 
 /// The x-kubernetes-validations entry of an XValidation marker.
-pub fn cel_rule(v: &XValidation) -> Value {
-    let mut rule = Map::new();
-    let strings = [
-        ("fieldPath", v.field_path.as_deref()),
-        ("message", v.message.as_deref()),
-        ("messageExpression", v.message_expression.as_deref()),
-        ("reason", v.reason.map(|r| r.as_str())),
-        ("rule", Some(v.rule.as_str())),
-    ];
-    for (key, value) in strings {
-        if let Some(s) = value.filter(|s| !s.is_empty()) {
-            rule.insert(key.into(), json!(s));
-        }
+pub fn cel_rule(v: &XValidation) -> ValidationRule {
+    let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(str::to_owned);
+    ValidationRule {
+        rule: v.rule.clone(),
+        message: text(v.message.as_deref()),
+        message_expression: text(v.message_expression.as_deref()),
+        reason: text(v.reason.map(|r| r.as_str())),
+        field_path: text(v.field_path.as_deref()),
+        optional_old_self: v.optional_old_self,
+        origin: None,
     }
-    if let Some(b) = v.optional_old_self {
-        rule.insert("optionalOldSelf".into(), json!(b));
-    }
-    Value::Object(rule)
 }
 
 impl SchemaMarker {
@@ -44,38 +35,36 @@ impl SchemaMarker {
     /// as written, for errors.
     pub fn apply_to(
         &self,
-        schema: &mut Map<String, Value>,
+        schema: &mut SchemaProps,
         node_type: Option<&str>,
         spelled: &str,
     ) -> Result<(), String> {
         let node = Node {
             ty: node_type,
-            int_or_string: int_or_string(schema),
+            int_or_string: schema.is_int_or_string(),
             spelled,
         };
-        let mut set = |key: &str, value: Value| {
-            schema.insert(key.into(), value);
-        };
-        let node_type = node.ty;
         match self {
-            Self::Maximum(v) => set("maximum", node.number(*v)?),
-            Self::Minimum(v) => set("minimum", node.number(*v)?),
-            Self::MultipleOf(v) => set("multipleOf", node.number(*v)?),
-            Self::ExclusiveMaximum(on) => node.flag(Applies::Numbers, *on, || {
-                set("exclusiveMaximum", json!(true));
-            })?,
-            Self::ExclusiveMinimum(on) => node.flag(Applies::Numbers, *on, || {
-                set("exclusiveMinimum", json!(true));
-            })?,
-            Self::MaxLength(n) => set("maxLength", node.count(Applies::Strings, *n)?),
-            Self::MinLength(n) => set("minLength", node.count(Applies::Strings, *n)?),
-            Self::MaxItems(n) => set("maxItems", node.count(Applies::Lists, *n)?),
-            Self::MinItems(n) => set("minItems", node.count(Applies::Lists, *n)?),
-            Self::UniqueItems(on) => node.flag(Applies::Lists, *on, || {
-                set("uniqueItems", json!(true));
-            })?,
-            Self::MaxProperties(n) => set("maxProperties", node.count(Applies::Objects, *n)?),
-            Self::MinProperties(n) => set("minProperties", node.count(Applies::Objects, *n)?),
+            Self::Maximum(v) => schema.maximum = Some(node.number(*v)?),
+            Self::Minimum(v) => schema.minimum = Some(node.number(*v)?),
+            Self::MultipleOf(v) => schema.multiple_of = Some(node.number(*v)?),
+            Self::ExclusiveMaximum(on) => {
+                node.flag(Applies::Numbers, *on, &mut schema.exclusive_maximum)?;
+            }
+            Self::ExclusiveMinimum(on) => {
+                node.flag(Applies::Numbers, *on, &mut schema.exclusive_minimum)?;
+            }
+            Self::MaxLength(n) => schema.max_length = Some(node.count(Applies::Strings, *n)?),
+            Self::MinLength(n) => schema.min_length = Some(node.count(Applies::Strings, *n)?),
+            Self::MaxItems(n) => schema.max_items = Some(node.count(Applies::Lists, *n)?),
+            Self::MinItems(n) => schema.min_items = Some(node.count(Applies::Lists, *n)?),
+            Self::UniqueItems(on) => node.flag(Applies::Lists, *on, &mut schema.unique_items)?,
+            Self::MaxProperties(n) => {
+                schema.max_properties = Some(node.count(Applies::Objects, *n)?);
+            }
+            Self::MinProperties(n) => {
+                schema.min_properties = Some(node.count(Applies::Objects, *n)?);
+            }
             Self::Pattern(pattern) => {
                 node.need(Applies::Strings)?;
                 // The API server compiles it with Go's regexp and refuses the CRD if that fails.
@@ -84,86 +73,65 @@ impl SchemaMarker {
                         "the pattern `{pattern}` is not a valid Go (RE2) regular expression: {e}"
                     ));
                 }
-                set("pattern", json!(pattern));
+                schema.pattern = Some(pattern.clone());
             }
             Self::Enum(values) => {
-                schema.insert(
-                    "enum".into(),
-                    Value::Array(values.iter().map(MarkerValue::to_json).collect()),
-                );
+                schema.enum_values = Some(values.iter().map(MarkerValue::to_json).collect());
             }
+            // controller-gen's `Format=""` leaves the format empty, which its JSON omits: the
+            // spelling of a number without a format (Go's float64) on an `f64`.
             Self::Format(format) => {
-                // controller-gen's `Format=""` leaves the format empty, which its JSON omits:
-                // the spelling of a number without a format (Go's float64) on an `f64`.
-                if format.is_empty() {
-                    schema.remove("format");
-                } else {
-                    schema.insert("format".into(), json!(format));
-                }
+                schema.format = Some(format.clone()).filter(|f| !f.is_empty());
             }
-            Self::Type(ty) => {
-                schema.insert("type".into(), json!(ty.as_str()));
-            }
+            Self::Type(ty) => schema.ty = Some(ty.as_str().to_owned()),
             Self::XPreserveUnknownFields | Self::PreserveUnknownFields => {
-                schema.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+                schema.preserve_unknown_fields = Some(true);
             }
             Self::XEmbeddedResource | Self::EmbeddedResource => {
-                schema.insert("x-kubernetes-embedded-resource".into(), json!(true));
+                schema.embedded_resource = Some(true);
             }
-            Self::XIntOrString => {
-                schema.insert("x-kubernetes-int-or-string".into(), json!(true));
-            }
-            Self::XValidation(v) => push_rule(schema, cel_rule(v)),
+            Self::XIntOrString => schema.int_or_string = Some(true),
+            Self::XValidation(v) => schema.push_rule(cel_rule(v)),
             // In source order with the field's XValidation rules (spec §3.7 leaves the order open).
             Self::Immutable => {
-                push_rule(
-                    schema,
-                    json!({"message": "field is immutable", "rule": "self == oldSelf"}),
-                );
+                schema.push_rule(ValidationRule::new("self == oldSelf", "field is immutable"));
             }
-            Self::Nullable => {
-                schema.insert("nullable".into(), json!(true));
-            }
+            Self::Nullable => schema.nullable = Some(true),
             Self::Default(v) | Self::KubebuilderDefault(v) => {
                 let mut v = v.to_json();
                 if node_type == Some("array") && v == json!({}) {
                     v = json!([]);
                 }
-                schema.insert("default".into(), v);
+                schema.default = Some(v);
             }
-            Self::Example(v) => {
-                schema.insert("example".into(), v.to_json());
-            }
-            Self::Title(title) => {
-                schema.insert("title".into(), json!(title_text(title, spelled)?));
-            }
-            Self::ExternalDocs(docs) => {
-                schema.insert("externalDocs".into(), external_docs(docs)?);
-            }
+            Self::Example(v) => schema.example = Some(v.to_json()),
+            Self::Title(title) => schema.title = Some(title_text(title, spelled)?.to_owned()),
+            Self::ExternalDocs(docs) => schema.external_docs = Some(external_docs(docs)?),
             Self::ListType(ty) => {
                 node.need(Applies::Lists)?;
-                schema.insert("x-kubernetes-list-type".into(), json!(ty.as_str()));
+                schema.list_type = Some(ty.as_str().to_owned());
             }
             Self::ListMapKey(key) => {
                 node.need(Applies::Lists)?;
-                if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
+                if schema.list_type.as_deref() != Some("map") {
                     return Err(format!("`{spelled}` needs +listType=map on the same list"));
                 }
-                push_to(schema, "x-kubernetes-list-map-keys", json!(key));
+                schema
+                    .list_map_keys
+                    .get_or_insert_with(Vec::new)
+                    .push(key.clone());
             }
             Self::MapType(ty) | Self::StructType(ty) => {
                 node.need(Applies::ObjectsOrUntyped)?;
-                schema.insert("x-kubernetes-map-type".into(), json!(ty.as_str()));
+                schema.map_type = Some(ty.as_str().to_owned());
             }
             Self::AtMostOneOf(fields) | Self::ExactlyOneOf(fields) | Self::AtLeastOneOf(fields) => {
                 node.need(Applies::Structs)?;
-                push_rule(schema, self.one_of_rule(fields, spelled)?);
+                schema.push_rule(self.one_of_rule(fields, spelled)?);
             }
-            Self::K8sEnum => match schema.get_mut("enum") {
-                Some(Value::Array(values)) => {
-                    values.sort_by_key(|v| v.to_string());
-                }
-                _ => {
+            Self::K8sEnum => match &mut schema.enum_values {
+                Some(values) => values.sort_by_key(|v| v.to_string()),
+                None => {
                     return Err(format!(
                         "`{spelled}` applies to enums whose variants are all unit variants"
                     ));
@@ -172,14 +140,14 @@ impl SchemaMarker {
             // controller-tools v0.23.0 (K8sRequired.ApplyToSchema): a required string, list,
             // map or struct must also be non-empty, unless its minimum is set explicitly.
             Self::K8sRequired => {
-                let key = match node_type {
-                    Some("string") => Some("minLength"),
-                    Some("array") => Some("minItems"),
-                    Some("object") => Some("minProperties"),
+                let bound = match node_type {
+                    Some("string") => Some(&mut schema.min_length),
+                    Some("array") => Some(&mut schema.min_items),
+                    Some("object") => Some(&mut schema.min_properties),
                     _ => None,
                 };
-                if let Some(key) = key {
-                    schema.entry(key).or_insert(json!(1));
+                if let Some(bound) = bound {
+                    bound.get_or_insert(1);
                 }
             }
             // Whether the parent lists the field as required, or how its type is read: the
@@ -240,7 +208,7 @@ impl Node<'_> {
     }
 
     /// A numeric bound's value; on an integer it must be a whole number.
-    fn number(&self, v: f64) -> Result<Value, String> {
+    fn number(&self, v: f64) -> Result<Number, String> {
         self.need(Applies::Numbers)?;
         if self.ty == Some("integer") && v.fract() != 0.0 {
             return Err(format!(
@@ -248,20 +216,20 @@ impl Node<'_> {
                 self.spelled
             ));
         }
-        Ok(number_json(v))
+        number_json(v).ok_or_else(|| format!("`{}` must be a finite number, not {v}", self.spelled))
     }
 
     /// A length, item or property count.
-    fn count(&self, applies: Applies, n: i64) -> Result<Value, String> {
+    fn count(&self, applies: Applies, n: i64) -> Result<i64, String> {
         self.need(applies)?;
-        Ok(json!(n))
+        Ok(n)
     }
 
     /// A flag marker (`ExclusiveMaximum=true`), which only says something when set.
-    fn flag(&self, applies: Applies, on: bool, set: impl FnOnce()) -> Result<(), String> {
+    fn flag(&self, applies: Applies, on: bool, key: &mut Option<bool>) -> Result<(), String> {
         self.need(applies)?;
         if on {
-            set();
+            *key = Some(true);
         }
         Ok(())
     }
@@ -269,7 +237,7 @@ impl Node<'_> {
 
 impl SchemaMarker {
     /// The CEL rule of `AtMostOneOf`, `ExactlyOneOf` or `AtLeastOneOf` over `fields`.
-    fn one_of_rule(&self, fields: &[String], spelled: &str) -> Result<Value, String> {
+    fn one_of_rule(&self, fields: &[String], spelled: &str) -> Result<ValidationRule, String> {
         let nested: Vec<&str> = fields
             .iter()
             .filter(|f| f.contains('.'))
@@ -300,7 +268,7 @@ impl SchemaMarker {
                 format!("at least one of the fields in [{joined}] must be set"),
             ),
         };
-        Ok(json!({"message": message, "rule": rule}))
+        Ok(ValidationRule::new(rule, message))
     }
 }
 
@@ -322,19 +290,17 @@ fn title_text<'v>(title: &'v MarkerValue, spelled: &str) -> Result<&'v str, Stri
     ))
 }
 
-fn external_docs(docs: &ExternalDocs) -> Result<Value, String> {
+fn external_docs(docs: &ExternalDocs) -> Result<props::ExternalDocs, String> {
     let url = &docs.url;
     if !(url.contains("://") || url.starts_with('/')) {
         return Err(format!(
             "externalDocs url {url:?} must be an absolute URL or path"
         ));
     }
-    let mut out = Map::new();
-    if let Some(d) = &docs.description {
-        out.insert("description".into(), json!(d));
-    }
-    out.insert("url".into(), json!(url));
-    Ok(Value::Object(out))
+    Ok(props::ExternalDocs {
+        description: docs.description.clone(),
+        url: url.clone(),
+    })
 }
 
 fn count_expr(fields: &[String]) -> String {
@@ -347,50 +313,56 @@ fn count_expr(fields: &[String]) -> String {
 
 /// Pairs of bounds on `node` that no value satisfies: (lower marker suffix, upper marker
 /// suffix, message), e.g. Minimum=5 with Maximum=3.
-pub fn unsatisfiable_bounds(
-    node: &Map<String, Value>,
-) -> Vec<(&'static str, &'static str, String)> {
+pub fn unsatisfiable_bounds(node: &SchemaProps) -> Vec<(&'static str, &'static str, String)> {
     let mut found = Vec::new();
-    let number = |key: &str| node.get(key).and_then(Value::as_f64);
-    if let (Some(min), Some(max)) = (number("minimum"), number("maximum")) {
-        let exclusive = |key: &str| node.get(key).and_then(Value::as_bool) == Some(true);
-        let empty = min > max
-            || (min == max && (exclusive("exclusiveMinimum") || exclusive("exclusiveMaximum")));
-        if empty {
-            let show = |key: &str| node.get(key).map_or(String::new(), Value::to_string);
+    if let (Some(min), Some(max)) = (&node.minimum, &node.maximum)
+        && let (Some(low), Some(high)) = (min.as_f64(), max.as_f64())
+    {
+        let exclusive_min = node.exclusive_minimum == Some(true);
+        let exclusive_max = node.exclusive_maximum == Some(true);
+        if low > high || (low == high && (exclusive_min || exclusive_max)) {
+            let exclusive = |on: bool| if on { " (exclusive)" } else { "" };
             found.push((
                 "Minimum",
                 "Maximum",
                 format!(
-                    "no value satisfies minimum {}{} and maximum {}{}",
-                    show("minimum"),
-                    if exclusive("exclusiveMinimum") {
-                        " (exclusive)"
-                    } else {
-                        ""
-                    },
-                    show("maximum"),
-                    if exclusive("exclusiveMaximum") {
-                        " (exclusive)"
-                    } else {
-                        ""
-                    },
+                    "no value satisfies minimum {min}{} and maximum {max}{}",
+                    exclusive(exclusive_min),
+                    exclusive(exclusive_max),
                 ),
             ));
         }
     }
-    for (lower, upper, min_key, max_key) in [
-        ("MinLength", "MaxLength", "minLength", "maxLength"),
-        ("MinItems", "MaxItems", "minItems", "maxItems"),
+    let counts = [
+        (
+            "MinLength",
+            "MaxLength",
+            "minLength",
+            "maxLength",
+            node.min_length,
+            node.max_length,
+        ),
+        (
+            "MinItems",
+            "MaxItems",
+            "minItems",
+            "maxItems",
+            node.min_items,
+            node.max_items,
+        ),
         (
             "MinProperties",
             "MaxProperties",
             "minProperties",
             "maxProperties",
+            node.min_properties,
+            node.max_properties,
         ),
-    ] {
-        let count = |key: &str| node.get(key).and_then(Value::as_u64);
-        if let (Some(min), Some(max)) = (count(min_key), count(max_key))
+    ];
+    for (lower, upper, min_key, max_key, min, max) in counts {
+        // Counts below zero take no part.
+        let count = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
+        if let (Some(min), Some(max)) = (count(min), count(max))
             && min > max
         {
             found.push((
@@ -401,16 +373,4 @@ pub fn unsatisfiable_bounds(
         }
     }
     found
-}
-
-pub fn push_rule(schema: &mut Map<String, Value>, rule: Value) {
-    push_to(schema, "x-kubernetes-validations", rule);
-}
-
-/// Appends to the list `schema[key]`, which only markers write (and always as a list).
-fn push_to(schema: &mut Map<String, Value>, key: &str, item: Value) {
-    match schema.entry(key).or_insert_with(|| json!([])) {
-        Value::Array(items) => items.push(item),
-        _ => unreachable!("{key} is always a list"),
-    }
 }

@@ -3,6 +3,7 @@
 pub mod cel;
 pub mod k8s;
 mod markers;
+pub mod props;
 mod resource;
 pub mod samples;
 pub mod schema;
@@ -16,9 +17,11 @@ use crate::model::kube_attrs::PrintColumn;
 use crate::model::{Kind, KindVersion, Model};
 use crate::pluralize;
 use k8s::K8sTypes;
+use props::{SchemaProps, ValidationRule};
 use resource::ResourceMarkers;
 use schema::SchemaBuilder;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 
 /// The annotation that records which opgen wrote a CRD (controller-gen writes its own).
 pub const VERSION_ANNOTATION: &str = "opgen.dev/version";
@@ -525,72 +528,60 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         Value::Object(out)
     }
 
+    /// The version's `openAPIV3Schema`: typed while it is built, JSON from here on.
     fn root_schema(&self, v: &KindVersion, diags: &mut Diagnostics) -> Value {
         let markers = ResourceMarkers::of(&v.markers);
         let mut builder = SchemaBuilder::new(self.model, self.k8s);
         let spec_def = self.model.type_def(v.spec);
-        let mut props = Map::new();
-        props.insert(
-            "apiVersion".into(),
-            json!({"description": API_VERSION_DOC, "type": "string"}),
-        );
-        props.insert(
-            "kind".into(),
-            json!({"description": KIND_DOC, "type": "string"}),
-        );
-        props.insert("metadata".into(), json!({"type": "object"}));
+        let described = |doc: &str| SchemaProps {
+            description: Some(doc.to_owned()),
+            ..SchemaProps::of_type("string")
+        };
+        let mut props = BTreeMap::from([
+            ("apiVersion".to_owned(), described(API_VERSION_DOC)),
+            ("kind".to_owned(), described(KIND_DOC)),
+            ("metadata".to_owned(), SchemaProps::of_type("object")),
+        ]);
         let mut required = Vec::new();
         // controller-gen requires `metadata` when Go's `ObjectMeta` field lacks `omitempty`;
         // kube-derive's root type is not written by hand, so a marker says so.
         if markers.metadata_required {
-            required.push(json!("metadata"));
+            required.push("metadata".to_owned());
         }
         let spec_schema = builder.named(v.spec, diags);
         if v.attrs.no_spec {
-            if let Some(Value::Object(p)) = spec_schema.get("properties") {
-                props.extend(p.clone());
-            }
-            if let Some(Value::Array(r)) = spec_schema.get("required") {
-                required.extend(r.iter().cloned());
-            }
+            props.extend(spec_schema.properties.unwrap_or_default());
+            required.extend(spec_schema.required.unwrap_or_default());
         } else {
-            props.insert("spec".into(), Value::Object(spec_schema));
-            required.push(json!("spec"));
+            props.insert("spec".into(), spec_schema);
+            required.push("spec".to_owned());
         }
         if let Some(status) = &v.status {
             let mut s = builder.ty(status, spec_def.loc, diags);
             // Go's `Status` field can carry a default; kube-derive writes that field.
             if let Some(value) = markers.status_default {
-                s.insert("default".into(), value.to_json());
+                s.default = Some(value.to_json());
             }
-            props.insert("status".into(), Value::Object(s));
+            props.insert("status".into(), s);
         }
-        let mut root = Map::new();
-        if let Some(doc) = &v.attrs.doc {
-            root.insert("description".into(), json!(doc));
-        }
-        root.insert("properties".into(), Value::Object(props));
-        if !required.is_empty() {
-            root.insert("required".into(), Value::Array(required));
-        }
-        root.insert("type".into(), json!("object"));
         // The kind's own rules, `#[kube(validation)]`'s included (read as these markers), in
         // source order.
-        let mut rules = Vec::new();
-        for &(m, validation) in &markers.root_validations {
-            let mut rule = markers::cel_rule(validation);
-            if let Value::Object(r) = &mut rule {
-                r.insert(
-                    cel::ORIGIN_KEY.into(),
-                    json!([v.loc.file, m.line, m.column, m.text.chars().count()]),
-                );
-            }
-            rules.push(rule);
+        let rules: Vec<ValidationRule> = markers
+            .root_validations
+            .iter()
+            .map(|&(m, validation)| ValidationRule {
+                origin: Some([v.loc.file, m.line, m.column, m.text.chars().count()]),
+                ..markers::cel_rule(validation)
+            })
+            .collect();
+        SchemaProps {
+            description: v.attrs.doc.clone(),
+            properties: Some(props),
+            required: (!required.is_empty()).then_some(required),
+            validations: (!rules.is_empty()).then_some(rules),
+            ..SchemaProps::of_type("object")
         }
-        if !rules.is_empty() {
-            root.insert("x-kubernetes-validations".into(), Value::Array(rules));
-        }
-        Value::Object(root)
+        .into_value()
     }
 }
 

@@ -5,7 +5,8 @@
 //! (markers, merge of a field with its type, descriptions) they are followed.
 
 use super::k8s::K8sTypes;
-use super::markers::{self, push_rule};
+use super::markers;
+use super::props::{SchemaProps, ValidationRule};
 use super::values;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::Marker;
@@ -13,9 +14,11 @@ use crate::markers::typed::{SchemaMarker, Typed};
 use crate::model::{
     EnumRepr, Field, Model, Shape, SrcLoc, Ty, TypeId, Variant, VariantContent, WellKnown,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Number, Value, json};
+use std::collections::BTreeMap;
 
-pub type Schema = Map<String, Value>;
+/// The node the builder writes ([`SchemaProps`]); it becomes JSON in `CrdGenerator`.
+pub type Schema = SchemaProps;
 
 pub struct SchemaBuilder<'m, 'a> {
     pub model: &'m Model<'a>,
@@ -33,10 +36,27 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn obj(v: Value) -> Schema {
-    match v {
-        Value::Object(m) => m,
-        _ => unreachable!("schema literals are objects"),
+/// `{type: array, items: items}`.
+fn list_of(items: Schema) -> Schema {
+    Schema {
+        items: Some(Box::new(items)),
+        ..Schema::of_type("array")
+    }
+}
+
+/// `{type: object, properties: ...}`.
+fn object_with(properties: BTreeMap<String, Schema>) -> Schema {
+    Schema {
+        properties: Some(properties),
+        ..Schema::of_type("object")
+    }
+}
+
+/// An `anyOf`/`oneOf` branch that only requires `names`.
+fn requiring(names: Vec<String>) -> Schema {
+    Schema {
+        required: Some(names),
+        ..Schema::default()
     }
 }
 
@@ -64,74 +84,63 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     /// The schema of a type expression used at `loc`.
     pub fn ty(&mut self, ty: &Ty, loc: SrcLoc, diags: &mut Diagnostics) -> Schema {
         match ty {
-            Ty::Bool => obj(json!({"type": "boolean"})),
-            Ty::String => obj(json!({"type": "string"})),
-            Ty::Integer { bits, signed } => {
-                let mut s = obj(json!({"type": "integer"}));
-                match bits {
-                    32 => {
-                        s.insert("format".into(), json!("int32"));
-                    }
-                    64 => {
-                        s.insert("format".into(), json!("int64"));
-                    }
+            Ty::Bool => Schema::of_type("boolean"),
+            Ty::String => Schema::of_type("string"),
+            Ty::Integer { bits, signed } => Schema {
+                format: match bits {
+                    32 => Some("int32".to_owned()),
+                    64 => Some("int64".to_owned()),
                     // `isize`/`usize` (bits 0) are Go's `int`/`uint`, as wide as a pointer in
                     // both languages, which controller-gen writes without a format.
-                    _ => {}
-                }
-                if !signed {
-                    s.insert("minimum".into(), json!(0));
-                }
-                s
+                    _ => None,
+                },
+                minimum: (!signed).then(|| Number::from(0)),
+                ..Schema::of_type("integer")
+            },
+            Ty::Float { bits } => {
+                Schema::with_format("number", if *bits == 32 { "float" } else { "double" })
             }
-            Ty::Float { bits } => obj(
-                json!({"type": "number", "format": if *bits == 32 { "float" } else { "double" }}),
-            ),
-            Ty::Bytes => obj(json!({"type": "string", "format": "byte"})),
+            Ty::Bytes => Schema::with_format("string", "byte"),
             Ty::Option(inner) => self.ty(inner, loc, diags),
             Ty::List { item, set } => {
-                let mut s = obj(json!({"type": "array"}));
-                s.insert("items".into(), Value::Object(self.ty(item, loc, diags)));
+                let mut s = list_of(self.ty(item, loc, diags));
                 let scalar = matches!(
                     **item,
                     Ty::String | Ty::Integer { .. } | Ty::Bool | Ty::Float { .. }
                 );
                 if *set && scalar {
-                    s.insert("x-kubernetes-list-type".into(), json!("set"));
+                    s.list_type = Some("set".to_owned());
                 }
                 s
             }
-            Ty::Map(value) => {
-                let mut s = obj(json!({"type": "object"}));
-                s.insert(
-                    "additionalProperties".into(),
-                    Value::Object(self.ty(value, loc, diags)),
-                );
-                s
-            }
-            Ty::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
-            Ty::JsonObject => {
-                obj(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}))
-            }
+            Ty::Map(value) => Schema {
+                additional_properties: Some(Box::new(self.ty(value, loc, diags))),
+                ..Schema::of_type("object")
+            },
+            Ty::Json => Schema {
+                preserve_unknown_fields: Some(true),
+                ..Schema::default()
+            },
+            Ty::JsonObject => Schema::any_object(),
             Ty::Unit => {
                 diags.push(self.error(
                     loc,
                     "a unit type `()` serializes as null, which a CRD schema cannot describe",
                 ));
-                Schema::new()
+                Schema::default()
             }
-            Ty::K8s(path) => match self.k8s.schema(path) {
+            Ty::K8s(path) => match self.k8s.props(path) {
                 Some(s) => s,
                 None => {
                     diags.push(self.error(loc, format!("unknown k8s-openapi type `k8s_openapi::{path}`")).help(
                         "opgen knows the types of k8s-openapi's api and apimachinery modules; check the path",
                     ));
-                    Schema::new()
+                    Schema::default()
                 }
             },
             Ty::Named(id) => self.named(*id, diags),
             // The markers that let it through unresolved describe it (`unresolved_base`).
-            Ty::Foreign { known: None, .. } => Schema::new(),
+            Ty::Foreign { known: None, .. } => Schema::default(),
             Ty::Foreign {
                 known: Some(known), ..
             } => self.well_known(*known, loc, diags),
@@ -141,41 +150,33 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     /// The schema of what serde_json writes for a well-known foreign type (README: "Types of
     /// other crates", where each form was checked against the real crate).
     fn well_known(&mut self, known: WellKnown, loc: SrcLoc, diags: &mut Diagnostics) -> Schema {
-        let string = |format: Option<&str>| {
-            let mut s = obj(json!({"type": "string"}));
-            if let Some(f) = format {
-                s.insert("format".into(), json!(f));
-            }
-            s
-        };
+        let string = |format: &str| Schema::with_format("string", format);
         match known {
-            WellKnown::Timestamp => string(Some("date-time")),
-            WellKnown::Date => string(Some("date")),
+            WellKnown::Timestamp => string("date-time"),
+            WellKnown::Date => string("date"),
             // No offset, so not RFC 3339's date-time; no OpenAPI format fits the others.
             WellKnown::LocalDateTime
             | WellKnown::TimeOfDay
             | WellKnown::TimestampText
             | WellKnown::DurationText
             | WellKnown::IpAddr
-            | WellKnown::SocketAddr => string(None),
-            WellKnown::Uuid => string(Some("uuid")),
-            WellKnown::Url => string(Some("uri")),
-            WellKnown::Ipv4Addr => string(Some("ipv4")),
-            WellKnown::Ipv6Addr => string(Some("ipv6")),
-            WellKnown::UnixTime => obj(json!({"type": "integer", "format": "int64"})),
-            WellKnown::ByteArray => obj(json!({
-                "type": "array",
-                "items": {"type": "integer", "minimum": 0, "maximum": 255},
-            })),
+            | WellKnown::SocketAddr => Schema::of_type("string"),
+            WellKnown::Uuid => string("uuid"),
+            WellKnown::Url => string("uri"),
+            WellKnown::Ipv4Addr => string("ipv4"),
+            WellKnown::Ipv6Addr => string("ipv6"),
+            WellKnown::UnixTime => Schema::with_format("integer", "int64"),
+            WellKnown::ByteArray => list_of(Schema {
+                minimum: Some(Number::from(0)),
+                maximum: Some(Number::from(255)),
+                ..Schema::of_type("integer")
+            }),
             WellKnown::NonZero { bits, signed } => {
                 let mut s = self.ty(&Ty::Integer { bits, signed }, loc, diags);
                 if signed {
-                    push_rule(
-                        &mut s,
-                        json!({"message": "must not be 0", "rule": "self != 0"}),
-                    );
+                    s.push_rule(ValidationRule::new("self != 0", "must not be 0"));
                 } else {
-                    s.insert("minimum".into(), json!(1));
+                    s.minimum = Some(Number::from(1));
                 }
                 s
             }
@@ -201,11 +202,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             )
         });
         if embedded && !on_node().any(|m| matches!(m, SchemaMarker::Type(_))) {
-            Some(obj(
-                json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
-            ))
+            Some(Schema::any_object())
         } else {
-            Some(Schema::new())
+            Some(Schema::default())
         }
     }
 
@@ -218,7 +217,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 "`{}` contains itself; a CRD schema cannot describe a recursive type",
                 def.name
             )).help("mark the recursive field +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields"));
-            return Schema::new();
+            return Schema::default();
         }
         self.stack.push(id);
         let mut flattened_rules = Vec::new();
@@ -233,33 +232,29 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 Some(base) => base,
                 None => self.ty(inner, def.loc, diags),
             },
-            Shape::UnitEnum(variants) => {
-                let mut s = obj(json!({"type": "string"}));
-                s.insert(
-                    "enum".into(),
-                    variants.iter().map(|v| json!(v.json_name)).collect(),
-                );
-                s
-            }
+            Shape::UnitEnum(variants) => Schema {
+                enum_values: Some(variants.iter().map(|v| json!(v.json_name)).collect()),
+                ..Schema::of_type("string")
+            },
             Shape::DataEnum { repr, variants } => {
                 self.data_enum(&def.name, def.loc, repr, variants, diags)
             }
             // Only the markers describe these, and they have no description (spec §4.4).
-            Shape::Opaque => Schema::new(),
-            Shape::DisplayString => obj(json!({"type": "string"})),
-            Shape::Invalid => Schema::new(),
+            Shape::Opaque => Schema::default(),
+            Shape::DisplayString => Schema::of_type("string"),
+            Shape::Invalid => Schema::default(),
         };
         self.stack.pop();
         let own_doc = !matches!(def.shape, Shape::Opaque | Shape::DisplayString);
         if own_doc && !def.doc.is_empty() {
-            schema.insert("description".into(), json!(def.doc));
+            schema.description = Some(def.doc.clone());
         }
         self.apply_markers(&mut schema, &def.markers, def.loc.file, diags);
         // The CEL rules of flattened types follow the type's own, as controller-gen's
         // flattener merges an embedded struct's allOf branch into its parent after the
         // parent's own rules.
         for rule in flattened_rules {
-            push_rule(&mut schema, rule);
+            schema.push_rule(rule);
         }
         schema
     }
@@ -280,12 +275,16 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 _ => continue,
             };
             let node = if m.def.items {
-                schema.get("items").and_then(Value::as_object)
+                schema.items.as_deref()
             } else {
                 Some(schema)
             };
-            let key = if is_default { "default" } else { "example" };
-            let Some((node, v)) = node.and_then(|n| Some((n, n.get(key)?))) else {
+            let Some(node) = node else { continue };
+            let Some(v) = (if is_default {
+                &node.default
+            } else {
+                &node.example
+            }) else {
                 continue;
             };
             // The API server neither checks nor applies a null default (its `Default.Object`
@@ -300,6 +299,8 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 );
                 continue;
             }
+            // The checks read any schema, opgen's or not, as JSON.
+            let node = &node.to_map();
             let mut errors = values::check(v, node);
             // The API server also runs the CEL rules of the node (and of those under it) on
             // the default, once it fits the rest of the schema.
@@ -370,12 +371,8 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         schema: &Schema,
         diags: &mut Diagnostics,
     ) {
-        let props = schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let props = schema.properties.as_ref();
+        let required = schema.required.as_deref().unwrap_or_default();
         for (m, names) in ms.iter().filter_map(|m| match m.on_node()? {
             SchemaMarker::AtMostOneOf(names)
             | SchemaMarker::ExactlyOneOf(names)
@@ -389,7 +386,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                         m,
                         format!("`{}` names `{name}`, which is not a field of this type (fields are named by their JSON name)", m.name()),
                     ));
-                } else if required.contains(&name.as_str()) {
+                } else if required.contains(name) {
                     let field = fields.iter().find(|f| !f.flatten && f.json_name == *name);
                     let message = format!(
                         "field {name} is part of OneOf constraint `{}` (line {}) and must be optional, but it is required",
@@ -437,9 +434,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 continue;
             }
             let target = if m.def.items {
-                match schema.get_mut("items") {
-                    Some(Value::Object(items)) => items,
-                    _ => {
+                match schema.items.as_deref_mut() {
+                    Some(items) => items,
+                    None => {
                         diags.push(self.marker_error(
                             file,
                             m,
@@ -454,29 +451,19 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             } else {
                 &mut *schema
             };
-            let node_type = target
-                .get("type")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            let node_type = target.ty.clone();
             if let Err(msg) = schema_marker.apply_to(target, node_type.as_deref(), m.name()) {
                 diags.push(self.marker_error(file, m, msg));
             } else if matches!(schema_marker, SchemaMarker::XValidation(_))
-                && let Some(Value::Array(rules)) = target.get_mut("x-kubernetes-validations")
-                && let Some(Value::Object(rule)) = rules.last_mut()
+                && let Some(rule) = target.validations.as_mut().and_then(|r| r.last_mut())
             {
                 // Where the rule came from, for the CEL check's errors; removed before writing.
-                rule.insert(
-                    super::cel::ORIGIN_KEY.into(),
-                    json!([file, m.line, m.column, m.text.chars().count()]),
-                );
+                rule.origin = Some([file, m.line, m.column, m.text.chars().count()]);
             }
         }
         // Bounds that no value can satisfy: the API server accepts such a CRD, then refuses
         // every object.
-        let nodes = [
-            Some(&*schema),
-            schema.get("items").and_then(Value::as_object),
-        ];
+        let nodes = [Some(&*schema), schema.items.as_deref()];
         for (node, items) in nodes.into_iter().zip([false, true]) {
             let Some(node) = node else { continue };
             for (lower, upper, message) in markers::unsatisfiable_bounds(node) {
@@ -495,7 +482,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
     fn object(&mut self, fields: &[Field], package: &[String], diags: &mut Diagnostics) -> Schema {
         let (mut s, flattened_rules) = self.object_parts(fields, package, diags);
         for rule in flattened_rules {
-            push_rule(&mut s, rule);
+            s.push_rule(rule);
         }
         s
     }
@@ -507,23 +494,15 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         fields: &[Field],
         package: &[String],
         diags: &mut Diagnostics,
-    ) -> (Schema, Vec<Value>) {
-        let mut props = Map::new();
+    ) -> (Schema, Vec<ValidationRule>) {
+        let mut props = BTreeMap::new();
         let mut required: Vec<String> = Vec::new();
         let mut preserve = false;
-        let mut parent_rules: Vec<Value> = Vec::new();
-        let mut flattened_rules: Vec<Value> = Vec::new();
-        let mut flattened_props = Map::new();
+        let mut parent_rules = Vec::new();
+        let mut flattened = Flattened::default();
         for f in fields {
             if f.flatten {
-                self.flatten_into(
-                    f,
-                    &mut flattened_props,
-                    &mut required,
-                    &mut preserve,
-                    &mut flattened_rules,
-                    diags,
-                );
+                self.flatten_into(f, &mut flattened, &mut required, &mut preserve, diags);
                 continue;
             }
             let (schema, is_required) = self.field(f, package, diags);
@@ -535,49 +514,46 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 .any(|m| m.on_node() == Some(&SchemaMarker::Immutable))
             {
                 let j = &f.json_name;
-                parent_rules.push(json!({
-                    "message": format!("field {j} is immutable once set"),
-                    "rule": format!("!has(oldSelf.{j}) || has(self.{j})"),
-                }));
+                parent_rules.push(ValidationRule::new(
+                    format!("!has(oldSelf.{j}) || has(self.{j})"),
+                    format!("field {j} is immutable once set"),
+                ));
             }
-            props.insert(f.json_name.clone(), Value::Object(schema));
+            props.insert(f.json_name.clone(), schema);
         }
         // A property both a field and a flattened type declare: controller-gen's flattener
         // merges the field's schema into the embedded type's.
-        for (k, v) in flattened_props {
-            let merged = match (props.remove(&k), v) {
-                (Some(Value::Object(own)), Value::Object(embedded)) => {
-                    Value::Object(merge_embedded(embedded, own))
-                }
-                (_, v) => v,
+        for (k, embedded) in flattened.props {
+            let merged = match props.remove(&k) {
+                Some(own) => merge_embedded(embedded, own),
+                None => embedded,
             };
             props.insert(k, merged);
         }
-        let mut s = obj(json!({"type": "object"}));
+        let mut s = Schema::of_type("object");
         if !props.is_empty() {
-            s.insert("properties".into(), Value::Object(props));
+            s.properties = Some(props);
         }
         required.sort();
         required.dedup();
         if !required.is_empty() {
-            s.insert("required".into(), json!(required));
+            s.required = Some(required);
         }
         if preserve {
-            s.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+            s.preserve_unknown_fields = Some(true);
         }
         for rule in parent_rules {
-            push_rule(&mut s, rule);
+            s.push_rule(rule);
         }
-        (s, flattened_rules)
+        (s, flattened.rules)
     }
 
     fn flatten_into(
         &mut self,
         f: &Field,
-        props: &mut Map<String, Value>,
+        into: &mut Flattened,
         required: &mut Vec<String>,
         preserve: &mut bool,
-        rules: &mut Vec<Value>,
         diags: &mut Diagnostics,
     ) {
         let optional = self.model.is_option(&f.ty) || f.has_default;
@@ -603,29 +579,26 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             }
             t => self.ty(t, f.loc, diags),
         };
-        if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true)) {
+        if schema.preserves_unknown_fields() {
             *preserve = true;
         }
-        if let Some(Value::Object(p)) = schema.get("properties") {
-            for (k, v) in p {
-                props.insert(k.clone(), v.clone());
-            }
-        } else {
-            diags.push(self.error(
+        match schema.properties {
+            Some(p) => into.props.extend(p),
+            None => diags.push(self.error(
                 f.loc,
                 format!(
                     "`{}` is flattened but its type is not a struct",
                     f.rust_name
                 ),
-            ));
+            )),
         }
-        if !optional && let Some(Value::Array(r)) = schema.get("required") {
-            required.extend(r.iter().filter_map(|v| v.as_str().map(str::to_owned)));
+        if !optional && let Some(r) = schema.required {
+            required.extend(r);
         }
         // The flattened type's own CEL rules hold for the object it is flattened into, as
         // controller-gen merges an embedded struct's schema (allOf) into its parent's.
-        if let Some(Value::Array(r)) = schema.get("x-kubernetes-validations") {
-            rules.extend(r.iter().cloned());
+        if let Some(r) = schema.validations {
+            into.rules.extend(r);
         }
     }
 
@@ -649,7 +622,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         }
         let is_option = self.model.is_option(&f.ty);
         let mut type_schema = if schemaless {
-            Schema::new()
+            Schema::default()
         } else if let Some(base) = Self::unresolved_base(&f.ty, &f.markers) {
             base
         } else {
@@ -658,38 +631,30 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         format_marker_on_number(f, &mut type_schema);
 
         // The field's own contribution: its doc and markers, checked against its type.
-        let mut own = Schema::new();
-        if let Some(t) = type_schema.get("type") {
-            own.insert("type".into(), t.clone());
-        }
-        if type_schema.get("x-kubernetes-int-or-string") == Some(&json!(true)) {
-            own.insert("x-kubernetes-int-or-string".into(), json!(true));
-        }
-        if let Some(items) = type_schema.get("items") {
-            own.insert("items".into(), items.clone());
-        }
-        if let Some(lt) = type_schema.get("x-kubernetes-list-type") {
-            own.insert("x-kubernetes-list-type".into(), lt.clone());
-        }
-        if let Some(e) = type_schema.get("enum") {
-            own.insert("enum".into(), e.clone());
-        }
+        let mut own = Schema {
+            ty: type_schema.ty.clone(),
+            int_or_string: type_schema.is_int_or_string().then_some(true),
+            items: type_schema.items.clone(),
+            list_type: type_schema.list_type.clone(),
+            enum_values: type_schema.enum_values.clone(),
+            ..Schema::default()
+        };
         let baseline = own.clone();
         self.apply_markers(&mut own, &f.markers, file, diags);
         // Keys the markers did not touch come from the type alone.
         strip_untouched(&mut own, &baseline);
         if is_option && !f.skip_serializing_if {
-            own.insert("nullable".into(), json!(true));
+            own.nullable = Some(true);
         }
         if !f.doc.is_empty() {
-            own.insert("description".into(), json!(f.doc));
+            own.description = Some(f.doc.clone());
         }
         unsigned_minimum_from_marker(f, &mut type_schema, &own);
         let merged = match merge(type_schema, own) {
             Ok(m) => m,
             Err(msg) => {
                 diags.push(self.error(f.loc, format!("`{}`: {msg}", f.rust_name)));
-                Schema::new()
+                Schema::default()
             }
         };
         self.check_values(&merged, &f.markers, file, diags);
@@ -755,22 +720,22 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                     .find(|v| matches!(v.content, VariantContent::Unit))
                 {
                     diags.push(unsupported(self, v, "is a unit variant among data variants: serde writes it as a string and the others as objects, which one structural schema cannot describe").help("give it an empty struct body (`V {}`), or use #[serde(tag = \"...\")]"));
-                    return Schema::new();
+                    return Schema::default();
                 }
-                let mut props = Map::new();
+                let mut props = BTreeMap::new();
                 let mut one_of = Vec::new();
                 for v in variants {
                     let mut s = self.variant_content(name, v, diags);
                     if !v.doc.is_empty() {
-                        s.insert("description".into(), json!(v.doc));
+                        s.description = Some(v.doc.clone());
                     }
-                    props.insert(v.json_name.clone(), Value::Object(s));
-                    one_of.push(json!({"required": [v.json_name]}));
+                    props.insert(v.json_name.clone(), s);
+                    one_of.push(requiring(vec![v.json_name.clone()]));
                 }
-                let mut s = obj(json!({"type": "object"}));
-                s.insert("properties".into(), Value::Object(props));
-                s.insert("oneOf".into(), Value::Array(one_of));
-                s
+                Schema {
+                    one_of: Some(one_of),
+                    ..object_with(props)
+                }
             }
             EnumRepr::Internal { tag } => self.tagged_union(name, tag, None, variants, diags),
             EnumRepr::Adjacent { tag, content } => {
@@ -782,7 +747,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
 
     fn variant_content(&mut self, name: &str, v: &Variant, diags: &mut Diagnostics) -> Schema {
         match &v.content {
-            VariantContent::Unit => obj(json!({"type": "object"})),
+            VariantContent::Unit => Schema::of_type("object"),
             VariantContent::Newtype(t) => self.ty(t, v.loc, diags),
             VariantContent::Struct(fields) => self.object(fields, &[], diags),
             VariantContent::Tuple(_) => {
@@ -790,7 +755,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                     "variant `{}` of `{name}` is a tuple of several values, which serde writes as a mixed JSON array",
                     v.rust_name
                 )).help("use a struct variant"));
-                Schema::new()
+                Schema::default()
             }
         }
     }
@@ -806,14 +771,14 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         variants: &[Variant],
         diags: &mut Diagnostics,
     ) -> Schema {
-        let mut props: Map<String, Value> = Map::new();
+        let mut props: BTreeMap<String, Schema> = BTreeMap::new();
         let mut rules = Vec::new();
-        let mut owners: Map<String, Value> = Map::new();
+        let mut owners: BTreeMap<String, &str> = BTreeMap::new();
         for v in variants {
             let s = self.variant_content(name, v, diags);
             if let VariantContent::Newtype(_) = v.content
                 && content.is_none()
-                && s.get("type").and_then(Value::as_str) != Some("object")
+                && s.ty() != Some("object")
             {
                 diags.push(self.error(v.loc, format!(
                     "variant `{}` of internally tagged `{name}` wraps a non-object type, which serde cannot tag",
@@ -821,61 +786,55 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 )));
                 continue;
             }
-            if let Some(Value::Object(p)) = s.get("properties") {
-                for (k, schema) in p {
-                    match props.get(k) {
-                        Some(existing) if strip_desc(existing) != strip_desc(schema) => {
-                            diags.push(self.error(v.loc, format!(
-                                "variants of `{name}` define the field `{k}` with different types ({} and {}); one structural schema cannot hold both",
-                                owners[k].as_str().unwrap_or("?"),
-                                v.rust_name
-                            )));
-                        }
-                        Some(_) => {}
-                        None => {
-                            props.insert(k.clone(), schema.clone());
-                            owners.insert(k.clone(), json!(v.rust_name));
-                        }
+            for (k, schema) in s.properties.iter().flatten() {
+                match props.get(k) {
+                    Some(existing) if !same_but_description(existing, schema) => {
+                        diags.push(self.error(v.loc, format!(
+                            "variants of `{name}` define the field `{k}` with different types ({} and {}); one structural schema cannot hold both",
+                            owners[k],
+                            v.rust_name
+                        )));
+                    }
+                    Some(_) => {}
+                    None => {
+                        props.insert(k.clone(), schema.clone());
+                        owners.insert(k.clone(), &v.rust_name);
                     }
                 }
             }
-            if let Some(Value::Array(req)) = s.get("required") {
-                for r in req.iter().filter_map(Value::as_str) {
-                    rules.push(json!({
-                        "message": format!("{r} is required when {tag} is {}", v.json_name),
-                        "rule": format!("self.{tag} != '{}' || has(self.{r})", v.json_name),
-                    }));
-                }
+            for r in s.required.iter().flatten() {
+                rules.push(ValidationRule::new(
+                    format!("self.{tag} != '{}' || has(self.{r})", v.json_name),
+                    format!("{r} is required when {tag} is {}", v.json_name),
+                ));
             }
         }
-        let tags: Vec<Value> = variants.iter().map(|v| json!(v.json_name)).collect();
-        let tag_schema = json!({"type": "string", "enum": tags});
-        let mut s = obj(json!({"type": "object"}));
-        match content {
+        let tag_schema = Schema {
+            enum_values: Some(variants.iter().map(|v| json!(v.json_name)).collect()),
+            ..Schema::of_type("string")
+        };
+        let mut s = match content {
             None => {
                 props.insert(tag.to_owned(), tag_schema);
-                s.insert("properties".into(), Value::Object(props));
-                s.insert("required".into(), json!([tag]));
+                object_with(props)
             }
             Some(content) => {
-                let mut inner = obj(json!({"type": "object"}));
+                let mut inner = Schema::of_type("object");
                 if !props.is_empty() {
-                    inner.insert("properties".into(), Value::Object(props));
+                    inner.properties = Some(props);
                 }
-                let mut outer = Map::new();
-                outer.insert(content.to_owned(), Value::Object(inner));
-                outer.insert(tag.to_owned(), tag_schema);
-                s.insert("properties".into(), Value::Object(outer));
-                s.insert("required".into(), json!([tag]));
                 for r in &mut rules {
-                    if let Some(Value::String(rule)) = r.get_mut("rule") {
-                        *rule = rule.replace("has(self.", &format!("has(self.{content}."));
-                    }
+                    r.rule = r.rule.replace("has(self.", &format!("has(self.{content}."));
                 }
+                object_with(BTreeMap::from([
+                    (content.to_owned(), inner),
+                    (tag.to_owned(), tag_schema),
+                ]))
             }
-        }
+        };
+        s.required = Some(vec![tag.to_owned()]);
         for r in rules {
-            push_rule(&mut s, r);
+            s.push_rule(r);
         }
         s
     }
@@ -887,30 +846,26 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         variants: &[Variant],
         diags: &mut Diagnostics,
     ) -> Schema {
-        let schemas: Vec<(Schema, &Variant)> = variants
+        let schemas: Vec<Schema> = variants
             .iter()
-            .map(|v| (self.variant_content(name, v, diags), v))
+            .map(|v| self.variant_content(name, v, diags))
             .collect();
-        let types: Vec<Option<&str>> = schemas
-            .iter()
-            .map(|(s, _)| s.get("type").and_then(Value::as_str))
-            .collect();
+        let types: Vec<Option<&str>> = schemas.iter().map(Schema::ty).collect();
         if types.iter().all(|t| *t == Some("object")) {
-            let mut props = Map::new();
+            let mut props = BTreeMap::new();
             let mut any_of = Vec::new();
-            for (s, _) in &schemas {
-                if let Some(Value::Object(p)) = s.get("properties") {
-                    for (k, v) in p {
-                        props.entry(k.clone()).or_insert_with(|| v.clone());
-                    }
+            for s in &schemas {
+                for (k, v) in s.properties.iter().flatten() {
+                    props.entry(k.clone()).or_insert_with(|| v.clone());
                 }
-                let req = s.get("required").cloned().unwrap_or_else(|| json!([]));
-                any_of.push(json!({"required": req}));
+                any_of.push(requiring(s.required.clone().unwrap_or_default()));
             }
-            let mut s = obj(json!({"type": "object"}));
-            s.insert("properties".into(), Value::Object(props));
-            if any_of.iter().all(|a| a["required"] != json!([])) {
-                s.insert("anyOf".into(), Value::Array(any_of));
+            let mut s = object_with(props);
+            if any_of
+                .iter()
+                .all(|a| a.required.as_ref().is_some_and(|r| !r.is_empty()))
+            {
+                s.any_of = Some(any_of);
             }
             return s;
         }
@@ -918,35 +873,166 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         kinds.sort_unstable();
         kinds.dedup();
         match kinds.as_slice() {
-            [single] if types.iter().all(Option::is_some) => obj(json!({"type": single})),
-            ["integer", "string"] => obj(
-                json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}),
-            ),
+            [single] if types.iter().all(Option::is_some) => Schema::of_type(single),
+            ["integer", "string"] => Schema {
+                any_of: Some(vec![Schema::of_type("integer"), Schema::of_type("string")]),
+                int_or_string: Some(true),
+                ..Schema::default()
+            },
             _ => {
                 diags.push(self.error(loc, format!(
                     "untagged enum `{name}` mixes JSON types ({}); a structural CRD schema can only do that with int-or-string",
                     kinds.join(", ")
                 )).help("use a tagged enum, or mark the field +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields"));
-                Schema::new()
+                Schema::default()
             }
         }
     }
+}
+
+/// The properties of a struct's flattened fields, and their types' CEL rules.
+#[derive(Default)]
+struct Flattened {
+    props: BTreeMap<String, Schema>,
+    rules: Vec<ValidationRule>,
+}
+
+/// Sets `dst` to `v` when `v` is set.
+fn overwrite<T>(dst: &mut Option<T>, v: Option<T>) {
+    if v.is_some() {
+        *dst = v;
+    }
+}
+
+/// Sets `dst` to `v` when `dst` is not set.
+fn fill<T>(dst: &mut Option<T>, v: Option<T>) {
+    if dst.is_none() {
+        *dst = v;
+    }
+}
+
+/// `src` into `dst`: taken when `dst` is not set, kept out when equal, else `both(dst, src)`.
+fn combine<T: PartialEq>(dst: &mut Option<T>, src: Option<T>, both: impl FnOnce(T, T) -> T) {
+    let Some(s) = src else { return };
+    *dst = Some(match dst.take() {
+        None => s,
+        Some(d) if d == s => d,
+        Some(d) => both(d, s),
+    });
+}
+
+/// `b`'s names added to `a`'s, sorted, without repeats.
+fn union(a: Option<Vec<String>>, b: Vec<String>) -> Vec<String> {
+    let mut names = a.unwrap_or_default();
+    names.extend(b);
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// `first`'s rules, then `then`'s.
+fn rules_in_order(
+    first: Vec<ValidationRule>,
+    then: Option<Vec<ValidationRule>>,
+) -> Vec<ValidationRule> {
+    let mut rules = first;
+    rules.extend(then.unwrap_or_default());
+    rules
 }
 
 /// Removes from a field's own schema what it copied from its type's schema (for the markers'
 /// checks) and the markers left unchanged, down into `items` (which `items:` markers edit), so
 /// that merging it back into the type's schema sees only what the field adds.
 fn strip_untouched(own: &mut Schema, baseline: &Schema) {
-    for (k, v) in baseline {
-        match (own.get_mut(k), v) {
-            (Some(o), _) if o == v => {
-                own.remove(k);
+    // Destructured whole, so that a key added to `SchemaProps` must be handled here.
+    let Schema {
+        ty,
+        format,
+        title,
+        description,
+        external_docs,
+        default,
+        example,
+        enum_values,
+        nullable,
+        properties,
+        required,
+        additional_properties,
+        items,
+        all_of,
+        any_of,
+        one_of,
+        not,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        unique_items,
+        min_properties,
+        max_properties,
+        preserve_unknown_fields,
+        embedded_resource,
+        int_or_string,
+        list_type,
+        list_map_keys,
+        map_type,
+        validations,
+    } = baseline;
+    macro_rules! strip {
+        ($($f:ident),*) => {$(
+            if $f.is_some() && own.$f == *$f {
+                own.$f = None;
             }
-            (Some(Value::Object(o)), Value::Object(b)) if k == "items" => {
-                strip_untouched(o, b);
-            }
-            _ => {}
-        }
+        )*};
+    }
+    strip!(
+        ty,
+        format,
+        title,
+        description,
+        external_docs,
+        default,
+        example,
+        enum_values,
+        nullable,
+        properties,
+        required,
+        additional_properties,
+        all_of,
+        any_of,
+        one_of,
+        not,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        unique_items,
+        min_properties,
+        max_properties,
+        preserve_unknown_fields,
+        embedded_resource,
+        int_or_string,
+        list_type,
+        list_map_keys,
+        map_type,
+        validations
+    );
+    match (&mut own.items, items) {
+        (Some(o), Some(b)) if o == b => own.items = None,
+        (Some(o), Some(b)) => strip_untouched(o, b),
+        _ => {}
     }
 }
 
@@ -955,183 +1041,239 @@ fn strip_untouched(own: &mut Schema, baseline: &Schema) {
 /// stays, `src`'s enum fills an empty one, properties merge, required lists join, `src`'s CEL
 /// rules come first, `src`'s list and map keys win, and `dst` keeps anything else both set.
 fn merge_embedded(mut dst: Schema, src: Schema) -> Schema {
-    for (k, sv) in src {
-        match k.as_str() {
-            "description" | "title" | "example" | "externalDocs" => continue,
-            "enum" => {
-                dst.entry(k).or_insert(sv);
-                continue;
-            }
-            _ => {}
+    let Schema {
+        ty,
+        format,
+        title: _,
+        description: _,
+        external_docs: _,
+        default,
+        example: _,
+        enum_values,
+        nullable,
+        properties,
+        required,
+        additional_properties,
+        items,
+        all_of,
+        any_of,
+        one_of,
+        not,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        unique_items,
+        min_properties,
+        max_properties,
+        preserve_unknown_fields,
+        embedded_resource,
+        int_or_string,
+        list_type,
+        list_map_keys,
+        map_type,
+        validations,
+    } = src;
+    combine(&mut dst.properties, properties, |mut d, s| {
+        for (pk, pv) in s {
+            let merged = match d.remove(&pk) {
+                Some(a) => merge_embedded(a, pv),
+                None => pv,
+            };
+            d.insert(pk, merged);
         }
-        let Some(dv) = dst.get_mut(&k) else {
-            dst.insert(k, sv);
-            continue;
-        };
-        if *dv == sv {
-            continue;
-        }
-        match k.as_str() {
-            "properties" | "additionalProperties" => {
-                if let (Value::Object(d), Value::Object(s)) = (&mut *dv, sv) {
-                    if k == "additionalProperties" {
-                        let merged = merge_embedded(std::mem::take(d), s);
-                        *d = merged;
-                    } else {
-                        for (pk, pv) in s {
-                            let merged = match (d.remove(&pk), pv) {
-                                (Some(Value::Object(a)), Value::Object(b)) => {
-                                    Value::Object(merge_embedded(a, b))
-                                }
-                                (_, pv) => pv,
-                            };
-                            d.insert(pk, merged);
-                        }
-                    }
-                }
-            }
-            "required" => {
-                if let (Value::Array(d), Value::Array(s)) = (&mut *dv, sv) {
-                    d.extend(s);
-                    d.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                    d.dedup();
-                }
-            }
-            "x-kubernetes-validations" => {
-                if let (Value::Array(d), Value::Array(mut s)) = (&mut *dv, sv) {
-                    s.append(d);
-                    *d = s;
-                }
-            }
-            "x-kubernetes-preserve-unknown-fields"
-            | "x-kubernetes-map-type"
-            | "x-kubernetes-list-type"
-            | "x-kubernetes-list-map-keys" => *dv = sv,
-            _ => {}
-        }
+        d
+    });
+    combine(
+        &mut dst.additional_properties,
+        additional_properties,
+        |d, s| Box::new(merge_embedded(*d, *s)),
+    );
+    combine(&mut dst.required, required, |d, s| union(Some(d), s));
+    combine(&mut dst.validations, validations, |d, s| {
+        rules_in_order(s, Some(d))
+    });
+    overwrite(&mut dst.preserve_unknown_fields, preserve_unknown_fields);
+    overwrite(&mut dst.map_type, map_type);
+    overwrite(&mut dst.list_type, list_type);
+    overwrite(&mut dst.list_map_keys, list_map_keys);
+    macro_rules! fill_all {
+        ($($f:ident),*) => {$( fill(&mut dst.$f, $f); )*};
     }
+    fill_all!(
+        ty,
+        format,
+        default,
+        enum_values,
+        nullable,
+        items,
+        all_of,
+        any_of,
+        one_of,
+        not,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        unique_items,
+        min_properties,
+        max_properties,
+        embedded_resource,
+        int_or_string
+    );
     dst
 }
 
-fn strip_desc(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Value::Object(m) = &mut v {
-        m.remove("description");
-    }
-    v
+/// Whether two schemas differ at most in their own description.
+fn same_but_description(a: &Schema, b: &Schema) -> bool {
+    let undocumented = |s: &Schema| Schema {
+        description: None,
+        ..s.clone()
+    };
+    undocumented(a) == undocumented(b)
 }
 
 /// Merges a field's own schema into its type's (controller-gen spec §4.8): documentation
 /// keys from the field win; other keys set on both sides are kept in an allOf, so both
 /// constraints hold.
 pub fn merge(mut base: Schema, field: Schema) -> Result<Schema, String> {
-    let mut hoisted_type = Map::new();
-    let mut hoisted_field = Map::new();
-    for (k, fv) in field {
-        match k.as_str() {
-            "description"
-            | "title"
-            | "example"
-            | "externalDocs"
-            | "x-kubernetes-preserve-unknown-fields"
-            | "x-kubernetes-map-type"
-            | "nullable"
-            | "x-kubernetes-list-type"
-            | "x-kubernetes-list-map-keys" => {
-                base.insert(k, fv);
+    let Schema {
+        ty,
+        format,
+        title,
+        description,
+        external_docs,
+        default,
+        example,
+        enum_values,
+        nullable,
+        properties,
+        required,
+        additional_properties,
+        items,
+        all_of,
+        any_of,
+        one_of,
+        not,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        unique_items,
+        min_properties,
+        max_properties,
+        preserve_unknown_fields,
+        embedded_resource,
+        int_or_string,
+        list_type,
+        list_map_keys,
+        map_type,
+        validations,
+    } = field;
+    // In the order of their keys, as the first error found is the one reported.
+    if let Some(f) = additional_properties {
+        base.additional_properties = Some(Box::new(match base.additional_properties.take() {
+            Some(b) => merge(*b, *f)?,
+            None => *f,
+        }));
+    }
+    if let Some(f) = items {
+        base.items = Some(Box::new(match base.items.take() {
+            Some(b) => merge(*b, *f)?,
+            None => *f,
+        }));
+    }
+    if let Some(f) = properties {
+        let mut props = base.properties.take().unwrap_or_default();
+        for (pk, pv) in f {
+            let merged = match props.remove(&pk) {
+                Some(b) => merge(b, pv)?,
+                None => pv,
+            };
+            props.insert(pk, merged);
+        }
+        base.properties = Some(props);
+    }
+    if let Some(f) = ty {
+        match &base.ty {
+            Some(t) if *t != f => {
+                return Err(format!(
+                    "conflicting types: the type says {}, the field's markers say {}",
+                    json!(t),
+                    json!(f)
+                ));
             }
-            "enum" => {
-                base.entry(k).or_insert(fv);
-            }
-            "x-kubernetes-validations" => {
-                let mut rules = fv.as_array().cloned().unwrap_or_default();
-                if let Some(Value::Array(existing)) = base.get("x-kubernetes-validations") {
-                    rules.extend(existing.iter().cloned());
-                }
-                base.insert(k, Value::Array(rules));
-            }
-            "type" => match base.get("type") {
-                Some(t) if *t != fv => {
-                    return Err(format!(
-                        "conflicting types: the type says {t}, the field's markers say {fv}"
-                    ));
-                }
-                _ => {
-                    base.insert(k, fv);
-                }
-            },
-            "properties" => {
-                let mut props = base
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                for (pk, pv) in fv.as_object().cloned().unwrap_or_default() {
-                    let merged = match props.remove(&pk) {
-                        Some(Value::Object(b)) => {
-                            Value::Object(merge(b, pv.as_object().cloned().unwrap_or_default())?)
-                        }
-                        _ => pv,
-                    };
-                    props.insert(pk, merged);
-                }
-                base.insert(k, Value::Object(props));
-            }
-            "required" => {
-                let mut req: Vec<Value> = base
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                req.extend(fv.as_array().cloned().unwrap_or_default());
-                let mut names: Vec<String> = req
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect();
-                names.sort();
-                names.dedup();
-                base.insert(k, json!(names));
-            }
-            "items" | "additionalProperties"
-                if base.get(&k).is_some_and(Value::is_object) && fv.is_object() =>
-            {
-                let b = base
-                    .remove(&k)
-                    .and_then(|v| v.as_object().cloned())
-                    .unwrap_or_default();
-                let merged = merge(b, fv.as_object().cloned().unwrap_or_default())?;
-                base.insert(k, Value::Object(merged));
-            }
-            "x-kubernetes-int-or-string" | "x-kubernetes-embedded-resource" => {
-                base.insert(k, fv);
-            }
-            _ => match base.get(&k) {
-                None => {
-                    base.insert(k, fv);
-                }
-                Some(bv)
-                    if *bv == fv
-                        && matches!(
-                            k.as_str(),
-                            "format" | "pattern" | "minProperties" | "maxProperties"
-                        ) => {}
-                Some(_) => {
-                    let bv = base.remove(&k).expect("present");
-                    hoisted_type.insert(k.clone(), bv);
-                    hoisted_field.insert(k, fv);
-                }
-            },
+            _ => base.ty = Some(f),
         }
     }
-    if !hoisted_field.is_empty() {
-        let mut all_of = base
-            .get("allOf")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        all_of.push(Value::Object(hoisted_type));
-        all_of.push(Value::Object(hoisted_field));
-        base.insert("allOf".into(), Value::Array(all_of));
+    if let Some(f) = required {
+        base.required = Some(union(base.required.take(), f));
+    }
+    if let Some(f) = validations {
+        base.validations = Some(rules_in_order(f, base.validations.take()));
+    }
+    fill(&mut base.enum_values, enum_values);
+    macro_rules! field_wins {
+        ($($f:ident),*) => {$( overwrite(&mut base.$f, $f); )*};
+    }
+    field_wins!(
+        description,
+        title,
+        example,
+        external_docs,
+        preserve_unknown_fields,
+        map_type,
+        nullable,
+        list_type,
+        list_map_keys,
+        int_or_string,
+        embedded_resource
+    );
+    // Constraints set on both sides: both hold, each in its own allOf branch (an equal format,
+    // pattern or property bound is written once).
+    let mut hoisted_type = Schema::default();
+    let mut hoisted_field = Schema::default();
+    macro_rules! both_hold {
+        ($once_if_equal:expr; $($f:ident),*) => {$(
+            if let Some(fv) = $f {
+                match base.$f.take() {
+                    None => base.$f = Some(fv),
+                    Some(bv) if $once_if_equal && bv == fv => base.$f = Some(bv),
+                    Some(bv) => {
+                        hoisted_type.$f = Some(bv);
+                        hoisted_field.$f = Some(fv);
+                    }
+                }
+            }
+        )*};
+    }
+    both_hold!(true; format, pattern, min_properties, max_properties);
+    both_hold!(
+        false; default, all_of, any_of, one_of, not, minimum, maximum, exclusive_minimum,
+        exclusive_maximum, multiple_of, min_length, max_length, min_items, max_items, unique_items
+    );
+    if hoisted_field != Schema::default() {
+        let all_of = base.all_of.get_or_insert_with(Vec::new);
+        all_of.push(hoisted_type);
+        all_of.push(hoisted_field);
     }
     Ok(base)
 }
@@ -1150,13 +1292,14 @@ fn unsigned_minimum_from_marker(f: &Field, type_schema: &mut Schema, own: &Schem
         ty = inner;
     }
     if matches!(ty, Ty::Integer { signed: false, .. })
-        && type_schema.get("minimum") == Some(&json!(0))
+        && type_schema.minimum == Some(Number::from(0))
         && own
-            .get("minimum")
-            .and_then(Value::as_f64)
+            .minimum
+            .as_ref()
+            .and_then(Number::as_f64)
             .is_some_and(|m| m >= 0.0)
     {
-        type_schema.remove("minimum");
+        type_schema.minimum = None;
     }
 }
 
@@ -1170,7 +1313,7 @@ fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
     }
     let is_format = |m: Option<&SchemaMarker>| matches!(m, Some(SchemaMarker::Format(_)));
     if f.markers.iter().any(|m| is_format(m.on_node())) && number(&f.ty).is_some() {
-        type_schema.remove("format");
+        type_schema.format = None;
     }
     let mut list = &f.ty;
     while let Ty::Option(inner) = list {
@@ -1179,9 +1322,9 @@ fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
     if let Ty::List { item, .. } = list
         && number(item).is_some()
         && f.markers.iter().any(|m| is_format(m.on_items()))
-        && let Some(Value::Object(items)) = type_schema.get_mut("items")
+        && let Some(items) = &mut type_schema.items
     {
-        items.remove("format");
+        items.format = None;
     }
 }
 
@@ -1189,26 +1332,31 @@ fn format_marker_on_number(f: &Field, type_schema: &mut Schema) {
 mod tests {
     use super::*;
 
+    fn schema(v: Value) -> Schema {
+        Schema::from_value(v).unwrap()
+    }
+
     #[test]
     fn merge_hoists_constraints_set_on_both_sides() {
-        let ty = obj(
+        let ty = schema(
             json!({"type": "string", "minLength": 1, "maxLength": 255, "description": "type doc"}),
         );
-        let field = obj(json!({"type": "string", "minLength": 10, "maxLength": 10}));
+        let field = schema(json!({"type": "string", "minLength": 10, "maxLength": 10}));
         let m = merge(ty, field).unwrap();
         assert_eq!(
-            Value::Object(m),
+            m.into_value(),
             json!({"type": "string", "description": "type doc", "allOf": [{"maxLength": 255, "minLength": 1}, {"maxLength": 10, "minLength": 10}]})
         );
     }
 
     #[test]
     fn merge_prefers_field_docs_and_orders_rules() {
-        let ty = obj(
+        let ty = schema(
             json!({"type": "object", "description": "t", "x-kubernetes-validations": [{"rule": "a"}]}),
         );
-        let field = obj(json!({"description": "f", "x-kubernetes-validations": [{"rule": "b"}]}));
-        let m = merge(ty, field).unwrap();
+        let field =
+            schema(json!({"description": "f", "x-kubernetes-validations": [{"rule": "b"}]}));
+        let m = merge(ty, field).unwrap().into_value();
         assert_eq!(m["description"], json!("f"));
         assert_eq!(
             m["x-kubernetes-validations"],
@@ -1219,10 +1367,31 @@ mod tests {
     #[test]
     fn merge_rejects_conflicting_types() {
         let err = merge(
-            obj(json!({"type": "string"})),
-            obj(json!({"type": "object"})),
+            schema(json!({"type": "string"})),
+            schema(json!({"type": "object"})),
         )
         .unwrap_err();
-        assert!(err.contains("conflicting types"));
+        assert_eq!(
+            err,
+            r#"conflicting types: the type says "string", the field's markers say "object""#
+        );
+    }
+
+    /// An embedded struct's property equal to the embedding struct's is left as it is: its
+    /// required list keeps its order (k8s-openapi's are not sorted) and its rules are not doubled.
+    #[test]
+    fn merge_embedded_keeps_equal_keys_as_they_are() {
+        let p = json!({"type": "object", "required": ["type", "status"],
+            "x-kubernetes-validations": [{"rule": "a"}]});
+        let merged = merge_embedded(schema(p.clone()), schema(p.clone()));
+        assert_eq!(merged.into_value(), p);
+        let other =
+            schema(json!({"required": ["reason"], "x-kubernetes-validations": [{"rule": "b"}]}));
+        let merged = merge_embedded(schema(p), other).into_value();
+        assert_eq!(merged["required"], json!(["reason", "status", "type"]));
+        assert_eq!(
+            merged["x-kubernetes-validations"],
+            json!([{"rule": "b"}, {"rule": "a"}])
+        );
     }
 }
