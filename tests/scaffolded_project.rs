@@ -116,6 +116,9 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
         "envtest/memcached_controller",
         "envtest/cache_cluster_controller",
         "envtest/memcached_webhooks",
+        "envtest/memcached_v1alpha1_schema",
+        "envtest/cache_cluster_v1alpha1_schema",
+        "envtest/cache_cluster_v1beta1_schema",
         "cache_cluster_conversion",
     ] {
         assert!(
@@ -126,7 +129,7 @@ fn scaffolded_project_builds_tests_and_lints_clean() {
     let main = std::fs::read_to_string(project.join("tests/envtest/main.rs")).unwrap();
     assert!(
         main.contains(
-            "mod cache_cluster_controller;\nmod memcached_controller;\nmod memcached_webhooks;\n// +opgen:scaffold:envtest-modules\n"
+            "mod cache_cluster_controller;\nmod cache_cluster_v1alpha1_schema;\nmod cache_cluster_v1beta1_schema;\nmod memcached_controller;\nmod memcached_v1alpha1_schema;\nmod memcached_webhooks;\n// +opgen:scaffold:envtest-modules\n"
         ),
         "{main}"
     );
