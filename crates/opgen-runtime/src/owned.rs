@@ -84,13 +84,7 @@ where
 /// select is refused all the same. Needs `get` on the child's resource.
 pub async fn get_owned<K, O>(ctx: &Context, owner: &O, name: &str) -> Result<Option<K>>
 where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + Debug
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
+    K: ChildKind,
     O: Resource,
 {
     let namespace = owner_namespace(owner)?;
@@ -108,6 +102,39 @@ where
         }
     };
     controlled(existing, owner).map(Some)
+}
+
+/// What the owned-child helpers need of a child's kind: a namespaced kind, as k8s-openapi's
+/// and kube-derive's are, that the controller's cache can hold.
+pub trait ChildKind:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    + Clone
+    + Debug
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> ChildKind for K where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// A child's `.metadata.name`, which the helpers need to find it.
+fn child_name(child: &impl Resource) -> Result<String> {
+    child
+        .meta()
+        .name
+        .clone()
+        .ok_or(Error::MissingObjectKey(".metadata.name"))
 }
 
 /// `child` when `owner` controls it, else [`Error::OwnedByAnother`].
@@ -172,22 +199,11 @@ impl<K: Resource> Applied<K> {
 /// it.
 pub async fn apply_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
 where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
+    K: ChildKind + Serialize,
     O: Resource,
     O::DynamicType: Default,
 {
-    let name = child
-        .meta()
-        .name
-        .clone()
-        .ok_or(Error::MissingObjectKey(".metadata.name"))?;
+    let name = child_name(&child)?;
     let namespace = owner_namespace(owner)?;
     let reference = controller_reference(owner)?;
     let previous = get_owned::<K, O>(ctx, owner, &name).await?;
@@ -210,22 +226,11 @@ where
 /// created it. Needs `get` and `create` on the child's resource.
 pub async fn create_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
 where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static,
+    K: ChildKind + Serialize,
     O: Resource,
     O::DynamicType: Default,
 {
-    let name = child
-        .meta()
-        .name
-        .clone()
-        .ok_or(Error::MissingObjectKey(".metadata.name"))?;
+    let name = child_name(&child)?;
     if let Some(existing) = get_owned::<K, O>(ctx, owner, &name).await? {
         return Ok(Applied {
             previous: Some(existing.clone()),
