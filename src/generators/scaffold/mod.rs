@@ -472,12 +472,7 @@ pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
                     );
                 }
             }
-            Err(e) => {
-                return Err(Error::msg(format!(
-                    "internal error: the generated {} does not parse: {e}",
-                    path.display()
-                )));
-            }
+            Err(e) => return Err(does_not_parse(path, &e)),
         }
     }
     for plan in plans.iter_mut() {
@@ -502,15 +497,18 @@ pub fn format_deferred(ws: &mut Workspace) -> Result<()> {
         match result {
             Ok(Formatted::Done(done)) if &done != text => ws.stage(path.clone(), done),
             Ok(_) => {}
-            Err(e) => {
-                return Err(Error::msg(format!(
-                    "internal error: the generated {} does not parse: {e}",
-                    path.display()
-                )));
-            }
+            Err(e) => return Err(does_not_parse(path, &e)),
         }
     }
     Ok(())
+}
+
+/// rustfmt refused Rust a template rendered: opgen's bug, not the user's.
+fn does_not_parse(path: &Path, error: &str) -> Error {
+    Error::msg(format!(
+        "internal error: the generated {} does not parse: {error}",
+        path.display()
+    ))
 }
 
 /// Removes the first run of lines equal (trimmed) to `fragment`'s; `None` when absent.
