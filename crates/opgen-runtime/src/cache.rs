@@ -325,7 +325,8 @@ where
         self.stores_for(namespace).find_map(|store| store.get(&key))
     }
 
-    /// The cached objects in `namespace` (`None`: all of them).
+    /// The cached objects in `namespace` (`None`: all of them), by namespace and name, so
+    /// that a reconcile walking them writes in the same order every time.
     pub fn list(&self, namespace: Option<&str>) -> Vec<Arc<K>> {
         let all = self.listed(namespace).map(|cached| cached.store.state());
         distinct_in(namespace, all.flatten())
@@ -340,7 +341,6 @@ where
         children.retain(|child| {
             child.namespace().as_deref() == namespace && is_controlled_by(&**child, owner)
         });
-        children.sort_by_key(|child| child.name_any());
         children
     }
 
@@ -359,7 +359,6 @@ where
                 });
         let mut found = distinct_in(namespace, candidates.flatten());
         found.retain(|obj| index.keys(obj).iter().any(|key| key == value));
-        found.sort_by_cached_key(|obj| (obj.namespace(), obj.name_any()));
         found
     }
 
@@ -375,16 +374,18 @@ where
 }
 
 /// The objects of `objects` in `namespace` (`None`: all), each once (two controllers'
-/// watches may both hold one).
+/// watches may both hold one), by namespace and name.
 fn distinct_in<K>(namespace: Option<&str>, objects: impl Iterator<Item = Arc<K>>) -> Vec<Arc<K>>
 where
     K: Resource<DynamicType = ()>,
 {
     let mut seen = HashSet::new();
-    objects
+    let mut distinct: Vec<_> = objects
         .filter(|obj| namespace.is_none() || obj.meta().namespace.as_deref() == namespace)
         .filter(|obj| seen.insert(ObjectRef::from_obj(&**obj)))
-        .collect()
+        .collect();
+    distinct.sort_by_cached_key(|obj| (obj.namespace(), obj.name_any()));
+    distinct
 }
 
 /// The indexes a controller's watches keep, by kind.
@@ -607,7 +608,17 @@ mod tests {
             Some("b")
         );
         assert_eq!(cache.list(Some("b")).len(), 1);
-        assert_eq!(cache.list(None).len(), 5);
+        let everywhere = cache.list(None);
+        let keys: Vec<_> = everywhere
+            .iter()
+            .map(|obj| format!("{}/{}", obj.namespace().unwrap(), obj.name_any()))
+            .collect();
+        assert_eq!(
+            keys,
+            ["a/mine-1", "a/mine-2", "a/orphan", "a/theirs", "b/mine-1"],
+            "by namespace and name, whatever the stores' order"
+        );
+        assert_eq!(names(&cache.list(Some("a")))[..2], ["mine-1", "mine-2"]);
 
         let owner = config_map("a", "owner", None);
         assert_eq!(names(&cache.controlled_by(&owner)), ["mine-1", "mine-2"]);
