@@ -497,6 +497,16 @@ fn shop_fixture() {
     .expect("a fixture");
     let rust = std::fs::read_to_string(project.join("src/api/v1/widget_types.rs")).unwrap();
     assert!(rust.contains("singular = \"gizmo\""), "{rust}");
+    // What serde sends is what Go's encoder sends (shop_sample_round_trips_on_the_api_server
+    // checks it on the API server): omitempty bytes and numbers are left out when empty or
+    // zero, and a part below the Schemaless `inner` without its name reads as Go reads it.
+    for field in [
+        "    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub data: Option<ByteString>,\n",
+        "    #[serde(default, skip_serializing_if = \"is_zero\")]\n    pub size: i32,\n",
+        "    // +kubebuilder:validation:Required\n    #[serde(default)]\n    pub name: String,\n",
+    ] {
+        assert!(rust.contains(field), "{field}in:\n{rust}");
+    }
     assert!(crds["shop.example.com_widgets.yaml"].contains("    singular: gizmo\n"));
     let _ = std::fs::remove_dir_all(&project);
 }

@@ -93,6 +93,8 @@ struct Generator<'a> {
     emit: BTreeSet<TypeKey>,
     /// Kind types (written as kube's root, not as structs) and their spec/status roles.
     kinds: BTreeMap<TypeKey, KindPlan>,
+    /// Types a Schemaless field holds, and all they hold: no schema checks their fields.
+    unvalidated: HashSet<TypeKey>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
 }
@@ -137,6 +139,7 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
         catalog: MarkerCatalog::get(),
         emit: BTreeSet::new(),
         kinds: BTreeMap::new(),
+        unvalidated: HashSet::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -154,6 +157,9 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
     g.place(layout);
     g.find_kinds();
     g.find_types();
+    if g.errors.is_empty() {
+        g.find_unvalidated();
+    }
     if !g.errors.is_empty() {
         return Err(Error {
             diagnostics: std::mem::take(&mut g.errors),
@@ -751,6 +757,36 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The types below Schemaless fields ([`Generator::unvalidated`]). The API server keeps
+    /// what it is sent there, and Go's decoder reads a missing field as its zero value, so
+    /// the Rust types must too (`fields`).
+    fn find_unvalidated(&mut self) {
+        let mut queue = Vec::new();
+        let written: Vec<TypeKey> = self.emit.iter().chain(self.kinds.keys()).cloned().collect();
+        for key in written {
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("written types exist");
+            for f in struct_fields(t) {
+                let schemaless = f
+                    .markers
+                    .iter()
+                    .filter_map(typed)
+                    .any(|m| matches!(m, Typed::Schema(SchemaMarker::Schemaless)));
+                if schemaless {
+                    self.collect(p, &f.ty, &mut queue, &f.pos);
+                }
+            }
+        }
+        while let Some(key) = queue.pop() {
+            if !self.unvalidated.insert(key.clone()) {
+                continue;
+            }
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("collected types exist");
+            self.collect(p, &t.ty, &mut queue, &t.pos);
+        }
+    }
+
     fn is_list(&self, t: &GoType) -> bool {
         struct_fields(t).iter().any(|f| {
             f.name.is_empty() && matches!(f.ty.kind(), ExprKind::Qual(q) if q.path == METAV1 && q.name == "ListMeta")
@@ -1077,6 +1113,8 @@ struct FileOut {
     /// Names declared in the file.
     declared: HashSet<String>,
     btree_map: bool,
+    /// Whether a field uses the file's `is_zero` (Go's omitempty on a number or bool).
+    is_zero: bool,
     custom_resource: bool,
     doc_lints: BTreeSet<&'static str>,
     /// Names imported from other modules, and from where.
@@ -1359,6 +1397,9 @@ impl<'a> Generator<'a> {
         for item in &f.items {
             out.push('\n');
             out.push_str(item);
+        }
+        if f.is_zero {
+            out.push_str(IS_ZERO);
         }
         out
     }
@@ -1873,21 +1914,39 @@ impl<'a> Generator<'a> {
                 }
                 text.push_str("    #[serde(flatten)]\n");
             } else if optional {
-                // A struct field omitted when empty: an Option, as Go's pointer would be.
-                if ty.shape == Shape::Other
-                    && matches!(deref(&f.ty).kind(), ExprKind::Ident(_) | ExprKind::Qual(_))
-                    && !is_scalar_like(&ty.text)
-                {
+                // A struct field omitted when empty: an Option, as Go's pointer would be. So are
+                // bytes, as in k8s-openapi (caBundle): serde cannot test a ByteString for
+                // emptiness, and the API server refuses the `""` it would otherwise send.
+                let struct_like =
+                    matches!(deref(&f.ty).kind(), ExprKind::Ident(_) | ExprKind::Qual(_))
+                        && !is_scalar_like(&ty.text);
+                if ty.shape == Shape::Other && (struct_like || ty.text == "ByteString") {
                     ty = Ty {
                         text: format!("Option<{}>", ty.text),
                         shape: Shape::Option,
                     };
                 }
-                let attr = omitted_when_empty(&ty);
+                let attr = if ty.shape == Shape::Scalar && opts.omitempty() {
+                    file.is_zero = true;
+                    "#[serde(default, skip_serializing_if = \"is_zero\")]"
+                } else {
+                    omitted_when_empty(&ty)
+                };
                 if ty.shape == Shape::Map {
                     file.btree_map = true;
                 }
                 let _ = writeln!(text, "    {attr}");
+            } else if self
+                .unvalidated
+                .contains(&(p.path.clone(), owner.to_owned()))
+                && self.type_default(p, deref(&f.ty), 0)
+            {
+                // Required by the schema where one applies, but read as Go reads it where
+                // none does (below a Schemaless field): missing is the zero value.
+                if !marked_optional_required(&f.markers).1 {
+                    text.push_str("    // +kubebuilder:validation:Required\n");
+                }
+                text.push_str("    #[serde(default)]\n");
             }
             outs.push(Out {
                 ident,
@@ -2155,6 +2214,15 @@ fn doc_has(doc: &[GoComment], m: &GoMarker) -> bool {
 fn is_scalar_like(text: &str) -> bool {
     matches!(text, "serde_json::Value" | "ByteString")
 }
+
+/// Go's omitempty on a number or bool, for the files whose fields need it: serde has no test
+/// for a zero value, and sending one Go leaves out defeats a schema default or bound.
+const IS_ZERO: &str = "
+/// Go's `omitempty` on a number or bool: serde leaves out the zero value, as Go's encoder does.
+fn is_zero<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+";
 
 /// The serde attribute of an optional Go field (omitted when empty) of Rust type `ty`.
 fn omitted_when_empty(ty: &Ty) -> &'static str {

@@ -78,6 +78,9 @@ impl Check {
             return;
         }
         let (pointer, inner) = match &f.ty {
+            // k8s-openapi's optional bytes (caBundle): serde cannot test a ByteString for
+            // emptiness, so its Option is Go's omitempty `[]byte`, not a pointer.
+            Ty::Option(inner) if super::lists::is_bytes(inner) => (false, &**inner),
             Ty::Option(inner) => (true, &**inner),
             ty => (false, ty),
         };
@@ -622,11 +625,12 @@ mod tests {
     }
 
     /// cert-manager's `CABundle []byte` (`caBundle,omitempty`): bytes are Go's `[]byte`, a
-    /// slice, which kube-api-linter does not ask to be a pointer.
+    /// slice, which kube-api-linter does not ask to be a pointer. An optional ByteString is
+    /// k8s-openapi's (and `opgen import go`'s) way to leave it out, not a pointer.
     #[test]
     fn optional_bytes_need_no_option() {
         let (found_, _) = lint(
-            "    /// +optional\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub ca_bundle: Vec<u8>,\n    /// +optional\n    #[serde(default)]\n    pub ca: k8s_openapi::ByteString,\n",
+            "    /// +optional\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub ca_bundle: Vec<u8>,\n    /// +optional\n    #[serde(default)]\n    pub ca: k8s_openapi::ByteString,\n    /// +optional\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub key: Option<k8s_openapi::ByteString>,\n",
             &Settings::default(),
             optionalfields,
         );
