@@ -141,7 +141,15 @@ pub struct ManagerArgs {
     /// Log output format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// How many objects each controller reconciles at once; 0 for no limit. Each reconcile
+    /// in flight holds a connection to the API server (kube's client speaks HTTP/1.1).
+    #[arg(long, default_value_t = DEFAULT_MAX_CONCURRENT_RECONCILES)]
+    pub max_concurrent_reconciles: u16,
 }
+
+/// `--max-concurrent-reconciles` unless given.
+pub const DEFAULT_MAX_CONCURRENT_RECONCILES: u16 = 16;
 
 impl ManagerArgs {
     /// The flags as parsed from `flags` (without a program name), the others at their

@@ -86,6 +86,9 @@ pub struct Context {
     pub shutdown: CancellationToken,
     /// What the controllers' watches keep, by kind ([`Context::cache`]).
     pub(crate) caches: Caches,
+    /// How many objects each controller reconciles at once (0: no limit), as
+    /// controller-runtime's `MaxConcurrentReconciles`; `--max-concurrent-reconciles`.
+    pub max_concurrent_reconciles: u16,
 }
 
 impl Context {
@@ -111,6 +114,7 @@ impl Context {
             namespaces,
             shutdown,
             caches: Caches::default(),
+            max_concurrent_reconciles: crate::cli::DEFAULT_MAX_CONCURRENT_RECONCILES,
         }
     }
 
@@ -554,7 +558,9 @@ async fn drive<K, ReconcileFn, ReconcileFut, E, PolicyFn>(
     PolicyFn: Fn(Arc<K>, &E, Arc<Context>) -> Action + Clone,
 {
     let controllers = controllers.into_iter().map(|controller| {
+        let config = controller::Config::default().concurrency(ctx.max_concurrent_reconciles);
         controller
+            .with_config(config)
             .graceful_shutdown_on(ctx.shutdown.clone().cancelled_owned())
             .run(reconcile.clone(), error_policy.clone(), ctx.clone())
             // future::ready, not an async block: the latter makes the future of a generic

@@ -223,13 +223,15 @@ impl Manager {
         if !namespaces.is_empty() {
             info!(?namespaces, "watching only these namespaces");
         }
-        let ctx = Arc::new(Context::new(
+        let mut ctx = Context::new(
             client.clone(),
             self.name.clone(),
             metrics,
             namespaces,
             shutdown.clone(),
-        ));
+        );
+        ctx.max_concurrent_reconciles = args.max_concurrent_reconciles;
+        let ctx = Arc::new(ctx);
         let controllers = self.controllers;
         let result = if args.leader_elect {
             let namespace = args

@@ -141,9 +141,10 @@ struct Watch<K: Resource> {
 type AddWatch<K> =
     Box<dyn Fn(&Context, Option<&str>, &Cache<K>, &Indexes) -> Watch<K> + Send + Sync>;
 
-/// Reflects `stream` (a watch of kind `T` in `namespace`) into a new store, added to the
-/// context's caches with the `indexes` of kind `T`: the store (as a cache of its own) and its
-/// events, which have updated the store and its indexes when they come out.
+/// Reflects `stream` (a watch of kind `T` in `namespace`) into a new store without the objects'
+/// managedFields, added to the context's caches with the `indexes` of kind `T`: the store (as a
+/// cache of its own) and its events, which have updated the store and its indexes when they
+/// come out.
 fn cached<T>(
     ctx: &Context,
     namespace: Option<&str>,
@@ -156,6 +157,9 @@ fn cached<T>(
 where
     T: ControlledKind + Resource<DynamicType = ()>,
 {
+    // Nothing reads managedFields from a cache, and on objects the operator applies they are
+    // often most of the object (controller-runtime's TransformStripManagedFields).
+    let stream = stream.modify(|obj| obj.managed_fields_mut().clear());
     let (store, writer) = reflector::store();
     let indexer = Arc::new(Indexer::new(indexes.of::<T>()));
     ctx.caches.add(namespace, store.clone(), indexer.clone());
@@ -412,7 +416,7 @@ where
             ctx.clone(),
             cache.store().clone(),
             queue,
-            controller::Config::default(),
+            controller::Config::default().concurrency(ctx.max_concurrent_reconciles),
         )
         .boxed()
     }

@@ -1040,6 +1040,9 @@ async fn a_generation_predicate_skips_status_only_changes() {
 /// What the caching controller's reconciles found in the cache: per reconcile, the names
 /// of the widget's children.
 static CACHED: Mutex<Vec<Vec<String>>> = Mutex::new(Vec::new());
+/// The managedFields entries the caching controller's reconciles found on the cached widget
+/// and its cached children.
+static CACHED_MANAGED_FIELDS: Mutex<usize> = Mutex::new(0);
 
 /// A controller that owns a labelled ConfigMap per widget and reads it from its cache.
 const CACHING: ControllerEntry = ControllerEntry {
@@ -1055,6 +1058,11 @@ const CACHING: ControllerEntry = ControllerEntry {
 async fn reconcile_caching(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
     let cache = ctx.cache::<ConfigMap>().expect("the owned kind is cached");
     let children = cache.controlled_by(&*widget);
+    *CACHED_MANAGED_FIELDS.lock().expect("not poisoned") += widget.managed_fields().len()
+        + children
+            .iter()
+            .map(|c| c.managed_fields().len())
+            .sum::<usize>();
     CACHED
         .lock()
         .expect("not poisoned")
@@ -1130,6 +1138,21 @@ async fn a_reconcile_reads_its_children_from_the_cache() {
     );
     // Only the first reconcile, before the child existed, asked the API server.
     assert_eq!(*reads.lock().expect("not poisoned"), 1);
+    // The caches keep no managedFields, which the API server has on both.
+    assert_eq!(*CACHED_MANAGED_FIELDS.lock().expect("not poisoned"), 0);
+    let child = Api::<ConfigMap>::namespaced(admin.clone(), NAMESPACE)
+        .get("cached-cached")
+        .await
+        .expect("the child");
+    assert!(!child.managed_fields().is_empty());
+    assert!(
+        !widgets
+            .get("cached")
+            .await
+            .expect("the widget")
+            .managed_fields()
+            .is_empty()
+    );
 
     shutdown.cancel();
     task.await
@@ -1313,4 +1336,82 @@ async fn a_status_merge_patch_removes_fields_and_observes_the_generation() {
     assert_eq!(write(None).await, StatusUpdate::Updated);
     let second = status().await;
     assert_eq!((second.observed_generation, second.note), (Some(2), None));
+}
+
+/// The throttled controller's reconciles: how many run now, the most that ran at once, and
+/// the widgets reconciled.
+static THROTTLED: Mutex<(usize, usize, Vec<String>)> = Mutex::new((0, 0, Vec::new()));
+
+/// A controller whose reconciles take a while, to see how many run at once.
+const THROTTLED_CONTROLLER: ControllerEntry = ControllerEntry {
+    name: "throttled",
+    run: |ctx| {
+        Watches::new()
+            .run(
+                ctx,
+                "throttled",
+                reconcile_throttled,
+                error_policy_throttled,
+            )
+            .boxed()
+    },
+};
+
+async fn reconcile_throttled(widget: Arc<Widget>, _ctx: Arc<Context>) -> Result<Action> {
+    {
+        let mut state = THROTTLED.lock().expect("not poisoned");
+        state.0 += 1;
+        state.1 = state.1.max(state.0);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut state = THROTTLED.lock().expect("not poisoned");
+    state.0 -= 1;
+    state.2.push(widget.name_any());
+    Ok(Action::await_change())
+}
+
+fn error_policy_throttled(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("throttled", &*widget, error)
+}
+
+/// `--max-concurrent-reconciles` (controller-runtime's `MaxConcurrentReconciles`): six widgets
+/// created at once are reconciled two at a time.
+#[tokio::test]
+async fn reconciles_run_at_most_max_concurrent_reconciles_at_once() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-concurrency";
+    create_namespace(&admin, NAMESPACE).await;
+    let shutdown = CancellationToken::new();
+    let manager = Manager::new("throttled-operator")
+        .client(admin.clone())
+        .controllers(&[THROTTLED_CONTROLLER]);
+    let args = manager_args(&["--namespace", NAMESPACE, "--max-concurrent-reconciles", "2"]);
+    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    for i in 0..6 {
+        let mut widget = Widget::new(&format!("w{i}"), WidgetSpec::default());
+        widget.metadata.namespace = Some(NAMESPACE.into());
+        widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("create a widget");
+    }
+    let (_, most, _) = opgen_envtest::eventually("six widgets reconciled", TIMEOUT, || async {
+        let state = THROTTLED.lock().expect("not poisoned").clone();
+        (state.2.len() >= 6).then_some(state)
+    })
+    .await;
+    assert_eq!(most, 2, "reconciles at once");
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
 }
