@@ -101,10 +101,19 @@ fn start_manager(
     controllers: &[ControllerEntry],
     namespace: &str,
 ) -> (CancellationToken, tokio::task::JoinHandle<Result<()>>) {
+    start_manager_with(name, client, controllers, &["--namespace", namespace])
+}
+
+/// [`start_manager`] with the manager's flags given.
+fn start_manager_with(
+    name: &str,
+    client: Client,
+    controllers: &[ControllerEntry],
+    flags: &[&str],
+) -> (CancellationToken, tokio::task::JoinHandle<Result<()>>) {
     let shutdown = CancellationToken::new();
     let manager = Manager::new(name).client(client).controllers(controllers);
-    let args = manager_args(&["--namespace", namespace]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let task = tokio::spawn(manager.run_until(manager_args(flags), shutdown.clone()));
     (shutdown, task)
 }
 
@@ -1387,12 +1396,13 @@ async fn reconciles_run_at_most_max_concurrent_reconciles_at_once() {
     };
     const NAMESPACE: &str = "runtime-concurrency";
     create_namespace(&admin, NAMESPACE).await;
-    let shutdown = CancellationToken::new();
-    let manager = Manager::new("throttled-operator")
-        .client(admin.clone())
-        .controllers(&[THROTTLED_CONTROLLER]);
-    let args = manager_args(&["--namespace", NAMESPACE, "--max-concurrent-reconciles", "2"]);
-    let task = tokio::spawn(manager.run_until(args, shutdown.clone()));
+    let flags = ["--namespace", NAMESPACE, "--max-concurrent-reconciles", "2"];
+    let (shutdown, task) = start_manager_with(
+        "throttled-operator",
+        admin.clone(),
+        &[THROTTLED_CONTROLLER],
+        &flags,
+    );
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
     for i in 0..6 {
