@@ -93,8 +93,16 @@ newest_pid=$!
 trap 'kill "$newest_pid" 2>/dev/null || true' EXIT
 
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API server tests against $NEWEST_K8S ($newest) beside it"
-status=0
-KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" || status=$?
+# Each test binary's start is stamped with the seconds since set-up began, so that a run's log
+# shows where the time goes.
+set +e
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" 2>&1 |
+  while IFS= read -r line; do
+    [[ "$line" == "     Running "* ]] && line="$line [at $((SECONDS - start)) s]"
+    printf '%s\n' "$line"
+  done
+status=${PIPESTATUS[0]}
+set -e
 
 newest_status=0
 wait "$newest_pid" || newest_status=$?
