@@ -305,7 +305,9 @@ impl Report<'_, '_> {
     /// The `skip_serializing_if` line for the field's type, where the predicate is std's and
     /// serde can fill the field back in when it is missing.
     fn omit_fix(&self, x: &Facts<'_>) -> Option<Fix> {
-        let attribute = if x.pointer || self.wrapped {
+        // An Option that is no pointer to Go (optional bytes) is left out the same way.
+        let option = matches!(self.f.ty, Ty::Option(_));
+        let attribute = if x.pointer || self.wrapped || option {
             "#[serde(skip_serializing_if = \"Option::is_none\")]"
         } else if self.f.has_default {
             // A field-level `default` may be there already: serde refuses it twice.
@@ -629,17 +631,27 @@ mod tests {
     /// k8s-openapi's (and `opgen import go`'s) way to leave it out, not a pointer.
     #[test]
     fn optional_bytes_need_no_option() {
-        let (found_, _) = lint(
-            "    /// +optional\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub ca_bundle: Vec<u8>,\n    /// +optional\n    #[serde(default)]\n    pub ca: k8s_openapi::ByteString,\n    /// +optional\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub key: Option<k8s_openapi::ByteString>,\n",
+        let (found_, fixes) = lint(
+            "    /// +optional\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub ca_bundle: Vec<u8>,\n    /// +optional\n    #[serde(default)]\n    pub ca: k8s_openapi::ByteString,\n    /// +optional\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub key: Option<k8s_openapi::ByteString>,\n    /// +optional\n    pub cert: Option<k8s_openapi::ByteString>,\n",
             &Settings::default(),
             optionalfields,
         );
         assert_eq!(
             found_,
-            [found(
-                "ca",
-                "field Spec.ca should have the omitempty tag (Rust: skip_serializing_if)."
-            )]
+            [
+                found(
+                    "ca",
+                    "field Spec.ca should have the omitempty tag (Rust: skip_serializing_if)."
+                ),
+                found(
+                    "cert",
+                    "field Spec.cert should have the omitempty tag (Rust: skip_serializing_if)."
+                ),
+            ]
+        );
+        assert_eq!(
+            fixes,
+            ["16: insert #[serde(skip_serializing_if = \"Option::is_none\")]"]
         );
     }
 
