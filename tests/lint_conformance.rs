@@ -1846,6 +1846,23 @@ fn cert_manager_agrees_with_kube_api_linter() {
     });
 }
 
+/// velero's velero.io API, v1 and v2alpha1 (its version in the controller-gen real-world
+/// corpus), as jobset.
+#[test]
+fn velero_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/vmware-tanzu/velero",
+        version: "v1.18.3",
+        packages: "./pkg/apis/velero/...",
+        domain: "io",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_VELERO,
+    });
+}
+
+const KNOWN_VELERO: &[(&str, &str, &str, Side, &str)] = &[];
+
 /// prometheus-operator's API (its version in the controller-gen real-world corpus), as jobset.
 #[test]
 fn prometheus_operator_agrees_with_kube_api_linter() {
