@@ -305,9 +305,8 @@ impl Report<'_, '_> {
     /// The `skip_serializing_if` line for the field's type, where the predicate is std's and
     /// serde can fill the field back in when it is missing.
     fn omit_fix(&self, x: &Facts<'_>) -> Option<Fix> {
-        // An Option that is no pointer to Go (optional bytes) is left out the same way.
-        let option = matches!(self.f.ty, Ty::Option(_));
-        let attribute = if x.pointer || self.wrapped || option {
+        // Any Option, a pointer to Go or not (optional bytes), is left out when None.
+        let attribute = if self.wrapped || matches!(self.f.ty, Ty::Option(_)) {
             "#[serde(skip_serializing_if = \"Option::is_none\")]"
         } else if self.f.has_default {
             // A field-level `default` may be there already: serde refuses it twice.
