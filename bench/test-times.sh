@@ -2,7 +2,8 @@
 # Where the test suite's time goes: builds every test binary of the workspace as
 # `bash tools/test.sh` does, then runs each one alone (from its package's directory, as cargo
 # test does) with libtest's per-test times, and prints the binaries and the tests that took
-# longest. Needs the tools tools/test.sh sets up (it sets them up the same way).
+# longest. Sets up what the tests need as tools/test.sh does (tools/test-env.sh), for the oldest
+# Kubernetes only.
 #
 #   bench/test-times.sh [N]      # N slowest tests (default 10); full log in $OUT (default
 #                                # target/test-times.log)
@@ -15,11 +16,9 @@ top="${1:-10}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 out="${OUT:-$target/test-times.log}"
 
-KUBEBUILDER_ASSETS="$(bash tools/envtest/setup.sh 1.33.13 | tail -n 1)"
-CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
-OLM_VALIDATE="$(bash tools/olm/setup.sh | tail -n 1)/olm-validate"
-HELM="$(bash tools/helm/setup.sh | tail -n 1)/helm"
-export KUBEBUILDER_ASSETS CONTROLLER_GEN OLM_VALIDATE HELM
+# shellcheck source=tools/test-env.sh
+source tools/test-env.sh
+export KUBEBUILDER_ASSETS="$OLDEST_ASSETS"
 
 start=$SECONDS
 cargo test --workspace --locked --no-run --message-format=json 2>/dev/null |

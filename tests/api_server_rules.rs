@@ -761,7 +761,7 @@ fn the_makefile_passes_max_desc_len_to_opgen() {
     let make = |opts: &str| {
         std::process::Command::new("make")
             .arg("manifests")
-            .arg(format!("OPGEN={}", env!("CARGO_BIN_EXE_opgen")))
+            .arg(format!("OPGEN={}", support::opgen_bin().display()))
             .arg(format!("MANIFESTS_OPTS={opts}"))
             .current_dir(dir.path())
             .output()

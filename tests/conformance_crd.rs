@@ -7,6 +7,8 @@
 //! parsed documents are equal and that opgen's YAML writer prints them byte for byte like
 //! controller-gen.
 
+mod support;
+
 #[path = "fixtures/controller-gen/harness.rs"]
 mod harness;
 
@@ -313,7 +315,7 @@ fn cli_max_desc_len_writes_the_maxdesclen_golden() {
         "domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: gen\nversion: \"3\"\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+    let out = std::process::Command::new(support::opgen_bin())
         .args(["manifests", "--max-desc-len", "50"])
         .current_dir(dir.path())
         .output()

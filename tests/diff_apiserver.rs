@@ -532,7 +532,7 @@ async fn a_live_cluster_is_the_old_side() {
         .await
         .unwrap();
     let run = |new: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+        std::process::Command::new(support::opgen_bin())
             .args(["diff", "cluster:"])
             .arg(new)
             .env("KUBECONFIG", control_plane.kubeconfig_path())

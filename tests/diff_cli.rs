@@ -251,7 +251,7 @@ fn a_cluster_that_cannot_be_reached_is_an_error() {
         "apiVersion: v1\nkind: Config\nclusters:\n- name: gone\n  cluster: {server: \"https://127.0.0.1:9\"}\ncontexts:\n- name: gone\n  context: {cluster: gone, user: u}\ncurrent-context: gone\nusers:\n- name: u\n  user: {token: x}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_opgen"))
+    let out = Command::new(support::opgen_bin())
         .args(["diff", "cluster:"])
         .arg(pairs().join("field-removed/new.yaml"))
         .env("KUBECONFIG", &config)

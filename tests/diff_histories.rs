@@ -13,7 +13,7 @@ fn what_each_release_broke() {
         let Some((old, new)) = pair.crd_dirs() else {
             return;
         };
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+        let out = std::process::Command::new(support::opgen_bin())
             .arg("diff")
             .args([&old, &new])
             .args(["--strictness", "wire"])

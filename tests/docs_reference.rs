@@ -580,7 +580,7 @@ fn one_case(go: &GoModule, crd_ref_docs: &Path, linters: &Linters) -> Option<Fig
     std::fs::create_dir_all(&project).unwrap();
     let opgen = |args: &[&str]| {
         run(
-            Command::new(env!("CARGO_BIN_EXE_opgen"))
+            Command::new(support::opgen_bin())
                 .args(args)
                 .current_dir(&project)
                 .env("GOFLAGS", "-mod=mod")

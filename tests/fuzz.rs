@@ -307,7 +307,7 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// Runs the binary with a deadline; `None` when it had to be killed.
 fn run_binary(dir: &Path) -> Option<std::process::ExitStatus> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_opgen"))
+    let mut child = Command::new(support::opgen_bin())
         .args(["manifests", "--quiet"])
         .current_dir(dir)
         .stdout(Stdio::null())

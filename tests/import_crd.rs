@@ -472,7 +472,7 @@ fn a_crd_read_back_from_a_cluster_is_imported_from_stdin() {
     meta.insert("generation".into(), 1.into());
     meta["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}".into();
     crd["status"] = serde_json::json!({"storedVersions": ["v1alpha1"]});
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_opgen"))
+    let mut child = std::process::Command::new(support::opgen_bin())
         .args(["import", "crd", "-"])
         .current_dir(&project)
         .stdin(std::process::Stdio::piped())

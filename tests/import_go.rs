@@ -75,7 +75,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn opgen(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_opgen"))
+    Command::new(support::opgen_bin())
         .args(args)
         .current_dir(dir)
         // The module copies are writable and may lack go.sum lines; a module's go.work
@@ -833,7 +833,7 @@ fn project_and_shop(name: &str) -> (PathBuf, PathBuf) {
 
 fn refused(project: &Path, args: &[&str], path_env: Option<&str>) -> String {
     let before = support::tree(project);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_opgen"));
+    let mut cmd = Command::new(support::opgen_bin());
     cmd.args(args)
         .current_dir(project)
         .env("GOFLAGS", "-mod=mod");
@@ -974,7 +974,7 @@ fn mutated_go_is_imported_or_refused_never_crashes() {
             }
         }
         std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_opgen"))
+        let out = Command::new(support::opgen_bin())
             .args([
                 "import",
                 "go",
@@ -1034,7 +1034,7 @@ fn readme_coming_from_go_runs_as_written() {
     std::fs::create_dir_all(&dir).unwrap();
     // The project's cargo builds against this workspace's crates, in the shared target.
     support::patch_projects_below(&dir);
-    let bin = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
+    let bin = support::opgen_bin().parent().unwrap().to_path_buf();
     let path = format!(
         "{}:{}",
         bin.display(),

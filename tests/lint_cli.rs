@@ -1,11 +1,13 @@
 //! `opgen lint` from the command line: diagnostics at the field, the exit code, `--strict`, the
 //! configuration in Cargo.toml (and its errors at their line), and `--fix` through the writer.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn opgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_opgen"))
+    Command::new(support::opgen_bin())
         .args(args)
         .current_dir(dir)
         .output()

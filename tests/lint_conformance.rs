@@ -1248,7 +1248,7 @@ fn unexported_type_at(file: &Path, line: usize) -> Option<(String, String)> {
 }
 
 fn opgen(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_opgen"))
+    Command::new(support::opgen_bin())
         .args(args)
         .current_dir(dir)
         .env("GOFLAGS", "-mod=mod")

@@ -294,7 +294,7 @@ fn a_killed_run_leaves_whole_files_and_the_next_run_finishes_it() {
         seed ^= seed << 17;
         // Most of a run is parsing and generating: aim at its last quarter, where it writes.
         let delay = run_time.mul_f64(0.75 + (seed % 1000) as f64 / 4000.0);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_opgen"))
+        let mut child = Command::new(support::opgen_bin())
             .arg("manifests")
             .current_dir(&dir)
             .stdout(std::process::Stdio::null())
@@ -598,7 +598,7 @@ fn rbac_markers_that_grant_nothing_are_refused() {
 /// Runs `opgen edit --multigroup` in `dir` and kills it (as the writer's test hook does) after
 /// the journal and `renames` renames.
 fn edit_killed_after(dir: &Path, renames: usize) {
-    let out = Command::new(env!("CARGO_BIN_EXE_opgen"))
+    let out = Command::new(support::opgen_bin())
         .args(["edit", "--multigroup"])
         .current_dir(dir)
         .env("OPGEN_TEST_KILL_AFTER_RENAMES", renames.to_string())

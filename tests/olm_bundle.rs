@@ -34,7 +34,7 @@ fn validator() -> Option<PathBuf> {
 }
 
 fn bundle(dir: &Path, kubectl: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_opgen"))
+    Command::new(support::opgen_bin())
         .arg("bundle")
         .args(args)
         .current_dir(dir)

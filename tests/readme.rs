@@ -38,10 +38,7 @@ fn block<'b>(blocks: &'b [(String, String)], info: &str, containing: &str) -> &'
 }
 
 fn opgen_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_opgen"))
-        .parent()
-        .unwrap()
-        .to_owned()
+    support::opgen_bin().parent().unwrap().to_owned()
 }
 
 /// Runs a shell block with bash, this opgen first on PATH; returns (success, stdout+stderr).
@@ -51,16 +48,16 @@ fn sh(dir: &Path, script: &str) -> (bool, String) {
         opgen_dir().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = Command::new("bash")
-        .args(["-ec", script])
+    let mut cmd = Command::new("bash");
+    cmd.args(["-ec", script])
         .current_dir(dir)
         .env("PATH", path)
         .env("GIT_AUTHOR_NAME", "Tutorial")
         .env("GIT_AUTHOR_EMAIL", "tutorial@example.com")
         .env("GIT_COMMITTER_NAME", "Tutorial")
-        .env("GIT_COMMITTER_EMAIL", "tutorial@example.com")
-        .output()
-        .unwrap();
+        .env("GIT_COMMITTER_EMAIL", "tutorial@example.com");
+    support::clear_outer_test_env(&mut cmd);
+    let out = cmd.output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -179,13 +176,13 @@ fn the_tutorial_works_as_written() {
         &["test", "--locked"][..],
         &["clippy", "--all-targets", "--", "-D", "warnings"],
     ] {
-        let status = Command::new("cargo")
-            .args(args)
+        let mut cmd = Command::new("cargo");
+        cmd.args(args)
             .current_dir(&project)
             .env("CARGO_TARGET_DIR", &target)
-            .env_remove("RUSTFLAGS")
-            .status()
-            .unwrap();
+            .env_remove("RUSTFLAGS");
+        support::clear_outer_test_env(&mut cmd);
+        let status = cmd.status().unwrap();
         assert!(
             status.success(),
             "cargo {} failed in the tutorial's project",

@@ -69,15 +69,15 @@ fn new_project(parent: &Path) -> PathBuf {
 fn make_opgen_links_the_matching_opgen_on_path() {
     let tmp = tempfile::tempdir().unwrap();
     let project = new_project(tmp.path());
-    let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
-    let path = path_with(Some(opgen_dir));
+    let opgen_dir = support::opgen_bin().parent().unwrap().to_path_buf();
+    let path = path_with(Some(&opgen_dir));
 
     let out = make(&project, &path, &["manifests"]);
     assert!(out.status.success(), "{}", text(&out));
     let pinned = project.join(format!("bin/opgen-{VERSION}"));
     assert_eq!(
         std::fs::read_link(&pinned).unwrap(),
-        Path::new(env!("CARGO_BIN_EXE_opgen")),
+        support::opgen_bin(),
         "bin/opgen-{VERSION} should link the opgen on PATH"
     );
     assert!(
@@ -94,8 +94,8 @@ fn make_opgen_installs_the_pinned_version_when_path_has_another() {
     let source = fake_opgen(tmp.path(), "9.9.9");
     let from = format!("OPGEN_INSTALL_FROM=--path {}", source.display());
     // The opgen on PATH (this build) is not 9.9.9, so make builds 9.9.9 from the source.
-    let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
-    let path = path_with(Some(opgen_dir));
+    let opgen_dir = support::opgen_bin().parent().unwrap().to_path_buf();
+    let path = path_with(Some(&opgen_dir));
 
     let out = make(&project, &path, &["opgen", "OPGEN_VERSION=9.9.9", &from]);
     assert!(out.status.success(), "{}", text(&out));
@@ -147,8 +147,8 @@ fn deploy_targets_fall_back_to_the_committed_manifests_without_opgen() {
 fn verify_manifests_needs_a_repository_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let project = new_project(tmp.path());
-    let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
-    let path = path_with(Some(opgen_dir));
+    let opgen_dir = support::opgen_bin().parent().unwrap().to_path_buf();
+    let path = path_with(Some(&opgen_dir));
 
     let out = make(&project, &path, &["verify-manifests"]);
     assert!(!out.status.success(), "{}", text(&out));

@@ -51,6 +51,7 @@ impl Shell {
             .env("CARGO_TARGET_DIR", &self.target)
             .env_remove("RUSTFLAGS")
             .env_remove("MAKEFLAGS");
+        support::clear_outer_test_env(&mut cmd);
         cmd
     }
 
@@ -194,9 +195,9 @@ async fn the_scaffolded_readme_works_as_written() {
     let project = new_memcached_project(parent.path(), "rd");
     let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
     let shim = kubectl_shim(parent.path(), &control_plane.assets().kubectl());
-    let opgen_dir = Path::new(env!("CARGO_BIN_EXE_opgen")).parent().unwrap();
+    let opgen_dir = support::opgen_bin().parent().unwrap().to_path_buf();
     let path = std::env::join_paths(
-        [shim.as_path(), opgen_dir]
+        [shim.as_path(), &opgen_dir]
             .into_iter()
             .map(Path::to_path_buf)
             .chain(std::env::split_paths(

@@ -8,8 +8,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The opgen binary under test: `OPGEN_BIN` when set (tools/test.sh builds an optimized one from
+/// the same sources, `cargo build --profile test-opgen`), else the one cargo built for the tests.
+pub fn opgen_bin() -> PathBuf {
+    std::env::var_os("OPGEN_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_opgen")))
+}
+
 pub fn opgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_opgen"))
+    Command::new(opgen_bin())
         .args(args)
         .current_dir(dir)
         .env("SOURCE_DATE_EPOCH", "1767225600") // 2026-01-01: stable license headers
@@ -263,9 +271,15 @@ pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
         .current_dir(project)
         .env("CARGO_TARGET_DIR", projects_target_dir())
         .env_remove("RUSTFLAGS");
-    // What the outer `cargo test` sets for this test binary: a build script that reruns when
-    // one changes (ring's on CARGO_PKG_NAME) would otherwise rebuild whenever another package's
-    // tests build a project.
+    clear_outer_test_env(&mut cmd);
+    cmd
+}
+
+/// Removes what the outer `cargo test` (or `bench/test-times.sh`) set for this test binary from
+/// a command that builds a project: a build script that reruns when one changes (ring's on
+/// CARGO_PKG_NAME, anyhow's and proc-macro2's on RUSTC_BOOTSTRAP) would otherwise rebuild the
+/// projects' shared dependencies whenever another package's tests, or a timed run, build one.
+pub fn clear_outer_test_env(cmd: &mut Command) {
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
         if name.starts_with("CARGO_PKG_")
@@ -275,13 +289,13 @@ pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
                 "CARGO_CRATE_NAME",
                 "CARGO_PRIMARY_PACKAGE",
                 "CARGO_TARGET_TMPDIR",
+                "RUSTC_BOOTSTRAP",
             ]
             .contains(&name.as_ref())
         {
             cmd.env_remove(name.as_ref());
         }
     }
-    cmd
 }
 
 /// What [`project_cargo`] does, for the cargo that commands run below `dir` start (`make`
