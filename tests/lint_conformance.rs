@@ -427,6 +427,13 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
         "opgen's markers stage refuses a marker given twice on one field or type (an error, before any lint), so this test drops the repeat from the Go and the field (or the field of a type alias that had the pair) sees it once; and the declarative spellings `+default:value=` and `+k8s:format`/`minLength`/... are not in opgen's catalog, which import go leaves out with a warning. opgen's uniquemarkers reports a marker on a field and again on its type",
     ),
     (
+        "maxlength",
+        "MaxLength",
+        "allOf",
+        Side::Kal,
+        "a field of the anonymous struct above allOf (`Struct`'s StringWithoutMaxLength), keyed to the next declared field: import go writes the anonymous struct as serde_json::Value; allOf itself is Schemaless, which KAL's field inspector and opgen lint skip",
+    ),
+    (
         "minlength",
         "MinLength",
         "inlineStruct",
@@ -2040,6 +2047,154 @@ const KNOWN_VELERO: &[(&str, &str, &str, Side, &str)] = &[
     ),
     ("jsontags", "typeInfo", "", Side::Kal, UNEXPORTED),
     ("optionalorrequired", "typeInfo", "", Side::Kal, UNEXPORTED),
+];
+
+/// Chaos Mesh's chaos-mesh.org API (its version in the controller-gen real-world corpus; the
+/// v1alpha1 package: the module's other package, genericwebhook, holds no API types), as
+/// jobset.
+#[test]
+fn chaos_mesh_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/chaos-mesh/chaos-mesh/api",
+        version: "v0.0.0-20260906172039-d70b66ad97ac",
+        packages: "./v1alpha1/...",
+        domain: "org",
+        embedded_object_meta: false,
+        multigroup: false,
+        known: KNOWN_CHAOS_MESH,
+    });
+}
+
+const NO_SPACE_MARKER: &str = "`//+optional`, without a space (chaos-mesh's AttrOverrideSpec): controller-gen reads it as the marker, and so does import go, so the Rust field is optional; KAL's marker parser wants `// +`, so to it the field has no marker";
+const EMBEDDED_FIELD: &str = "an embedded Go field of a named non-struct type with a json name (ExperimentStatus's `DesiredPhase `json:\"desiredPhase\"``): KAL's field inspector skips embedded fields, while controller-gen writes it as a field of that name, and so does import go, which opgen checks";
+const UNEXPORTED_FIELDS: &str = "unexported Go fields without json tags (chaos-mesh's registry of its kinds, ChaosKind and chaosKindMap): encoding/json and controller-gen skip them, and so does import go, so the Rust has no field to lint; KAL checks every field of a type declaration";
+
+/// Disagreements on chaos-mesh: the classes of the modules above, and three of its own.
+const KNOWN_CHAOS_MESH: &[(&str, &str, &str, Side, &str)] = &[
+    ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "status", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalfields", "*", "status", Side::Kal, KIND_ROOT),
+    ("integers", "*", "*", Side::Kal, UNSIGNED),
+    (
+        "optionalorrequired",
+        "AttrOverrideSpec",
+        "*",
+        Side::Kal,
+        NO_SPACE_MARKER,
+    ),
+    (
+        "nophase",
+        "ExperimentStatus",
+        "desiredPhase",
+        Side::Opgen,
+        EMBEDDED_FIELD,
+    ),
+    (
+        "nomaps",
+        "HTTPStatusCheck",
+        "headers",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "defaults",
+        "ScheduleSpec",
+        "concurrencyPolicy",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "ScheduleSpec",
+        "concurrencyPolicy",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "ChaosOnlyScheduleSpec",
+        "concurrencyPolicy",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "ConditionalBranchesStatus",
+        "branches",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "ConditionalBranchesStatus",
+        "context",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "JVMParameter",
+        "exception",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "JVMParameter",
+        "name",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "JVMParameter",
+        "returnValue",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "JVMParameter",
+        "ruleData",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "RemoteClusterCondition",
+        "reason",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "optionalfields",
+        "PhysicalMachineSelector",
+        "selector",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "ScheduleStatus",
+        "time",
+        Side::Kal,
+        OMITTED,
+    ),
+    ("jsontags", "ChaosKind", "*", Side::Kal, UNEXPORTED_FIELDS),
+    (
+        "optionalorrequired",
+        "ChaosKind",
+        "*",
+        Side::Kal,
+        UNEXPORTED_FIELDS,
+    ),
+    ("nomaps", "ChaosKind", "", Side::Kal, UNEXPORTED_FIELDS),
 ];
 
 /// prometheus-operator's API (its version in the controller-gen real-world corpus), as jobset.

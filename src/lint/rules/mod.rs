@@ -297,13 +297,23 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 /// Each struct of the model with its fields (enum variants' fields are not API fields).
-fn structs<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &'m Field)> {
+fn every_field<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &'m Field)> {
     model.types.iter().flat_map(|t| {
         let fields: &[Field] = match &t.shape {
             Shape::Struct(fields) => fields,
             _ => &[],
         };
         fields.iter().filter(|f| !f.flatten).map(move |f| (t, f))
+    })
+}
+
+/// The fields kube-api-linter's rules inspect: every field but a `Schemaless` one, whose
+/// schema its markers write by hand (its field inspector skips them).
+fn structs<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &'m Field)> {
+    every_field(model).filter(|(_, f)| {
+        !f.markers
+            .iter()
+            .any(|m| matches!(m.on_node(), Some(SchemaMarker::Schemaless)))
     })
 }
 

@@ -655,6 +655,32 @@ mod tests {
     }
 
     #[test]
+    fn a_schemaless_field_is_not_inspected() {
+        // As kube-api-linter's field inspector: a Schemaless field's markers write its schema.
+        let fields = "    /// +optional\n    /// +kubebuilder:validation:Schemaless\n    /// +kubebuilder:pruning:PreserveUnknownFields\n    /// +kubebuilder:validation:Type=object\n    #[serde(default)]\n    pub config_override: serde_json::Value,\n";
+        let (found_, _) = lint(fields, &Settings::default(), optionalfields);
+        assert_eq!(found_, []);
+        let (found_, _) = lint(
+            &fields.replace("    /// +kubebuilder:validation:Schemaless\n", ""),
+            &Settings::default(),
+            optionalfields,
+        );
+        assert_eq!(
+            found_,
+            [
+                found(
+                    "config_override",
+                    "field Spec.config_override should be a pointer."
+                ),
+                found(
+                    "config_override",
+                    "field Spec.config_override should have the omitempty tag (Rust: skip_serializing_if)."
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn an_optional_list_needs_no_option_unless_its_minimum_is_zero() {
         let (found_, fixes) = lint(
             "    /// +optional\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub tags: Option<Vec<String>>,\n    /// +optional\n    /// +kubebuilder:validation:MinItems=0\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub empty_ok: Option<Vec<String>>,\n    /// +optional\n    /// +kubebuilder:validation:MinItems=0\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub unset: Vec<String>,\n",

@@ -3,7 +3,7 @@
 use super::*;
 
 pub(super) fn optionnull(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in every_field(model) {
         if !model.is_option(&f.ty) || f.skip_serializing_if || f.custom_with {
             continue;
         }
