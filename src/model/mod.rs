@@ -39,8 +39,10 @@ pub enum Ty {
     Float {
         bits: u8,
     },
-    /// `Vec<u8>`: base64 on the wire.
-    Bytes,
+    /// `Vec<u8>`, or k8s-openapi's `ByteString` (`byte_string`): base64 on the wire.
+    Bytes {
+        byte_string: bool,
+    },
     Option(Box<Ty>),
     List {
         item: Box<Ty>,

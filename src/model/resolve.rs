@@ -1432,7 +1432,7 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, External> {
         }
     };
     if krate == "k8s_openapi" && name == "ByteString" {
-        return Ok(Ty::Bytes);
+        return Ok(Ty::Bytes { byte_string: true });
     }
     if krate == "k8s_openapi" {
         return Ok(Ty::K8s(path[1..].join("::")));
@@ -1529,7 +1529,7 @@ fn external_ty(path: &[String], mut args: Vec<Ty>) -> Result<Ty, External> {
             Ty::Integer {
                 bits: 8,
                 signed: false,
-            } if name == "Vec" => Ty::Bytes,
+            } if name == "Vec" => Ty::Bytes { byte_string: false },
             item => Ty::List {
                 item: Box::new(item),
                 set: false,

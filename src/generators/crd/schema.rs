@@ -100,7 +100,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
             Ty::Float { bits } => {
                 Schema::with_format("number", if *bits == 32 { "float" } else { "double" })
             }
-            Ty::Bytes => Schema::with_format("string", "byte"),
+            Ty::Bytes { .. } => Schema::with_format("string", "byte"),
             Ty::Option(inner) => self.ty(inner, loc, diags),
             Ty::List { item, set } => {
                 let mut s = list_of(self.ty(item, loc, diags));

@@ -301,7 +301,7 @@ impl Walk<'_, '_> {
             Ty::String => TypeRef::Basic("string".into()),
             Ty::Integer { .. } => TypeRef::Basic("integer".into()),
             Ty::Float { .. } => TypeRef::Basic("float".into()),
-            Ty::Bytes => TypeRef::Basic("string".into()),
+            Ty::Bytes { .. } => TypeRef::Basic("string".into()),
             Ty::Json | Ty::Unit => TypeRef::Basic("JSON".into()),
             Ty::JsonObject => TypeRef::Basic("object".into()),
             Ty::Option(inner) => self.visit(inner, node),

@@ -43,7 +43,7 @@ fn is_object(model: &Model<'_>, ty: &Ty) -> bool {
 pub(super) fn is_bytes(ty: &Ty) -> bool {
     match ty {
         Ty::Option(inner) => is_bytes(inner),
-        Ty::Bytes => true,
+        Ty::Bytes { .. } => true,
         Ty::K8s(path) => path.ends_with("ByteString"),
         _ => false,
     }
@@ -171,7 +171,7 @@ pub(super) fn maxlength(model: &Model<'_>, out: &mut Vec<Finding>) {
                     prefix = format!("{prefix} type {}", alias.name);
                     ty = inner;
                 }
-                Ty::String | Ty::Bytes => {
+                Ty::String | Ty::Bytes { .. } => {
                     if !bounds_string(&markers, false) {
                         messages.push(format!(
                             "{prefix} must have a maximum length, add kubebuilder:validation:MaxLength marker"
@@ -310,7 +310,7 @@ fn min_bounds(model: &Model<'_>, f: &Field, prefix: &str) -> Vec<String> {
     for _ in 0..MAX_DEPTH {
         match ty {
             Ty::Option(inner) => ty = inner,
-            Ty::String | Ty::Bytes => {
+            Ty::String | Ty::Bytes { .. } => {
                 return (!bounds_string_below(&markers, false))
                     .then(|| format!("{prefix} must have a minimum length, add kubebuilder:validation:MinLength marker"))
                     .into_iter()

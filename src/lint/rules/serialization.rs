@@ -314,9 +314,11 @@ impl Report<'_, '_> {
         } else {
             match x.inner {
                 Ty::String => "#[serde(default, skip_serializing_if = \"String::is_empty\")]",
-                Ty::List { .. } | Ty::Bytes => {
+                Ty::List { .. } | Ty::Bytes { byte_string: false } => {
                     "#[serde(default, skip_serializing_if = \"Vec::is_empty\")]"
                 }
+                // serde cannot ask a ByteString whether it is empty: no mechanical fix (an
+                // `Option<ByteString>` is one, as k8s-openapi writes `caBundle`).
                 _ => return None,
             }
         };
@@ -395,7 +397,7 @@ fn zero_value(
     };
     match ty {
         Ty::Option(inner) => zero_value(model, f, inner, consider_omitzero, depth + 1),
-        Ty::String | Ty::Bytes => string(),
+        Ty::String | Ty::Bytes { .. } => string(),
         Ty::Bool => (true, true),
         Ty::Integer { .. } | Ty::Float { .. } => {
             let minimum = match node(&|m| matches!(m, SchemaMarker::Minimum(_))) {
@@ -502,7 +504,7 @@ fn struct_zero_value(
 /// The zero value as JSON, for messages.
 fn zero_text(model: &Model<'_>, ty: &Ty) -> String {
     match resolved(model, ty) {
-        Ty::String | Ty::Bytes => "\"\"".to_owned(),
+        Ty::String | Ty::Bytes { .. } => "\"\"".to_owned(),
         Ty::Bool => "false".to_owned(),
         Ty::Integer { .. } => "0".to_owned(),
         Ty::Float { .. } => "0.0".to_owned(),
@@ -529,7 +531,7 @@ fn zero_text(model: &Model<'_>, ty: &Ty) -> String {
 
 fn validation_hint(model: &Model<'_>, ty: &Ty) -> &'static str {
     match resolved(model, ty) {
-        Ty::String | Ty::Bytes => "minimum length",
+        Ty::String | Ty::Bytes { .. } => "minimum length",
         Ty::Integer { .. } | Ty::Float { .. } => "minimum/maximum",
         Ty::List { .. } => "min items",
         Ty::Map(_) => "min properties",
@@ -651,6 +653,33 @@ mod tests {
         assert_eq!(
             fixes,
             ["16: insert #[serde(skip_serializing_if = \"Option::is_none\")]"]
+        );
+    }
+
+    #[test]
+    fn a_byte_string_gets_no_fix_that_would_not_compile() {
+        // `Vec::is_empty` takes a `&Vec<u8>`; serde would hand it a `&ByteString`.
+        let (found_, fixes) = lint(
+            "    /// +optional\n    pub ca: k8s_openapi::ByteString,\n    /// +optional\n    pub raw: Vec<u8>,\n",
+            &Settings::default(),
+            optionalfields,
+        );
+        assert_eq!(
+            found_,
+            [
+                found(
+                    "ca",
+                    "field Spec.ca should have the omitempty tag (Rust: skip_serializing_if)."
+                ),
+                found(
+                    "raw",
+                    "field Spec.raw should have the omitempty tag (Rust: skip_serializing_if)."
+                ),
+            ]
+        );
+        assert_eq!(
+            fixes,
+            ["9: insert #[serde(default, skip_serializing_if = \"Vec::is_empty\")]"]
         );
     }
 
