@@ -1399,7 +1399,13 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
                 namespaced: *namespaced,
             })
             .collect();
-        samples_on_the_api_server(&project, &sample_files, &typed, samples.len());
+        samples_on_the_api_server(
+            &project,
+            &format!("live-{domain}"),
+            &sample_files,
+            &typed,
+            samples.len(),
+        );
     }
 }
 

@@ -1085,6 +1085,7 @@ fn shop_sample_round_trips_on_the_api_server() {
     let sample = fixture("import-go/shop/config/samples/shop_v1_widget.yaml");
     samples_on_the_api_server(
         &project,
+        "shop",
         &[sample],
         &[Typed {
             kind: "Widget",
@@ -1123,7 +1124,7 @@ fn round_trip_module(case: &Case, names: &[&str], group: &str, kinds: &[Typed]) 
     let (files, count) = samples(&src, names, group);
     assert!(count > 0, "the samples hold objects of {group}");
     let (_, project, _) = import(case).expect("the module imports");
-    samples_on_the_api_server(&project, &files, kinds, count);
+    samples_on_the_api_server(&project, case.go.module, &files, kinds, count);
     let _ = std::fs::remove_dir_all(&project);
 }
 

@@ -28,10 +28,13 @@ pub struct Typed<'a> {
 
 /// Item 3 of the import: each sample is accepted by a real API server under opgen's CRDs, is
 /// read back into the imported Rust type, and serializes with every field the server holds
-/// (the CRDs' defaults included). Writes `tests/roundtrip.rs` into the imported project and
-/// runs it there; the count of objects read back typed must be `expected`.
+/// (the CRDs' defaults included). Writes the samples and `tests/roundtrip.rs` into the imported
+/// project and runs it in its stable copy `roundtrip/<name>` ([`super::stable_copy`]), under a
+/// package name of its own, so that a second run of the suite finds it built; the count of
+/// objects read back typed must be `expected`.
 pub fn samples_on_the_api_server(
     project: &Path,
+    name: &str,
     samples: &[PathBuf],
     kinds: &[Typed],
     expected: usize,
@@ -61,9 +64,21 @@ pub fn samples_on_the_api_server(
             )
         })
         .collect();
+    // Inside the project, named relative to it (cargo runs a test in its package's directory):
+    // the test's source is then the same in every run.
+    let dir = project.join("tests/roundtrip-samples");
+    std::fs::create_dir_all(&dir).unwrap();
     let files: String = samples
         .iter()
-        .map(|s| format!("    {:?},\n", s.display().to_string()))
+        .enumerate()
+        .map(|(i, sample)| {
+            let file = format!(
+                "tests/roundtrip-samples/{i:03}-{}",
+                sample.file_name().unwrap().to_string_lossy()
+            );
+            std::fs::copy(sample, project.join(&file)).unwrap();
+            format!("    {file:?},\n")
+        })
         .collect();
     let test = format!(
         r#"//! Written by opgen's tests (tests/support/roundtrip.rs): the samples on a real API server, read back typed.
@@ -211,10 +226,11 @@ async fn imported_types_agree_with_their_crd_schemas() {{
 "#
     );
     select_k8s_for_build(project);
-    std::fs::create_dir_all(project.join("tests")).unwrap();
+    package_of_its_own(project, name);
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
+    let built = super::stable_copy(project, &format!("roundtrip/{name}"));
     let status = super::project_cargo(
-        project,
+        &built,
         &["test", "--test", "roundtrip", "--", "--nocapture"],
     )
     .status()
@@ -222,6 +238,40 @@ async fn imported_types_agree_with_their_crd_schemas() {{
     assert!(
         status.success(),
         "the round trip failed in {}",
-        project.display()
+        built.display()
     );
+}
+
+/// Renames the project's package to `<package>-roundtrip-<name>`, its library keeping its crate
+/// name: cargo keeps one build of a package name in a target directory, so projects of one
+/// name (every import's `imported`) would otherwise rebuild each other in every run.
+fn package_of_its_own(project: &Path, name: &str) {
+    let cargo_toml = project.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo_toml).unwrap();
+    let package = text
+        .lines()
+        .find_map(|l| l.strip_prefix("name = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("a package name")
+        .to_owned();
+    let suffix: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let text = text
+        .replacen(
+            &format!("name = \"{package}\""),
+            &format!("name = \"{package}-roundtrip-{suffix}\""),
+            1,
+        )
+        .replacen(
+            "[lib]\n",
+            &format!("[lib]\nname = \"{}\"\n", package.replace('-', "_")),
+            1,
+        );
+    assert!(
+        text.contains("-roundtrip-") && text.contains("[lib]\nname = "),
+        "{text}"
+    );
+    std::fs::write(&cargo_toml, text).unwrap();
 }
