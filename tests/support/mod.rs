@@ -298,6 +298,47 @@ pub fn clear_outer_test_env(cmd: &mut Command) {
     }
 }
 
+/// Renames the project's package to `<package>-<name>` (`name`'s other characters than ASCII
+/// letters and digits made `-`), its library keeping its crate name: cargo keeps one build of a
+/// package name in a target directory, so projects of one name (every import's `imported`)
+/// built at their stable copies ([`stable_copy`]) would otherwise rebuild each other in every
+/// run.
+pub fn package_of_its_own(project: &Path, name: &str) {
+    let cargo_toml = project.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo_toml).unwrap();
+    let package = text
+        .lines()
+        .find_map(|l| l.strip_prefix("name = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("a package name")
+        .to_owned();
+    let suffix: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    assert!(
+        !text.contains("[lib]\nname = "),
+        "{} names its library already",
+        cargo_toml.display()
+    );
+    let text = text
+        .replacen(
+            &format!("name = \"{package}\""),
+            &format!("name = \"{package}-{suffix}\""),
+            1,
+        )
+        .replacen(
+            "[lib]\n",
+            &format!("[lib]\nname = \"{}\"\n", package.replace('-', "_")),
+            1,
+        );
+    assert!(
+        text.contains(&format!("name = \"{package}-{suffix}\"")) && text.contains("[lib]\nname = "),
+        "{text}"
+    );
+    std::fs::write(&cargo_toml, text).unwrap();
+}
+
 /// What [`project_cargo`] does, for the cargo that commands run below `dir` start (`make`
 /// in a scaffolded project): `dir/.cargo/config.toml` patches opgen-runtime and opgen-envtest
 /// to this workspace's `crates/`.

@@ -226,7 +226,7 @@ async fn imported_types_agree_with_their_crd_schemas() {{
 "#
     );
     select_k8s_for_build(project);
-    package_of_its_own(project, name);
+    super::package_of_its_own(project, &format!("roundtrip-{name}"));
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
     let built = super::stable_copy(project, &format!("roundtrip/{name}"));
     let status = super::project_cargo(
@@ -240,38 +240,4 @@ async fn imported_types_agree_with_their_crd_schemas() {{
         "the round trip failed in {}",
         built.display()
     );
-}
-
-/// Renames the project's package to `<package>-roundtrip-<name>`, its library keeping its crate
-/// name: cargo keeps one build of a package name in a target directory, so projects of one
-/// name (every import's `imported`) would otherwise rebuild each other in every run.
-fn package_of_its_own(project: &Path, name: &str) {
-    let cargo_toml = project.join("Cargo.toml");
-    let text = std::fs::read_to_string(&cargo_toml).unwrap();
-    let package = text
-        .lines()
-        .find_map(|l| l.strip_prefix("name = \""))
-        .and_then(|l| l.strip_suffix('"'))
-        .expect("a package name")
-        .to_owned();
-    let suffix: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let text = text
-        .replacen(
-            &format!("name = \"{package}\""),
-            &format!("name = \"{package}-roundtrip-{suffix}\""),
-            1,
-        )
-        .replacen(
-            "[lib]\n",
-            &format!("[lib]\nname = \"{}\"\n", package.replace('-', "_")),
-            1,
-        );
-    assert!(
-        text.contains("-roundtrip-") && text.contains("[lib]\nname = "),
-        "{text}"
-    );
-    std::fs::write(&cargo_toml, text).unwrap();
 }
