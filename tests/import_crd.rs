@@ -301,8 +301,7 @@ fn imported_types_build() {
     opgen_ok(&project, &["manifests", "--check"]);
     // The library, where the imported types are: its test build would compile them a second
     // time (with twice the memory of a large crate) and holds nothing imported.
-    support::package_of_its_own(&project, "import_crd/imported_types_build");
-    let built = stable_copy(&project, "import_crd/imported_types_build");
+    let built = support::stable_copy_of_its_own(&project, "import_crd/imported_types_build");
     project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
 }
 

@@ -265,8 +265,7 @@ fn compare(case: &Case) -> Option<String> {
     // library, where the imported types are: its test build would compile them a second time
     // and holds nothing imported.
     select_k8s_for_build(&project);
-    support::package_of_its_own(&project, &stable_name(case));
-    let built = support::stable_copy(&project, &stable_name(case));
+    let built = support::stable_copy_of_its_own(&project, &stable_name(case));
     support::project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
     let _ = std::fs::remove_dir_all(&project);
     Some(stderr)
@@ -541,8 +540,7 @@ fn stable_name(case: &Case) -> String {
 
 /// The imported project builds clippy-clean and passes its tests (envtest's included).
 fn builds_and_passes_its_tests(project: &Path, stable_name: &str) {
-    support::package_of_its_own(project, stable_name);
-    let built = support::stable_copy(project, stable_name);
+    let built = support::stable_copy_of_its_own(project, stable_name);
     support::project_cargo_ok(&built, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     support::project_cargo_ok(&built, &["test"]);
 }

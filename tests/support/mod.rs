@@ -339,6 +339,13 @@ pub fn package_of_its_own(project: &Path, name: &str) {
     std::fs::write(&cargo_toml, text).unwrap();
 }
 
+/// [`stable_copy`] of `project` under a package name of its own ([`package_of_its_own`]), both
+/// named by `name`.
+pub fn stable_copy_of_its_own(project: &Path, name: &str) -> PathBuf {
+    package_of_its_own(project, name);
+    stable_copy(project, name)
+}
+
 /// What [`project_cargo`] does, for the cargo that commands run below `dir` start (`make`
 /// in a scaffolded project): `dir/.cargo/config.toml` patches opgen-runtime and opgen-envtest
 /// to this workspace's `crates/`.

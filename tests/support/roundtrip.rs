@@ -226,9 +226,8 @@ async fn imported_types_agree_with_their_crd_schemas() {{
 "#
     );
     select_k8s_for_build(project);
-    super::package_of_its_own(project, &format!("roundtrip-{name}"));
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
-    let built = super::stable_copy(project, &format!("roundtrip/{name}"));
+    let built = super::stable_copy_of_its_own(project, &format!("roundtrip/{name}"));
     let status = super::project_cargo(
         &built,
         &["test", "--test", "roundtrip", "--", "--nocapture"],

@@ -12,7 +12,7 @@ pub(super) fn optionalorrequired(model: &Model<'_>, out: &mut Vec<Finding>) {
         K8S_OPTIONAL, K8S_REQUIRED, KUBEBUILDER_VALIDATION_OPTIONAL as KB_OPTIONAL,
         KUBEBUILDER_VALIDATION_REQUIRED as KB_REQUIRED, OPTIONAL, REQUIRED,
     };
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let m = &f.markers;
         let optional = has(m, OPTIONAL) || has(m, KB_OPTIONAL) || has(m, K8S_OPTIONAL);
         let required = has(m, REQUIRED) || has(m, KB_REQUIRED) || has(m, K8S_REQUIRED);
@@ -52,7 +52,7 @@ pub(super) fn is_required(m: &Marker) -> bool {
 }
 
 pub(super) fn defaultorrequired(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let default = f.markers.iter().any(|m| {
             matches!(
                 m.on_node(),
@@ -72,7 +72,7 @@ pub(super) fn nonpointerstructs(model: &Model<'_>, out: &mut Vec<Finding>) {
     let optional = |m: &SchemaMarker| matches!(m, SchemaMarker::Optional);
     let required =
         |m: &SchemaMarker| matches!(m, SchemaMarker::Required | SchemaMarker::K8sRequired);
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         // Go's non-pointer struct: a struct type, not an Option, through aliases.
         let mut ty = &f.ty;
         let inner = loop {
@@ -127,7 +127,7 @@ fn status_types<'m>(model: &'m Model<'_>) -> Vec<&'m TypeDef> {
         }
     }
     // As kube-api-linter finds them: the type of any field named `status`.
-    for (_, f) in structs(model).filter(|(_, f)| f.json_name == "status") {
+    for (_, f) in inspected_fields(model).filter(|(_, f)| f.json_name == "status") {
         let mut ty = &f.ty;
         while let Ty::Option(inner) = ty {
             ty = inner;
@@ -217,7 +217,7 @@ pub(super) fn defaults(model: &Model<'_>, settings: &Settings, out: &mut Vec<Fin
         DefaultMarker::Default => (names::DEFAULT, names::KUBEBUILDER_DEFAULT),
         DefaultMarker::Kubebuilder => (names::KUBEBUILDER_DEFAULT, names::DEFAULT),
     };
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let of = |name: &str| -> Vec<&Marker> {
             f.markers.iter().filter(|m| m.name() == name).collect()
         };

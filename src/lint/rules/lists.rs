@@ -82,7 +82,7 @@ fn item_fields(model: &Model<'_>, ty: &Ty) -> Option<Vec<String>> {
 
 pub(super) fn ssatags(model: &Model<'_>, out: &mut Vec<Finding>) {
     use crate::markers::typed::ListType;
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let name = field_name(t, f);
         if is_bytes(&f.ty)
             && f.markers
@@ -153,7 +153,7 @@ fn bounds_string(markers: &[&Marker], items: bool) -> bool {
 }
 
 pub(super) fn maxlength(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         // The field's markers and those of each alias on the way, as kube-api-linter combines them.
         let mut markers: Vec<&Marker> = f.markers.iter().collect();
         let mut prefix = field_name(t, f);
@@ -248,7 +248,7 @@ fn list_item<'m>(model: &'m Model<'_>, ty: &'m Ty) -> Option<&'m Ty> {
 
 pub(super) fn arrayofstruct(model: &Model<'_>, out: &mut Vec<Finding>) {
     use crate::markers::typed::names::KUBEBUILDER_VALIDATION_EXACTLY_ONE_OF as EXACTLY_ONE_OF;
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let Some((item, fields)) = list_item(model, &f.ty).and_then(|i| struct_of(model, i)) else {
             continue;
         };
@@ -294,7 +294,7 @@ fn has_node_marker(markers: &[&Marker], want: fn(&SchemaMarker) -> bool) -> bool
 }
 
 pub(super) fn minlength(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         for message in min_bounds(model, f, &field_name(t, f)) {
             out.push(on_field("minlength", t, f, message));
         }

@@ -28,7 +28,7 @@ pub(super) fn duplicatemarkers(model: &Model<'_>, out: &mut Vec<Finding>) {
             ));
         }
     }
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         for marker in twice(&f.markers) {
             out.push(on_field(
                 "duplicatemarkers",
@@ -65,8 +65,8 @@ pub(super) fn nonullable(model: &Model<'_>, out: &mut Vec<Finding>) {
         }
         matches!(ty, Ty::Named(id) if model.type_def(*id).transparent && model.type_def(*id).markers.iter().any(nullable))
     };
-    for (t, f) in
-        structs(model).filter(|(_, f)| f.markers.iter().any(nullable) || alias_nullable(&f.ty))
+    for (t, f) in inspected_fields(model)
+        .filter(|(_, f)| f.markers.iter().any(nullable) || alias_nullable(&f.ty))
     {
         out.push(on_field(
             "nonullable",
@@ -178,7 +178,7 @@ pub(super) fn uniquemarkers(model: &Model<'_>, settings: &Settings, out: &mut Ve
             ));
         }
     }
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let markers: Vec<&Marker> = field_and_type_markers(model, f)
             .into_iter()
             .map(|(m, _)| m)
@@ -217,7 +217,8 @@ fn marker_sites<'m>(model: &'m Model<'_>) -> Vec<Site<'m>> {
         .types
         .iter()
         .map(|t| (t, None, t.markers.iter().map(|m| (m, t.loc.file)).collect()));
-    let fields = structs(model).map(|(t, f)| (t, Some(f), field_and_type_markers(model, f)));
+    let fields =
+        inspected_fields(model).map(|(t, f)| (t, Some(f), field_and_type_markers(model, f)));
     types.chain(fields).collect()
 }
 
@@ -307,7 +308,7 @@ pub(super) fn preferredmarkers(model: &Model<'_>, settings: &Settings, out: &mut
 }
 
 pub(super) fn conflictingmarkers(model: &Model<'_>, settings: &Settings, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let markers = field_and_type_markers(model, f);
         for conflict in &settings.conflictingmarkers.conflicts {
             let found: Vec<Vec<&str>> = conflict
@@ -348,7 +349,7 @@ pub(super) fn conflictingmarkers(model: &Model<'_>, settings: &Settings, out: &m
 
 pub(super) fn dependenttags(model: &Model<'_>, settings: &Settings, out: &mut Vec<Finding>) {
     use crate::lint::settings::DependencyType;
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let markers = field_and_type_markers(model, f);
         let present = |id: &str| markers.iter().any(|(m, _)| m.name() == id);
         for rule in settings

@@ -309,7 +309,7 @@ fn every_field<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &
 
 /// The fields kube-api-linter's rules inspect: every field but a `Schemaless` one, whose
 /// schema its markers write by hand (its field inspector skips them).
-fn structs<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &'m Field)> {
+fn inspected_fields<'m>(model: &'m Model<'_>) -> impl Iterator<Item = (&'m TypeDef, &'m Field)> {
     every_field(model).filter(|(_, f)| {
         !f.markers
             .iter()
@@ -399,7 +399,7 @@ fn type_rule(
     rule: &'static str,
     bad: fn(&Ty) -> Option<String>,
 ) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let mut found = None;
         walk(
             model,

@@ -10,7 +10,7 @@ fn is_camel_case(name: &str) -> bool {
 }
 
 pub(super) fn jsontags(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         if !is_camel_case(&f.json_name) {
             let mut finding = on_field(
                 "jsontags",
@@ -29,7 +29,7 @@ pub(super) fn jsontags(model: &Model<'_>, out: &mut Vec<Finding>) {
 }
 
 pub(super) fn commentstart(model: &Model<'_>, out: &mut Vec<Finding>) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let message = if f.doc.is_empty() {
             format!("{} is missing its doc comment", field_name(t, f))
         } else if !f.doc.starts_with(&format!("{} ", f.json_name)) {
@@ -55,7 +55,7 @@ fn naming(
     word: &str,
     message: &str,
 ) {
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let hit = |name: &str| name.to_ascii_lowercase().contains(word);
         if hit(&f.json_name) || hit(&f.rust_name) {
             out.push(on_field(
@@ -71,7 +71,7 @@ fn naming(
 pub(super) fn noreferences(model: &Model<'_>, out: &mut Vec<Finding>) {
     // kube-api-linter's default policy (PreferAbbreviatedReference), `^[Rr]eference|Reference(s?)$`,
     // on the JSON name (the Go field name it reads is the same word in PascalCase).
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         let name = f.json_name.as_str();
         let hit = name.starts_with("reference")
             || name.starts_with("Reference")
@@ -119,7 +119,7 @@ pub(super) fn namingconventions(model: &Model<'_>, settings: &Settings, out: &mu
     // Its fixes rename the field; a Rust field's name is also the code's, and serde's may come
     // from the struct's rename_all, so opgen reports only.
     use crate::lint::settings::Operation;
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         for c in &settings.namingconventions.conventions {
             let m = &c.violation_matcher;
             if !m.is_match(&f.rust_name) && !m.is_match(&f.json_name) {

@@ -30,7 +30,7 @@ pub(super) fn optionalfields(model: &Model<'_>, settings: &Settings, out: &mut V
     };
     let optional = [OPTIONAL, KUBEBUILDER_VALIDATION_OPTIONAL, K8S_OPTIONAL];
     for (t, f) in
-        structs(model).filter(|(_, f)| optional.iter().any(|n| fields::has(&f.markers, n)))
+        inspected_fields(model).filter(|(_, f)| optional.iter().any(|n| fields::has(&f.markers, n)))
     {
         check.field(model, t, f, out);
     }
@@ -45,7 +45,7 @@ pub(super) fn requiredfields(model: &Model<'_>, settings: &Settings, out: &mut V
         omitempty: s.omitempty.policy,
         omitzero: s.omitzero.policy,
     };
-    for (t, f) in structs(model).filter(|(_, f)| is_required_field(f)) {
+    for (t, f) in inspected_fields(model).filter(|(_, f)| is_required_field(f)) {
         check.field(model, t, f, out);
     }
 }

@@ -42,7 +42,7 @@ pub(super) fn nodurations(model: &Model<'_>, out: &mut Vec<Finding>) {
 pub(super) fn nomaps(model: &Model<'_>, out: &mut Vec<Finding>) {
     const MESSAGE: &str =
         "should not use a map type, use a list type with a unique name/identifier instead";
-    for (t, f) in structs(model) {
+    for (t, f) in inspected_fields(model) {
         if map_value(model, &f.ty).is_some_and(|v| !is_string(model, v)) {
             out.push(on_field(
                 "nomaps",
