@@ -64,7 +64,26 @@ struct OwnerSpec {
     owner: String,
 }
 
+/// What the schema of [`plain_crd`] lacks, and what a draw from the schema therefore never
+/// reaches: a field serde leaves out when it is `None`, and a variant.
+#[derive(Serialize, Deserialize)]
+struct KnobSpec {
+    size: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    extra: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mode: Option<Mode>,
+}
+
+#[derive(Serialize, Deserialize)]
+enum Mode {
+    Fast,
+    Slow,
+    Turbo,
+}
+
 kind!(Widget, "widgets", SizeSpec);
+kind!(Knob, "knobs", KnobSpec);
 kind!(Gadget, "gadgets", NoteSpec);
 kind!(Sprocket, "sprockets", OwnerSpec);
 
@@ -102,6 +121,12 @@ spec:
 {properties}",
         singular = kind.to_lowercase(),
     )
+}
+
+/// The CRD of `kind` without rules: whatever the API server refuses, the schema refused.
+fn plain_crd(kind: &str, plural: &str, properties: &str) -> String {
+    crd(kind, plural, properties, "true")
+        .replace("        x-kubernetes-validations:\n        - rule: \"true\"\n          message: the name rule\n", "")
 }
 
 async fn checked<K>(rule_kind: &str, crd_yaml: String) -> Option<Report>
@@ -177,4 +202,41 @@ async fn a_name_rule_no_drawn_name_meets_is_reported_with_the_rule_and_the_serve
         )) && message.contains("the name rule"),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn values_of_the_rust_type_reach_what_the_schema_lacks() {
+    let mode = "              mode: {type: string, enum: [Fast, Slow]}\n";
+    let crd = plain_crd("Knob", "knobs", mode);
+    assert!(!crd.contains("x-kubernetes-validations"), "{crd}");
+    let Some(report) = checked::<Knob>("knob", crd).await else {
+        return;
+    };
+    assert_eq!(report.accepted, report.cases, "{:?}", report.refusals);
+    assert_eq!(report.typed_cases, report.cases);
+    assert!(report.undrawn.is_empty(), "{:?}", report.undrawn);
+    assert!(report.typed_accepted > 0, "{report:?}");
+    let found = |what: &str| report.disagreements.iter().any(|d| d.contains(what));
+    // Only the type's values: the schema's never hold `extra` or `Turbo`.
+    assert!(
+        report
+            .disagreements
+            .iter()
+            .all(|d| d.contains("of the type's")),
+        "{:#?}",
+        report.disagreements
+    );
+    assert!(
+        found("a create does not keep what serde sends: .spec.extra"),
+        "{:#?}",
+        report.disagreements
+    );
+    assert!(
+        found("the API server refuses what serde sends of a value of the Rust type")
+            && found("Unsupported value: \"Turbo\""),
+        "{:#?}",
+        report.disagreements
+    );
+    // Each cause once, with the number of other cases that show it.
+    assert_eq!(report.disagreements.len(), 3, "{:#?}", report.disagreements);
 }

@@ -16,7 +16,7 @@ impl Rng {
         Rng(seed)
     }
 
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -34,21 +34,21 @@ impl Rng {
     }
 
     /// An integer in `low..=high`.
-    fn between(&mut self, low: i64, high: i64) -> i64 {
+    pub(crate) fn between(&mut self, low: i64, high: i64) -> i64 {
         let span = (high as i128 - low as i128 + 1) as u128;
         let draw = ((self.next() as u128) << 64 | self.next() as u128) % span;
         (low as i128 + draw as i128) as i64
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
 }
 
 /// Below this depth only required properties are set, so that self-referencing and deep
 /// schemas give objects of a sensible size.
-const OPTIONAL_DEPTH: usize = 6;
-const MAX_DEPTH: usize = 24;
+pub(crate) const OPTIONAL_DEPTH: usize = 6;
+pub(crate) const MAX_DEPTH: usize = 24;
 
 /// A value of `schema`.
 pub(crate) fn value(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
@@ -69,7 +69,7 @@ pub(crate) fn value(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
         Some("object") => object(schema, rng, depth),
         Some("array") => array(schema, rng, depth),
         Some("string") => string(schema, rng, || "value".to_owned()),
-        Some("integer") => integer(schema, rng),
+        Some("integer") => integer(schema, rng, (i64::MIN, i64::MAX)),
         Some("number") => number(schema, rng),
         Some("boolean") => Value::Bool(rng.chance(2)),
         _ if schema["x-kubernetes-preserve-unknown-fields"] == true => {
@@ -114,7 +114,7 @@ fn object(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
 }
 
 /// `low..=high` for a count with optional bounds: a few more than the minimum.
-fn counts(schema: &Value, min: &str, max: &str) -> (i64, i64) {
+pub(crate) fn counts(schema: &Value, min: &str, max: &str) -> (i64, i64) {
     let low = schema[min].as_i64().unwrap_or(0);
     let high = schema[max].as_i64().unwrap_or(low + 3).min(low + 3);
     (low, high.max(low))
@@ -153,7 +153,7 @@ fn array(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
     Value::Array(items)
 }
 
-fn string(schema: &Value, rng: &mut Rng, fallback: impl Fn() -> String) -> Value {
+pub(crate) fn string(schema: &Value, rng: &mut Rng, fallback: impl Fn() -> String) -> Value {
     let min = schema["minLength"].as_u64().unwrap_or(0) as usize;
     let max = schema["maxLength"].as_u64().map(|m| m as usize);
     let fits = |s: &str| {
@@ -289,11 +289,14 @@ fn bound(schema: &Value, key: &str) -> Option<f64> {
     schema[key].as_f64()
 }
 
-fn integer(schema: &Value, rng: &mut Rng) -> Value {
+/// An integer the schema allows within `(low, high)`, the range of the type it is drawn for;
+/// the type's edge nearest the schema's when they share none.
+pub(crate) fn integer(schema: &Value, rng: &mut Rng, (type_low, type_high): (i64, i64)) -> Value {
     let (width_low, width_high) = match schema["format"].as_str() {
         Some("int32") => (i32::MIN as i64, i32::MAX as i64),
         _ => (i64::MIN, i64::MAX),
     };
+    let (width_low, width_high) = (width_low.max(type_low), width_high.min(type_high));
     let exclusive = |key: &str| i64::from(schema[key] == true);
     let low = bound(schema, "minimum")
         .map(|m| m.ceil() as i64 + exclusive("exclusiveMinimum"))
@@ -303,6 +306,15 @@ fn integer(schema: &Value, rng: &mut Rng) -> Value {
         .map(|m| m.floor() as i64 - exclusive("exclusiveMaximum"))
         .unwrap_or(width_high)
         .min(width_high);
+    if low > high {
+        return json!(if type_high < low {
+            type_high
+        } else if type_low > high {
+            type_low
+        } else {
+            low
+        });
+    }
     // Edges first: they are where widths and formats disagree.
     let candidate = match rng.below(4) {
         0 => low,
@@ -324,7 +336,7 @@ fn integer(schema: &Value, rng: &mut Rng) -> Value {
     json!(candidate)
 }
 
-fn number(schema: &Value, rng: &mut Rng) -> Value {
+pub(crate) fn number(schema: &Value, rng: &mut Rng) -> Value {
     let low = bound(schema, "minimum").unwrap_or(-1e6);
     let high = bound(schema, "maximum").unwrap_or(1e6).max(low);
     // Quarters: exact in binary, so that no printing of a float can differ.
@@ -334,6 +346,19 @@ fn number(schema: &Value, rng: &mut Rng) -> Value {
         number = (number / step).ceil() * step;
     }
     Number::from_f64(number).map_or(json!(0), Value::Number)
+}
+
+/// Whether the schema has rules the draws do not solve (CEL, `oneOf`, `anyOf`, `allOf`,
+/// `not`), so that the API server may refuse a value for their sake.
+pub(crate) fn has_unsolved_rules(schema: &Value) -> bool {
+    let rules = ["x-kubernetes-validations", "oneOf", "anyOf", "allOf", "not"];
+    rules.iter().any(|rule| schema.get(rule).is_some())
+        || schema["properties"]
+            .as_object()
+            .is_some_and(|properties| properties.values().any(has_unsolved_rules))
+        || ["items", "additionalProperties"]
+            .iter()
+            .any(|sub| schema[sub].is_object() && has_unsolved_rules(&schema[sub]))
 }
 
 /// The object of `version` for `crd_spec` (a CRD's `spec`) named `name`: every top-level

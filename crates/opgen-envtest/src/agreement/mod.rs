@@ -1,5 +1,6 @@
 //! What serde sends is what the schema accepts: a kind's Rust type and its CRD checked against
-//! each other on the API server, with objects drawn from the CRD's schema.
+//! each other on the API server, with objects drawn from the CRD's schema and values drawn
+//! from the Rust type.
 //!
 //! For each object the schema describes (types, formats, enums, bounds, lengths, item counts,
 //! patterns, optional properties present or not):
@@ -11,14 +12,22 @@
 //!   schema's own defaults: no field pruned, no `null` dropped or refused, no default the
 //!   schema does not declare.
 //!
+//! Then values of the Rust type itself (`from_type.rs`: its fields, variants and options,
+//! within the schema's bounds where the schema has the place), which reach what a draw from
+//! the schema cannot: a field the schema lacks that serde leaves out when empty, a variant
+//! its enum lacks. Each is created and server-side applied as serde sends it, and must be
+//! kept as sent plus the schema's defaults; where the schema has no rule the draws leave
+//! unsolved, a refusal of it is a disagreement too.
+//!
 //! With the status subresource, the status goes through it (a real object, deleted after).
 //! Objects the server refuses for their own sake (CEL rules the generator does not solve,
 //! `oneOf`) are counted, not disagreements; when root rules read `metadata.name`, an object
 //! refused is tried again under names built from those rules (`names.rs`). Draws are reproducible: `OPGEN_AGREEMENT_SEED`
 //! picks the seed (by default one from the CRD's name), `OPGEN_AGREEMENT_CASES` the number of
-//! objects (32).
+//! objects of each kind of draw (32).
 
 mod compare;
+mod from_type;
 mod generate;
 mod names;
 
@@ -36,6 +45,9 @@ use generate::Rng;
 
 const FIELD_MANAGER: &str = "opgen-envtest-agreement";
 const DEFAULT_CASES: u32 = 32;
+/// Mixed into the seed of the values drawn from the Rust type, so that they are not the
+/// schema's draws again.
+const TYPED_STREAM: u64 = 0x7479_7065_6400_0000;
 
 /// The agreement check of one kind: the CRDs it is looked up in, the namespace its objects go
 /// to (ignored for a cluster-scoped kind), the number of objects and the seed.
@@ -69,6 +81,15 @@ pub struct Report {
     /// Why the version was not checked: it is not served, or not the one stored (the API
     /// server converts it, so what it keeps is another version's).
     pub not_checked: Option<String>,
+    /// Values drawn from the Rust type (its fields, variants and options, within the
+    /// schema's bounds where it has the place), each sent as serde serializes it.
+    pub typed_cases: u32,
+    /// Those the API server accepted. Where the schema has no rules the check cannot solve
+    /// (CEL, `oneOf`, ...), a refusal is a disagreement: the type holds a value the schema
+    /// refuses.
+    pub typed_accepted: u32,
+    /// Why the first values of the type could not be drawn.
+    pub undrawn: Vec<String>,
 }
 
 impl Report {
@@ -183,23 +204,117 @@ impl Agreement {
                 &mut rng,
             );
             naming.candidates = names::candidates(&target.schema, case, &mut rng);
-            findings.case = case;
+            findings.case = format!("case {case}");
             self.check_case::<K>(&target, object, &mut naming, &mut report, &mut findings)
                 .await?;
         }
+        let refusals_are_counted = generate::has_unsolved_rules(&target.schema);
+        for case in 0..self.cases {
+            let mut rng = Rng::new(seed.rotate_left(17) ^ u64::from(case) ^ TYPED_STREAM);
+            let top = serde_json::json!({
+                "apiVersion": target.api_version,
+                "kind": K::kind(&()),
+                "metadata": {"name": format!("typed-{case}")},
+            });
+            report.typed_cases += 1;
+            let drawn = from_type::draw::<K>(&target.schema, &top, &mut rng);
+            naming.candidates = names::candidates(&target.schema, case, &mut rng);
+            findings.case = format!("case {case} of the type's");
+            match drawn {
+                Ok(value) => {
+                    let sent = to_json(&value);
+                    let refused = self
+                        .check_typed_case::<K>(
+                            &target,
+                            sent,
+                            &mut naming,
+                            &mut report,
+                            &mut findings,
+                        )
+                        .await?;
+                    if let Some((refusal, sent)) = refused {
+                        if refusals_are_counted {
+                            if report.refusals.len() < 3 {
+                                report.refusals.push(refusal);
+                            }
+                        } else {
+                            // One finding for each cause, whatever the object's name.
+                            let name = sent["metadata"]["name"].as_str().unwrap_or_default();
+                            let cause = refusal.replace(&format!("\"{name}\""), "\"…\"");
+                            findings.add(
+                                format!("refused {}", first_line(&cause)),
+                                format!(
+                                    "the API server refuses what serde sends of a value of the \
+                                     Rust type: {refusal}: {sent}"
+                                ),
+                            );
+                        }
+                    }
+                }
+                Err(why) if report.undrawn.len() < 3 => report.undrawn.push(why),
+                Err(_) => {}
+            }
+        }
         report.disagreements = findings.lines();
         eprintln!(
-            "{}: {} objects drawn from the schema (seed {seed}), {} accepted, {} disagreements{}",
+            "{}: {} objects drawn from the schema (seed {seed}), {} accepted; {} drawn from the \
+             Rust type, {} accepted; {} disagreements{}{}",
             report.kind,
             report.cases,
             report.accepted,
+            report.typed_cases - report.undrawn.len() as u32,
+            report.typed_accepted,
             report.disagreements.len(),
             match report.refusals.first() {
                 Some(first) => format!("; the first refused: {first}"),
                 None => String::new(),
+            },
+            match report.undrawn.first() {
+                Some(first) => format!("; the type could not be drawn: {first}"),
+                None => String::new(),
             }
         );
         Ok(report)
+    }
+
+    /// A value drawn from the Rust type, as serde sends it: created (under a name the rules
+    /// take) and server-side applied, the server must keep it with the schema's defaults,
+    /// and what it keeps must read back. `Some((refusal, sent))` when the create is refused.
+    async fn check_typed_case<K>(
+        &self,
+        target: &Target,
+        mut sent: Value,
+        naming: &mut Names,
+        report: &mut Report,
+        out: &mut Findings,
+    ) -> Result<Option<(String, Value)>, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let schema = &target.schema;
+        let kept = match naming.create_under_one(target, &mut sent).await {
+            Ok(kept) => kept,
+            Err(refusal) => return Ok(Some((refusal?, sent))),
+        };
+        report.typed_accepted += 1;
+        round_trip::<K>(schema, &kept, out);
+        let mut expected = sent.clone();
+        if target.status_subresource {
+            without(&mut expected, "status"); // a create drops it
+        }
+        compare::defaulted(schema, &mut expected);
+        sent_and_kept(schema, &expected, &kept, "a create", out);
+        match apply(target, &sent).await {
+            Ok(kept) => sent_and_kept(schema, &expected, &kept, "a server-side apply", out),
+            Err(refusal) => out.add(
+                "refused a server-side apply".into(),
+                format!(
+                    "the API server refuses a server-side apply of what serde sends: {}",
+                    refusal?
+                ),
+            ),
+        }
+        Ok(None)
     }
 
     fn target<K: Resource<DynamicType = ()>>(&self) -> Result<Target, Error> {
@@ -471,16 +586,16 @@ fn path_of(difference: &str) -> &str {
 /// others do.
 #[derive(Default)]
 struct Findings {
-    case: u32,
+    case: String,
     /// (key, message, first case, other cases)
-    seen: Vec<(String, String, u32, u32)>,
+    seen: Vec<(String, String, String, u32)>,
 }
 
 impl Findings {
     fn add(&mut self, key: String, message: String) {
         match self.seen.iter_mut().find(|seen| seen.0 == key) {
             Some(seen) => seen.3 += 1,
-            None => self.seen.push((key, message, self.case, 0)),
+            None => self.seen.push((key, message, self.case.clone(), 0)),
         }
     }
 
@@ -488,11 +603,15 @@ impl Findings {
         self.seen
             .iter()
             .map(|(_, message, case, others)| match others {
-                0 => format!("case {case}: {message}"),
-                n => format!("case {case} (and {n} more): {message}"),
+                0 => format!("{case}: {message}"),
+                n => format!("{case} (and {n} more): {message}"),
             })
             .collect()
     }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
 }
 
 fn without(object: &mut Value, key: &str) {
