@@ -54,6 +54,11 @@ const CRATES: &[Crate] = &[
         file: "restateclusters.rs",
         kinds: &["RestateCluster"],
     },
+    Crate {
+        dir: "opendcs-operator",
+        file: "drgs.rs",
+        kinds: &["DrgsConnection"],
+    },
 ];
 
 /// Mutations tried per kind at most, drawn with a fixed seed from those the two schemas
@@ -95,7 +100,8 @@ fn named_in_attributes(tokens: proc_macro2::TokenStream, out: &mut BTreeSet<Stri
 
 /// The API types of an upstream file, as a module the harness compiles: the types that derive
 /// serde's traits, the free functions and inherent methods their attributes name, schemars
-/// impls (a manual schema), and the `use`s of kube, serde, schemars, k8s-openapi and std.
+/// impls (a manual schema), and the `use`s of kube, serde, schemars, k8s-openapi, std and
+/// garde.
 /// What else an operator's file holds (its reconciler, its errors) needs the whole crate.
 fn api_excerpt(source: &str) -> String {
     let file = syn::parse_file(source).expect("an upstream file parses");
@@ -126,6 +132,7 @@ fn api_excerpt(source: &str) -> String {
                     "k8s_openapi",
                     "std",
                     "serde_json",
+                    "garde",
                 ]
                 .contains(&root.as_str())
             }
@@ -161,7 +168,9 @@ fn api_excerpt(source: &str) -> String {
 fn harness(dir: &Path) {
     std::fs::create_dir_all(dir.join("src")).unwrap();
     // kube's features are the scaffold's (the projects' target directory has it built);
-    // k8s-openapi's `schemars` gives the k8s types the crates embed their schemas.
+    // k8s-openapi's `schemars` gives the k8s types the crates embed their schemas. garde, at the
+    // version opendcs-operator pins, is for its types' `derive(Validate)`: schemars reads their
+    // `#[garde(...)]` attributes, which is what the corpus checks opgen's reading of.
     std::fs::write(
         dir.join("Cargo.toml"),
         r#"[package]
@@ -176,6 +185,7 @@ k8s-openapi = { version = "0.29.0", features = ["v1_33", "schemars"] }
 schemars = "1"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
+garde = { version = "0.22.1", default-features = false, features = ["derive"] }
 
 [workspace]
 "#,
@@ -655,6 +665,18 @@ const DELIBERATE: &[Deliberate] = &[
         "restate-operator",
         Class::Stored,
         ".autoProvision: false, null",
+        SERDE_DEFAULTS,
+    ),
+    deliberate(
+        "opendcs-operator",
+        Class::Stored,
+        ".eventPort: 17011, null",
+        SERDE_DEFAULTS,
+    ),
+    deliberate(
+        "opendcs-operator",
+        Class::Stored,
+        ".messagePort: 17010, null",
         SERDE_DEFAULTS,
     ),
     deliberate(

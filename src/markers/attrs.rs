@@ -1,7 +1,7 @@
 //! Validation a kube-rs crate already states in attributes, read as the markers it means, so
-//! that adopting opgen keeps it: schemars' `length`, `range`, `email`, `url`, `regex`/`pattern`
-//! and `extend("x-kubernetes-validations" = [...])` (the same keys in `#[validate(...)]` and
-//! `#[garde(...)]`, which schemars reads too), and kube-derive's
+//! that adopting opgen keeps it: schemars' `length`, `range`, `email`, `url`, `ipv4`, `ipv6`,
+//! `regex`/`pattern` and `extend("x-kubernetes-validations" = [...])` (the same keys in
+//! `#[validate(...)]` and `#[garde(...)]`, which schemars reads too), and kube-derive's
 //! `#[x_kube(validation = ...)]`. What has a schema meaning that opgen cannot honour without
 //! compiling the crate (a regex behind a path, `schema_with`, a schema-only rename) is a
 //! warning at the attribute, never a silent loss.
@@ -186,10 +186,13 @@ impl Ctx<'_> {
             ("x_kube", "validation", Meta::NameValue(nv)) => self.rule(&nv.value, SCHEMA_RULE),
             (_, "length", Meta::List(l)) => self.length(l),
             (_, "range", Meta::List(l)) => self.range(l),
-            (_, "email", Meta::Path(_)) => {
-                self.marker("kubebuilder:validation:Format=email".into());
+            // validator's `email(message = "...")` is a format too; schemars takes only the bare
+            // word in its own and garde's attributes.
+            (_, "email" | "url" | "ipv4" | "ipv6", Meta::Path(_))
+            | ("validate", "email" | "url" | "ipv4" | "ipv6", Meta::List(_)) => {
+                let format = if key == "url" { "uri" } else { key.as_str() };
+                self.marker(format!("kubebuilder:validation:Format={format}"));
             }
-            (_, "url", Meta::Path(_)) => self.marker("kubebuilder:validation:Format=uri".into()),
             (_, "pattern", Meta::List(l)) => match l.parse_args::<syn::LitStr>() {
                 Ok(s) => self.pattern(&s.value()),
                 Err(_) => self.unread("pattern", "a pattern that is not a string literal"),
@@ -245,9 +248,18 @@ impl Ctx<'_> {
                 ));
             }
         };
-        let equal = named(l, "equal").and_then(number);
-        for (key, marker) in [("min", min), ("max", max)] {
-            if let Some(n) = named(l, key).and_then(number).or_else(|| equal.clone()) {
+        let mut bound = |key: &str| {
+            let value = named(l, key)?;
+            let n = number(value);
+            if n.is_none() {
+                self.unread("length", "a bound that is not a number literal");
+            }
+            n
+        };
+        let equal = bound("equal");
+        let bounds = [("min", min), ("max", max)].map(|(key, marker)| (bound(key), marker));
+        for (n, marker) in bounds {
+            if let Some(n) = n.or_else(|| equal.clone()) {
                 self.marker(format!("kubebuilder:validation:{marker}={n}"));
             }
         }
@@ -516,6 +528,37 @@ mod tests {
         assert_eq!(texts(&r), ["kubebuilder:validation:Pattern=`^[a-z]+$`"]);
         let r = field(r#"#[garde(pattern("^a`b$"))] s: String"#);
         assert_eq!(texts(&r), [r#"kubebuilder:validation:Pattern="^a`b$""#]);
+    }
+
+    #[test]
+    fn formats_as_schemars_writes_them() {
+        // validator's formats may carry a message, garde's and schemars' are bare words.
+        let r = field(
+            r#"#[validate(email(message = "an email"), url(code = "u"))] #[garde(ipv4)] s: String"#,
+        );
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:Format=email",
+                "kubebuilder:validation:Format=uri",
+                "kubebuilder:validation:Format=ipv4"
+            ]
+        );
+        let r = field("#[schemars(ipv6)] s: String");
+        assert_eq!(texts(&r), ["kubebuilder:validation:Format=ipv6"]);
+    }
+
+    #[test]
+    fn a_length_bound_that_is_not_a_literal_is_a_warning() {
+        let r = field("#[validate(length(min = 1, max = MAX_LEN))] s: String");
+        assert_eq!(texts(&r), ["kubebuilder:validation:MinLength=1"]);
+        assert_eq!(r.warnings.len(), 1, "{r:?}");
+        assert!(
+            r.warnings[0]
+                .1
+                .contains("`validate(length)` with a bound that is not a number literal"),
+            "{r:?}"
+        );
     }
 
     #[test]
