@@ -1,6 +1,7 @@
 //! Validation a kube-rs crate already states in attributes, read as the markers it means, so
 //! that adopting opgen keeps it: schemars' `length`, `range`, `email`, `url`, `ipv4`, `ipv6`,
-//! `regex`/`pattern` and `extend("x-kubernetes-validations" = [...])` (the same keys in
+//! `regex`/`pattern`, `contains`, `required`, `inner(...)` and
+//! `extend("x-kubernetes-validations" = [...])` (the same keys in
 //! `#[validate(...)]` and `#[garde(...)]`, which schemars reads too), and kube-derive's
 //! `#[x_kube(validation = ...)]`. What has a schema meaning that opgen cannot honour without
 //! compiling the crate (a regex behind a path, `schema_with`, a schema-only rename) is a
@@ -82,6 +83,26 @@ fn attribute_lists<'a>(
             .ok()?;
         Some((namespace, items))
     })
+}
+
+/// The item type of a list type (through `Option` and the like).
+fn list_item(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    let inner = a.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })?;
+    match last.ident.to_string().as_str() {
+        "Option" | "Box" => list_item(inner),
+        "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "IndexSet" => Some(inner),
+        _ => None,
+    }
 }
 
 /// Reads the attributes of a field of type `ty`.
@@ -193,6 +214,12 @@ impl Ctx<'_> {
                 let format = if key == "url" { "uri" } else { key.as_str() };
                 self.marker(format!("kubebuilder:validation:Format={format}"));
             }
+            // schemars makes an `Option` field required for it.
+            (_, "required", Meta::Path(_)) => {
+                self.marker(names::KUBEBUILDER_VALIDATION_REQUIRED.to_owned());
+            }
+            (_, "contains", Meta::List(l)) => self.contains(l),
+            ("schemars" | "garde", "inner", Meta::List(l)) => self.inner(l),
             (_, "pattern", Meta::List(l)) => match l.parse_args::<syn::LitStr>() {
                 Ok(s) => self.pattern(&s.value()),
                 Err(_) => self.unread("pattern", "a pattern that is not a string literal"),
@@ -210,7 +237,7 @@ impl Ctx<'_> {
             (
                 "schemars",
                 key @ ("rename" | "skip" | "with" | "schema_with" | "description" | "title"
-                | "example" | "inner"),
+                | "example"),
                 _,
             ) => {
                 self.unread(key, "schema-only");
@@ -266,6 +293,17 @@ impl Ctx<'_> {
     }
 
     fn range(&mut self, l: &syn::MetaList) {
+        // `equal` is both bounds, as schemars writes it.
+        if let Some(value) = named(l, "equal") {
+            match number(value) {
+                Some(n) => {
+                    for marker in ["Minimum", "Maximum"] {
+                        self.marker(format!("kubebuilder:validation:{marker}={n}"));
+                    }
+                }
+                None => self.unread("range", "a bound that is not a number literal"),
+            }
+        }
         for (key, marker, exclusive) in [
             ("min", "Minimum", None),
             ("max", "Maximum", None),
@@ -281,6 +319,62 @@ impl Ctx<'_> {
                     }
                 }
                 None => self.unread("range", "a bound that is not a number literal"),
+            }
+        }
+    }
+
+    /// A string that must hold a substring: schemars writes the substring, escaped, as the
+    /// pattern (garde's `contains("x")`, validator's `contains(pattern = "x")`).
+    fn contains(&mut self, l: &syn::MetaList) {
+        let substring = match named(l, "pattern") {
+            Some(value) => string(&value),
+            None => l.parse_args::<syn::LitStr>().ok().map(|s| s.value()),
+        };
+        let Some(substring) = substring else {
+            return self.unread("contains", "a value that is not a string literal");
+        };
+        if !matches!(measured(self.ty), Measured::String) {
+            return self.warn(format!(
+                "`{}(contains)` on a field that is not a string: the CRD does not have it (schemars writes nothing either)",
+                self.namespace
+            ));
+        }
+        self.pattern(&regex::escape(&substring));
+    }
+
+    /// garde's and schemars' `inner(...)`: the same attributes on each item of a list, as
+    /// the markers' `items:` forms.
+    fn inner(&mut self, l: &syn::MetaList) {
+        let Some(item_ty) = list_item(self.ty) else {
+            return self.warn(format!(
+                "`{}(inner)` on a field that is not a list: the CRD does not have it",
+                self.namespace
+            ));
+        };
+        let Ok(items) = l.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
+            return self.unread("inner", "arguments that are not attributes");
+        };
+        let mut inner = Read::default();
+        for item in &items {
+            Ctx {
+                out: &mut inner,
+                place: self.place.clone(),
+                namespace: self.namespace,
+                ty: item_ty,
+            }
+            .item(item);
+        }
+        self.out.warnings.extend(inner.warnings);
+        for marker in inner.markers {
+            // Every marker read here has an `items:` form but Required (an item is there).
+            match marker.text.strip_prefix("kubebuilder:validation:") {
+                Some(rest) if marker.text != names::KUBEBUILDER_VALIDATION_REQUIRED => {
+                    self.marker(format!("kubebuilder:validation:items:{rest}"));
+                }
+                _ => self.warn(format!(
+                    "`{}(inner)` holds `{}`, which has no form for a list's items: the CRD does not have it",
+                    self.namespace, marker.text
+                )),
             }
         }
     }
@@ -546,6 +640,64 @@ mod tests {
         );
         let r = field("#[schemars(ipv6)] s: String");
         assert_eq!(texts(&r), ["kubebuilder:validation:Format=ipv6"]);
+    }
+
+    #[test]
+    fn required_contains_equal_and_inner_as_schemars_writes_them() {
+        let r = field(r#"#[garde(required, contains("a.b"))] s: Option<String>"#);
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:Required",
+                r"kubebuilder:validation:Pattern=`a\.b`"
+            ]
+        );
+        let r = field(r#"#[validate(contains(pattern = "x+"))] s: String"#);
+        assert_eq!(texts(&r), [r"kubebuilder:validation:Pattern=`x\+`"]);
+        let r = field("#[garde(range(equal = 3))] n: i32");
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:Minimum=3",
+                "kubebuilder:validation:Maximum=3"
+            ]
+        );
+        let r = field(
+            r#"#[garde(length(max = 4), inner(length(min = 1), pattern("^[a-z]+$")))] names: Vec<String>"#,
+        );
+        assert_eq!(
+            texts(&r),
+            [
+                "kubebuilder:validation:MaxItems=4",
+                "kubebuilder:validation:items:MinLength=1",
+                "kubebuilder:validation:items:Pattern=`^[a-z]+$`"
+            ]
+        );
+        assert!(r.warnings.is_empty(), "{r:?}");
+    }
+
+    #[test]
+    fn contains_and_inner_where_the_schema_cannot_have_them_are_warnings() {
+        let r = field(r#"#[garde(contains("a"))] names: Vec<String>"#);
+        assert!(texts(&r).is_empty());
+        assert!(
+            r.warnings[0]
+                .1
+                .contains("`garde(contains)` on a field that is not a string")
+        );
+        let r = field("#[garde(inner(length(min = 1)))] name: String");
+        assert!(texts(&r).is_empty());
+        assert!(
+            r.warnings[0]
+                .1
+                .contains("`garde(inner)` on a field that is not a list")
+        );
+        let r = field("#[garde(inner(required))] names: Vec<Option<String>>");
+        assert!(texts(&r).is_empty());
+        assert!(
+            r.warnings[0].1.contains("has no form for a list's items"),
+            "{r:?}"
+        );
     }
 
     #[test]

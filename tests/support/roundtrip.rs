@@ -176,6 +176,18 @@ const EXCEPTIONS: &[(&str, &str)] = &[
         "Part.inner is Schemaless with PreserveUnknownFields, so the API server keeps fields \
          Part does not declare; Go's Part drops them when it reads one, as the Rust Part does",
     ),
+    // Found by the values drawn from the Rust type, which set what a template's ObjectMeta
+    // holds; the objects drawn from the schema never do.
+    (
+        ".template.metadata.labels: serde sent",
+        "argo-rollouts' pod templates: controller-gen without generateEmbeddedObjectMeta writes \
+         a template's metadata as a bare object, so the API server prunes the labels Go's \
+         ObjectMeta holds, as it prunes the Rust one's",
+    ),
+    (
+        ".template.metadata.name: serde sent",
+        "the same pruning, of the template's name",
+    ),
     (
         ".datadog.interval:",
         "argo-rollouts' Go string with omitempty and a schema default: an empty interval is \

@@ -275,12 +275,14 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
 
     fn deserialize_map<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         self.too_deep()?;
-        // A map of named properties (a flattened struct asks for a map): the schema's.
+        // A map of named properties (a flattened struct asks for a map): the schema's, with
+        // the root's given fields.
         if self.schema["properties"].is_object() {
-            return self
-                .drawn_from_schema()
-                .deserialize_map(visitor)
-                .map_err(json_error);
+            let mut drawn = self.drawn_from_schema();
+            if let (Some(drawn), Some(Value::Object(top))) = (drawn.as_object_mut(), self.top) {
+                drawn.extend(top.clone());
+            }
+            return drawn.deserialize_map(visitor).map_err(json_error);
         }
         let (low, high) = generate::counts(self.schema, "minProperties", "maxProperties");
         let count = if self.depth >= OPTIONAL_DEPTH {
@@ -606,6 +608,26 @@ mod tests {
         }
         let schema = json!({"type": "object", "properties": {"spec": {"type": "object"}}});
         let top = json!({"metadata": {"name": "drawn"}});
+        // A kind without a spec (kube-derive's `no_spec`) flattens its fields into the root.
+        #[derive(Deserialize)]
+        struct Flat {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+            #[serde(flatten)]
+            fields: FlatFields,
+        }
+        #[derive(Deserialize)]
+        struct FlatFields {
+            size: i64,
+        }
+        let flat_schema = json!({"type": "object", "required": ["size"], "properties": {
+            "metadata": {"type": "object"},
+            "size": {"type": "integer", "minimum": 5, "maximum": 6},
+        }});
+        for seed in 0..20 {
+            let flat: Flat = draw(&flat_schema, &top, &mut Rng::new(seed)).unwrap();
+            assert_eq!(flat.metadata.name.as_deref(), Some("drawn"));
+            assert!((5..=6).contains(&flat.fields.size));
+        }
         for seed in 0..50 {
             let root: Root = draw(&schema, &top, &mut Rng::new(seed)).unwrap();
             assert_eq!(root.metadata.name.as_deref(), Some("drawn"));

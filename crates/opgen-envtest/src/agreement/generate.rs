@@ -474,6 +474,18 @@ mod tests {
     }
 
     #[test]
+    fn unsolved_rules_are_found_at_any_depth_and_not_in_property_names() {
+        let nested = json!({"type": "object", "properties": {"spec": {"type": "array", "items": {
+            "type": "object", "x-kubernetes-validations": [{"rule": "true"}],
+        }}}});
+        assert!(has_unsolved_rules(&nested));
+        let one_of = json!({"additionalProperties": {"oneOf": [{"required": ["a"]}]}});
+        assert!(has_unsolved_rules(&one_of));
+        let named = json!({"type": "object", "properties": {"not": {"type": "string"}, "oneOf": {"type": "integer"}}});
+        assert!(!has_unsolved_rules(&named));
+    }
+
+    #[test]
     fn the_same_seed_draws_the_same_value() {
         let schema = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}});
         assert_eq!(draws(schema.clone(), 10), draws(schema, 10));

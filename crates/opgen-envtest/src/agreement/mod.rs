@@ -17,7 +17,8 @@
 //! the schema cannot: a field the schema lacks that serde leaves out when empty, a variant
 //! its enum lacks. Each is created and server-side applied as serde sends it, and must be
 //! kept as sent plus the schema's defaults; where the schema has no rule the draws leave
-//! unsolved, a refusal of it is a disagreement too.
+//! unsolved and every object drawn from it was accepted, a refusal of it is a disagreement
+//! too.
 //!
 //! With the status subresource, the status goes through it (a real object, deleted after).
 //! Objects the server refuses for their own sake (CEL rules the generator does not solve,
@@ -85,8 +86,8 @@ pub struct Report {
     /// schema's bounds where it has the place), each sent as serde serializes it.
     pub typed_cases: u32,
     /// Those the API server accepted. Where the schema has no rules the check cannot solve
-    /// (CEL, `oneOf`, ...), a refusal is a disagreement: the type holds a value the schema
-    /// refuses.
+    /// (CEL, `oneOf`, ...) and the server accepted every object drawn from the schema, a
+    /// refusal is a disagreement: the type holds a value the schema refuses.
     pub typed_accepted: u32,
     /// Why the first values of the type could not be drawn.
     pub undrawn: Vec<String>,
@@ -208,7 +209,10 @@ impl Agreement {
             self.check_case::<K>(&target, object, &mut naming, &mut report, &mut findings)
                 .await?;
         }
-        let refusals_are_counted = generate::has_unsolved_rules(&target.schema);
+        // A refusal is the type's only where nothing else can explain it: the schema has no
+        // rule the draws leave unsolved, and every object drawn from it was accepted.
+        let refusals_are_counted =
+            generate::has_unsolved_rules(&target.schema) || report.accepted < report.cases;
         for case in 0..self.cases {
             let mut rng = Rng::new(seed.rotate_left(17) ^ u64::from(case) ^ TYPED_STREAM);
             let top = serde_json::json!({
@@ -359,7 +363,7 @@ impl Agreement {
         };
         Ok(Target {
             api,
-            schema: served["schema"]["openAPIV3Schema"].clone(),
+            schema: with_scale_bounds(served),
             api_version: K::api_version(&()).into_owned(),
             kind: format!("{plural}.{group}/{version}"),
             status_subresource: served["subresources"]["status"].is_object(),
@@ -680,9 +684,81 @@ async fn apply_status(target: &Target, name: &str, object: &Value) -> Answer {
     )
 }
 
+/// The version's schema, with the bounds the API server gives the replica counts of a scale
+/// subresource (non-negative, within int32) on the properties its paths name, so that draws
+/// respect them as they respect the schema's own.
+fn with_scale_bounds(version: &Value) -> Value {
+    let mut schema = version["schema"]["openAPIV3Schema"].clone();
+    let scale = &version["subresources"]["scale"];
+    for path in ["specReplicasPath", "statusReplicasPath"] {
+        let Some(path) = scale[path].as_str() else {
+            continue;
+        };
+        let node = path
+            .trim_start_matches('.')
+            .split('.')
+            .try_fold(&mut schema, |node, name| {
+                node.get_mut("properties")?.get_mut(name)
+            });
+        if let Some(node) = node.and_then(Value::as_object_mut) {
+            let minimum = node.get("minimum").and_then(Value::as_i64).unwrap_or(0);
+            let maximum = node.get("maximum").and_then(Value::as_i64);
+            node.insert("minimum".into(), minimum.max(0).into());
+            let int32 = i64::from(i32::MAX);
+            node.insert(
+                "maximum".into(),
+                maximum.map_or(int32, |m| m.min(int32)).into(),
+            );
+        }
+    }
+    schema
+}
+
 /// FNV-1a: a default seed that stays the same for a kind across runs and machines.
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::with_scale_bounds;
+
+    #[test]
+    fn a_scale_subresources_replicas_get_the_api_servers_bounds() {
+        let version = json!({
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {
+                    "replicas": {"type": "integer", "maximum": 5_000_000_000_i64},
+                }},
+                "status": {"type": "object", "properties": {
+                    "replicas": {"type": "integer", "minimum": 1},
+                }},
+            }}},
+            "subresources": {"scale": {
+                "specReplicasPath": ".spec.replicas",
+                "statusReplicasPath": ".status.replicas",
+            }},
+        });
+        let schema = with_scale_bounds(&version);
+        let properties = &schema["properties"];
+        assert_eq!(
+            properties["spec"]["properties"]["replicas"],
+            json!({"type": "integer", "minimum": 0, "maximum": i32::MAX})
+        );
+        assert_eq!(
+            properties["status"]["properties"]["replicas"],
+            json!({"type": "integer", "minimum": 1, "maximum": i32::MAX})
+        );
+        // A path the schema does not have adds nothing.
+        let mut missing = version.clone();
+        missing["subresources"]["scale"]["specReplicasPath"] = json!(".spec.count");
+        assert_eq!(
+            with_scale_bounds(&missing)["properties"]["spec"],
+            version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        );
+    }
 }
