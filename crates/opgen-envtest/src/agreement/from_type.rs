@@ -97,6 +97,12 @@ impl<'a> Draw<'a> {
             .unwrap_or(range.0)
     }
 
+    /// Whether an optional list or map is left empty (a field serde defaults, which the
+    /// draws from the schema leave out half the time).
+    fn absent(&mut self) -> bool {
+        !self.required && self.rng.chance(2)
+    }
+
     fn too_deep(&self) -> Result<(), Error> {
         if self.depth > MAX_DEPTH {
             Err(de::Error::custom(format!(
@@ -190,8 +196,9 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        // What the schema requires is there (as the markers say); the rest is there or not.
-        let present = self.required || (self.depth < OPTIONAL_DEPTH && !self.rng.chance(3));
+        // What the schema requires is there (as the markers say); the rest is there or not,
+        // as often as in the draws from the schema, so that objects stay of a like size.
+        let present = self.required || (self.depth < OPTIONAL_DEPTH && self.rng.chance(2));
         if present {
             visitor.visit_some(self)
         } else {
@@ -232,17 +239,17 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         self.too_deep()?;
         let (low, high) = generate::counts(self.schema, "minItems", "maxItems");
-        // A list whose items must differ (a set, a map list's keys) gets at most one more
-        // than its minimum, so that independent draws do not clash.
+        // A list whose items must differ (a set, a map list's keys) gets its minimum number
+        // of items, or one where that is none, so that independent draws seldom clash.
         let unique = matches!(
             self.schema["x-kubernetes-list-type"].as_str(),
             Some("set" | "map")
         ) || self.schema["uniqueItems"] == true;
         let high = if unique { high.min(low.max(1)) } else { high };
-        let count = if self.depth >= OPTIONAL_DEPTH {
+        let count = if self.depth >= OPTIONAL_DEPTH || self.absent() {
             low
         } else {
             self.rng.between(low, high.max(low))
@@ -285,7 +292,7 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
             return drawn.deserialize_map(visitor).map_err(json_error);
         }
         let (low, high) = generate::counts(self.schema, "minProperties", "maxProperties");
-        let count = if self.depth >= OPTIONAL_DEPTH {
+        let count = if self.depth >= OPTIONAL_DEPTH || self.absent() {
             low
         } else {
             self.rng.between(low, high.max(low))
