@@ -97,10 +97,16 @@ impl<'a> Draw<'a> {
             .unwrap_or(range.0)
     }
 
-    /// Whether an optional list or map is left empty (a field serde defaults, which the
-    /// draws from the schema leave out half the time).
-    fn absent(&mut self) -> bool {
-        !self.required && self.rng.chance(2)
+    /// The number of a list's items or a map's entries in `low..=high`: the minimum deep
+    /// down, and half the time for an optional one (a field serde defaults, which the draws
+    /// from the schema leave out half the time).
+    fn count(&mut self, low: i64, high: i64) -> usize {
+        let count = if self.depth >= OPTIONAL_DEPTH || (!self.required && self.rng.chance(2)) {
+            low
+        } else {
+            self.rng.between(low, high.max(low))
+        };
+        usize::try_from(count).unwrap_or(0)
     }
 
     fn too_deep(&self) -> Result<(), Error> {
@@ -249,16 +255,12 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
             Some("set" | "map")
         ) || self.schema["uniqueItems"] == true;
         let high = if unique { high.min(low.max(1)) } else { high };
-        let count = if self.depth >= OPTIONAL_DEPTH || self.absent() {
-            low
-        } else {
-            self.rng.between(low, high.max(low))
-        };
+        let count = self.count(low, high);
         let schema: &'a Value = self.schema;
         visitor.visit_seq(Items {
             draw: self,
             items: &schema["items"],
-            left: count as usize,
+            left: count,
         })
     }
 
@@ -292,16 +294,12 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
             return drawn.deserialize_map(visitor).map_err(json_error);
         }
         let (low, high) = generate::counts(self.schema, "minProperties", "maxProperties");
-        let count = if self.depth >= OPTIONAL_DEPTH || self.absent() {
-            low
-        } else {
-            self.rng.between(low, high.max(low))
-        };
+        let count = self.count(low, high);
         let schema: &'a Value = self.schema;
         visitor.visit_map(Entries {
             draw: self,
             values: &schema["additionalProperties"],
-            count: count as usize,
+            count,
             next: 0,
         })
     }
