@@ -169,6 +169,9 @@ fn the_tutorial_works_as_written() {
     );
 
     after_the_first_release(&blocks, &project, &types);
+    // The CRD takes the new field, as the README says next: the kind's agreement test sends
+    // it, and finds a CRD without it pruning it.
+    sh_ok(&project, "opgen manifests");
 
     let target = support::projects_target_dir();
     // --locked: the Cargo.lock `opgen init` wrote builds as it is, as the Dockerfile needs.

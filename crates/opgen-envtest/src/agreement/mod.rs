@@ -104,7 +104,8 @@ impl Report {
         let rerun = format!("OPGEN_AGREEMENT_SEED={} reproduces it", self.seed);
         assert!(
             self.disagreements.is_empty(),
-            "{}: serde and the CRD schema disagree ({rerun}):\n{}",
+            "{}: serde and the CRD schema disagree ({rerun}; a CRD older than the type shows so \
+             too: `make manifests` first):\n{}",
             self.kind,
             self.disagreements.join("\n")
         );
