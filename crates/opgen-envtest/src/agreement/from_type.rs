@@ -49,6 +49,16 @@ struct Draw<'a> {
 }
 
 impl<'a> Draw<'a> {
+    /// The same place under another schema (a variant's, a time's), required.
+    fn with_schema(self, schema: &'a Value) -> Draw<'a> {
+        Draw {
+            schema,
+            required: true,
+            top: None,
+            ..self
+        }
+    }
+
     fn at<'b>(&'b mut self, schema: &'b Value, required: bool) -> Draw<'b> {
         Draw {
             schema,
@@ -233,14 +243,7 @@ impl<'de, 'a> Deserializer<'de> for Draw<'a> {
         static TIME: std::sync::LazyLock<Value> =
             std::sync::LazyLock::new(|| json!({"type": "string", "format": "date-time"}));
         if matches!(name, "Time" | "MicroTime") && self.schema["format"] != "date-time" {
-            let Draw { rng, depth, .. } = self;
-            return visitor.visit_newtype_struct(Draw {
-                schema: &TIME,
-                rng,
-                depth,
-                required: true,
-                top: None,
-            });
+            return visitor.visit_newtype_struct(self.with_schema(&TIME));
         }
         visitor.visit_newtype_struct(self)
     }
@@ -471,19 +474,10 @@ impl<'de, 'a> EnumAccess<'de> for Variant<'a> {
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Draw<'a>), Error> {
         let name: de::value::StrDeserializer<Error> = self.variant.into_deserializer();
         let value = seed.deserialize(name)?;
-        let Draw {
-            schema, rng, depth, ..
-        } = self.draw;
-        Ok((
-            value,
-            Draw {
-                schema: &schema["properties"][self.variant],
-                rng,
-                depth: depth + 1,
-                required: true,
-                top: None,
-            },
-        ))
+        let schema: &'a Value = self.draw.schema;
+        let mut draw = self.draw.with_schema(&schema["properties"][self.variant]);
+        draw.depth += 1;
+        Ok((value, draw))
     }
 }
 

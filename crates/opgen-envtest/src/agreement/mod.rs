@@ -303,22 +303,10 @@ impl Agreement {
         };
         report.typed_accepted += 1;
         round_trip::<K>(schema, &kept, out);
-        let mut expected = sent.clone();
-        if target.status_subresource {
-            without(&mut expected, "status"); // a create drops it
-        }
-        compare::defaulted(schema, &mut expected);
-        sent_and_kept(schema, &expected, &kept, "a create", out);
-        match apply(target, &sent).await {
-            Ok(kept) => sent_and_kept(schema, &expected, &kept, "a server-side apply", out),
-            Err(refusal) => out.add(
-                "refused a server-side apply".into(),
-                format!(
-                    "the API server refuses a server-side apply of what serde sends: {}",
-                    refusal?
-                ),
-            ),
-        }
+        let expected = expected_of(target, &sent);
+        kept_or_refused(schema, &expected, "a create", Ok(kept), out)?;
+        let applied = apply(target, &sent).await;
+        kept_or_refused(schema, &expected, "a server-side apply", applied, out)?;
         Ok(None)
     }
 
@@ -395,25 +383,12 @@ impl Agreement {
         let Ok(sent) = serde_json::from_value::<K>(object.clone()).map(|k| to_json(&k)) else {
             return Ok(()); // the round trip above reported the refusal
         };
-        let mut expected = sent.clone();
-        if target.status_subresource {
-            without(&mut expected, "status"); // a create drops it; checked below
-        }
-        compare::defaulted(schema, &mut expected);
+        let expected = expected_of(target, &sent); // the status is checked below
         for (how, result) in [
             ("a create", create(target, &sent, true).await),
             ("a server-side apply", apply(target, &sent).await),
         ] {
-            match result {
-                Ok(kept) => sent_and_kept(schema, &expected, &kept, how, out),
-                Err(refusal) => out.add(
-                    format!("refused {how}"),
-                    format!(
-                        "the API server refuses {how} of what serde sends: {}",
-                        refusal?
-                    ),
-                ),
-            }
+            kept_or_refused(schema, &expected, how, result, out)?;
         }
         let has_status = |v: &Value| v.get("status").is_some_and(|s| !s.is_null());
         if target.status_subresource
@@ -561,6 +536,38 @@ fn round_trip<K: Serialize + DeserializeOwned>(schema: &Value, stored: &Value, o
             format!("the Rust type refuses an object the API server accepted ({e}): {stored}"),
         ),
     }
+}
+
+/// What serde sent as a create or an apply keeps it: without the status (a create drops it,
+/// the subresource takes it), with the schema's defaults.
+fn expected_of(target: &Target, sent: &Value) -> Value {
+    let mut expected = sent.clone();
+    if target.status_subresource {
+        without(&mut expected, "status");
+    }
+    compare::defaulted(&target.schema, &mut expected);
+    expected
+}
+
+/// `how`'s answer to what serde sent: kept as `expected`, or a refusal, each a finding.
+fn kept_or_refused(
+    schema: &Value,
+    expected: &Value,
+    how: &str,
+    answer: Answer,
+    out: &mut Findings,
+) -> Result<(), Error> {
+    match answer {
+        Ok(kept) => sent_and_kept(schema, expected, &kept, how, out),
+        Err(refusal) => out.add(
+            format!("refused {how}"),
+            format!(
+                "the API server refuses {how} of what serde sends: {}",
+                refusal?
+            ),
+        ),
+    }
+    Ok(())
 }
 
 fn sent_and_kept(schema: &Value, expected: &Value, kept: &Value, how: &str, out: &mut Findings) {
