@@ -491,10 +491,9 @@ impl Workspace {
         let text = match fs::read_to_string(&journal) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                // Killed before the journal: nothing was changed yet.
-                if dir.exists() {
-                    self.remove_commit_dir()?;
-                }
+                // Killed before the journal (nothing was changed yet), or after the commit
+                // while it cleaned up (an empty `.opgen/` left): either way only the trace goes.
+                self.remove_commit_dir()?;
                 return Ok(None);
             }
             Err(e) => return Err(Error::io(&journal, e)),
@@ -980,6 +979,23 @@ mod tests {
             "before"
         );
         assert!(!dir.path().join(".opgen").exists());
+    }
+
+    #[test]
+    fn a_commit_killed_while_it_cleaned_up_leaves_no_trace_after_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        // Killed between removing `.opgen/commit/` and `.opgen/`: the files are all written.
+        fs::create_dir(dir.path().join(".opgen")).unwrap();
+        fs::write(dir.path().join("a.yaml"), "a").unwrap();
+        let mut ws = Workspace::new(dir.path());
+        ws.stage("a.yaml", "a");
+        let changes = ws.commit().unwrap();
+        assert!(changes.iter().all(|c| c.kind == ChangeKind::Unchanged));
+        assert!(!dir.path().join(".opgen").exists());
+        // What another command keeps there stays.
+        fs::create_dir_all(dir.path().join(".opgen/webhook-dev")).unwrap();
+        ws.commit().unwrap();
+        assert!(dir.path().join(".opgen/webhook-dev").exists());
     }
 
     #[test]
