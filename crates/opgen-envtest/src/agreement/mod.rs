@@ -25,7 +25,8 @@
 //! `oneOf`) are counted, not disagreements; when root rules read `metadata.name`, an object
 //! refused is tried again under names built from those rules (`names.rs`). Draws are reproducible: `OPGEN_AGREEMENT_SEED`
 //! picks the seed (by default one from the CRD's name), `OPGEN_AGREEMENT_CASES` the number of
-//! objects of each kind of draw (32).
+//! objects of each kind of draw (32). Cases go to the API server eight at a time; their findings
+//! are merged in case order, as a case-by-case run would list them.
 
 mod compare;
 mod from_type;
@@ -34,6 +35,7 @@ mod names;
 
 use std::path::{Path, PathBuf};
 
+use futures::{StreamExt, TryStreamExt, stream};
 use kube::{
     Api, Client, Resource,
     api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams},
@@ -46,6 +48,8 @@ use generate::Rng;
 
 const FIELD_MANAGER: &str = "opgen-envtest-agreement";
 const DEFAULT_CASES: u32 = 32;
+/// Cases sent to the API server at once: its answers, not the client, are what a case waits on.
+const IN_FLIGHT: usize = 8;
 /// Mixed into the seed of the values drawn from the Rust type, so that they are not the
 /// schema's draws again.
 const TYPED_STREAM: u64 = 0x7479_7065_6400_0000;
@@ -194,71 +198,43 @@ impl Agreement {
         if target.api.namespace().is_some() {
             crate::control_plane::ensure_namespace(&self.client, &self.namespace).await?;
         }
+        // Case 0 alone first: the name it was accepted under is where every other case starts
+        // (a kind whose rules refuse the default names tries the others once, not per case).
+        // The rest go to the API server a few at a time, their findings merged in case order,
+        // so that the report is the one a case-by-case run would give.
+        let first = self.schema_case::<K>(&target, seed, 0, 0).await?;
+        let hint = first.accepted_name;
+        let mut outcomes = vec![first];
+        outcomes.extend(
+            stream::iter(1..self.cases)
+                .map(|case| self.schema_case::<K>(&target, seed, case, hint))
+                .buffered(IN_FLIGHT)
+                .try_collect::<Vec<_>>()
+                .await?,
+        );
         let mut findings = Findings::default();
-        let mut naming = Names::default();
-        for case in 0..self.cases {
-            let mut rng = Rng::new(seed.wrapping_add(case.into()));
-            let object = generate::object_of(
-                &target.schema,
-                &target.api_version,
-                K::kind(&()).as_ref(),
-                &format!("agreement-{case}"),
-                &mut rng,
-            );
-            naming.candidates = names::candidates(&target.schema, case, &mut rng);
-            findings.case = format!("case {case}");
-            self.check_case::<K>(&target, object, &mut naming, &mut report, &mut findings)
-                .await?;
+        for outcome in outcomes {
+            report.accepted += outcome.accepted;
+            outcome.merge_into(&mut report, &mut findings);
         }
         // A refusal is the type's only where nothing else can explain it: the schema has no
         // rule the draws leave unsolved, and every object drawn from it was accepted.
         let refusals_are_counted =
             generate::has_unsolved_rules(&target.schema) || report.accepted < report.cases;
-        for case in 0..self.cases {
-            let mut rng = Rng::new(seed.rotate_left(17) ^ u64::from(case) ^ TYPED_STREAM);
-            let top = serde_json::json!({
-                "apiVersion": target.api_version,
-                "kind": K::kind(&()),
-                "metadata": {"name": format!("typed-{case}")},
-            });
+        let typed = stream::iter(0..self.cases)
+            .map(|case| self.typed_case::<K>(&target, seed, case, hint, refusals_are_counted))
+            .buffered(IN_FLIGHT)
+            .try_collect::<Vec<_>>()
+            .await?;
+        for outcome in typed {
             report.typed_cases += 1;
-            let drawn = from_type::draw::<K>(&target.schema, &top, &mut rng);
-            naming.candidates = names::candidates(&target.schema, case, &mut rng);
-            findings.case = format!("case {case} of the type's");
-            match drawn {
-                Ok(value) => {
-                    let sent = to_json(&value);
-                    let refused = self
-                        .check_typed_case::<K>(
-                            &target,
-                            sent,
-                            &mut naming,
-                            &mut report,
-                            &mut findings,
-                        )
-                        .await?;
-                    if let Some((refusal, sent)) = refused {
-                        if refusals_are_counted {
-                            if report.refusals.len() < 3 {
-                                report.refusals.push(refusal);
-                            }
-                        } else {
-                            // One finding for each cause, whatever the object's name.
-                            let name = sent["metadata"]["name"].as_str().unwrap_or_default();
-                            let cause = refusal.replace(&format!("\"{name}\""), "\"…\"");
-                            findings.add(
-                                format!("refused {}", first_line(&cause)),
-                                format!(
-                                    "the API server refuses what serde sends of a value of the \
-                                     Rust type: {refusal}: {sent}"
-                                ),
-                            );
-                        }
-                    }
-                }
-                Err(why) if report.undrawn.len() < 3 => report.undrawn.push(why),
-                Err(_) => {}
+            report.typed_accepted += outcome.accepted;
+            if let Some(why) = &outcome.undrawn
+                && report.undrawn.len() < 3
+            {
+                report.undrawn.push(why.clone());
             }
+            outcome.merge_into(&mut report, &mut findings);
         }
         report.disagreements = findings.lines();
         eprintln!(
@@ -282,6 +258,89 @@ impl Agreement {
         Ok(report)
     }
 
+    /// Object `case` drawn from the schema, checked on its own.
+    async fn schema_case<K>(
+        &self,
+        target: &Target,
+        seed: u64,
+        case: u32,
+        hint: usize,
+    ) -> Result<Outcome, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let mut rng = Rng::new(seed.wrapping_add(case.into()));
+        let object = generate::object_of(
+            &target.schema,
+            &target.api_version,
+            K::kind(&()).as_ref(),
+            &format!("agreement-{case}"),
+            &mut rng,
+        );
+        let mut naming = Names {
+            candidates: names::candidates(&target.schema, case, &mut rng),
+            accepted: hint,
+        };
+        let mut outcome = Outcome::of(format!("case {case}"));
+        self.check_case::<K>(target, object, &mut naming, &mut outcome)
+            .await?;
+        outcome.accepted_name = naming.accepted;
+        Ok(outcome)
+    }
+
+    /// Value `case` drawn from the Rust type, checked on its own.
+    async fn typed_case<K>(
+        &self,
+        target: &Target,
+        seed: u64,
+        case: u32,
+        hint: usize,
+        refusals_are_counted: bool,
+    ) -> Result<Outcome, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let mut rng = Rng::new(seed.rotate_left(17) ^ u64::from(case) ^ TYPED_STREAM);
+        let top = serde_json::json!({
+            "apiVersion": target.api_version,
+            "kind": K::kind(&()),
+            "metadata": {"name": format!("typed-{case}")},
+        });
+        let drawn = from_type::draw::<K>(&target.schema, &top, &mut rng);
+        let mut naming = Names {
+            candidates: names::candidates(&target.schema, case, &mut rng),
+            accepted: hint,
+        };
+        let mut outcome = Outcome::of(format!("case {case} of the type's"));
+        let value = match drawn {
+            Ok(value) => value,
+            Err(why) => {
+                outcome.undrawn = Some(why);
+                return Ok(outcome);
+            }
+        };
+        let refused = self
+            .check_typed_case::<K>(target, to_json(&value), &mut naming, &mut outcome)
+            .await?;
+        if let Some((refusal, sent)) = refused {
+            if refusals_are_counted {
+                outcome.refusals.push(refusal);
+            } else {
+                // One finding for each cause, whatever the object's name.
+                let name = sent["metadata"]["name"].as_str().unwrap_or_default();
+                let cause = refusal.replace(&format!("\"{name}\""), "\"…\"");
+                outcome.findings.add(
+                    format!("refused {}", first_line(&cause)),
+                    format!(
+                        "the API server refuses what serde sends of a value of the Rust type: \
+                         {refusal}: {sent}"
+                    ),
+                );
+            }
+        }
+        Ok(outcome)
+    }
+
     /// A value drawn from the Rust type, as serde sends it: created (under a name the rules
     /// take) and server-side applied, the server must keep it with the schema's defaults,
     /// and what it keeps must read back. `Some((refusal, sent))` when the create is refused.
@@ -290,8 +349,7 @@ impl Agreement {
         target: &Target,
         mut sent: Value,
         naming: &mut Names,
-        report: &mut Report,
-        out: &mut Findings,
+        outcome: &mut Outcome,
     ) -> Result<Option<(String, Value)>, Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
@@ -301,7 +359,8 @@ impl Agreement {
             Ok(kept) => kept,
             Err(refusal) => return Ok(Some((refusal?, sent))),
         };
-        report.typed_accepted += 1;
+        outcome.accepted += 1;
+        let out = &mut outcome.findings;
         round_trip::<K>(schema, &kept, out);
         let expected = expected_of(target, &sent);
         kept_or_refused(schema, &expected, "a create", Ok(kept), out)?;
@@ -365,18 +424,18 @@ impl Agreement {
         target: &Target,
         mut object: Value,
         naming: &mut Names,
-        report: &mut Report,
-        out: &mut Findings,
+        outcome: &mut Outcome,
     ) -> Result<(), Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
     {
         let schema = &target.schema;
         let created = naming.create_under_one(target, &mut object).await;
-        let Some(stored) = refused_or(created, report)? else {
+        let Some(stored) = refused_or(created, &mut outcome.refusals)? else {
             return Ok(());
         };
-        report.accepted += 1;
+        outcome.accepted += 1;
+        let out = &mut outcome.findings;
         // The server's view: what it keeps must survive the Rust type.
         round_trip::<K>(schema, &stored, out);
         // serde's view: what serde makes of the object is what the server keeps.
@@ -396,7 +455,7 @@ impl Agreement {
             && has_status(&object)
             && has_status(&sent)
         {
-            self.check_status::<K>(target, &object, &sent, report, out)
+            self.check_status::<K>(target, &object, &sent, outcome)
                 .await?;
         }
         Ok(())
@@ -408,8 +467,7 @@ impl Agreement {
         target: &Target,
         object: &Value,
         sent: &Value,
-        report: &mut Report,
-        out: &mut Findings,
+        outcome: &mut Outcome,
     ) -> Result<(), Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
@@ -418,10 +476,12 @@ impl Agreement {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        let Some(created) = refused_or(create(target, sent, false).await, report)? else {
+        let refusals = &mut outcome.refusals;
+        let Some(created) = refused_or(create(target, sent, false).await, refusals)? else {
             return Ok(());
         };
-        let stored = refused_or(apply_status(target, &name, object).await, report)?;
+        let stored = refused_or(apply_status(target, &name, object).await, refusals)?;
+        let out = &mut outcome.findings;
         if let Some(stored) = stored {
             round_trip::<K>(&target.schema, &stored, out);
             match apply_status(target, &name, sent).await {
@@ -459,9 +519,8 @@ impl Agreement {
     }
 }
 
-/// The names an object is tried under (see `names.rs`), and the one of them the API server
-/// accepted last, tried first for the next object.
-#[derive(Default)]
+/// The names an object is tried under (see `names.rs`), and the one tried first: the one the
+/// API server accepted for case 0.
 struct Names {
     candidates: Vec<String>,
     accepted: usize,
@@ -492,20 +551,51 @@ impl Names {
     }
 }
 
-/// `Ok(Some(object))`, or `Ok(None)` counting a refusal, or the error that is not one.
+/// `Ok(Some(object))`, or `Ok(None)` keeping a refusal, or the error that is not one.
 fn refused_or(
     result: Result<Value, Result<String, Error>>,
-    report: &mut Report,
+    refusals: &mut Vec<String>,
 ) -> Result<Option<Value>, Error> {
     match result {
         Ok(object) => Ok(Some(object)),
         Err(refusal) => {
-            let refusal = refusal?;
-            if report.refusals.len() < 3 {
-                report.refusals.push(refusal);
-            }
+            refusals.push(refusal?);
             Ok(None)
         }
+    }
+}
+
+/// What one case found, merged into the report in case order.
+struct Outcome {
+    /// Objects the server accepted (0 or 1).
+    accepted: u32,
+    refusals: Vec<String>,
+    findings: Findings,
+    /// Why the type's value could not be drawn.
+    undrawn: Option<String>,
+    /// The index of the name the create was accepted under (see [`Names`]).
+    accepted_name: usize,
+}
+
+impl Outcome {
+    fn of(case: String) -> Self {
+        Outcome {
+            accepted: 0,
+            refusals: Vec::new(),
+            findings: Findings {
+                case,
+                seen: Vec::new(),
+            },
+            undrawn: None,
+            accepted_name: 0,
+        }
+    }
+
+    /// Its refusals (the report keeps the first three) and findings.
+    fn merge_into(self, report: &mut Report, findings: &mut Findings) {
+        let room = 3usize.saturating_sub(report.refusals.len());
+        report.refusals.extend(self.refusals.into_iter().take(room));
+        findings.merge(self.findings);
     }
 }
 
@@ -608,6 +698,16 @@ impl Findings {
         match self.seen.iter_mut().find(|seen| seen.0 == key) {
             Some(seen) => seen.3 += 1,
             None => self.seen.push((key, message, self.case.clone(), 0)),
+        }
+    }
+
+    /// Those of a later case.
+    fn merge(&mut self, later: Findings) {
+        for (key, message, case, others) in later.seen {
+            match self.seen.iter_mut().find(|seen| seen.0 == key) {
+                Some(seen) => seen.3 += 1 + others,
+                None => self.seen.push((key, message, case, others)),
+            }
         }
     }
 
@@ -733,7 +833,40 @@ fn fnv1a(text: &str) -> u64 {
 mod tests {
     use serde_json::json;
 
-    use super::with_scale_bounds;
+    use super::{Findings, with_scale_bounds};
+
+    #[test]
+    fn findings_merged_case_by_case_read_as_one_run_found_them() {
+        let cases = [
+            ("case 0", vec!["a", "b"]),
+            ("case 1", vec![]),
+            ("case 2", vec!["b", "c", "b"]),
+            ("case 3", vec!["a"]),
+        ];
+        let mut one_run = Findings::default();
+        let mut merged = Findings::default();
+        for (case, keys) in &cases {
+            one_run.case = (*case).to_owned();
+            let mut own = Findings {
+                case: (*case).to_owned(),
+                seen: Vec::new(),
+            };
+            for key in keys {
+                one_run.add((*key).to_owned(), format!("{key} in {case}"));
+                own.add((*key).to_owned(), format!("{key} in {case}"));
+            }
+            merged.merge(own);
+        }
+        assert_eq!(merged.lines(), one_run.lines());
+        assert_eq!(
+            merged.lines(),
+            [
+                "case 0 (and 1 more): a in case 0",
+                "case 0 (and 2 more): b in case 0",
+                "case 2: c in case 2",
+            ]
+        );
+    }
 
     #[test]
     fn a_scale_subresources_replicas_get_the_api_servers_bounds() {
