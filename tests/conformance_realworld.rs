@@ -551,10 +551,10 @@ fn jobset_needs_embedded_object_meta_as_the_api_server_does() {
         );
         assert!(err.contains(&expected), "{expected}\nnot in:\n{err}");
     }
-    // Each at its token in the marker (the rule starts at column 46 of line 414).
+    // Each at its token in the marker (the rule starts at column 46 of line 415).
     for at in [
-        "--> src/api/v1alpha2.rs:414:72",
-        "--> src/api/v1alpha2.rs:414:113",
+        "--> src/api/v1alpha2.rs:415:72",
+        "--> src/api/v1alpha2.rs:415:113",
     ] {
         assert!(err.contains(at), "{at} not in:\n{err}");
     }
