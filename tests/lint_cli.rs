@@ -303,6 +303,53 @@ pub struct Strict {
 }
 
 #[test]
+fn a_vec_of_bytes_is_an_error_at_its_field() {
+    let dir = project("bytes", "");
+    let extra = r#"
+/// certificate part of a Widget.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Certificate {
+    /// pem of the certificate.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pem: Option<Vec<u8>>,
+    /// der of the certificate, base64 through a module of its own.
+    /// +optional
+    #[serde(default, with = "base64_bytes")]
+    pub der: Vec<u8>,
+    /// chain of the certificate.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<k8s_openapi::ByteString>,
+}
+"#;
+    let file = dir.join("src/api/v1/widget_types.rs");
+    std::fs::write(&file, format!("{TYPES}{extra}")).unwrap();
+    let out = opgen(&dir, &["lint", "--only", "bytestring"]);
+    let err = stderr(&out);
+    // What serde sends of it the API server refuses, whatever the value: an error.
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "error[bytestring]: field Certificate.pem holds a Vec<u8>, which serde sends as a list of numbers"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  --> src/api/v1/widget_types.rs:{}:9\n",
+            TYPES.lines().count() + 9
+        )),
+        "{err}"
+    );
+    assert!(err.contains("use k8s_openapi::ByteString"), "{err}");
+    // Neither the field serialized with a module of its own nor the ByteString.
+    assert!(err.contains("lint: 1 error(s), 0 warning(s)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn rule_settings_configure_a_rule_and_are_read_strictly() {
     // forbiddenmarkers checks nothing until its settings name a marker; --fix removes its line.
     let config = "\n[package.metadata.opgen.lint.rules.forbiddenmarkers]\nmarkers = [{ identifier = \"optional\" }]\n";

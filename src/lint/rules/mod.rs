@@ -281,6 +281,13 @@ pub(super) static RULES: &[Rule] = &[
         wire::optionnull,
     ),
     rule(
+        "bytestring",
+        true,
+        Error,
+        "no Vec<u8>: serde sends a list of numbers where the schema says base64",
+        wire::bytestring,
+    ),
+    rule(
         "untaggedenum",
         true,
         Error,

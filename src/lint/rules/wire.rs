@@ -34,6 +34,37 @@ pub(super) fn fix_before_field(model: &Model<'_>, loc: SrcLoc, attribute: &str) 
     insert_above_field(model, loc, &[attribute.to_owned()])
 }
 
+pub(super) fn bytestring(model: &Model<'_>, out: &mut Vec<Finding>) {
+    for (t, f) in every_field(model) {
+        if f.custom_with || !holds_vec_u8(&f.ty) {
+            continue;
+        }
+        let mut finding = on_field(
+            "bytestring",
+            t,
+            f,
+            format!(
+                "{} holds a Vec<u8>, which serde sends as a list of numbers, where its schema (as Go's []byte) says a base64 string: the API server refuses every value serde sends of it",
+                field_name(t, f)
+            ),
+        );
+        finding.help = Some(
+            "use k8s_openapi::ByteString, which serde sends as base64 (or #[serde(with = ...)] a base64 module)"
+                .to_owned(),
+        );
+        out.push(finding);
+    }
+}
+
+/// `Vec<u8>` itself, or in an `Option`, a list or a map.
+fn holds_vec_u8(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bytes { byte_string } => !byte_string,
+        Ty::Option(inner) | Ty::List { item: inner, .. } | Ty::Map(inner) => holds_vec_u8(inner),
+        _ => false,
+    }
+}
+
 pub(super) fn untaggedenum(model: &Model<'_>, out: &mut Vec<Finding>) {
     for t in &model.types {
         if let Shape::DataEnum {
