@@ -1405,6 +1405,7 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
             &sample_files,
             &typed,
             samples.len(),
+            &[],
         );
     }
 }

@@ -1094,6 +1094,7 @@ fn shop_sample_round_trips_on_the_api_server() {
             namespaced: false,
         }],
         1,
+        &[],
     );
     let _ = std::fs::remove_dir_all(&project);
 }
@@ -1124,7 +1125,7 @@ fn round_trip_module(case: &Case, names: &[&str], group: &str, kinds: &[Typed]) 
     let (files, count) = samples(&src, names, group);
     assert!(count > 0, "the samples hold objects of {group}");
     let (_, project, _) = import(case).expect("the module imports");
-    samples_on_the_api_server(&project, case.go.module, &files, kinds, count);
+    samples_on_the_api_server(&project, case.go.module, &files, kinds, count, &[]);
     let _ = std::fs::remove_dir_all(&project);
 }
 

@@ -31,13 +31,15 @@ pub struct Typed<'a> {
 /// (the CRDs' defaults included). Writes the samples and `tests/roundtrip.rs` into the imported
 /// project and runs it in its stable copy `roundtrip/<name>` ([`super::stable_copy`]), under a
 /// package name of its own, so that a second run of the suite finds it built; the count of
-/// objects read back typed must be `expected`.
+/// objects read back typed must be `expected`. `exceptions` are the project's own
+/// disagreements that are not opgen's, each (a text the disagreement holds, why).
 pub fn samples_on_the_api_server(
     project: &Path,
     name: &str,
     samples: &[PathBuf],
     kinds: &[Typed],
     expected: usize,
+    exceptions: &[(&str, &str)],
 ) {
     let arms: String = kinds
         .iter()
@@ -63,6 +65,10 @@ pub fn samples_on_the_api_server(
                 k.path
             )
         })
+        .collect();
+    let exceptions: String = exceptions
+        .iter()
+        .map(|(text, why)| format!("    ({text:?}, {why:?}),\n"))
         .collect();
     // Inside the project, named relative to it (cargo runs a test in its package's directory):
     // the test's source is then the same in every run.
@@ -193,7 +199,7 @@ const EXCEPTIONS: &[(&str, &str)] = &[
         "argo-rollouts' Go string with omitempty and a schema default: an empty interval is \
          written back as nothing and then defaulted, by Go's client as by the Rust type",
     ),
-];
+{exceptions}];
 
 /// Each imported type and its CRD agree (opgen_envtest::agreement); a kind version none of
 /// whose drawn objects the API server accepts is counted, not checked.
