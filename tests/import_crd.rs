@@ -1390,15 +1390,7 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
                 typed.push((kind.clone(), version.to_owned(), path, namespaced));
             }
         }
-        let typed: Vec<Typed> = typed
-            .iter()
-            .map(|(kind, version, path, namespaced)| Typed {
-                kind,
-                version,
-                path,
-                namespaced: *namespaced,
-            })
-            .collect();
+        let typed = Typed::each_of(&typed);
         samples_on_the_api_server(
             &project,
             &format!("live-{domain}"),

@@ -72,15 +72,7 @@ fn agrees(fixture: &str, opts: &ManifestOptions, kinds: usize, exceptions: &[(&s
         kinds,
         "the kind versions of {fixture}'s CRDs: {declared:?}"
     );
-    let typed: Vec<Typed> = declared
-        .iter()
-        .map(|(kind, version, path, namespaced)| Typed {
-            kind,
-            version,
-            path,
-            namespaced: *namespaced,
-        })
-        .collect();
+    let typed = Typed::each_of(&declared);
     samples_on_the_api_server(&project, fixture, &[], &typed, 0, exceptions);
 }
 

@@ -26,6 +26,21 @@ pub struct Typed<'a> {
     pub namespaced: bool,
 }
 
+impl<'a> Typed<'a> {
+    /// Each of the (kind, version, path, namespaced) owned by a caller.
+    pub fn each_of(kinds: &'a [(String, String, String, bool)]) -> Vec<Typed<'a>> {
+        kinds
+            .iter()
+            .map(|(kind, version, path, namespaced)| Typed {
+                kind,
+                version,
+                path,
+                namespaced: *namespaced,
+            })
+            .collect()
+    }
+}
+
 /// Item 3 of the import: each sample is accepted by a real API server under opgen's CRDs, is
 /// read back into the imported Rust type, and serializes with every field the server holds
 /// (the CRDs' defaults included). Writes the samples and `tests/roundtrip.rs` into the imported
