@@ -252,6 +252,17 @@ fn fix_adds_skip_serializing_if_and_dry_run_writes_nothing() {
     assert!(!err.contains("requiredfields"), "{err}");
     assert!(err.contains("warning[nofloats]"), "{err}");
     assert!(err.contains("lint: 1 warning(s)"), "{err}");
+    // The fixed types still make their CRD, size (now a required Option) required in it.
+    let manifests = opgen(&dir, &["manifests"]);
+    assert!(manifests.status.success(), "{}", stderr(&manifests));
+    let crd = std::fs::read_to_string(dir.join("config/crd/bases/shop.example.com_widgets.yaml"))
+        .unwrap();
+    let crd: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    assert_eq!(
+        spec["required"],
+        serde_yaml::from_str::<serde_yaml::Value>("[size]").unwrap()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -683,13 +683,9 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 );
             }
             false
-        } else if let Some(m) = required_marker {
-            if is_option && !f.deserialize_with {
-                diags.push(self.marker_error(file, m, format!(
-                    "`{}` is marked required, but its type is an Option, which serde accepts missing",
-                    f.rust_name
-                )).help("remove the marker, or make the field a plain (non-Option) type"));
-            }
+        } else if required_marker.is_some() {
+            // An Option too (Go's required pointer, which kube-api-linter's requiredfields asks
+            // for where the zero value is valid): the API server makes it present.
             true
         } else if self.model.package_optional(package) {
             false
