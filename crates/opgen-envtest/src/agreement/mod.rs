@@ -200,11 +200,14 @@ impl Agreement {
         }
         // Case 0 alone first: the name it was accepted under is where every other case starts
         // (a kind whose rules refuse the default names tries the others once, not per case).
-        // The rest go to the API server a few at a time, their findings merged in case order,
-        // so that the report is the one a case-by-case run would give.
-        let first = self.schema_case::<K>(&target, seed, 0, 0).await?;
-        let hint = first.accepted_name;
-        let mut outcomes = vec![first];
+        // The rest go to the API server a few at a time, their findings merged in case order.
+        let mut outcomes = Vec::new();
+        let mut hint = 0;
+        if self.cases > 0 {
+            let first = self.schema_case::<K>(&target, seed, 0, 0).await?;
+            hint = first.accepted_name;
+            outcomes.push(first);
+        }
         outcomes.extend(
             stream::iter(1..self.cases)
                 .map(|case| self.schema_case::<K>(&target, seed, case, hint))
