@@ -662,10 +662,10 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         // Required: markers first, then the package default, then what serde needs.
         let optional_marker = has(|m| *m == SchemaMarker::Optional);
         let required_marker =
-            has(|m| matches!(m, SchemaMarker::Required | SchemaMarker::K8sRequired));
+            has(|m| matches!(m, SchemaMarker::Required | SchemaMarker::K8sRequired)).is_some();
         let serde_needs_it = (!is_option || f.deserialize_with) && !f.has_default;
         let required = if let Some(m) = optional_marker {
-            if required_marker.is_some() {
+            if required_marker {
                 diags.push(self.marker_error(
                     file,
                     m,
@@ -683,7 +683,7 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
                 );
             }
             false
-        } else if required_marker.is_some() {
+        } else if required_marker {
             // An Option too (Go's required pointer, which kube-api-linter's requiredfields asks
             // for where the zero value is valid): the API server makes it present.
             true

@@ -232,11 +232,6 @@ impl Agreement {
         for outcome in typed {
             report.typed_cases += 1;
             report.typed_accepted += outcome.accepted;
-            if let Some(why) = &outcome.undrawn
-                && report.undrawn.len() < 3
-            {
-                report.undrawn.push(why.clone());
-            }
             outcome.merge_into(&mut report, &mut findings);
         }
         report.disagreements = findings.lines();
@@ -280,10 +275,7 @@ impl Agreement {
             &format!("agreement-{case}"),
             &mut rng,
         );
-        let mut naming = Names {
-            candidates: names::candidates(&target.schema, case, &mut rng),
-            accepted: hint,
-        };
+        let mut naming = Names::for_case(&target.schema, case, hint, &mut rng);
         let mut outcome = Outcome::of(format!("case {case}"));
         self.check_case::<K>(target, object, &mut naming, &mut outcome)
             .await?;
@@ -310,57 +302,61 @@ impl Agreement {
             "metadata": {"name": format!("typed-{case}")},
         });
         let drawn = from_type::draw::<K>(&target.schema, &top, &mut rng);
-        let mut naming = Names {
-            candidates: names::candidates(&target.schema, case, &mut rng),
-            accepted: hint,
-        };
+        let mut naming = Names::for_case(&target.schema, case, hint, &mut rng);
         let mut outcome = Outcome::of(format!("case {case} of the type's"));
-        let value = match drawn {
-            Ok(value) => value,
-            Err(why) => {
-                outcome.undrawn = Some(why);
-                return Ok(outcome);
+        match drawn {
+            Ok(value) => {
+                let sent = to_json(&value);
+                self.check_typed_case::<K>(
+                    target,
+                    sent,
+                    &mut naming,
+                    refusals_are_counted,
+                    &mut outcome,
+                )
+                .await?;
             }
-        };
-        let refused = self
-            .check_typed_case::<K>(target, to_json(&value), &mut naming, &mut outcome)
-            .await?;
-        if let Some((refusal, sent)) = refused {
-            if refusals_are_counted {
-                outcome.refusals.push(refusal);
-            } else {
-                // One finding for each cause, whatever the object's name.
-                let name = sent["metadata"]["name"].as_str().unwrap_or_default();
-                let cause = refusal.replace(&format!("\"{name}\""), "\"…\"");
-                outcome.findings.add(
-                    format!("refused {}", first_line(&cause)),
-                    format!(
-                        "the API server refuses what serde sends of a value of the Rust type: \
-                         {refusal}: {sent}"
-                    ),
-                );
-            }
+            Err(why) => outcome.undrawn = Some(why),
         }
         Ok(outcome)
     }
 
     /// A value drawn from the Rust type, as serde sends it: created (under a name the rules
     /// take) and server-side applied, the server must keep it with the schema's defaults,
-    /// and what it keeps must read back. `Some((refusal, sent))` when the create is refused.
+    /// and what it keeps must read back. A refused create is a refusal where
+    /// `refusals_are_counted`, else a disagreement.
     async fn check_typed_case<K>(
         &self,
         target: &Target,
         mut sent: Value,
         naming: &mut Names,
+        refusals_are_counted: bool,
         outcome: &mut Outcome,
-    ) -> Result<Option<(String, Value)>, Error>
+    ) -> Result<(), Error>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
     {
         let schema = &target.schema;
         let kept = match naming.create_under_one(target, &mut sent).await {
             Ok(kept) => kept,
-            Err(refusal) => return Ok(Some((refusal?, sent))),
+            Err(refusal) => {
+                let refusal = refusal?;
+                if refusals_are_counted {
+                    outcome.refusals.push(refusal);
+                } else {
+                    // One finding for each cause, whatever the object's name.
+                    let name = sent["metadata"]["name"].as_str().unwrap_or_default();
+                    let cause = refusal.replace(&format!("\"{name}\""), "\"…\"");
+                    outcome.findings.add(
+                        format!("refused {}", first_line(&cause)),
+                        format!(
+                            "the API server refuses what serde sends of a value of the Rust \
+                             type: {refusal}: {sent}"
+                        ),
+                    );
+                }
+                return Ok(());
+            }
         };
         outcome.accepted += 1;
         let out = &mut outcome.findings;
@@ -369,7 +365,7 @@ impl Agreement {
         kept_or_refused(schema, &expected, "a create", Ok(kept), out)?;
         let applied = apply(target, &sent).await;
         kept_or_refused(schema, &expected, "a server-side apply", applied, out)?;
-        Ok(None)
+        Ok(())
     }
 
     fn target<K: Resource<DynamicType = ()>>(&self) -> Result<Target, Error> {
@@ -530,6 +526,14 @@ struct Names {
 }
 
 impl Names {
+    /// Case `case`'s names, tried from the one at `hint`.
+    fn for_case(schema: &Value, case: u32, hint: usize, rng: &mut Rng) -> Self {
+        Names {
+            candidates: names::candidates(schema, case, rng),
+            accepted: hint,
+        }
+    }
+
     /// The dry-run create of `object` under the first name the server accepts, which `object`
     /// keeps; the first refusal when it accepts none.
     async fn create_under_one(&mut self, target: &Target, object: &mut Value) -> Answer {
@@ -569,6 +573,7 @@ fn refused_or(
 }
 
 /// What one case found, merged into the report in case order.
+#[derive(Default)]
 struct Outcome {
     /// Objects the server accepted (0 or 1).
     accepted: u32,
@@ -583,21 +588,22 @@ struct Outcome {
 impl Outcome {
     fn of(case: String) -> Self {
         Outcome {
-            accepted: 0,
-            refusals: Vec::new(),
             findings: Findings {
                 case,
-                seen: Vec::new(),
+                ..Findings::default()
             },
-            undrawn: None,
-            accepted_name: 0,
+            ..Outcome::default()
         }
     }
 
-    /// Its refusals (the report keeps the first three) and findings.
+    /// Its refusals and why its value could not be drawn (the report keeps the first three of
+    /// each), and its findings.
     fn merge_into(self, report: &mut Report, findings: &mut Findings) {
         let room = 3usize.saturating_sub(report.refusals.len());
         report.refusals.extend(self.refusals.into_iter().take(room));
+        if report.undrawn.len() < 3 {
+            report.undrawn.extend(self.undrawn);
+        }
         findings.merge(self.findings);
     }
 }
