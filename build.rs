@@ -2,10 +2,15 @@
 //! and serde_json parses it several times faster than a YAML parser (benchmarks: a one-kind
 //! `opgen manifests` spent a quarter of its instructions in the YAML parse).
 //!
+//! Indexes `data/k8s-schemas.jsonl` (build/k8s_index.rs): a one-kind run spent a third of its
+//! instructions scanning the 2.7 MB file for where each type's schema is.
+//!
 //! Sets `opgen_vendored` when opgen is built in its repository, beside `crates/opgen-runtime`
 //! and `crates/opgen-envtest`: it then embeds them for projects' `vendor/`. The published
 //! package cannot hold them (cargo leaves nested packages out).
 
+#[path = "build/k8s_index.rs"]
+mod k8s_index;
 #[path = "build/typed_markers.rs"]
 mod typed_markers;
 
@@ -22,12 +27,18 @@ fn main() {
         println!("cargo::rustc-cfg=opgen_vendored");
     }
 
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    println!("cargo::rerun-if-changed=data/k8s-schemas.jsonl");
+    println!("cargo::rerun-if-changed=build/k8s_index.rs");
+    let data = std::fs::read_to_string("data/k8s-schemas.jsonl").expect("data/k8s-schemas.jsonl");
+    std::fs::write(out.join("k8s_index.rs"), k8s_index::generate(&data))
+        .expect("write k8s_index.rs");
+
     println!("cargo::rerun-if-changed=markers/catalog.yaml");
     println!("cargo::rerun-if-changed=build/typed_markers.rs");
     let yaml = std::fs::read_to_string("markers/catalog.yaml").expect("markers/catalog.yaml");
     let catalog: serde_json::Value =
         serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
-    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(
         out.join("catalog.json"),
         serde_json::to_string(&without_type_keys(&catalog)).expect("JSON"),

@@ -75,10 +75,9 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let k8s = k8s.with_embedded_object_meta(embedded_object_meta);
     let src = Path::new("src");
     let generated = parallel::alongside(
-        // Both are built on first use; another core builds them while this one parses.
+        // Built on first use; another core builds it while this one parses.
         || {
             MarkerCatalog::get();
-            K8sTypes::build_index();
         },
         || {
             let (files, skipped) = load::load(ws, src, Scope::Relevant)?;

@@ -15,10 +15,10 @@
 //! {"type":<rust path below k8s_openapi>,"name":<definition>,"versions":[...]}
 //! ```
 //!
-//! A run of opgen must not parse 2+ MB of JSON to render one Condition, so the first lookup
-//! scans the lines once and reads only each line's `name`/`type`/`versions` prefix (an index of
-//! borrowed `&'static str` slices, built once per process in a `OnceLock`), and serde parses only
-//! the definitions a schema actually needs. `K8sTypes::new()` itself reads only the header.
+//! A run of opgen must not parse 2+ MB of JSON to render one Condition, nor scan it: build.rs
+//! indexes the file (build/k8s_index.rs: each definition's versions and the byte range of its
+//! schema, each type path's definition per version, sorted for binary search), and serde parses
+//! only the definitions a schema actually needs. `K8sTypes::new()` itself reads only the header.
 //!
 //! References stay `{"$ref": "#/definitions/<name>"}` in the data and are inlined here, see
 //! [`K8sTypes::schema`].
@@ -80,12 +80,6 @@ impl Default for K8sTypes {
 }
 
 impl K8sTypes {
-    /// Builds the index of the embedded data now rather than at the first lookup (which
-    /// then only waits for it), so that a caller can have it built on another thread.
-    pub fn build_index() {
-        index();
-    }
-
     /// Schemas for Kubernetes 1.[`DEFAULT_K8S_MINOR`].
     pub fn new() -> Self {
         K8sTypes::for_version(DEFAULT_K8S_MINOR)
@@ -134,10 +128,8 @@ impl K8sTypes {
     /// The Kubernetes minor versions in which `k8s_openapi::<path>` exists (empty if none), for
     /// messages such as "exists only in 1.34 and later".
     pub fn versions_of(path: &str) -> Vec<u32> {
-        let mask = index()
-            .types
-            .get(path)
-            .map_or(0, |entries| entries.iter().fold(0, |m, (mask, _)| m | mask));
+        let mask =
+            type_entries(path).map_or(0, |entries| entries.iter().fold(0, |m, (mask, _)| m | mask));
         header()
             .minors
             .iter()
@@ -156,7 +148,7 @@ impl K8sTypes {
     /// `x-kubernetes-validations` go before the type's. tools/k8s-schemas checks that this gives
     /// controller-gen's schema for every type.
     pub fn props(&self, path: &str) -> Option<SchemaProps> {
-        let name = self.pick(index().types.get(path)?)?;
+        let name = self.pick(type_entries(path)?)?;
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(hit) = cache.results.get(name) {
             return Some(hit.clone());
@@ -206,10 +198,12 @@ impl K8sTypes {
         let raw = match cache.raw.get(name) {
             Some(raw) => Arc::clone(raw),
             None => {
-                let text = index()
-                    .defs
-                    .get(name)
-                    .and_then(|entries| self.pick(entries))
+                let text = definition(name)
+                    .and_then(|(_, entries)| {
+                        let &(_, start, end) =
+                            entries.iter().find(|(mask, ..)| mask & self.bit != 0)?;
+                        Some(&DATA[start as usize..end as usize])
+                    })
                     .unwrap_or_else(|| {
                         corrupt(0, &format!("no definition {name} for 1.{}", self.minor))
                     });
@@ -236,8 +230,8 @@ impl K8sTypes {
         if let Some(Value::String(reference)) = obj.get("$ref") {
             let target = reference
                 .strip_prefix(REF_PREFIX)
-                .and_then(|t| index().defs.get_key_value(t))
-                .map(|(&t, _)| t)
+                .and_then(definition)
+                .map(|(t, _)| t)
                 .unwrap_or_else(|| corrupt(0, &format!("dangling $ref {reference}")));
             let mut out = if stack.contains(&target) {
                 // Recursion (e.g. JSONSchemaProps, or CompositePodGroupTemplate in 1.37): a CRD
@@ -292,14 +286,27 @@ struct Header {
     k8s_openapi_version: String,
     /// Kubernetes minor versions in header order; index i is bit i of a `versions` mask.
     minors: Vec<u32>,
-    /// The same versions as written in the file ("1.33"), for reading the masks.
-    names: Vec<String>,
 }
 
-/// Definition name → (versions mask, schema text), and type path → (mask, definition name).
-struct Index {
-    defs: HashMap<&'static str, Vec<(u32, &'static str)>>,
-    types: HashMap<&'static str, Vec<(u32, &'static str)>>,
+/// One schema of a definition: (versions mask, start and end of its text in DATA).
+type Schema = (u32, u32, u32);
+/// The definition a type is in some versions: (versions mask, definition name).
+type Definition = (u32, &'static str);
+
+// `DEFS` and `TYPES`, written by build.rs (build/k8s_index.rs) from DATA.
+include!(concat!(env!("OUT_DIR"), "/k8s_index.rs"));
+
+/// Definition `name` as `DEFS` has it: its `&'static` name and its schemas (versions mask,
+/// start and end of the schema's text in DATA).
+fn definition(name: &str) -> Option<(&'static str, &'static [Schema])> {
+    let i = DEFS.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    Some(DEFS[i])
+}
+
+/// The definitions `k8s_openapi::<path>` is: (versions mask, definition name).
+fn type_entries(path: &str) -> Option<&'static [Definition]> {
+    let i = TYPES.binary_search_by(|(p, _)| (*p).cmp(path)).ok()?;
+    Some(TYPES[i].1)
 }
 
 fn header() -> &'static Header {
@@ -331,119 +338,8 @@ fn header() -> &'static Header {
         Header {
             k8s_openapi_version,
             minors,
-            names,
         }
     })
-}
-
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let header = header();
-        let mut index = Index {
-            defs: HashMap::with_capacity(1024),
-            types: HashMap::with_capacity(1024),
-        };
-        // memchr finds the line ends several times faster than str::lines.
-        let bytes = DATA.as_bytes();
-        let mut start = 0;
-        let lines = memchr::memchr_iter(b'\n', bytes).map(|end| {
-            let line = &DATA[start..end];
-            start = end + 1;
-            line
-        });
-        for (n, line) in lines.enumerate().skip(1) {
-            let mut c = Cursor {
-                rest: line,
-                line: n + 1,
-            };
-            if line.starts_with(r#"{"name":"#) {
-                c.expect(r#"{"name":"#);
-                let name = c.string();
-                c.expect(r#","versions":"#);
-                let mask = c.versions(header);
-                c.expect(r#","schema":"#);
-                let schema = c
-                    .rest
-                    .strip_suffix('}')
-                    .unwrap_or_else(|| c.fail("a final `}`"));
-                index.defs.entry(name).or_default().push((mask, schema));
-            } else if line.starts_with(r#"{"type":"#) {
-                c.expect(r#"{"type":"#);
-                let path = c.string();
-                c.expect(r#","name":"#);
-                let name = c.string();
-                c.expect(r#","versions":"#);
-                let mask = c.versions(header);
-                c.expect("}");
-                index.types.entry(path).or_default().push((mask, name));
-            } else if !line.is_empty() {
-                c.fail(r#"a "name" or "type" line"#);
-            }
-        }
-        index
-    })
-}
-
-/// Reads the fixed-order prefix of one line (written by tools/k8s-schemas/main.go).
-struct Cursor {
-    rest: &'static str,
-    line: usize,
-}
-
-impl Cursor {
-    fn expect(&mut self, literal: &str) {
-        self.rest = self
-            .rest
-            .strip_prefix(literal)
-            .unwrap_or_else(|| self.fail(literal));
-    }
-
-    /// A JSON string without escapes (definition names, type paths and versions have none).
-    fn string(&mut self) -> &'static str {
-        self.expect("\"");
-        let end = self
-            .rest
-            .find('"')
-            .unwrap_or_else(|| self.fail("a closing quote"));
-        let (s, rest) = self.rest.split_at(end);
-        if s.contains('\\') {
-            self.fail("a string without escapes");
-        }
-        self.rest = &rest[1..];
-        s
-    }
-
-    /// `["1.33","1.34"]` as a bit mask over the header's versions.
-    fn versions(&mut self, header: &Header) -> u32 {
-        self.expect("[");
-        let mut mask = 0;
-        loop {
-            let v = self.string();
-            let bit = header
-                .names
-                .iter()
-                .position(|n| n == v)
-                .unwrap_or_else(|| self.fail("a version of the header"));
-            mask |= 1 << bit;
-            if self.rest.starts_with(',') {
-                self.expect(",");
-            } else {
-                self.expect("]");
-                return mask;
-            }
-        }
-    }
-
-    fn fail(&self, wanted: &str) -> ! {
-        corrupt(
-            self.line,
-            &format!(
-                "expected {wanted} at `{}`",
-                self.rest.chars().take(40).collect::<String>()
-            ),
-        )
-    }
 }
 
 /// The embedded data is generated and tested, so a defect in it is a bug of opgen's build.
@@ -478,23 +374,30 @@ mod tests {
     fn header_and_index_cover_every_line() {
         assert_eq!(K8sTypes::k8s_openapi_version(), "0.29.0");
         assert_eq!(K8sTypes::supported_minors(), &[33, 34, 35, 36, 37]);
-        let idx = index();
-        let def_lines: usize = idx.defs.values().map(Vec::len).sum();
-        let type_lines: usize = idx.types.values().map(Vec::len).sum();
+        let def_lines: usize = DEFS.iter().map(|(_, e)| e.len()).sum();
+        let type_lines: usize = TYPES.iter().map(|(_, e)| e.len()).sum();
         assert_eq!(1 + def_lines + type_lines, DATA.lines().count());
+        // sorted and without duplicates, as the binary searches need
+        assert!(DEFS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(TYPES.windows(2).all(|w| w[0].0 < w[1].0));
         // every type's definition exists in every version the type exists in
-        for (path, entries) in &idx.types {
-            for &(mask, name) in entries {
-                let covered = idx.defs[name].iter().fold(0, |m, (dm, _)| m | dm);
+        for (path, entries) in TYPES {
+            for &(mask, name) in *entries {
+                let (_, defs) = definition(name).unwrap();
+                let covered = defs.iter().fold(0, |m, (dm, ..)| m | dm);
                 assert_eq!(mask & !covered, 0, "{path} -> {name}");
             }
         }
-        // a definition's entries never overlap: one schema per version
-        for (name, entries) in &idx.defs {
+        // a definition's entries never overlap (one schema per version), and each range is
+        // the whole schema of its line: a JSON object
+        for (name, entries) in DEFS {
             let mut seen = 0;
-            for (mask, _) in entries {
+            for &(mask, start, end) in *entries {
                 assert_eq!(seen & mask, 0, "{name}");
                 seen |= mask;
+                let text = &DATA[start as usize..end as usize];
+                assert!(text.starts_with('{') && text.ends_with('}'), "{name}");
+                assert!(DATA[end as usize..].starts_with("}\n"), "{name}");
             }
         }
     }
@@ -574,9 +477,7 @@ mod tests {
     /// and its typed form says exactly what the inlined JSON says.
     #[test]
     fn every_type_of_every_version_inlines() {
-        let idx = index();
-        let mut paths: Vec<&str> = idx.types.keys().copied().collect();
-        paths.sort_unstable();
+        let paths: Vec<&str> = TYPES.iter().map(|(path, _)| *path).collect();
         for &minor in K8sTypes::supported_minors() {
             let k8s = K8sTypes::for_version(minor);
             for path in &paths {
@@ -584,7 +485,7 @@ mod tests {
                 let schema = k8s.schema(path);
                 assert_eq!(schema.is_some(), exists, "1.{minor} {path}");
                 if let Some(s) = schema {
-                    let name = k8s.pick(&idx.types[path]).unwrap();
+                    let name = k8s.pick(type_entries(path).unwrap()).unwrap();
                     let mut cache = Cache::default();
                     let inlined = k8s.inline_def(&mut cache, name, &mut Vec::new());
                     assert_eq!(Value::Object(s), inlined, "1.{minor} {path}");
