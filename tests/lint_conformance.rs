@@ -6163,6 +6163,25 @@ const KNOWN_GATEWAY_API_X: &[(&str, &str, &str, Side, &str)] = &[
     ),
 ];
 
+/// cluster-api's api module (v1.14.2, its version and packages in the controller-gen real-world
+/// corpus: core, addons, bootstrap/kubeadm, controlplane/kubeadm, ipam and runtime, in a
+/// multigroup project), as jobset.
+#[test]
+fn cluster_api_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "sigs.k8s.io/cluster-api/api",
+        version: "v1.14.2",
+        packages: "./...",
+        domain: "x-k8s.io",
+        embedded_object_meta: false,
+        multigroup: true,
+        known: KNOWN_CLUSTER_API,
+    });
+}
+
+/// Disagreements on cluster-api.
+const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[];
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
