@@ -1706,7 +1706,7 @@ const KNOWN_JOBSET: &[(&str, &str, &str, Side, &str)] = &[
 ];
 const JOBSET_PATCH: &str = "Go's patchStrategy/patchMergeKey markers and protobuf/patch struct tags on JobSetStatus.Conditions: see the rule table's conditions entries";
 const KIND_ROOT: &str = "the fields of the Go kind struct (metadata, spec, status): kube-derive writes the kind's root type, so the Rust has no such fields";
-const UPSTREAM: &str = "a type of another module or package (k8s.io/component-base's LeaderElectionConfiguration and LoggingConfiguration, apimachinery's TypeMeta, GroupVersionKind, GroupVersionResource and Timestamp, k8s.io/api's admission/v1 AdmissionRequest, gateway-api's ParentReference and the other apis/v1 types its apisx uses, cert-manager's own packages outside the API groups, openreports' ReportResult and ReportSummary, sigstore's k8smanifest ObjectReference and ObjectFieldBinding) that import go writes under src/api/upstream/: opgen lints every type under src/api/, KAL only the packages it is given or, for types it does see, only where the field names them with a plain identifier";
+const UPSTREAM: &str = "a type of another module or package (k8s.io/component-base's LeaderElectionConfiguration and LoggingConfiguration, apimachinery's TypeMeta, GroupVersionKind, GroupVersionResource and Timestamp, k8s.io/api's admission/v1 AdmissionRequest and core/v1 ResourceList (karpenter's `type Limits v1.ResourceList` names it), gateway-api's ParentReference and the other apis/v1 types its apisx uses, cert-manager's own packages outside the API groups, openreports' ReportResult and ReportSummary, sigstore's k8smanifest ObjectReference and ObjectFieldBinding) that import go writes under src/api/upstream/: opgen lints every type under src/api/, KAL only the packages it is given or, for types it does see, only where the field names them with a plain identifier";
 
 /// A Go API module of the real-world corpus, linted by KAL on the Go and by `opgen lint` on what
 /// `opgen import go` makes of it.
@@ -2389,7 +2389,7 @@ fn real_world_agrees(case: &RealWorld) {
 }
 
 /// Disagreements on kueue.
-const ROOT_FIELDS: &str = "a kind whose fields sit at its root beside metadata (kueue's WorkloadPriorityClass's value and description, kyverno's PolicyReport and ClusterPolicyReport's scope, scopeSelector, summary and results): import go puts them in a `<Kind>Fields` struct that the kind flattens, so opgen names that struct where KAL names the kind";
+const ROOT_FIELDS: &str = "a kind whose fields sit at its root beside metadata (kueue's WorkloadPriorityClass's value and description, kyverno's PolicyReport and ClusterPolicyReport's scope, scopeSelector, summary and results, keda's duck type WithTriggers's internalKind and spec): import go puts them in a `<Kind>Fields` struct that the kind flattens, so opgen names that struct where KAL names the kind";
 const NAMED_MAP: &str = "a field of a named map type (corev1.ResourceList, map[ResourceName]Quantity): KAL checks only a map type written out in the field (`map[K]V`), opgen the type behind the name, as the schema has it";
 const FOREIGN_KEY: &str = "a map keyed by corev1.ResourceName: KAL follows a named key type only within the packages it analyses, so that string type of k8s.io/api is no string to it; import go writes the key as String";
 const KNOWN_KUEUE: &[(&str, &str, &str, Side, &str)] = &[
@@ -2585,7 +2585,7 @@ const STATUS_DEFAULT: &str = "the default on the Go kind's status field (flux's 
 const FLUX_META: &str = "a type of another flux module (github.com/fluxcd/pkg/apis/meta, acl and kustomize: Artifact, which v1 uses beside v1beta1's and v1beta2's own, LocalObjectReference, AccessFrom, Patch, ...; source-controller's API: image-automation's GitRepositoryRef) that import go writes under src/api/upstream/: opgen lints every type under src/api/, KAL only the packages it is given (as UPSTREAM); where the module has a type of the same name (helm-controller's own ValuesReference), the upstream one adds to its count";
 const DURATION: &str = "metav1.Duration is imported as its wire form, a String (controller-gen's schema is a plain string), so the Rust field no longer says it is a duration; a String with Go's duration syntax has no Rust type that serde writes the same way";
 const GO_FIELD_NAME: &str = "KAL checks the Go field's name (`Reference`, whose JSON name is `ref`); the Rust field is named after the JSON name, which noreferences accepts";
-const QUALIFIED_TYPE: &str = "the field's type is named from another Go package (`meta.LocalObjectReference`, `sourcev1.GitRepositoryRef`, `meta.History`, `cmmeta.SecretKeySelector`, `[]v1.RelabelConfig`, external-secrets' `esmeta.SecretKeySelector`, kyverno's `kyvernov1.ResourceFilters` and `kyvernov1.ImageExtractorConfigs`, cluster-api's `clusterv1beta1.Conditions` and `bootstrapv1beta1.KubeadmConfigSpec`), or through a local name for one (kyverno's `type MatchResources = kyvernov2beta1.MatchResources`, `type ObjectFieldBinding k8smanifest.ObjectFieldBinding`): KAL's nonpointerstructs, arrayofstruct, ssatags and nomaps look behind a type only while it is named with a plain identifier (`asNonPointerStruct`, `getStructType`, `IsArrayTypeOrAlias`, the type checker's `checkTypeExpr`), so they skip the field; opgen checks the struct, list or map it is";
+const QUALIFIED_TYPE: &str = "the field's type is named from another Go package (`meta.LocalObjectReference`, `sourcev1.GitRepositoryRef`, `meta.History`, `cmmeta.SecretKeySelector`, `[]v1.RelabelConfig`, external-secrets' `esmeta.SecretKeySelector`, kyverno's `kyvernov1.ResourceFilters` and `kyvernov1.ImageExtractorConfigs`, cluster-api's `clusterv1beta1.Conditions` and `bootstrapv1beta1.KubeadmConfigSpec`, keda's `v1alpha1.Conditions`), or through a local name for one (kyverno's `type MatchResources = kyvernov2beta1.MatchResources`, `type ObjectFieldBinding k8smanifest.ObjectFieldBinding`): KAL's nonpointerstructs, arrayofstruct, ssatags and nomaps look behind a type only while it is named with a plain identifier (`asNonPointerStruct`, `getStructType`, `IsArrayTypeOrAlias`, the type checker's `checkTypeExpr`), so they skip the field; opgen checks the struct, list or map it is";
 const OPTIONAL_STRING: &str = "an optional Go string, list or map without omitempty (`json:\"revision\"`, `json:\"events\"`, `json:\"headers\"`): import go writes every optional string, list and map with `skip_serializing_if` (`String::is_empty`, `Vec::is_empty`, `BTreeMap::is_empty`), as its optionality in controller-gen's schema asks, so the Rust has the omitempty KAL asks the Go for";
 const KNOWN_FLUX: &[(&str, &str, &str, Side, &str)] = &[
     ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
@@ -2928,11 +2928,11 @@ const KNOWN_GATEWAY_API: &[(&str, &str, &str, Side, &str)] = &[
         OMITZERO,
     ),
 ];
-const UNEXPORTED: &str = "an unexported Go type (gateway-api's supportedFeatureInternal, for its UnmarshalJSON; velero's typeInfo, for its registration): the Go loader, like controller-gen, reads only exported types, so import go writes no Rust for it";
+const UNEXPORTED: &str = "an unexported Go type (gateway-api's supportedFeatureInternal, for its UnmarshalJSON; velero's typeInfo, for its registration; karpenter's taintKeyEffect, for its validation): the Go loader, like controller-gen, reads only exported types, so import go writes no Rust for it";
 const CONDITIONS_PATCH: &str = "Go's patchStrategy/patchMergeKey markers and protobuf/patch struct tags on a conditions field, which have no Rust equivalent: see the rule table's conditions entries";
 const POINTER_TO_LIST: &str = "a pointer to a list (helm-controller's `Filters *[]Filter`, external-secrets' `Audiences *[]string`, cluster-api v1beta2's `ExtraEnvs *[]EnvVar` and `Taints *[]corev1.Taint`): KAL's ssatags and arrayofstruct check a field whose type is a list or names one (`IsArrayTypeOrAlias`, `getArrayElementType`), not a pointer to one, so they skip the field; import go writes it as an `Option<Vec<_>>`, which opgen checks as the list it is";
 const UNTAGGED: &str = "a Go field without a json tag (cert-manager's shared `Duration { Duration metav1.Duration }`): controller-gen leaves it out of the schema (`encountered struct field without JSON tag`), and so does import go, so the Rust struct has no field to lint; KAL keys it by its Go name";
-const OMITZERO_STRUCT: &str = "a non-pointer Go struct with omitzero or omitempty and no optional marker (cert-manager's ControllerConfiguration.ACMEDNS01Config, kyverno's ImageVerification.Validation and ResourceFilter's embedded `ResourceDescription `json:\"resources,omitempty\"``): optional in controller-gen's schema, so import go writes an `Option`, which nonpointerstructs leaves alone; KAL asks the Go for the marker its optionality lacks";
+const OMITZERO_STRUCT: &str = "a non-pointer Go struct with omitzero or omitempty and no optional marker (cert-manager's ControllerConfiguration.ACMEDNS01Config, kyverno's ImageVerification.Validation and ResourceFilter's embedded `ResourceDescription `json:\"resources,omitempty\"``, keda's VaultSecret.PkiData): optional in controller-gen's schema, so import go writes an `Option`, which nonpointerstructs leaves alone; KAL asks the Go for the marker its optionality lacks";
 const PREFIX_MARKER: &str = "a marker name followed by more text (`+optional.`, prometheus-operator's OAuth2.Scopes; `+optional - The recommended version ...`, `+required - ...` and `+optional, default GET`, external-secrets' BeyondtrustServer and WebhookProvider): KAL takes the longest marker name the text starts with (its registry's `Match`), so to it the field is optional (or required); controller-gen looks the whole text up as a marker name, knows none, and ignores it, and import go leaves it out with a warning, so the Rust field has no optional or required marker";
 const OMITZERO: &str = "Go's omitzero on a list, which KAL's optionalfields asks to be omitempty: serde has one `skip_serializing_if`, which import go writes for both, so the Rust has nothing to tell apart";
 
@@ -4512,7 +4512,7 @@ const KNOWN_PROMETHEUS_OPERATOR: &[(&str, &str, &str, Side, &str)] = &[
 /// Classes first met on external-secrets (TEST_DOUBLE, MARKER_FIRST, FOREIGN_MARKERS) and kyverno
 /// (CONDITIONS_NAME, EMBEDDED_OMITEMPTY).
 const TEST_DOUBLE: &str = "a counterfeiter test double (external-secrets' `apis/externalsecrets/v1/fakes` and `v1beta1/fakes`, PushRemoteRef: funcs, mutexes, maps of results and unexported fields without json tags): its package has no `+groupName` and no API type names it, so import go, which writes the API packages and the types they reach, writes no Rust for it; KAL lints every struct of every package it is given";
-const MARKER_FIRST: &str = "the field's doc comment starts with a marker line (external-secrets' `// +nullable` above `// refreshTime is ...`): KAL's commentstart checks the comment group's first line (`field.Doc.List[0]`), marker or not; controller-gen's description leaves markers out, and so does the doc comment import go writes (the marker stays a plain `//` line), which starts with the JSON name";
+const MARKER_FIRST: &str = "the field's doc comment starts with a marker line (external-secrets' `// +nullable` above `// refreshTime is ...`) or a directive (karpenter's `//nolint:kubeapilinter` above `// name of the referent.`): KAL's commentstart checks the comment group's first line (`field.Doc.List[0]`), marker or not; controller-gen's description leaves markers and directives out (go/ast's `CommentGroup.Text` drops `//nolint:` as a directive), and so does the doc comment import go writes (the line stays a plain `//` line), which starts with the JSON name";
 const FOREIGN_MARKERS: &str = "the field's type is named from another Go package (external-secrets' `esmeta.ServiceAccountSelector`, gateway-api apisx's `v1.ParentReference` and `v1.GatewayController`): KAL reads markers package by package, so it judges such a type's zero value by Go's type system alone (`isSelectorExprZeroValueValid`: a struct is valid unless the field has MinProperties, a string unless the field has MinLength), without the markers of the type or its fields (`MinLength=1` on the selector's `name`, on ObjectName and GatewayController), and asks for a pointer and omitempty; import go writes the type under src/api/upstream/ with its markers, where opgen reads them, finds the zero value invalid and asks for omitzero only (or, for the string, omitempty)";
 const CONDITIONS_NAME: &str = "KAL's conditions rule finds the field by its Go name, `Conditions` (`fieldIsCalledConditions`), opgen by its Rust name, which import go takes from the JSON name: kyverno's Deny.RawAnyAllConditions (`json:\"conditions\"`, a Schemaless wrapper of any/all conditions) is a conditions field to opgen only, and ConditionsWrapper.Conditions (`json:\"-\"`, which encoding/json, controller-gen and import go skip) one to KAL only";
 const EMBEDDED_OMITEMPTY: &str = "an embedded Go struct whose json tag has no name but is not exactly `,inline` (kyverno's `TargetSelector `json:\",omitempty\"``, `ResourceSpec `json:\",omitempty\"``, `GeneratePattern `json:\",omitempty\"``, `kyvernov1.APICall `json:\",inline,omitempty\"``, `ResourceSpec `json:\",inline,omitempty\"``): encoding/json and controller-gen inline it, and import go writes it `#[serde(flatten)]`, which opgen's rules do not inspect as a field (as KAL skips an inlined one); KAL's json tag reader takes only `,inline` (or an empty tag) for inlining, so to it the field is one to mark optional or required. With no JSON name, the test keys these findings to the Go declaration that follows (CloneList, TargetResourceSpec.context, TargetSelector.selector, ExternalAPICall.refreshInterval, GeneratePattern.data)";
@@ -6182,7 +6182,7 @@ fn cluster_api_agrees_with_kube_api_linter() {
 const NO_GROUP: &str = "a package that is no API group (cluster-api's `runtime/hooks/v1alpha1`, the Runtime SDK's hook requests and responses, whose doc says it holds no CRD types; `runtime/catalog`, their registry; `deprecated/errors`' ClusterError, MachineError and KubeadmControlPlaneError, errors for providers): it has no `+groupName` and no API type names these types, so controller-gen makes no schema of them, and import go, which writes the API packages and the types they reach, writes no Rust for them; KAL lints every struct of every package it is given";
 const HOOKS_NAMESAKE: &str = "a type name declared both in `runtime/hooks/v1alpha1` (ExtensionHandler and GroupVersionHook of the discovery response, no API group: see NO_GROUP; 2 KAL findings on each of these fields, which have no omitempty) and in `runtime/v1beta2` (ExtensionConfig's status, whose required fields with omitempty import go writes plain: see OMITEMPTY_DROPPED and OMITZERO_DROPPED; 1 opgen finding): the comparison keys a finding by type name, so the two net out to 1 KAL only";
 const OMITZERO_DROPPED: &str = "a required Go struct with `omitempty,omitzero` (cluster-api v1beta2's convention) whose zero value is invalid: import go writes a required field plain, without `skip_serializing_if` (as OMITEMPTY_DROPPED), so opgen asks for the omitzero the Go has (`does not allow the zero value`), where KAL, reading the Go tag, has nothing to say";
-const REQUIRED_POINTER_ZERO: &str = "a required struct field whose type holds cluster-api v1beta1's required pointer `LocalObjectTemplate.Ref *corev1.ObjectReference` (`json:\"ref\"`, no omitempty), directly or one level down: KAL takes a required pointer's zero value (null) as invalid (`areStructFieldZeroValuesValid`), so LocalObjectTemplate and the templates holding it have no valid zero value, and it asks MachineDeploymentClass's and MachinePoolClass's `template` and their templates' `bootstrap` and `infrastructure` for omitzero; import go writes the pointer as a plain `ObjectReference` (see REQUIRED_POINTER), whose zero value `{}` is valid, so opgen finds the zero value (`{\"ref\": {}}`) valid and asks for a pointer and omitempty instead: two findings for KAL's one";
+const REQUIRED_POINTER_ZERO: &str = "a required struct field whose type holds cluster-api v1beta1's required pointer `LocalObjectTemplate.Ref *corev1.ObjectReference` (`json:\"ref\"`, no omitempty; karpenter's `NodeClassRef *NodeClassReference` under NodeClaimTemplate's spec and NodePoolSpec's template), directly or one level down: KAL takes a required pointer's zero value (null) as invalid (`areStructFieldZeroValuesValid`), so LocalObjectTemplate and the templates holding it have no valid zero value, and it asks MachineDeploymentClass's and MachinePoolClass's `template` and their templates' `bootstrap` and `infrastructure` for omitzero; import go writes the pointer as a plain `ObjectReference` (see REQUIRED_POINTER), whose zero value `{}` is valid, so opgen finds the zero value (`{\"ref\": {}}`) valid and asks for a pointer and omitempty instead: two findings for KAL's one";
 const BOOTSTRAP_TOKEN: &str = "BootstrapToken's `token` in two versions, one opgen finding each: v1beta1's `Token *BootstrapTokenString` (`json:\"token\"`) is a required Go pointer that import go writes plain, so opgen asks for a pointer (see REQUIRED_POINTER); v1beta2's `Token BootstrapTokenString` (`json:\"token,omitempty,omitzero\"`) a required field whose omitempty import go does not carry (see OMITEMPTY_DROPPED)";
 /// Disagreements on cluster-api: the classes of the modules above, and the five above of its own.
 const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
@@ -8939,6 +8939,415 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "variables",
         Side::Kal,
         NO_GROUP,
+    ),
+];
+
+/// KEDA's keda.sh and eventing.keda.sh (v2.21.0, its version and packages in the controller-gen
+/// real-world corpus, in a multigroup project with embedded ObjectMeta, as its Makefile runs
+/// controller-gen), as jobset.
+#[test]
+fn keda_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "github.com/kedacore/keda/v2",
+        version: "v2.21.0",
+        packages: "./apis/...",
+        domain: "keda.sh",
+        embedded_object_meta: true,
+        multigroup: true,
+        known: KNOWN_KEDA,
+    });
+}
+
+const TYPE_OPTIONAL: &str = "`+optional` on a type declaration (keda's ScaledJobStatus, ScaledObjectStatus, ScalingStrategy, Rollout and CloudEventSourceStatus): controller-gen's `optional` marker describes fields only, so on a type it means nothing, and import go writes no marker on the Rust struct; KAL's optionalorrequired tells the type not to be marked optional, and its duplicatemarkers, which adds the markers of a field's type to the field's own (`TypeAwareMarkerCollectionForField`), finds `optional` twice on an optional field of such a type (ScaledJobSpec's rollout and scalingStrategy, ScaledObject's status)";
+/// Disagreements on keda: the classes of the modules above, and one of its own.
+const KNOWN_KEDA: &[(&str, &str, &str, Side, &str)] = &[
+    // WithTriggers (a duck type) has internalKind and spec at its root beside metadata.
+    (
+        "commentstart",
+        "WithTriggers",
+        "internalKind",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "commentstart",
+        "WithTriggers",
+        "spec",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "commentstart",
+        "WithTriggersFields",
+        "*",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "nonpointerstructs",
+        "WithTriggers",
+        "spec",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "nonpointerstructs",
+        "WithTriggersFields",
+        "spec",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalorrequired",
+        "WithTriggers",
+        "internalKind",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalorrequired",
+        "WithTriggers",
+        "spec",
+        Side::Kal,
+        ROOT_FIELDS,
+    ),
+    (
+        "optionalorrequired",
+        "WithTriggersFields",
+        "*",
+        Side::Opgen,
+        ROOT_FIELDS,
+    ),
+    (
+        "duplicatemarkers",
+        "ScaledJobSpec",
+        "rollout",
+        Side::Kal,
+        TYPE_OPTIONAL,
+    ),
+    (
+        "duplicatemarkers",
+        "ScaledJobSpec",
+        "scalingStrategy",
+        Side::Kal,
+        TYPE_OPTIONAL,
+    ),
+    (
+        "duplicatemarkers",
+        "ScaledObject",
+        "status",
+        Side::Kal,
+        TYPE_OPTIONAL,
+    ),
+    ("optionalorrequired", "*", "", Side::Kal, TYPE_OPTIONAL),
+    ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "status", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
+    (
+        "optionalfields",
+        "ScaledObject",
+        "status",
+        Side::Kal,
+        KIND_ROOT,
+    ),
+    (
+        "nonpointerstructs",
+        "AwsSecretManagerCredentials",
+        "*",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "AzureKeyVaultCredentials",
+        "clientSecret",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "ScaledObjectSpec",
+        "scaleTargetRef",
+        Side::Opgen,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "VaultSecret",
+        "pkiData",
+        Side::Kal,
+        OMITZERO_STRUCT,
+    ),
+    (
+        "optionalfields",
+        "AdvancedConfig",
+        "scalingModifiers",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "AwsSecretManager",
+        "*",
+        Side::Kal,
+        OMITTED,
+    ),
+    ("optionalfields", "AzureKeyVault", "*", Side::Kal, OMITTED),
+    (
+        "optionalfields",
+        "CloudEventSourceSpec",
+        "eventSubscription",
+        Side::Kal,
+        OMITTED,
+    ),
+    ("optionalfields", "Destination", "*", Side::Kal, OMITTED),
+    (
+        "optionalfields",
+        "GCPSecretManager",
+        "*",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "OAuth2",
+        "clientSecret",
+        Side::Kal,
+        OMITTED,
+    ),
+    ("optionalfields", "ScaledJobSpec", "*", Side::Kal, OMITTED),
+    (
+        "optionalfields",
+        "AzureKeyVaultCloudInfo",
+        "*",
+        Side::Kal,
+        OPTIONAL_STRING,
+    ),
+    (
+        "ssatags",
+        "CloudEventSourceStatus",
+        "conditions",
+        Side::Opgen,
+        QUALIFIED_TYPE,
+    ),
+];
+
+/// karpenter's karpenter.sh and autoscaling.x-k8s.io (v1.14.1, its version and packages in the
+/// controller-gen real-world corpus, in a multigroup project), as jobset.
+#[test]
+fn karpenter_agrees_with_kube_api_linter() {
+    real_world_agrees(&RealWorld {
+        module: "sigs.k8s.io/karpenter",
+        version: "v1.14.1",
+        packages: "./pkg/apis/...",
+        domain: "karpenter.sh",
+        embedded_object_meta: false,
+        multigroup: true,
+        known: KNOWN_KARPENTER,
+    });
+}
+
+const NILLABLE_DURATION: &str = "karpenter's NillableDuration, a struct with its own MarshalJSON (a duration string or `Never`) whose every use is Schemaless: its two fields have no json tag, so the test keys KAL's findings on both to `Raw`, the declaration at or after them. controller-gen leaves a field without a json tag out, embedded or not (`encountered struct field without JSON tag`). Import go leaves `Raw []byte` out (see UNTAGGED) but writes the embedded `*time.Duration` as `#[serde(flatten)] pub duration: i64`, which opgen's rules do not inspect as a field (see the report: serde refuses to flatten an integer); KAL asks both for a json tag (jsontags) and a marker (optionalorrequired), and nodurations finds the Duration";
+/// Disagreements on karpenter: the classes of the modules above, and one of its own.
+const KNOWN_KARPENTER: &[(&str, &str, &str, Side, &str)] = &[
+    ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
+    ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "metadata", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "spec", Side::Kal, KIND_ROOT),
+    ("optionalorrequired", "*", "status", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "spec", Side::Kal, KIND_ROOT),
+    ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
+    ("optionalfields", "*", "status", Side::Kal, KIND_ROOT),
+    ("requiredfields", "*", "spec", Side::Kal, KIND_ROOT),
+    (
+        "commentstart",
+        "LocalObjectRef",
+        "name",
+        Side::Kal,
+        MARKER_FIRST,
+    ),
+    ("commentstart", "ScalableRef", "*", Side::Kal, MARKER_FIRST),
+    (
+        "conditions",
+        "CapacityBufferStatus",
+        "conditions",
+        Side::Kal,
+        CONDITIONS_PATCH,
+    ),
+    ("defaults", "NodePoolSpec", "disruption", Side::Kal, OMITTED),
+    ("defaults", "NodePoolStatus", "nodes", Side::Kal, OMITTED),
+    (
+        "optionalfields",
+        "NodeClaimSpec",
+        "resources",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "NodeClaimStatus",
+        "lastPodEventTime",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "NodePoolSpec",
+        "disruption",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "optionalfields",
+        "NodePoolStatus",
+        "nodes",
+        Side::Kal,
+        OMITTED,
+    ),
+    (
+        "nonpointerstructs",
+        "NodePoolSpec",
+        "disruption",
+        Side::Kal,
+        POINTER,
+    ),
+    (
+        "nonpointerstructs",
+        "NodeClaimTemplate",
+        "metadata",
+        Side::Kal,
+        OMITZERO_STRUCT,
+    ),
+    ("jsontags", "taintKeyEffect", "", Side::Kal, UNEXPORTED),
+    (
+        "optionalorrequired",
+        "taintKeyEffect",
+        "",
+        Side::Kal,
+        UNEXPORTED,
+    ),
+    ("nodurations", "Budget", "duration", Side::Kal, DURATION),
+    (
+        "nodurations",
+        "NodeClaimSpec",
+        "terminationGracePeriod",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "nodurations",
+        "NodeClaimTemplateSpec",
+        "terminationGracePeriod",
+        Side::Kal,
+        DURATION,
+    ),
+    (
+        "jsontags",
+        "NillableDuration",
+        "Raw",
+        Side::Kal,
+        NILLABLE_DURATION,
+    ),
+    (
+        "nodurations",
+        "NillableDuration",
+        "Raw",
+        Side::Kal,
+        NILLABLE_DURATION,
+    ),
+    (
+        "optionalorrequired",
+        "NillableDuration",
+        "Raw",
+        Side::Kal,
+        NILLABLE_DURATION,
+    ),
+    ("nomaps", "ResourceList", "", Side::Opgen, UPSTREAM),
+    (
+        "nomaps",
+        "CapacityBufferSpec",
+        "limits",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    ("nomaps", "Limits", "", Side::Opgen, NAMED_MAP),
+    ("nomaps", "NodeClaimStatus", "*", Side::Opgen, NAMED_MAP),
+    (
+        "nomaps",
+        "NodeOverlaySpec",
+        "capacity",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    ("nomaps", "NodePoolSpec", "limits", Side::Opgen, NAMED_MAP),
+    (
+        "nomaps",
+        "NodePoolStatus",
+        "resources",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "nomaps",
+        "ResourceRequirements",
+        "requests",
+        Side::Opgen,
+        NAMED_MAP,
+    ),
+    (
+        "requiredfields",
+        "NodeClaimSpec",
+        "nodeClassRef",
+        Side::Opgen,
+        REQUIRED_POINTER,
+    ),
+    (
+        "requiredfields",
+        "NodeClaimTemplateSpec",
+        "nodeClassRef",
+        Side::Opgen,
+        REQUIRED_POINTER,
+    ),
+    (
+        "requiredfields",
+        "NodeClaimTemplate",
+        "spec",
+        Side::Opgen,
+        REQUIRED_POINTER_ZERO,
+    ),
+    (
+        "requiredfields",
+        "NodePoolSpec",
+        "template",
+        Side::Opgen,
+        REQUIRED_POINTER_ZERO,
+    ),
+    (
+        "requiredfields",
+        "NodeOverlaySpec",
+        "requirements",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "requiredfields",
+        "NodeSelectorRequirement",
+        "operator",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "requiredfields",
+        "NodeSelectorRequirementWithMinValues",
+        "operator",
+        Side::Opgen,
+        OMITEMPTY_DROPPED,
     ),
 ];
 
