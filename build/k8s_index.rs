@@ -66,13 +66,13 @@ pub fn generate(data: &str) -> String {
         }
     }
     let mut out = String::from(
-        "/// Definition name → (versions mask, start, end of its schema's text in DATA), by name.\n\
+        "/// Definition name → (versions mask, (start, end) of its schema's text in DATA), by name.\n\
          static DEFS: &[(&str, &[Schema])] = &[\n",
     );
     for (name, entries) in &defs {
         write!(out, "    ({name:?}, &[").unwrap();
         for (mask, start, end) in entries {
-            write!(out, "({mask}, {start}, {end}), ").unwrap();
+            write!(out, "({mask}, ({start}, {end})), ").unwrap();
         }
         out.push_str("]),\n");
     }

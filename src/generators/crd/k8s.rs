@@ -166,7 +166,7 @@ impl K8sTypes {
     }
 
     /// The entry of a `versions`-tagged list that applies to this version.
-    fn pick(&self, entries: &[(u32, &'static str)]) -> Option<&'static str> {
+    fn pick<T: Copy>(&self, entries: &[(u32, T)]) -> Option<T> {
         entries
             .iter()
             .find(|(mask, _)| mask & self.bit != 0)
@@ -199,11 +199,8 @@ impl K8sTypes {
             Some(raw) => Arc::clone(raw),
             None => {
                 let text = definition(name)
-                    .and_then(|(_, entries)| {
-                        let &(_, start, end) =
-                            entries.iter().find(|(mask, ..)| mask & self.bit != 0)?;
-                        Some(&DATA[start as usize..end as usize])
-                    })
+                    .and_then(|(_, entries)| self.pick(entries))
+                    .map(|(start, end)| &DATA[start as usize..end as usize])
                     .unwrap_or_else(|| {
                         corrupt(0, &format!("no definition {name} for 1.{}", self.minor))
                     });
@@ -288,8 +285,8 @@ struct Header {
     minors: Vec<u32>,
 }
 
-/// One schema of a definition: (versions mask, start and end of its text in DATA).
-type Schema = (u32, u32, u32);
+/// One schema of a definition: (versions mask, (start, end) of its text in DATA).
+type Schema = (u32, (u32, u32));
 /// The definition a type is in some versions: (versions mask, definition name).
 type Definition = (u32, &'static str);
 
@@ -384,7 +381,7 @@ mod tests {
         for (path, entries) in TYPES {
             for &(mask, name) in *entries {
                 let (_, defs) = definition(name).unwrap();
-                let covered = defs.iter().fold(0, |m, (dm, ..)| m | dm);
+                let covered = defs.iter().fold(0, |m, (dm, _)| m | dm);
                 assert_eq!(mask & !covered, 0, "{path} -> {name}");
             }
         }
@@ -392,7 +389,7 @@ mod tests {
         // the whole schema of its line: a JSON object
         for (name, entries) in DEFS {
             let mut seen = 0;
-            for &(mask, start, end) in *entries {
+            for &(mask, (start, end)) in *entries {
                 assert_eq!(seen & mask, 0, "{name}");
                 seen |= mask;
                 let text = &DATA[start as usize..end as usize];
