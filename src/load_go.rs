@@ -166,6 +166,9 @@ pub struct GoType {
     /// `type A = B`.
     pub alias: bool,
     pub generic: bool,
+    /// Its package declares `MarshalJSON` on it: its JSON is what that method writes.
+    #[serde(rename = "marshalJSON", default)]
+    pub marshal_json: bool,
     #[serde(flatten)]
     pub pos: Pos,
 }

@@ -267,6 +267,8 @@ fn reason(what: &str, at: &str, ours: &str, theirs: &str) -> Option<&'static str
         "type" if theirs == "integer array" && ours == "string" => "[]byte",
         "type" if theirs == "Duration" && ours == "string" => "metav1.Duration",
         "type" if ours == "object" || ours == "JSON" => "schema replaced",
+        // The shop's Schemaless `timeout`, whose Type marker names its JSON.
+        "type" if theirs == "Timeout" && ours == "string" => "schema replaced",
         // `import go` wraps a spec (status) type another kind owns in `<Kind>Spec` (`Status`).
         "type"
             if (at.ends_with(".spec") && ours.ends_with("Spec"))
@@ -288,6 +290,9 @@ fn reason(what: &str, at: &str, ours: &str, theirs: &str) -> Option<&'static str
         "field only opgen" if ours == "apiVersion" || ours == "kind" => "TypeMeta",
         // A Go type defined as another (`type A B`, `type As []A`) has no fields of its own in
         // opgen's section, which links the type it is.
+        // A Go type with its own MarshalJSON and a Type marker is that JSON in opgen's section;
+        // crd-ref-docs lists its Go fields, unexported ones too.
+        "field only crd-ref-docs" if at.ends_with(" Grade.letter") => "own JSON",
         "field only crd-ref-docs" if ours == "alias" => "alias",
         "type" if theirs.starts_with("map of ") && ours == format!("{theirs} array") => {
             "map of slices"

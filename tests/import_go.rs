@@ -466,7 +466,9 @@ fn external_secrets() {
 /// (`+versionName`, moved to the package as controller-gen moves it), a marker no tool knows
 /// (left out with a warning at its Go line), a root CEL rule, a Status default, an inline
 /// struct, a type holding itself, `[]byte`, `uint16`, `float64` (controller-gen's
-/// `allowDangerousTypes`), a `json:"-"` field, and a resource singular other than the kind's.
+/// `allowDangerousTypes`), a `json:"-"` field, a resource singular other than the kind's, types
+/// with their own MarshalJSON (with a Type marker; below a Schemaless field, like karpenter's
+/// NillableDuration) and an untagged embedded `*time.Duration`.
 #[test]
 fn shop_fixture() {
     let Some(stderr) = compare(&Case {
@@ -481,12 +483,13 @@ fn shop_fixture() {
     assert_eq!(
         left_out,
         [
-            "warning: `+kubebuilder:unknownmarker=1` is left out (controller-gen ignores markers it does not know): unknown marker `kubebuilder:unknownmarker`; `opgen markers` lists every marker opgen understands"
+            "warning: `+kubebuilder:unknownmarker=1` is left out (controller-gen ignores markers it does not know): unknown marker `kubebuilder:unknownmarker`; `opgen markers` lists every marker opgen understands",
+            "warning: Window embeds *time.Duration without a json tag: Go's encoder writes it as a field named by its type, which controller-gen refuses (a field without a json tag), so it is left out",
         ],
         "{stderr}"
     );
     assert!(
-        stderr.contains("widget_types.go:109:1"),
+        stderr.contains("widget_types.go:126:1") && stderr.contains("timing_types.go:75:2"),
         "the warning points at the Go line:\n{stderr}"
     );
     // The resource marker's singular (not the lower-cased kind) reaches the compiled kube code
@@ -508,6 +511,16 @@ fn shop_fixture() {
         assert!(rust.contains(field), "{field}in:\n{rust}");
     }
     assert!(crds["shop.example.com_widgets.yaml"].contains("    singular: gizmo\n"));
+    // Types with their own MarshalJSON (a Type marker, or below a Schemaless field only) are
+    // held as the JSON they are, as karpenter's NillableDuration must be: serde cannot flatten
+    // the integer its embedded `*time.Duration` would be.
+    let timing = std::fs::read_to_string(project.join("src/api/v1/timing_types.rs")).unwrap();
+    for own in ["Timeout", "Grade"] {
+        let held =
+            format!("pub struct {own}(pub serde_json::Value);\n\nimpl Serialize for {own} {{");
+        assert!(timing.contains(&held), "{held}\nin:\n{timing}");
+    }
+    assert!(!timing.contains("flatten"), "{timing}");
     let _ = std::fs::remove_dir_all(&project);
 }
 

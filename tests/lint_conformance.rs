@@ -9152,7 +9152,7 @@ fn karpenter_agrees_with_kube_api_linter() {
     });
 }
 
-const NILLABLE_DURATION: &str = "karpenter's NillableDuration, a struct with its own MarshalJSON (a duration string or `Never`) whose every use is Schemaless: its two fields have no json tag, so the test keys KAL's findings on both to `Raw`, the declaration at or after them. controller-gen leaves a field without a json tag out, embedded or not (`encountered struct field without JSON tag`). Import go leaves `Raw []byte` out (see UNTAGGED) but writes the embedded `*time.Duration` as `#[serde(flatten)] pub duration: i64`, which opgen's rules do not inspect as a field (see the report: serde refuses to flatten an integer); KAL asks both for a json tag (jsontags) and a marker (optionalorrequired), and nodurations finds the Duration";
+const NILLABLE_DURATION: &str = "karpenter's NillableDuration, a struct with its own MarshalJSON (a duration string or `Never`) whose every use is Schemaless: its two fields have no json tag, so the test keys KAL's findings on both to `Raw`, the declaration at or after them. controller-gen leaves a field without a json tag out, embedded or not (`encountered struct field without JSON tag`). Import go writes the type as the JSON its MarshalJSON writes (`pub struct NillableDuration(pub serde_json::Value)`, serde by hand), so opgen has neither field; KAL asks both for a json tag (jsontags) and a marker (optionalorrequired), and nodurations finds the Duration";
 /// Disagreements on karpenter: the classes of the modules above, and one of its own.
 const KNOWN_KARPENTER: &[(&str, &str, &str, Side, &str)] = &[
     ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),

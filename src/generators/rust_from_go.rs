@@ -95,6 +95,9 @@ struct Generator<'a> {
     kinds: BTreeMap<TypeKey, KindPlan>,
     /// Types a Schemaless field holds, and all they hold: no schema checks their fields.
     unvalidated: HashSet<TypeKey>,
+    /// Types a kind's schema describes: reached from a kind other than through a Schemaless
+    /// field.
+    described: HashSet<TypeKey>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
 }
@@ -140,6 +143,7 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
         emit: BTreeSet::new(),
         kinds: BTreeMap::new(),
         unvalidated: HashSet::new(),
+        described: HashSet::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -159,6 +163,7 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
     g.find_types();
     if g.errors.is_empty() {
         g.find_unvalidated();
+        g.find_described();
     }
     if !g.errors.is_empty() {
         return Err(Error {
@@ -181,6 +186,28 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
 /// the marker is carried over).
 fn typed(m: &GoMarker) -> Option<Typed> {
     typed::parse(MarkerCatalog::get(), &m.text).map(|(_, t)| t)
+}
+
+/// How Go spells an embedded type: `*time.Duration`.
+fn go_type_name(e: &GoExpr) -> String {
+    match e.kind() {
+        ExprKind::Pointer(inner) => format!("*{}", go_type_name(inner)),
+        ExprKind::Ident(name) => name.to_owned(),
+        ExprKind::Qual(q) => format!(
+            "{}.{}",
+            q.path.rsplit('/').next().unwrap_or(&q.path),
+            q.name
+        ),
+        _ => "a type".to_owned(),
+    }
+}
+
+/// Whether a Go field has `+kubebuilder:validation:Schemaless`.
+fn schemaless(f: &GoField) -> bool {
+    f.markers
+        .iter()
+        .filter_map(typed)
+        .any(|m| matches!(m, Typed::Schema(SchemaMarker::Schemaless)))
 }
 
 /// Whether a Go field's markers make it optional, and whether they make it required, in
@@ -766,15 +793,8 @@ impl<'a> Generator<'a> {
         for key in written {
             let p = self.packages[key.0.as_str()];
             let t = p.find(&key.1).expect("written types exist");
-            for f in struct_fields(t) {
-                let schemaless = f
-                    .markers
-                    .iter()
-                    .filter_map(typed)
-                    .any(|m| matches!(m, Typed::Schema(SchemaMarker::Schemaless)));
-                if schemaless {
-                    self.collect(p, &f.ty, &mut queue, &f.pos);
-                }
+            for f in struct_fields(t).iter().filter(|f| schemaless(f)) {
+                self.collect(p, &f.ty, &mut queue, &f.pos);
             }
         }
         while let Some(key) = queue.pop() {
@@ -785,6 +805,62 @@ impl<'a> Generator<'a> {
             let t = p.find(&key.1).expect("collected types exist");
             self.collect(p, &t.ty, &mut queue, &t.pos);
         }
+    }
+
+    /// The types a kind's schema describes ([`Generator::described`]).
+    fn find_described(&mut self) {
+        let mut queue: Vec<TypeKey> = self.kinds.keys().cloned().collect();
+        while let Some(key) = queue.pop() {
+            if !self.described.insert(key.clone()) {
+                continue;
+            }
+            let p = self.packages[key.0.as_str()];
+            let t = p.find(&key.1).expect("collected types exist");
+            match t.ty.kind() {
+                ExprKind::Struct(fields) => {
+                    for f in fields.iter().filter(|f| !schemaless(f)) {
+                        self.collect(p, &f.ty, &mut queue, &f.pos);
+                    }
+                }
+                _ => self.collect(p, &t.ty, &mut queue, &t.pos),
+            }
+        }
+    }
+
+    /// Whether `t` is written as the JSON its own `MarshalJSON` writes, held as a
+    /// `serde_json::Value`: when controller-gen describes it by its markers alone (it has a
+    /// Type marker) or no schema describes it. A type a schema describes by its fields keeps
+    /// them, with a warning: the schema and the JSON may differ.
+    fn own_json(&self, p: &GoPackage, t: &GoType) -> bool {
+        t.marshal_json
+            && (t
+                .markers
+                .iter()
+                .filter_map(typed)
+                .any(|m| matches!(m, Typed::Schema(SchemaMarker::Type(_))))
+                || !self.described.contains(&(p.path.clone(), t.name.clone())))
+    }
+
+    /// Whether Go's encoder inlines `e` when a struct embeds it: a struct, not held as its own
+    /// JSON. It writes any other embedded type as a field named by the type.
+    fn embeds_struct(&self, p: &GoPackage, e: &GoExpr, depth: usize) -> bool {
+        let declared = match deref(e).kind() {
+            ExprKind::Ident(name) => p.find(name).map(|t| (p, t)),
+            ExprKind::Qual(q) => {
+                if let Some(known) = self.known(&q.path, &q.name) {
+                    return known.shape == Shape::Other;
+                }
+                self.packages
+                    .get(q.path.as_str())
+                    .and_then(|qp| qp.find(&q.name).map(|t| (*qp, t)))
+            }
+            ExprKind::Struct(_) => return true,
+            _ => None,
+        };
+        declared.is_some_and(|(p, t)| match t.ty.kind() {
+            ExprKind::Struct(_) => !self.own_json(p, t),
+            _ => depth < 8 && self.embeds_struct(p, &t.ty, depth + 1),
+        })
     }
 
     fn is_list(&self, t: &GoType) -> bool {
@@ -1618,6 +1694,9 @@ impl<'a> Generator<'a> {
     }
 
     fn named_default(&self, p: &GoPackage, t: &GoType, depth: usize) -> bool {
+        if self.own_json(p, t) {
+            return true;
+        }
         match t.ty.kind() {
             ExprKind::Struct(fields) => self.fields_default(p, fields, depth + 1),
             _ => self.type_default(p, &t.ty, depth + 1),
@@ -1747,6 +1826,18 @@ impl<'a> Generator<'a> {
     fn write_type(&mut self, p: &GoPackage, t: &GoType, file: &mut FileOut) {
         let mut item = String::new();
         file.declared.insert(t.name.clone());
+        if t.marshal_json && !self.own_json(p, t) {
+            self.warn(&t.pos, format!(
+                "{} has its own MarshalJSON, and a CRD describes it by its fields, as controller-gen does; its Rust type follows those fields, which may not be the JSON the method writes: a +kubebuilder:validation:Type marker on the Go type makes controller-gen describe it by its markers alone, and opgen hold it as that JSON",
+                t.name
+            ));
+        }
+        if self.own_json(p, t) {
+            self.doc_and_markers(&mut item, "", &t.doc, &t.markers, Target::Type, file);
+            item.push_str(&own_json_type(&t.name));
+            file.items.push(item);
+            return;
+        }
         // The status of a kind carries the Status field's doc (kube's root `status` takes it).
         let key = (p.path.clone(), t.name.clone());
         let status_doc: Option<Vec<GoComment>> = self
@@ -1861,6 +1952,10 @@ impl<'a> Generator<'a> {
             }
             if f.tag_value("json").is_none() && !f.name.is_empty() {
                 self.warn(&f.pos, format!("{owner}.{} has no json tag: controller-gen refuses such a field, so it is left out", f.name));
+                continue;
+            }
+            if f.tag_value("json").is_none() && !self.embeds_struct(p, &f.ty, 0) {
+                self.warn(&f.pos, format!("{owner} embeds {} without a json tag: Go's encoder writes it as a field named by its type, which controller-gen refuses (a field without a json tag), so it is left out", go_type_name(&f.ty)));
                 continue;
             }
             let flatten = f.name.is_empty() && (json.is_empty() || opts.inline()) || opts.inline();
@@ -2120,6 +2215,29 @@ fn format_marker(e: &GoExpr, markers: &[GoMarker]) -> Option<String> {
 }
 
 /// The derives of a struct: `Default` only when every field has one.
+/// A Go type whose JSON its own `MarshalJSON` writes: the JSON itself, with serde written by
+/// hand (opgen, as controller-gen, then describes it by its Type marker alone).
+fn own_json_type(name: &str) -> String {
+    format!(
+        "// Go writes it with its own MarshalJSON: it is held as the JSON it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct {name}(pub serde_json::Value);
+
+impl Serialize for {name} {{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{
+        self.0.serialize(serializer)
+    }}
+}}
+
+impl<'de> Deserialize<'de> for {name} {{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{
+        serde_json::Value::deserialize(deserializer).map(Self)
+    }}
+}}
+"
+    )
+}
+
 fn derives(custom_resource: bool, default: bool) -> String {
     let mut d = vec!["Serialize", "Deserialize", "Clone", "Debug"];
     if custom_resource {

@@ -78,6 +78,8 @@ type TypeDecl struct {
 	Type    Expr      `json:"type"`
 	Alias   bool      `json:"alias"`
 	Generic bool      `json:"generic"`
+	// The package declares MarshalJSON on the type or its pointer: its JSON is its own.
+	MarshalJSON bool `json:"marshalJSON"`
 	Pos
 }
 
@@ -90,18 +92,20 @@ type Const struct {
 }
 
 type Package struct {
-	Path      string     `json:"path"`
-	Name      string     `json:"name"`
-	Dir       string     `json:"dir"`
+	Path          string     `json:"path"`
+	Name          string     `json:"name"`
+	Dir           string     `json:"dir"`
 	Module        string     `json:"module"`
 	ModuleDir     string     `json:"moduleDir"`
 	ModuleVersion string     `json:"moduleVersion"`
-	Root      bool       `json:"root"`
-	Markers   []Marker   `json:"markers"`
-	Types     []TypeDecl `json:"types"`
-	Consts    []Const    `json:"consts"`
-	Errors    []Problem  `json:"errors"`
-	imports   map[string]bool
+	Root          bool       `json:"root"`
+	Markers       []Marker   `json:"markers"`
+	Types         []TypeDecl `json:"types"`
+	Consts        []Const    `json:"consts"`
+	Errors        []Problem  `json:"errors"`
+	imports       map[string]bool
+	// Receiver type names of the package's MarshalJSON methods.
+	marshalers map[string]bool
 }
 
 type Problem struct {
@@ -243,7 +247,7 @@ func goList(patterns []string) ([]listed, error) {
 }
 
 func load(l listed) *Package {
-	p := &Package{Path: l.ImportPath, Name: l.Name, Dir: l.Dir, Markers: []Marker{}, Types: []TypeDecl{}, Consts: []Const{}, Errors: []Problem{}, imports: map[string]bool{}}
+	p := &Package{Path: l.ImportPath, Name: l.Name, Dir: l.Dir, Markers: []Marker{}, Types: []TypeDecl{}, Consts: []Const{}, Errors: []Problem{}, imports: map[string]bool{}, marshalers: map[string]bool{}}
 	if l.Module != nil {
 		p.Module, p.ModuleDir, p.ModuleVersion = l.Module.Path, l.Module.Dir, l.Module.Version
 	}
@@ -264,7 +268,27 @@ func load(l listed) *Package {
 		}
 		loadFile(p, fset, f)
 	}
+	for i := range p.Types {
+		p.Types[i].MarshalJSON = p.marshalers[p.Types[i].Name]
+	}
 	return p
+}
+
+// receiverName is the type a method's receiver names: T, *T, T[P] or *T[P].
+func receiverName(e ast.Expr) string {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	switch x := e.(type) {
+	case *ast.IndexExpr:
+		e = x.X
+	case *ast.IndexListExpr:
+		e = x.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 func position(fset *token.FileSet, pos token.Pos) Pos {
@@ -292,6 +316,14 @@ func loadFile(p *Package, fset *token.FileSet, f *ast.File) {
 	fl.markers = associate(fset, f)
 	p.Markers = append(p.Markers, fl.markers[f]...)
 	for _, decl := range f.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			if fd.Recv != nil && len(fd.Recv.List) == 1 && fd.Name.Name == "MarshalJSON" {
+				if name := receiverName(fd.Recv.List[0].Type); name != "" {
+					p.marshalers[name] = true
+				}
+			}
+			continue
+		}
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok {
 			continue
