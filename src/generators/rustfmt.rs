@@ -4,14 +4,14 @@
 //! breaks, and only rustfmt knows where they go. rustfmt ships with every rustup
 //! toolchain; without it the code is written unformatted and the caller warns.
 //!
-//! A command that writes many files formats them with [`format_all`]: one rustfmt process for
-//! all of them, as starting rustfmt costs far more than formatting one file.
+//! A command that writes many files formats them with [`format_all`]: one rustfmt process per
+//! core for all of them, as starting rustfmt costs far more than formatting one file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Formatted {
     Done(String),
     /// rustfmt is not installed; the source is returned as it was.
@@ -64,6 +64,24 @@ pub fn format(source: &str) -> Result<Formatted, String> {
 /// with a `#[path]` goes through [`format`] alone, and so does every source when the run fails
 /// (a syntax error, a module not found), so the results and errors are exactly [`format`]'s.
 pub fn format_all(sources: &[&str]) -> Vec<Result<Formatted, String>> {
+    // A source given twice (a file rendered for two layouts that differ elsewhere) is
+    // formatted once.
+    let mut unique: Vec<&str> = Vec::with_capacity(sources.len());
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let at: Vec<usize> = sources
+        .iter()
+        .map(|&s| {
+            *first.entry(s).or_insert_with(|| {
+                unique.push(s);
+                unique.len() - 1
+            })
+        })
+        .collect();
+    let formatted = format_unique(&unique);
+    at.into_iter().map(|i| formatted[i].clone()).collect()
+}
+
+fn format_unique(sources: &[&str]) -> Vec<Result<Formatted, String>> {
     match sources {
         [] => return Vec::new(),
         [one] => return vec![format(one)],
@@ -90,7 +108,8 @@ pub fn format_all(sources: &[&str]) -> Vec<Result<Formatted, String>> {
 
 struct Unavailable;
 
-/// What one rustfmt run made of each source, None where it could not say.
+/// What rustfmt made of each source, None where it could not say: one run per core, each over
+/// a share of the sources of about equal size (rustfmt formats its files one after another).
 fn format_batch(sources: &[&str]) -> Result<Vec<Option<String>>, Unavailable> {
     let Ok(scratch) = tempfile::Builder::new().prefix("opgen-rustfmt").tempdir() else {
         return Ok(vec![None; sources.len()]);
@@ -99,30 +118,68 @@ fn format_batch(sources: &[&str]) -> Result<Vec<Option<String>>, Unavailable> {
     for (i, source) in sources.iter().enumerate() {
         roots.push(write_crate_root(scratch.path(), i, source).ok().flatten());
     }
-    let files: Vec<&PathBuf> = roots.iter().flatten().collect();
-    if files.is_empty() {
+    let present: Vec<usize> = (0..sources.len()).filter(|&i| roots[i].is_some()).collect();
+    if present.is_empty() {
         return Ok(vec![None; sources.len()]);
     }
-    let mut command = Command::new(program());
-    command.args(ARGS).args(["--emit", "files"]);
-    if let Some(config) = config_file() {
-        command.arg("--config-path").arg(config);
+    let config = config_file();
+    let runs: Vec<(&[usize], std::io::Result<std::process::Child>)> =
+        shares(&present, sources, crate::parallel::threads())
+            .into_iter()
+            .map(|share| {
+                let mut command = Command::new(program());
+                command.args(ARGS).args(["--emit", "files"]);
+                if let Some(config) = &config {
+                    command.arg("--config-path").arg(config);
+                }
+                let child = command
+                    .args(share.iter().filter_map(|&i| roots[i].as_ref()))
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn();
+                (share, child)
+            })
+            .collect();
+    let mut out = vec![None; sources.len()];
+    for (share, child) in runs {
+        match child.and_then(|mut c| c.wait()) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Unavailable),
+            // An error in one source fails its run: each of the run's goes through `format`
+            // alone.
+            Ok(status) if status.success() => {
+                for &i in share {
+                    out[i] = roots[i]
+                        .as_ref()
+                        .and_then(|root| std::fs::read_to_string(root).ok());
+                }
+            }
+            _ => {}
+        }
     }
-    let status = command
-        .args(&files)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable),
-        // An error in one source fails the run: each goes through `format` alone.
-        Ok(s) if s.success() => Ok(roots
-            .iter()
-            .map(|root| std::fs::read_to_string(root.as_ref()?).ok())
-            .collect()),
-        _ => Ok(vec![None; sources.len()]),
+    Ok(out)
+}
+
+/// `present` split into at most `parts` runs of consecutive sources of about equal total size;
+/// fewer when the sources are few (a rustfmt start costs about what formatting a few files does).
+fn shares<'a>(present: &'a [usize], sources: &[&str], parts: usize) -> Vec<&'a [usize]> {
+    const FILES_PER_RUN: usize = 8;
+    let parts = parts.min(present.len().div_ceil(FILES_PER_RUN)).max(1);
+    let total: usize = present.iter().map(|&i| sources[i].len()).sum();
+    let mut out = Vec::with_capacity(parts);
+    let (mut start, mut size) = (0, 0);
+    for (at, &i) in present.iter().enumerate() {
+        size += sources[i].len();
+        // Cut when this run has its share of the total (the last run takes the rest).
+        if out.len() + 1 < parts && size * parts >= total * (out.len() + 1) {
+            out.push(&present[start..=at]);
+            start = at + 1;
+        }
     }
+    if start < present.len() {
+        out.push(&present[start..]);
+    }
+    out
 }
 
 /// The configuration rustfmt reads when it formats stdin: the first `rustfmt.toml` or
@@ -214,5 +271,59 @@ mod tests {
         let batch = format_all(&with_error);
         assert!(batch[0].is_err());
         assert_eq!(batch[1], alone[1]);
+    }
+
+    #[test]
+    fn shares_cover_every_source_in_order_and_about_evenly() {
+        let sources: Vec<String> = (0..40).map(|i| "x".repeat(10 + i % 7 * 30)).collect();
+        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+        let present: Vec<usize> = (0..40).filter(|i| i % 5 != 3).collect();
+        for parts in [1, 2, 3, 4] {
+            let shares = shares(&present, &sources, parts);
+            assert_eq!(shares.len(), parts);
+            assert_eq!(shares.concat(), present, "{parts} parts");
+            let sizes: Vec<usize> = shares
+                .iter()
+                .map(|s| s.iter().map(|&i| sources[i].len()).sum())
+                .collect();
+            let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(max - min <= 2 * 190, "{parts} parts: {sizes:?}");
+        }
+        // Few sources: one run; never an empty run.
+        assert_eq!(shares(&present[..8], &sources, 4).len(), 1);
+        assert_eq!(shares(&present[..9], &sources, 4).len(), 2);
+        assert_eq!(shares(&[], &sources, 4), Vec::<&[usize]>::new());
+    }
+
+    #[test]
+    fn a_source_that_does_not_parse_fails_only_its_own_run() {
+        let mut sources: Vec<String> = (0..24).map(|i| format!("fn  f{i}( ){{}}")).collect();
+        sources[0] = "fn broken( {".to_owned();
+        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+        let Ok(batch) = format_batch(&sources) else {
+            return; // no rustfmt
+        };
+        assert_eq!(batch[0], None);
+        let last = "fn f23() {}\n".to_owned();
+        if crate::parallel::threads() > 1 {
+            assert_eq!(batch[23].as_deref(), Some(last.as_str()));
+        }
+        let all = format_all(&sources);
+        assert!(all[0].is_err());
+        assert_eq!(all[23], Ok(Formatted::Done(last)));
+    }
+
+    #[test]
+    fn a_source_given_twice_gets_its_answer_twice() {
+        let sources = [
+            "fn  a( ){}",
+            "fn  b( ){}",
+            "fn  a( ){}",
+            "fn broken( {",
+            "fn broken( {",
+        ];
+        let all = format_all(&sources);
+        let alone: Vec<_> = sources.iter().map(|s| format(s)).collect();
+        assert_eq!(all, alone);
     }
 }
