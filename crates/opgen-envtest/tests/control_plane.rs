@@ -9,6 +9,7 @@ use std::{
 };
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::{
     Api, ResourceExt,
     api::{ListParams, PostParams},
@@ -288,6 +289,22 @@ spec:
     let admin = control_plane.client().unwrap();
     let crds = opgen_envtest::install_crds(&admin, &dir).await.unwrap();
     assert_eq!(crds.len(), 1, "kustomization.yaml is not a CRD file");
+    // Established, and so long ago that the API server does not hold creates for two seconds.
+    let stored = Api::<CustomResourceDefinition>::all(admin.clone())
+        .get("widgets.test.opgen.dev")
+        .await
+        .unwrap();
+    let established = stored
+        .status
+        .iter()
+        .flat_map(|s| s.conditions.iter().flatten())
+        .find(|c| c.type_ == "Established")
+        .expect("an Established condition");
+    assert_eq!(established.status, "True");
+    assert_eq!(
+        serde_json::to_value(&established.last_transition_time).unwrap(),
+        "2000-01-01T00:00:00Z"
+    );
 
     let sample = dir.join("sample.yaml");
     std::fs::write(
