@@ -1926,6 +1926,27 @@ impl<'a> Generator<'a> {
         file.items.push(item);
     }
 
+    /// Whether `f` has no Rust field: unexported, `json:"-"`, or without a json tag, which
+    /// controller-gen refuses (a warning says so) unless Go's encoder inlines it (an embedded
+    /// struct).
+    fn left_out(&mut self, p: &GoPackage, f: &GoField, owner: &str) -> bool {
+        if !f.exported || json_options(f).0 == "-" {
+            return true;
+        }
+        if f.tag_value("json").is_some() {
+            return false;
+        }
+        if !f.name.is_empty() {
+            self.warn(&f.pos, format!("{owner}.{} has no json tag: controller-gen refuses such a field, so it is left out", f.name));
+            return true;
+        }
+        if !self.embeds_struct(p, &f.ty, 0) {
+            self.warn(&f.pos, format!("{owner} embeds {} without a json tag: Go's encoder writes it as a field named by its type, which controller-gen refuses (a field without a json tag), so it is left out", go_type_name(&f.ty)));
+            return true;
+        }
+        false
+    }
+
     /// A struct's `#[serde(rename_all)]`, braces and fields.
     fn fields(
         &mut self,
@@ -1943,21 +1964,10 @@ impl<'a> Generator<'a> {
         let mut outs: Vec<Out> = Vec::new();
         let mut used: HashSet<String> = HashSet::new();
         for f in fields {
-            if !f.exported {
+            if self.left_out(p, f, owner) {
                 continue;
             }
             let (json, opts) = json_options(f);
-            if json == "-" {
-                continue;
-            }
-            if f.tag_value("json").is_none() && !f.name.is_empty() {
-                self.warn(&f.pos, format!("{owner}.{} has no json tag: controller-gen refuses such a field, so it is left out", f.name));
-                continue;
-            }
-            if f.tag_value("json").is_none() && !self.embeds_struct(p, &f.ty, 0) {
-                self.warn(&f.pos, format!("{owner} embeds {} without a json tag: Go's encoder writes it as a field named by its type, which controller-gen refuses (a field without a json tag), so it is left out", go_type_name(&f.ty)));
-                continue;
-            }
             let flatten = f.name.is_empty() && (json.is_empty() || opts.inline()) || opts.inline();
             let json_name = if json.is_empty() {
                 f.name.clone()
