@@ -1826,13 +1826,14 @@ impl<'a> Generator<'a> {
     fn write_type(&mut self, p: &GoPackage, t: &GoType, file: &mut FileOut) {
         let mut item = String::new();
         file.declared.insert(t.name.clone());
-        if t.marshal_json && !self.own_json(p, t) {
+        let own_json = self.own_json(p, t);
+        if t.marshal_json && !own_json {
             self.warn(&t.pos, format!(
                 "{} has its own MarshalJSON, and a CRD describes it by its fields, as controller-gen does; its Rust type follows those fields, which may not be the JSON the method writes: a +kubebuilder:validation:Type marker on the Go type makes controller-gen describe it by its markers alone, and opgen hold it as that JSON",
                 t.name
             ));
         }
-        if self.own_json(p, t) {
+        if own_json {
             self.doc_and_markers(&mut item, "", &t.doc, &t.markers, Target::Type, file);
             item.push_str(&own_json_type(&t.name));
             file.items.push(item);
