@@ -95,9 +95,8 @@ struct Generator<'a> {
     kinds: BTreeMap<TypeKey, KindPlan>,
     /// Types a Schemaless field holds, and all they hold: no schema checks their fields.
     unvalidated: HashSet<TypeKey>,
-    /// Types a kind's schema describes: reached from a kind other than through a Schemaless
-    /// field.
-    described: HashSet<TypeKey>,
+    /// Types with their own MarshalJSON written as the JSON it writes ([`Generator::own_json`]).
+    held_as_json: HashSet<TypeKey>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
 }
@@ -143,7 +142,7 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
         emit: BTreeSet::new(),
         kinds: BTreeMap::new(),
         unvalidated: HashSet::new(),
-        described: HashSet::new(),
+        held_as_json: HashSet::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
     };
@@ -163,7 +162,7 @@ pub fn render(packages: &[GoPackage], layout: &Layout, header: &str) -> Result<R
     g.find_types();
     if g.errors.is_empty() {
         g.find_unvalidated();
-        g.find_described();
+        g.find_held_as_json();
     }
     if !g.errors.is_empty() {
         return Err(Error {
@@ -807,11 +806,14 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The types a kind's schema describes ([`Generator::described`]).
-    fn find_described(&mut self) {
+    /// The types with their own MarshalJSON that are held as that JSON: those controller-gen
+    /// describes by their markers alone (a Type marker), and those no schema describes (not
+    /// reached from a kind other than through a Schemaless field).
+    fn find_held_as_json(&mut self) {
+        let mut described: HashSet<TypeKey> = HashSet::new();
         let mut queue: Vec<TypeKey> = self.kinds.keys().cloned().collect();
         while let Some(key) = queue.pop() {
-            if !self.described.insert(key.clone()) {
+            if !described.insert(key.clone()) {
                 continue;
             }
             let p = self.packages[key.0.as_str()];
@@ -825,6 +827,19 @@ impl<'a> Generator<'a> {
                 _ => self.collect(p, &t.ty, &mut queue, &t.pos),
             }
         }
+        for p in self.packages.values() {
+            for t in p.types.iter().filter(|t| t.marshal_json) {
+                let key = (p.path.clone(), t.name.clone());
+                let type_marker = t
+                    .markers
+                    .iter()
+                    .filter_map(typed)
+                    .any(|m| matches!(m, Typed::Schema(SchemaMarker::Type(_))));
+                if type_marker || !described.contains(&key) {
+                    self.held_as_json.insert(key);
+                }
+            }
+        }
     }
 
     /// Whether `t` is written as the JSON its own `MarshalJSON` writes, held as a
@@ -833,12 +848,9 @@ impl<'a> Generator<'a> {
     /// them, with a warning: the schema and the JSON may differ.
     fn own_json(&self, p: &GoPackage, t: &GoType) -> bool {
         t.marshal_json
-            && (t
-                .markers
-                .iter()
-                .filter_map(typed)
-                .any(|m| matches!(m, Typed::Schema(SchemaMarker::Type(_))))
-                || !self.described.contains(&(p.path.clone(), t.name.clone())))
+            && self
+                .held_as_json
+                .contains(&(p.path.clone(), t.name.clone()))
     }
 
     /// Whether Go's encoder inlines `e` when a struct embeds it: a struct, not held as its own
