@@ -29,6 +29,11 @@ if [ -z "$opgen" ]; then
   opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
 fi
 
+# Cold runs: the manifests cache is left out (bench/incremental.sh measures it); a build from
+# before the cache has no such flag and no cache.
+cold="-q"
+"$opgen" manifests --help | grep -q -- --no-cache && cold="-q --no-cache"
+
 echo "== versions"
 echo "controller-gen: $("$cg" --version) ($(go version | cut -d' ' -f3-))"
 echo "opgen: $("$opgen" --version) ($(rustc --version))"
@@ -58,12 +63,12 @@ pair() { # label, go dir, controller-gen args, rust dir
   local label="$1" godir="$2" args="$3" rsdir="$4"
   # Warm both (Go's build cache for the type-checked packages; the page cache for opgen).
   (cd "$godir" && rm -rf "$work/cgout" && "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
-  (cd "$rsdir" && "$opgen" manifests -q)
+  (cd "$rsdir" && "$opgen" manifests $cold)
   local qargs; qargs="$(printf '%q ' $args)" # `;` in paths= must reach controller-gen
   if command -v hyperfine >/dev/null; then
     hyperfine --warmup 3 --runs "$runs" --style basic --export-json "$json/$label.json" \
       -n "controller-gen, $label" "cd $godir && rm -rf $work/cgout && $cg $qargs output:crd:dir=$work/cgout" \
-      -n "opgen, $label" "cd $rsdir && rm -rf config/crd && $opgen manifests -q"
+      -n "opgen, $label" "cd $rsdir && rm -rf config/crd && $opgen manifests $cold"
   else
     for who in cg opgen; do
       : >"$json/$label.$who"; : >"$json/$label.$who.cpu"
@@ -73,7 +78,7 @@ pair() { # label, go dir, controller-gen args, rust dir
         s=$(date +%s%N)
         # CPU (user + system, its children included) from GNU time where it is installed.
         if [ $who = cg ]; then (cd "$godir" && timed "$cg" $args output:crd:dir="$work/cgout" >/dev/null)
-        else (cd "$rsdir" && timed "$opgen" manifests -q); fi
+        else (cd "$rsdir" && timed "$opgen" manifests $cold); fi
         echo $(( $(date +%s%N) - s )) >>"$json/$label.$who"
         [ -s "$work/time" ] && awk '{print $1 + $2}' "$work/time" >>"$json/$label.$who.cpu"
       done

@@ -280,9 +280,26 @@ fn is_relevant(text: &str) -> bool {
 /// Parses the `.rs` files under `dir` (relative to the workspace root) that `scope` selects.
 /// Returns the files and whether any file was left out.
 pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>, bool)> {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
+    let texts = read_sources(ws, dir)?;
+    let mut modules = file_modules(dir, &texts);
     let mut skipped = false;
+    let mut selected = Vec::new();
+    for (path, text) in texts {
+        if !is_selected(dir, &path, &text, scope) {
+            skipped = true;
+            continue;
+        }
+        // A file no `mod` declaration reaches (a binary's) by its path.
+        let module = modules
+            .remove(&path)
+            .unwrap_or_else(|| module_path(dir, &path));
+        selected.push((path, module, text));
+    }
+    Ok((parse_all(selected)?, skipped))
+}
+
+/// The `.rs` files under `dir` and their texts, by path.
+pub fn read_sources(ws: &Workspace, dir: &Path) -> Result<BTreeMap<PathBuf, String>> {
     let mut texts = BTreeMap::new();
     for path in ws.list_files(dir, ".rs")? {
         let text = ws
@@ -290,12 +307,34 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
             .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
         texts.insert(path, text);
     }
-    let mut modules = file_modules(dir, &texts);
-    for (path, text) in texts {
-        if scope == Scope::Relevant && !path.starts_with(dir.join("api")) && !is_relevant(&text) {
-            skipped = true;
-            continue;
-        }
+    Ok(texts)
+}
+
+/// The module of each of `texts` (read by [`read_sources`] from `dir`): the module tree's, or
+/// for a file no `mod` declaration reaches, its path's.
+pub fn modules_of(dir: &Path, texts: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, ModPath> {
+    let mut modules = file_modules(dir, texts);
+    texts
+        .keys()
+        .map(|path| {
+            let module = modules
+                .remove(path)
+                .unwrap_or_else(|| module_path(dir, path));
+            (path.clone(), module)
+        })
+        .collect()
+}
+
+/// Whether [`load`] with `scope` parses the file at `path` (under `dir`) holding `text`.
+pub fn is_selected(dir: &Path, path: &Path, text: &str, scope: Scope) -> bool {
+    scope == Scope::All || path.starts_with(dir.join("api")) || is_relevant(text)
+}
+
+/// Each (path, module, text) parsed, every syntax error reported at once.
+pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<SourceFile>> {
+    let mut files = Vec::with_capacity(selected.len());
+    let mut errors = Vec::new();
+    for (path, module, text) in selected {
         let tokens = match checked_tokens(&path, &text) {
             Ok(tokens) => tokens,
             Err(diagnostic) => {
@@ -305,11 +344,8 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
         };
         match parse_tokens(&text, tokens) {
             Ok(ast) => files.push(SourceFile {
-                // A file no `mod` declaration reaches (a binary's) by its path.
-                module: modules
-                    .remove(&path)
-                    .unwrap_or_else(|| module_path(dir, &path)),
                 path,
+                module,
                 text,
                 ast,
             }),
@@ -317,10 +353,82 @@ pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>
         }
     }
     if errors.is_empty() {
-        Ok((files, skipped))
+        Ok(files)
     } else {
         Err(Error::many(errors))
     }
+}
+
+/// What the model's resolver reads of a file to find names, and nothing else: its types'
+/// names and attributes (the kinds among them) without fields, variants or docs, its `use`
+/// items, `impl Serialize`/`impl Default` headers, and its modules (inline ones as stubs
+/// too), as Rust source. A file whose stub is unchanged resolves every path the same, here and
+/// in every other file; the manifests cache stands in a stub for a file whose types no kind
+/// being regenerated reaches.
+pub fn namespace_stub(file: &syn::File) -> String {
+    stub_items(&file.items).to_string()
+}
+
+fn stub_items(items: &[syn::Item]) -> proc_macro2::TokenStream {
+    use quote::quote;
+    let kept_attrs = |attrs: &[syn::Attribute]| -> Vec<syn::Attribute> {
+        attrs
+            .iter()
+            .filter(|a| {
+                ["derive", "kube", "cfg", "serde", "repr", "path"]
+                    .iter()
+                    .any(|name| a.path().is_ident(name))
+            })
+            .cloned()
+            .collect()
+    };
+    let mut out = proc_macro2::TokenStream::new();
+    for item in items {
+        out.extend(match item {
+            syn::Item::Struct(s) => {
+                let (attrs, vis, ident) = (kept_attrs(&s.attrs), &s.vis, &s.ident);
+                quote! { #(#attrs)* #vis struct #ident {} }
+            }
+            syn::Item::Enum(e) => {
+                let (attrs, vis, ident) = (kept_attrs(&e.attrs), &e.vis, &e.ident);
+                quote! { #(#attrs)* #vis enum #ident {} }
+            }
+            syn::Item::Type(t) => {
+                let (attrs, vis, ident) = (kept_attrs(&t.attrs), &t.vis, &t.ident);
+                quote! { #(#attrs)* #vis type #ident = (); }
+            }
+            syn::Item::Use(u) => {
+                let (attrs, vis, tree) = (kept_attrs(&u.attrs), &u.vis, &u.tree);
+                quote! { #(#attrs)* #vis use #tree; }
+            }
+            syn::Item::Impl(i) => {
+                let Some((path, _)) = &i.trait_ else {
+                    continue;
+                };
+                if !path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Serialize" || s.ident == "Default")
+                {
+                    continue;
+                }
+                let self_ty = &i.self_ty;
+                quote! { impl #path for #self_ty {} }
+            }
+            syn::Item::Mod(m) => {
+                let (attrs, vis, ident) = (kept_attrs(&m.attrs), &m.vis, &m.ident);
+                match &m.content {
+                    Some((_, inner)) => {
+                        let inner = stub_items(inner);
+                        quote! { #(#attrs)* #vis mod #ident { #inner } }
+                    }
+                    None => quote! { #(#attrs)* #vis mod #ident; },
+                }
+            }
+            _ => continue,
+        });
+    }
+    out
 }
 
 /// Brackets and generics nest at most this deep in a source file. syn parses recursively,

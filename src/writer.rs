@@ -639,6 +639,35 @@ const RECOVER_HELP: &str = "run `opgen recover --finish` to write every file as 
 /// Hidden: the number of renames after which a commit exits as if killed (tests only).
 pub const TEST_KILL_AFTER: &str = "OPGEN_TEST_KILL_AFTER_RENAMES";
 
+/// Where opgen keeps what it may always recompute (`target/opgen/` of the project: cargo's
+/// output directory, which every Rust project's .gitignore already leaves out).
+pub const CACHE_DIR: &str = "target/opgen";
+
+/// The cache file `name` under the project at `root`, if there is one.
+pub fn read_cache(root: &Path, name: &str) -> Option<Vec<u8>> {
+    fs::read(root.join(CACHE_DIR).join(name)).ok()
+}
+
+/// Replaces the cache file `name` whole with what `write` writes (into a scratch file renamed
+/// over it), so that a reader never sees half of one. A cache is no user's file: it is written
+/// outside the staged commit, and a failure to write it only costs the next run its speed.
+pub fn write_cache(
+    root: &Path,
+    name: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dir = root.join(CACHE_DIR);
+    fs::create_dir_all(&dir)?;
+    let scratch = tempfile::NamedTempFile::new_in(&dir)?;
+    let mut out = std::io::BufWriter::new(scratch);
+    write(&mut out)?;
+    let scratch = out
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
+    scratch.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {

@@ -2,7 +2,7 @@
 
 use super::{GlobalArgs, finish, print_warnings};
 use crate::diag::Result;
-use crate::ops::manifests::{ManifestOptions, manifests};
+use crate::ops::manifests::{CacheUse, ManifestOptions, manifests};
 
 /// Generate CRDs, RBAC roles and webhook configurations from the marker-annotated Rust sources under src/
 #[derive(Debug, clap::Args)]
@@ -22,6 +22,9 @@ pub struct Args {
     /// Give embedded ObjectMeta (a pod template's metadata) its name, namespace, labels, annotations and finalizers, as controller-gen's crd:generateEmbeddedObjectMeta=true does
     #[arg(long)]
     pub generate_embedded_object_meta: bool,
+    /// Neither read nor write the cache under target/opgen/ (by default, files an edit left alone are not parsed again and only the CRDs the edit can change are rebuilt; -vv says when a run could not use it)
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
@@ -33,10 +36,22 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
             strict: args.strict,
             generate_embedded_object_meta: args.generate_embedded_object_meta,
             keep_version_stamps: false,
+            cache: if args.no_cache {
+                CacheUse::Off
+            } else if args.check || global.dry_run {
+                CacheUse::Read
+            } else {
+                CacheUse::ReadWrite
+            },
         },
     )?;
     print_warnings(&report.warnings, global);
     if global.verbose > 0 {
+        if let Some((worth_v, note)) = &report.cache_note
+            && (*worth_v || global.verbose > 1)
+        {
+            println!("{note}");
+        }
         println!(
             "checked {} sample object(s) against their CRDs",
             report.samples_checked

@@ -25,7 +25,7 @@ const X_DESCRIPTOR_PREFIX: &str = "urn:alm:descriptor:";
 const MAX_DEPTH: usize = 32;
 
 /// One kind version's CSV description.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CsvKind {
     pub group: String,
     pub kind: String,
@@ -38,14 +38,14 @@ pub struct CsvKind {
 }
 
 /// An object a custom resource owns (`resources={{Deployment,v1,name}}`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ResourceRef {
     pub kind: String,
     pub version: String,
     pub name: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Descriptor {
     /// Dot-separated JSON path below spec or status; list items as `name[0]`.
     pub path: String,

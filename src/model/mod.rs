@@ -292,6 +292,60 @@ impl Model<'_> {
         false
     }
 
+    /// The files a kind's CRD is made from: those its versions stand in and those of every
+    /// type they reach (indices into [`Model::files`]).
+    pub fn kind_files(&self, kind: &Kind) -> std::collections::BTreeSet<usize> {
+        let mut files = std::collections::BTreeSet::new();
+        let mut seen = vec![false; self.types.len()];
+        let mut todo: Vec<&Ty> = Vec::new();
+        for v in &kind.versions {
+            files.insert(v.loc.file);
+            self.reach(v.spec, &mut seen, &mut files, &mut todo);
+            todo.extend(&v.status);
+        }
+        while let Some(ty) = todo.pop() {
+            match ty {
+                Ty::Option(inner) | Ty::List { item: inner, .. } | Ty::Map(inner) => {
+                    todo.push(inner);
+                }
+                Ty::Named(id) => self.reach(*id, &mut seen, &mut files, &mut todo),
+                _ => {}
+            }
+        }
+        files
+    }
+
+    fn reach<'m>(
+        &'m self,
+        id: TypeId,
+        seen: &mut [bool],
+        files: &mut std::collections::BTreeSet<usize>,
+        todo: &mut Vec<&'m Ty>,
+    ) {
+        if std::mem::replace(&mut seen[id], true) {
+            return;
+        }
+        let def = &self.types[id];
+        files.insert(def.loc.file);
+        let fields = |fields: &'m [Field], todo: &mut Vec<&'m Ty>| {
+            todo.extend(fields.iter().map(|f| &f.ty));
+        };
+        match &def.shape {
+            Shape::Struct(fs) => fields(fs, todo),
+            Shape::Wrapper(ty) => todo.push(ty),
+            Shape::DataEnum { variants, .. } => {
+                for v in variants {
+                    match &v.content {
+                        VariantContent::Newtype(ty) => todo.push(ty),
+                        VariantContent::Struct(fs) => fields(fs, todo),
+                        VariantContent::Unit | VariantContent::Tuple(_) => {}
+                    }
+                }
+            }
+            Shape::UnitEnum(_) | Shape::Opaque | Shape::DisplayString | Shape::Invalid => {}
+        }
+    }
+
     /// Errors for kinds whose versions disagree or miss a storage version.
     pub fn diag_at(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
         Diagnostic::error(message).at(self.location(loc, 1))

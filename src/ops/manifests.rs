@@ -12,13 +12,14 @@ use crate::generators::{crd, csv, rbac, webhook};
 use crate::load::{self, Scope};
 use crate::markers::{MarkerCatalog, attach::attach};
 use crate::model;
+use crate::ops::manifests_cache::{self, Facts, KindKey};
 use crate::parallel;
 use crate::pluralize;
 use crate::project::Project;
 use crate::writer::Workspace;
 use crate::yaml;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub const CRD_DIR: &str = "config/crd/bases";
@@ -39,6 +40,18 @@ pub struct ManifestOptions {
     /// A CRD that differs only in the opgen version that wrote it stays as it is (`opgen edit`
     /// changes no manifest; stamping today's version is `opgen manifests`' job).
     pub keep_version_stamps: bool,
+    /// Whether the run reads and keeps the manifests cache (`ops::manifests_cache`).
+    pub cache: CacheUse,
+}
+
+/// What a run does with the manifests cache under `target/opgen/`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheUse {
+    #[default]
+    Off,
+    /// Reads it, writes nothing (`--check`, `--dry-run`).
+    Read,
+    ReadWrite,
 }
 
 #[derive(Debug, Default)]
@@ -50,15 +63,28 @@ pub struct ManifestReport {
     pub csv: Vec<crate::generators::csv::CsvKind>,
     /// Sample objects checked against their CRD.
     pub samples_checked: usize,
+    /// Why the manifests cache was not used, or could not be kept: `(true, why)` for `-v`,
+    /// `(false, why)` (there was none yet, or the edit needed a whole run) for `-vv`.
+    pub cache_note: Option<(bool, String)>,
 }
 
 /// What the generators made of the sources.
-struct Generated {
-    crds: Vec<Crd>,
-    roles: Vec<Value>,
-    webhooks: Vec<Value>,
-    csv: Vec<crate::generators::csv::CsvKind>,
-    warnings: Vec<Diagnostic>,
+pub(crate) struct Generated {
+    /// Each CRD, and its texts when it comes from the cache (then its `object` is null until
+    /// something needs it).
+    pub crds: Vec<(Crd, Option<CachedCrd>)>,
+    pub roles: Vec<Value>,
+    pub webhooks: Vec<Value>,
+    pub csv: Vec<crate::generators::csv::CsvKind>,
+    pub warnings: Vec<Diagnostic>,
+    /// What the manifests cache keeps of a run (none when the result came from it).
+    pub facts: Option<Facts>,
+}
+
+/// A CRD as the manifests cache keeps it.
+pub(crate) struct CachedCrd {
+    pub yaml: String,
+    pub json: String,
 }
 
 /// Stages every manifest generated from the sources under `src/`.
@@ -74,33 +100,48 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         opts.generate_embedded_object_meta || embedded_object_meta_setting(ws)?;
     let k8s = k8s.with_embedded_object_meta(embedded_object_meta);
     let src = Path::new("src");
-    let generated = parallel::alongside(
+    let texts = load::read_sources(ws, src)?;
+    let key = (opts.cache != CacheUse::Off).then(|| {
+        manifests_cache::key(&format!(
+            // Not `strict`: it turns warnings into errors, and no run with either is kept.
+            "desc={:?} embedded={embedded_object_meta} k8s={:?} project={:?}",
+            opts.max_desc_len,
+            k8s.minor(),
+            project.as_ref().map(|p| (p.namespaced, &p.project_name)),
+        ))
+    });
+    let generate = |files: &[load::SourceFile], only: Option<&HashSet<KindKey>>| {
+        generate(files, opts, &k8s, project.as_ref(), only)
+    };
+    let mut run = parallel::alongside(
         // Built on first use; another core builds it while this one parses.
         || {
             MarkerCatalog::get();
         },
-        || {
-            let (files, skipped) = load::load(ws, src, Scope::Relevant)?;
-            match generate(&files, opts, &k8s, project.as_ref()) {
-                Ok(g) => Ok(g),
-                // A type may live in a file without markers: try again with every file.
-                Err(_) if skipped => {
-                    let (all, _) = load::load(ws, src, Scope::All)?;
-                    generate(&all, opts, &k8s, project.as_ref())
-                }
-                Err(e) => Err(e),
-            }
-        },
+        || manifests_cache::run(ws.root(), key, src, &texts, &generate),
     )?;
+    let mut cache_note = run.note.clone();
+    let mut crd_texts: Vec<String> =
+        parallel::map(&run.generated.crds, |(crd, cached)| match cached {
+            Some(_) => String::new(),
+            None => yaml::to_documents(std::slice::from_ref(&crd.object)),
+        });
+    for (text, (_, cached)) in crd_texts.iter_mut().zip(&mut run.generated.crds) {
+        if let Some(c) = cached {
+            *text = std::mem::take(&mut c.yaml);
+        }
+    }
     let Generated {
         crds,
         roles,
         webhooks,
         csv,
-        mut warnings,
-    } = generated;
+        warnings,
+        ..
+    } = &run.generated;
+    let mut warnings = warnings.clone();
     warnings.extend(version_warning);
-    let samples = check_samples(ws, &crds)?;
+    let samples = check_samples(ws, crds)?;
     if opts.strict && !samples.warnings.is_empty() {
         let refused = samples.warnings.into_iter().map(|mut d| {
             d.severity = Severity::Error;
@@ -113,14 +154,13 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let mut report = ManifestReport {
         warnings,
         files: Vec::new(),
-        csv,
+        csv: csv.clone(),
         samples_checked: samples.objects,
+        cache_note: None,
     };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
-    let texts = parallel::map(&crds, |crd| {
-        yaml::to_documents(std::slice::from_ref(&crd.object))
-    });
-    for (crd, text) in crds.iter().zip(texts) {
+    for ((crd, _), text) in crds.iter().zip(&crd_texts) {
+        let text = text.clone();
         let name = crd.file_name();
         let path = Path::new(CRD_DIR).join(&name);
         let restamp_only = opts.keep_version_stamps
@@ -153,10 +193,10 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     if !crds.is_empty() {
         enable_crd_base(ws)?;
     }
-    ws.stage(ROLE_FILE, yaml::to_documents(&roles));
+    ws.stage(ROLE_FILE, yaml::to_documents(roles));
     report.files.push(PathBuf::from(ROLE_FILE));
     if !webhooks.is_empty() {
-        ws.stage(WEBHOOK_FILE, yaml::to_documents(&webhooks));
+        ws.stage(WEBHOOK_FILE, yaml::to_documents(webhooks));
         report.files.push(PathBuf::from(WEBHOOK_FILE));
     } else if ws.exists(Path::new(WEBHOOK_KUSTOMIZATION)) {
         // config/webhook lists this file (a conversion webhook needs the Service only).
@@ -167,14 +207,23 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         report.files.push(PathBuf::from(WEBHOOK_FILE));
     }
     if let Some(project) = &project {
-        sync_helper_roles(ws, project, &crds, &mut report)?;
+        sync_helper_roles(ws, project, crds, &mut report)?;
     }
+    if opts.cache == CacheUse::ReadWrite
+        && let Err(e) = run.store(ws.root(), crd_texts)
+    {
+        cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
+    }
+    report.cache_note = cache_note;
     Ok(report)
 }
 
 /// The objects under `config/samples/` checked against the CRDs about to be written (the
 /// bundle's `alm-examples` are these samples, rendered by kustomize).
-fn check_samples(ws: &Workspace, crds: &[Crd]) -> Result<samples::SampleCheck> {
+fn check_samples(
+    ws: &Workspace,
+    crds: &[(Crd, Option<CachedCrd>)],
+) -> Result<samples::SampleCheck> {
     let dir = Path::new(SAMPLES_DIR);
     let mut files = Vec::new();
     for suffix in [".yaml", ".yml"] {
@@ -185,7 +234,29 @@ fn check_samples(ws: &Workspace, crds: &[Crd]) -> Result<samples::SampleCheck> {
         }
     }
     files.sort();
-    Ok(samples::check(&files, crds))
+    // A cached CRD's object is read only when a sample may be of its kind.
+    let read: Vec<Crd> = crds
+        .iter()
+        .filter_map(|(crd, cached)| {
+            let cached = cached.as_ref()?;
+            files
+                .iter()
+                .any(|(_, text)| text.contains(crd.kind.as_str()))
+                .then(|| Crd {
+                    group: crd.group.clone(),
+                    kind: crd.kind.clone(),
+                    plural: crd.plural.clone(),
+                    object: serde_json::from_str(&cached.json).unwrap_or_default(),
+                })
+        })
+        .collect();
+    let crds: Vec<&Crd> = crds
+        .iter()
+        .filter(|(_, cached)| cached.is_none())
+        .map(|(crd, _)| crd)
+        .chain(&read)
+        .collect();
+    Ok(samples::check(&files, &crds))
 }
 
 /// A CRD's text without its `opgen.dev/version` annotation line.
@@ -231,7 +302,7 @@ fn remove_stale_crds(
 fn sync_helper_roles(
     ws: &mut Workspace,
     project: &Project,
-    crds: &[Crd],
+    crds: &[(Crd, Option<CachedCrd>)],
     report: &mut ManifestReport,
 ) -> Result<()> {
     let Some(mut kustomization) = ws.read(Path::new(RBAC_KUSTOMIZATION))? else {
@@ -241,8 +312,8 @@ fn sync_helper_roles(
         let api_group = project.api_group(&r.group);
         let plural = crds
             .iter()
-            .find(|c| c.group == api_group && c.kind == r.kind)
-            .map(|c| c.plural.clone())
+            .find(|(c, _)| c.group == api_group && c.kind == r.kind)
+            .map(|(c, _)| c.plural.clone())
             .or_else(|| r.plural.clone())
             .unwrap_or_else(|| pluralize::flect_plural(&r.kind));
         let namespaced = r.api.as_ref().is_some_and(|a| a.namespaced);
@@ -368,18 +439,31 @@ fn enable_crd_base(ws: &mut Workspace) -> Result<()> {
     Ok(())
 }
 
+/// The generators on `files`, building the CRDs of the kinds in `only` (every kind when
+/// `None`).
 fn generate(
     files: &[load::SourceFile],
     opts: &ManifestOptions,
     k8s: &K8sTypes,
     project: Option<&Project>,
+    only: Option<&HashSet<KindKey>>,
 ) -> Result<Generated> {
     let catalog = MarkerCatalog::get();
     let mut diags = Diagnostics::default();
-    let markers = files
+    let markers: Vec<_> = files
         .iter()
         .map(|f| attach(f, catalog, &mut diags))
         .collect();
+    let mut facts = Facts {
+        files: markers
+            .iter()
+            .map(|m| {
+                let package = m.package.iter().map(|m| m.text.clone()).collect();
+                (package, !m.items.is_empty())
+            })
+            .collect(),
+        ..Facts::default()
+    };
     let model = model::build(files, markers, &mut diags);
     let crd_generator = CrdGenerator::new(
         &model,
@@ -388,7 +472,23 @@ fn generate(
             max_desc_len: opts.max_desc_len,
         },
     );
-    let crds = crds_on_all_cores(&crd_generator, &model.kinds, &mut diags);
+    facts.kinds = model
+        .kinds
+        .iter()
+        .map(|k| (k.group.clone(), k.kind.clone()))
+        .collect();
+    let kinds: Vec<&model::Kind> = model
+        .kinds
+        .iter()
+        .zip(&facts.kinds)
+        .filter(|(_, key)| only.is_none_or(|only| only.contains(*key)))
+        .map(|(k, _)| k)
+        .collect();
+    let crds = crds_on_all_cores(&crd_generator, &kinds, &mut diags);
+    facts.kind_files = kinds
+        .iter()
+        .map(|k| model.kind_files(k).into_iter().collect())
+        .collect();
     let empty_role_ns = project
         .filter(|p| p.namespaced)
         .map(|p| format!("{}-system", p.project_name));
@@ -401,28 +501,33 @@ fn generate(
     }
     let webhooks = webhook::generate(&model, &mut diags);
     let csv = csv::describe(&model, &mut diags);
+    let all_built = crds.len() == kinds.len();
     Ok(Generated {
-        crds,
+        crds: crds.into_iter().map(|crd| (crd, None)).collect(),
         roles,
         webhooks,
         csv,
         warnings: diags.finish()?,
+        facts: all_built.then_some(facts),
     })
 }
 
-/// What `generator.generate(diags)` returns and reports, with the kinds built on every core.
-/// Each kind is first built against diagnostics of its own; that CRD is kept when it reported
-/// nothing and `diags` holds no error yet, for then a build against `diags` takes the same path
-/// (a generator looks at them only to skip checks after an error, and to not repeat one).
-/// Any other kind is built again, in order, against `diags`: the same CRDs and messages, in
-/// the same order, as one thread makes.
+/// What `generator.kind(kind, diags)` returns and reports for each of `kinds`, built on every
+/// core. Each kind is first built against diagnostics of its own; that CRD is kept when it
+/// reported nothing and `diags` holds no error yet, for then a build against `diags` takes the
+/// same path (a generator looks at them only to skip checks after an error, and to not repeat
+/// one). Any other kind is built again, in order, against `diags`: the same CRDs and messages,
+/// in the same order, as one thread makes.
 fn crds_on_all_cores(
     generator: &CrdGenerator,
-    kinds: &[model::Kind],
+    kinds: &[&model::Kind],
     diags: &mut Diagnostics,
 ) -> Vec<Crd> {
     if diags.has_errors() {
-        return generator.generate(diags);
+        return kinds
+            .iter()
+            .filter_map(|k| generator.kind(k, diags))
+            .collect();
     }
     let tried = parallel::map(kinds, |kind| {
         let mut own = Diagnostics::default();
@@ -541,7 +646,8 @@ mod tests {
         let run = |all_cores: bool| {
             let mut diags = Diagnostics::default();
             let crds = if all_cores {
-                crds_on_all_cores(&generator, &model.kinds, &mut diags)
+                let kinds: Vec<&model::Kind> = model.kinds.iter().collect();
+                crds_on_all_cores(&generator, &kinds, &mut diags)
             } else {
                 generator.generate(&mut diags)
             };

@@ -16,6 +16,7 @@ pub mod import_go;
 pub mod init;
 pub mod lint;
 pub mod manifests;
+pub mod manifests_cache;
 pub mod recover;
 pub mod relayout;
 pub mod replay;

@@ -26,7 +26,7 @@ pub struct SampleCheck {
 }
 
 /// Checks every object of `samples` (path for messages, text) against `crds`.
-pub fn check(samples: &[(PathBuf, String)], crds: &[Crd]) -> SampleCheck {
+pub fn check(samples: &[(PathBuf, String)], crds: &[&Crd]) -> SampleCheck {
     let mut out = SampleCheck::default();
     for (path, text) in samples {
         let file = File { path, text };
@@ -193,7 +193,7 @@ impl File<'_> {
     }
 
     /// Checks one document (`start` its first line) if it is an object of one of `crds`.
-    fn object(&self, node: &Node, start: usize, crds: &[Crd], out: &mut SampleCheck) {
+    fn object(&self, node: &Node, start: usize, crds: &[&Crd], out: &mut SampleCheck) {
         let object = to_json(node);
         let (Some(api_version), Some(kind)) = (
             object.get("apiVersion").and_then(Value::as_str),
@@ -369,7 +369,7 @@ mod tests {
     fn run(crd: Crd, text: &str) -> (usize, Vec<String>) {
         let found = check(
             &[(PathBuf::from("config/samples/w.yaml"), text.to_owned())],
-            &[crd],
+            &[&crd],
         );
         let shown = found
             .warnings

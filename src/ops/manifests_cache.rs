@@ -1,0 +1,493 @@
+//! The manifests cache (`target/opgen/manifests`): what the last `opgen manifests` made of
+//! the sources, so that the next run parses and regenerates only what an edit can change.
+//!
+//! It is a memo of the generators, keyed by opgen's build, the options and each source file's
+//! content; it never describes the disk, which the writer still compares. A run uses it only
+//! where the result is the one a run without it makes:
+//!
+//! * The same `.rs` files, each selected by the same scope, and every edited file's namespace
+//!   (`load::namespace_stub`: its type names, kinds, `use`s and modules) and `//!` markers as
+//!   before: then every type path resolves as before, and every package has its markers.
+//! * The kinds rebuilt are those made from an edited file (`Model::kind_files`). The model is
+//!   built from those files, the files holding package or item (RBAC, webhook) markers, and a
+//!   stub of every other file, so that names resolve as in the whole crate.
+//! * Anything else is a whole run: a new or vanished kind, a rebuilt kind that now reaches a
+//!   stubbed file, any warning or error (which the whole run then reports). Only runs without
+//!   warnings are kept.
+
+use super::manifests::{CachedCrd, Generated};
+use crate::diag::Result;
+use crate::generators::crd::Crd;
+use crate::generators::csv::CsvKind;
+use crate::load::{self, ModPath, Scope, SourceFile};
+use crate::writer;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
+
+const FILE: &str = "manifests";
+/// Raised whenever what the cache holds changes shape.
+const FORMAT: u32 = 1;
+
+/// A kind by its API group and name.
+pub(crate) type KindKey = (String, String);
+
+#[derive(Serialize, Deserialize)]
+struct Cache {
+    format: u32,
+    key: String,
+    /// The run loaded every file (`Scope::All`), not only the relevant ones.
+    all: bool,
+    /// Every `.rs` file under `src/`, in path order.
+    files: Vec<CachedFile>,
+    /// Every kind, in the model's order.
+    kinds: Vec<CachedKind>,
+    roles: String,
+    webhooks: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Default)]
+struct CachedFile {
+    path: PathBuf,
+    /// The run's scope selected the file: the model was built from it.
+    loaded: bool,
+    /// Of its text; the rest is known of loaded files only.
+    hash: u64,
+    module: ModPath,
+    stub: String,
+    package_markers: Vec<String>,
+    item_markers: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CachedKind {
+    group: String,
+    kind: String,
+    plural: String,
+    /// What the CRD was made from: indices into `files`.
+    files: Vec<usize>,
+    json: String,
+    yaml: String,
+    csv: Vec<CsvKind>,
+}
+
+/// What a run of the generators tells the cache besides its result, of the model's files.
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    /// Each file's `//!` markers, and whether it holds RBAC or webhook markers.
+    pub files: Vec<(Vec<String>, bool)>,
+    /// Every kind of the model, in its order.
+    pub kinds: Vec<KindKey>,
+    /// For each kind built (in `Generated::crds`' order), the files it was made from.
+    pub kind_files: Vec<Vec<usize>>,
+}
+
+/// The generators on some files, building only the kinds given (all when `None`).
+pub(crate) type Generate<'a> =
+    dyn Fn(&[SourceFile], Option<&HashSet<KindKey>>) -> Result<Generated> + 'a;
+
+/// A run of the generators, with or without the cache.
+pub(crate) struct Run {
+    pub generated: Generated,
+    /// Why the cache was not used: `(true, why)` when it was unreadable or another build's
+    /// (for `-v`), `(false, why)` when there was none yet or the edit needed a whole run
+    /// (for `-vv`).
+    pub note: Option<(bool, String)>,
+    next: Option<Cache>,
+}
+
+/// What identifies a run's inputs besides the sources: opgen's build (its version, and the
+/// binary's size and time, so that a rebuilt opgen never reads an older one's cache) and
+/// `settings`, whatever else the generators read.
+pub(crate) fn key(settings: &str) -> String {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| {
+            let time = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            format!("{} {}", m.len(), time.as_nanos())
+        })
+        .unwrap_or_default();
+    format!("opgen {} ({exe}) {settings}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The generators' result on the `.rs` files under `src` (`texts`): from the cache of the
+/// project at `root` where it holds, else from a whole run (`Scope::Relevant`, then
+/// `Scope::All` if that fails and left a file out). `key: None` leaves the cache alone.
+pub(crate) fn run(
+    root: &Path,
+    key: Option<String>,
+    src: &Path,
+    texts: &BTreeMap<PathBuf, String>,
+    generate: &Generate,
+) -> Result<Run> {
+    let Some(key) = key else {
+        let (generated, _) = whole(src, texts, generate)?;
+        return Ok(Run {
+            generated,
+            note: None,
+            next: None,
+        });
+    };
+    let note = match Cache::read(root, &key) {
+        Ok(cache) => match cache.reuse(src, texts, generate) {
+            Some((generated, next)) => {
+                return Ok(Run {
+                    generated,
+                    note: None,
+                    next,
+                });
+            }
+            None => (
+                false,
+                "the manifests cache did not cover this edit: a whole run",
+            ),
+        },
+        Err(why) => why,
+    };
+    let (generated, (all, files)) = whole(src, texts, generate)?;
+    let next = Cache::whole(key, all, texts, &files, &generated);
+    Ok(Run {
+        generated,
+        note: Some((note.0, note.1.to_owned())),
+        next,
+    })
+}
+
+fn whole(
+    src: &Path,
+    texts: &BTreeMap<PathBuf, String>,
+    generate: &Generate,
+) -> Result<(Generated, (bool, Vec<SourceFile>))> {
+    let modules = load::modules_of(src, texts);
+    let load = |scope| {
+        let mut skipped = false;
+        let mut selected = Vec::new();
+        for (path, text) in texts {
+            if load::is_selected(src, path, text, scope) {
+                selected.push((path.clone(), modules[path].clone(), text.clone()));
+            } else {
+                skipped = true;
+            }
+        }
+        load::parse_all(selected).map(|files| (files, skipped))
+    };
+    let (files, skipped) = load(Scope::Relevant)?;
+    match generate(&files, None) {
+        Ok(g) => Ok((g, (false, files))),
+        // A type may live in a file without markers: try again with every file.
+        Err(_) if skipped => {
+            let (files, _) = load(Scope::All)?;
+            let g = generate(&files, None)?;
+            Ok((g, (true, files)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn hash(text: &str) -> u64 {
+    // SipHash with fixed keys: the same in every run of one opgen build (the key names it).
+    #[allow(deprecated)]
+    let mut h = std::hash::SipHasher::new();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+impl Run {
+    /// Keeps the cache for the next run, `yaml` being each CRD's text in `generated.crds`'
+    /// order. Nothing is kept of a run with warnings.
+    pub(crate) fn store(self, root: &Path, yaml: Vec<String>) -> std::io::Result<()> {
+        let Some(mut cache) = self.next else {
+            return Ok(());
+        };
+        if !self.generated.warnings.is_empty() || yaml.len() != cache.kinds.len() {
+            return Ok(());
+        }
+        for ((kind, (crd, cached)), yaml) in
+            cache.kinds.iter_mut().zip(self.generated.crds).zip(yaml)
+        {
+            kind.json = match cached {
+                Some(c) => c.json,
+                None => crd.object.to_string(),
+            };
+            kind.yaml = yaml;
+        }
+        writer::write_cache(root, FILE, |out| {
+            postcard::to_io(&cache, out)
+                .map(drop)
+                .map_err(std::io::Error::other)
+        })
+    }
+}
+
+impl Cache {
+    /// The cache of the project at `root` for runs keyed `key`, or why there is none to use
+    /// (and whether that is worth a note at `-v`).
+    fn read(root: &Path, key: &str) -> Result<Cache, (bool, &'static str)> {
+        let bytes =
+            writer::read_cache(root, FILE).ok_or((false, "no manifests cache yet: a whole run"))?;
+        let cache: Cache = postcard::from_bytes(&bytes).map_err(|_| {
+            (
+                true,
+                "the manifests cache is unreadable: a whole run, and a new cache",
+            )
+        })?;
+        if cache.format != FORMAT || cache.key != key {
+            return Err((
+                true,
+                "the manifests cache is another opgen build's or other settings': a whole run, and a new cache",
+            ));
+        }
+        Ok(cache)
+    }
+
+    /// The cache of a whole run, whose model was built from `files` (those its scope selected
+    /// of `texts`). The CRDs' texts are filled in by [`Run::store`].
+    fn whole(
+        key: String,
+        all: bool,
+        texts: &BTreeMap<PathBuf, String>,
+        files: &[SourceFile],
+        generated: &Generated,
+    ) -> Option<Cache> {
+        let facts = generated.facts.as_ref()?;
+        let mut model_files = files.iter().zip(&facts.files).peekable();
+        let mut cached = Vec::with_capacity(texts.len());
+        let mut to_all = Vec::with_capacity(files.len());
+        for (i, (path, text)) in texts.iter().enumerate() {
+            let Some((f, (package_markers, item_markers))) =
+                model_files.next_if(|(f, _)| f.path == *path)
+            else {
+                cached.push(CachedFile {
+                    path: path.clone(),
+                    ..CachedFile::default()
+                });
+                continue;
+            };
+            to_all.push(i);
+            cached.push(CachedFile {
+                path: path.clone(),
+                loaded: true,
+                hash: hash(text),
+                module: f.module.clone(),
+                stub: load::namespace_stub(&f.ast),
+                package_markers: package_markers.clone(),
+                item_markers: *item_markers,
+            });
+        }
+        let kinds = generated
+            .crds
+            .iter()
+            .zip(&facts.kind_files)
+            .map(|((crd, _), files)| CachedKind {
+                group: crd.group.clone(),
+                kind: crd.kind.clone(),
+                plural: crd.plural.clone(),
+                files: files.iter().map(|m| to_all[*m]).collect(),
+                json: String::new(),
+                yaml: String::new(),
+                csv: csv_of(&generated.csv, &crd.group, &crd.kind),
+            })
+            .collect();
+        Some(Cache {
+            format: FORMAT,
+            key,
+            all,
+            files: cached,
+            kinds,
+            roles: serde_json::Value::from(generated.roles.clone()).to_string(),
+            webhooks: serde_json::Value::from(generated.webhooks.clone()).to_string(),
+        })
+    }
+
+    fn scope(&self) -> Scope {
+        if self.all {
+            Scope::All
+        } else {
+            Scope::Relevant
+        }
+    }
+
+    /// What the generators make of `texts`, from this cache and the files an edit changed, and
+    /// the cache after it (`None` when it stays as it is), or `None` when only a whole run can
+    /// tell.
+    fn reuse(
+        mut self,
+        src: &Path,
+        texts: &BTreeMap<PathBuf, String>,
+        generate: &Generate,
+    ) -> Option<(Generated, Option<Cache>)> {
+        if texts.len() != self.files.len() {
+            return None;
+        }
+        let mut changed = BTreeSet::new();
+        for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
+            let loaded = load::is_selected(src, path, text, self.scope());
+            if *path != f.path || loaded != f.loaded {
+                return None;
+            }
+            if loaded && hash(text) != f.hash {
+                changed.insert(i);
+            }
+        }
+        if changed.is_empty() {
+            return Some((self.cached(), None));
+        }
+        let affected: HashSet<KindKey> = self
+            .kinds
+            .iter()
+            .filter(|k| k.files.iter().any(|f| changed.contains(f)))
+            .map(|k| (k.group.clone(), k.kind.clone()))
+            .collect();
+        // Parsed whole: the edited files, those the affected kinds were made from, and those
+        // with package or item markers. The other loaded files are stubs.
+        let mut whole: BTreeSet<usize> = changed.clone();
+        for k in &self.kinds {
+            if affected.contains(&(k.group.clone(), k.kind.clone())) {
+                whole.extend(&k.files);
+            }
+        }
+        let mut to_all = Vec::new();
+        let mut selected = Vec::new();
+        for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
+            if !f.loaded {
+                continue;
+            }
+            if f.item_markers || !f.package_markers.is_empty() {
+                whole.insert(i);
+            }
+            let text = if whole.contains(&i) { text } else { &f.stub };
+            to_all.push(i);
+            selected.push((path.clone(), f.module.clone(), text.clone()));
+        }
+        let files = load::parse_all(selected).ok()?;
+        let fresh = generate(&files, Some(&affected)).ok()?;
+        let facts = fresh.facts.as_ref()?;
+        if !fresh.warnings.is_empty()
+            || facts.kinds
+                != self
+                    .kinds
+                    .iter()
+                    .map(|k| (k.group.clone(), k.kind.clone()))
+                    .collect::<Vec<_>>()
+            || facts
+                .kind_files
+                .iter()
+                .flatten()
+                .any(|m| !whole.contains(&to_all[*m]))
+        {
+            return None;
+        }
+        for (m, (file, (package_markers, item_markers))) in
+            files.iter().zip(&facts.files).enumerate()
+        {
+            let i = to_all[m];
+            if !whole.contains(&i) {
+                continue;
+            }
+            let cached = &mut self.files[i];
+            if changed.contains(&i) {
+                if load::namespace_stub(&file.ast) != cached.stub
+                    || *package_markers != cached.package_markers
+                {
+                    return None;
+                }
+                cached.hash = hash(&texts[&cached.path]);
+            }
+            cached.item_markers = *item_markers;
+        }
+        Some(self.merge(fresh, &to_all))
+    }
+
+    /// The cached result whole.
+    fn cached(mut self) -> Generated {
+        let parse = |json: &str| serde_json::from_str(json).unwrap_or_default();
+        Generated {
+            crds: self.kinds.iter_mut().map(cached_crd).collect(),
+            roles: parse(&self.roles),
+            webhooks: parse(&self.webhooks),
+            csv: self
+                .kinds
+                .iter()
+                .flat_map(|k| k.csv.iter().cloned())
+                .collect(),
+            warnings: Vec::new(),
+            facts: None,
+        }
+    }
+
+    /// The cached result with the kinds `fresh` built (its model's files being `to_all` of
+    /// ours) and its roles and webhooks, and the cache after it.
+    fn merge(mut self, fresh: Generated, to_all: &[usize]) -> (Generated, Option<Cache>) {
+        let Generated {
+            crds: built,
+            roles,
+            webhooks,
+            csv,
+            facts,
+            ..
+        } = fresh;
+        let kind_files = facts.map(|f| f.kind_files).unwrap_or_default();
+        let mut built: BTreeMap<KindKey, (Crd, Vec<usize>)> = built
+            .into_iter()
+            .zip(kind_files)
+            .map(|((crd, _), files)| {
+                let files = files.iter().map(|m| to_all[*m]).collect();
+                ((crd.group.clone(), crd.kind.clone()), (crd, files))
+            })
+            .collect();
+        let mut crds = Vec::with_capacity(self.kinds.len());
+        for k in &mut self.kinds {
+            match built.remove(&(k.group.clone(), k.kind.clone())) {
+                Some((crd, files)) => {
+                    k.files = files;
+                    k.plural = crd.plural.clone();
+                    k.csv = csv_of(&csv, &k.group, &k.kind);
+                    crds.push((crd, None));
+                }
+                None => crds.push(cached_crd(k)),
+            }
+        }
+        self.roles = serde_json::Value::from(roles.clone()).to_string();
+        self.webhooks = serde_json::Value::from(webhooks.clone()).to_string();
+        let generated = Generated {
+            crds,
+            roles,
+            webhooks,
+            csv: self
+                .kinds
+                .iter()
+                .flat_map(|k| k.csv.iter().cloned())
+                .collect(),
+            warnings: Vec::new(),
+            facts: None,
+        };
+        (generated, Some(self))
+    }
+}
+
+/// A cached kind's CRD, its texts moved out of the cache ([`Run::store`] puts them back).
+fn cached_crd(k: &mut CachedKind) -> (Crd, Option<CachedCrd>) {
+    let crd = Crd {
+        group: k.group.clone(),
+        kind: k.kind.clone(),
+        plural: k.plural.clone(),
+        object: serde_json::Value::Null,
+    };
+    let cached = CachedCrd {
+        yaml: std::mem::take(&mut k.yaml),
+        json: std::mem::take(&mut k.json),
+    };
+    (crd, Some(cached))
+}
+
+fn csv_of(csv: &[CsvKind], group: &str, kind: &str) -> Vec<CsvKind> {
+    csv.iter()
+        .filter(|c| c.group == group && c.kind == kind)
+        .cloned()
+        .collect()
+}
