@@ -350,6 +350,16 @@ const NOTES: [&str; 3] = [
     "the manifests cache did not cover",
 ];
 
+/// What a project's config/ holds (nothing before a first successful run).
+fn config_tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let config = dir.join("config");
+    if config.exists() {
+        tree(&config)
+    } else {
+        Default::default()
+    }
+}
+
 /// stdout without the cache's notes, and whether there was one.
 fn without_note(stdout: &[u8]) -> (String, bool) {
     let text = String::from_utf8_lossy(stdout);
@@ -486,4 +496,72 @@ fn a_corrupt_or_foreign_cache_is_rebuilt_with_a_note() {
         ],
     );
     assert_eq!(std::fs::read(&cache).unwrap(), before);
+}
+
+/// Every project of the controller-gen corpus (tests/fixtures/controller-gen: controller-tools'
+/// testdata and the real-world ports), each of its files edited in turn (a comment added, so
+/// that its hash changes and its names do not): with the cache, `opgen manifests` rebuilds the
+/// kinds made from that file and takes the others from the cache, and writes what a run
+/// without the cache writes.
+#[test]
+fn every_corpus_kind_is_the_same_with_and_without_the_cache() {
+    let corpus = support::fixture("controller-gen");
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut edits, mut answered) = (0, 0);
+    for entry in std::fs::read_dir(&corpus).unwrap() {
+        let fixture = entry.unwrap().path();
+        if !fixture.join("src").is_dir() {
+            continue;
+        }
+        let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
+        let (cached, cold) = (
+            tmp.path().join(&name),
+            tmp.path().join(format!("{name}-cold")),
+        );
+        for dir in [&cached, &cold] {
+            support::copy_tree(&fixture, dir);
+            std::fs::write(
+                dir.join("PROJECT"),
+                "domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: corpus\nversion: '3'\n",
+            )
+            .unwrap();
+        }
+        let sources: Vec<_> = walkdir::WalkDir::new(cached.join("src"))
+            .sort_by_file_name()
+            .into_iter()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+            .map(|e| e.path().strip_prefix(&cached).unwrap().to_path_buf())
+            .collect();
+        for step in 0..=sources.len() {
+            if step > 0 {
+                let file = &sources[step - 1];
+                for dir in [&cached, &cold] {
+                    let mut text = std::fs::read_to_string(dir.join(file)).unwrap();
+                    text.push_str("\n// Edited by the cache test.\n");
+                    std::fs::write(dir.join(file), text).unwrap();
+                }
+            }
+            let with = opgen(&cached, &["manifests", "-vv"]);
+            let without = opgen(&cold, &["manifests", "-vv", "--no-cache"]);
+            let what = format!(
+                "{name}, step {step} ({:?})",
+                step.checked_sub(1).map(|s| &sources[s])
+            );
+            let (with_out, noted) = without_note(&with.stdout);
+            assert_eq!(with.status.code(), without.status.code(), "{what}");
+            assert_eq!(with_out, without_note(&without.stdout).0, "{what}");
+            assert_eq!(with.stderr, without.stderr, "{what}");
+            assert_eq!(config_tree(&cached), config_tree(&cold), "{what}");
+            if step > 0 {
+                edits += 1;
+                answered += usize::from(with.status.success() && !noted);
+            }
+        }
+    }
+    eprintln!("the cache answered {answered} of {edits} edits of the corpus");
+    assert!(
+        edits > 100 && answered * 2 > edits,
+        "the cache answered {answered} of {edits} edits"
+    );
 }
