@@ -392,6 +392,29 @@ fn the_cache_gives_what_a_run_without_it_gives_after_every_random_edit() {
         }
         render(&project, &cached);
         render(&project, &cold);
+        // Now and then a CRD file edited or deleted by hand: a run writes it again.
+        let crds: Vec<_> = std::fs::read_dir(cached.join("config/crd/bases"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        if !crds.is_empty() && rng.u32(..100) < 6 {
+            let name = &crds[rng.usize(..crds.len())];
+            let delete = rng.bool();
+            for dir in [&cached, &cold] {
+                let path = dir.join("config/crd/bases").join(name);
+                if delete {
+                    std::fs::remove_file(&path).unwrap();
+                } else {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    std::fs::write(&path, text.replace("type: object", "type: string")).unwrap();
+                }
+            }
+            log.push(format!(
+                "step {step}: CRD {name:?} deleted ({delete}) or edited by hand"
+            ));
+        }
         let with = opgen(&cached, &["manifests", "-vv"]);
         let without = opgen(&cold, &["manifests", "-vv", "--no-cache"]);
         let context = || format!("seed {seed}, after:\n{}", log.join("\n"));

@@ -81,9 +81,8 @@ pub(crate) struct Generated {
     pub facts: Option<Facts>,
 }
 
-/// A CRD as the manifests cache keeps it.
+/// A CRD the manifests cache vouches for: its file holds what a run would write.
 pub(crate) struct CachedCrd {
-    pub yaml: String,
     pub json: String,
 }
 
@@ -113,24 +112,26 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let generate = |files: &[load::SourceFile], only: Option<&HashSet<KindKey>>| {
         generate(files, opts, &k8s, project.as_ref(), only)
     };
-    let mut run = parallel::alongside(
+    let run = parallel::alongside(
         // Built on first use; another core builds it while this one parses.
         || {
             MarkerCatalog::get();
         },
-        || manifests_cache::run(ws.root(), key, src, &texts, &generate),
+        || {
+            let written = |group: &str, plural: &str| {
+                let path = Path::new(CRD_DIR).join(crd::file_name(group, plural));
+                ws.read(&path).ok().flatten()
+            };
+            manifests_cache::run(ws.root(), key, src, &texts, &written, &generate)
+        },
     )?;
     let mut cache_note = run.note.clone();
-    let mut crd_texts: Vec<String> =
-        parallel::map(&run.generated.crds, |(crd, cached)| match cached {
-            Some(_) => String::new(),
-            None => yaml::to_documents(std::slice::from_ref(&crd.object)),
-        });
-    for (text, (_, cached)) in crd_texts.iter_mut().zip(&mut run.generated.crds) {
-        if let Some(c) = cached {
-            *text = std::mem::take(&mut c.yaml);
-        }
-    }
+    // None: a CRD the cache vouches for, whose file already holds it.
+    let crd_texts: Vec<Option<String>> = parallel::map(&run.generated.crds, |(crd, cached)| {
+        cached
+            .is_none()
+            .then(|| yaml::to_documents(std::slice::from_ref(&crd.object)))
+    });
     let Generated {
         crds,
         roles,
@@ -160,15 +161,16 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
     for ((crd, _), text) in crds.iter().zip(&crd_texts) {
-        let text = text.clone();
         let name = crd.file_name();
         let path = Path::new(CRD_DIR).join(&name);
-        let restamp_only = opts.keep_version_stamps
-            && ws
-                .read(&path)?
-                .is_some_and(|old| old != text && without_stamp(&old) == without_stamp(&text));
-        if !restamp_only {
-            ws.stage(&path, text);
+        if let Some(text) = text {
+            let restamp_only = opts.keep_version_stamps
+                && ws
+                    .read(&path)?
+                    .is_some_and(|old| old != *text && without_stamp(&old) == without_stamp(text));
+            if !restamp_only {
+                ws.stage(&path, text.clone());
+            }
         }
         report.files.push(path);
         if let Some(text) = &kustomization {
@@ -210,7 +212,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, crds, &mut report)?;
     }
     if opts.cache == CacheUse::ReadWrite
-        && let Err(e) = run.store(ws.root(), crd_texts)
+        && let Err(e) = run.store(ws.root(), &crd_texts)
     {
         cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
     }

@@ -68,7 +68,9 @@ struct CachedKind {
     /// What the CRD was made from: indices into `files`.
     files: Vec<usize>,
     json: String,
-    yaml: String,
+    /// Of the CRD's YAML: a run that finds the file so takes it as written, and rebuilds a kind
+    /// whose file is gone or edited.
+    yaml_hash: u64,
     csv: Vec<CsvKind>,
 }
 
@@ -82,6 +84,9 @@ pub(crate) struct Facts {
     /// For each kind built (in `Generated::crds`' order), the files it was made from.
     pub kind_files: Vec<Vec<usize>>,
 }
+
+/// The text of a CRD as the project holds it now, by its group and plural.
+pub(crate) type Written<'a> = dyn Fn(&str, &str) -> Option<String> + 'a;
 
 /// The generators on some files, building only the kinds given (all when `None`).
 pub(crate) type Generate<'a> =
@@ -123,6 +128,7 @@ pub(crate) fn run(
     key: Option<String>,
     src: &Path,
     texts: &BTreeMap<PathBuf, String>,
+    written: &Written,
     generate: &Generate,
 ) -> Result<Run> {
     let Some(key) = key else {
@@ -134,7 +140,7 @@ pub(crate) fn run(
         });
     };
     let note = match Cache::read(root, &key) {
-        Ok(cache) => match cache.reuse(src, texts, generate) {
+        Ok(cache) => match cache.reuse(src, texts, written, generate) {
             Some((generated, next)) => {
                 return Ok(Run {
                     generated,
@@ -199,8 +205,8 @@ fn hash(text: &str) -> u64 {
 
 impl Run {
     /// Keeps the cache for the next run, `yaml` being each CRD's text in `generated.crds`'
-    /// order. Nothing is kept of a run with warnings.
-    pub(crate) fn store(self, root: &Path, yaml: Vec<String>) -> std::io::Result<()> {
+    /// order (`None` for those taken from the cache). Nothing is kept of a run with warnings.
+    pub(crate) fn store(self, root: &Path, yaml: &[Option<String>]) -> std::io::Result<()> {
         let Some(mut cache) = self.next else {
             return Ok(());
         };
@@ -210,11 +216,14 @@ impl Run {
         for ((kind, (crd, cached)), yaml) in
             cache.kinds.iter_mut().zip(self.generated.crds).zip(yaml)
         {
-            kind.json = match cached {
-                Some(c) => c.json,
-                None => crd.object.to_string(),
-            };
-            kind.yaml = yaml;
+            match (cached, yaml) {
+                (Some(c), _) => kind.json = c.json,
+                (None, Some(yaml)) => {
+                    kind.json = crd.object.to_string();
+                    kind.yaml_hash = hash(yaml);
+                }
+                (None, None) => return Ok(()),
+            }
         }
         writer::write_cache(root, FILE, |out| {
             postcard::to_io(&cache, out)
@@ -289,7 +298,7 @@ impl Cache {
                 plural: crd.plural.clone(),
                 files: files.iter().map(|m| to_all[*m]).collect(),
                 json: String::new(),
-                yaml: String::new(),
+                yaml_hash: 0,
                 csv: csv_of(&generated.csv, &crd.group, &crd.kind),
             })
             .collect();
@@ -319,6 +328,7 @@ impl Cache {
         mut self,
         src: &Path,
         texts: &BTreeMap<PathBuf, String>,
+        written: &Written,
         generate: &Generate,
     ) -> Option<(Generated, Option<Cache>)> {
         if texts.len() != self.files.len() {
@@ -334,15 +344,19 @@ impl Cache {
                 changed.insert(i);
             }
         }
-        if changed.is_empty() {
-            return Some((self.cached(), None));
-        }
+        // Rebuilt: the kinds made from an edited file, and those whose CRD file is not as written.
         let affected: HashSet<KindKey> = self
             .kinds
             .iter()
-            .filter(|k| k.files.iter().any(|f| changed.contains(f)))
+            .filter(|k| {
+                k.files.iter().any(|f| changed.contains(f))
+                    || written(&k.group, &k.plural).is_none_or(|text| hash(&text) != k.yaml_hash)
+            })
             .map(|k| (k.group.clone(), k.kind.clone()))
             .collect();
+        if changed.is_empty() && affected.is_empty() {
+            return Some((self.cached(), None));
+        }
         // Parsed whole: the edited files, those the affected kinds were made from, and those
         // with package or item markers. The other loaded files are stubs.
         let mut whole: BTreeSet<usize> = changed.clone();
@@ -470,7 +484,7 @@ impl Cache {
     }
 }
 
-/// A cached kind's CRD, its texts moved out of the cache ([`Run::store`] puts them back).
+/// A cached kind's CRD, its JSON moved out of the cache ([`Run::store`] puts it back).
 fn cached_crd(k: &mut CachedKind) -> (Crd, Option<CachedCrd>) {
     let crd = Crd {
         group: k.group.clone(),
@@ -479,7 +493,6 @@ fn cached_crd(k: &mut CachedKind) -> (Crd, Option<CachedCrd>) {
         object: serde_json::Value::Null,
     };
     let cached = CachedCrd {
-        yaml: std::mem::take(&mut k.yaml),
         json: std::mem::take(&mut k.json),
     };
     (crd, Some(cached))

@@ -46,8 +46,13 @@ pub struct Crd {
 impl Crd {
     /// `config/crd/bases/<group>_<plural>.yaml`, as controller-gen names it.
     pub fn file_name(&self) -> String {
-        format!("{}_{}.yaml", self.group, self.plural)
+        file_name(&self.group, &self.plural)
     }
+}
+
+/// The file name of the CRD of `group`'s `plural` ([`Crd::file_name`]).
+pub fn file_name(group: &str, plural: &str) -> String {
+    format!("{group}_{plural}.yaml")
 }
 
 pub struct CrdGenerator<'m, 'a> {
