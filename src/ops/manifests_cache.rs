@@ -196,9 +196,9 @@ fn whole(
 }
 
 fn hash(text: &str) -> u64 {
-    // SipHash with fixed keys: the same in every run of one opgen build (the key names it).
-    #[allow(deprecated)]
-    let mut h = std::hash::SipHasher::new();
+    // A fixed seed: the same in every run of one opgen build (the cache's key names the build).
+    use std::hash::BuildHasher;
+    let mut h = foldhash::fast::FixedState::with_seed(0x6f70_6765_6e00).build_hasher();
     h.write(text.as_bytes());
     h.finish()
 }
