@@ -281,19 +281,26 @@ fn is_relevant(text: &str) -> bool {
 /// Returns the files and whether any file was left out.
 pub fn load(ws: &Workspace, dir: &Path, scope: Scope) -> Result<(Vec<SourceFile>, bool)> {
     let texts = read_sources(ws, dir)?;
-    let mut modules = file_modules(dir, &texts);
+    let modules = modules_of(dir, &texts);
+    load_texts(dir, &texts, &modules, scope)
+}
+
+/// [`load`] of `texts`, read by [`read_sources`] from `dir`, whose modules are `modules`
+/// ([`modules_of`]).
+pub fn load_texts(
+    dir: &Path,
+    texts: &BTreeMap<PathBuf, String>,
+    modules: &BTreeMap<PathBuf, ModPath>,
+    scope: Scope,
+) -> Result<(Vec<SourceFile>, bool)> {
     let mut skipped = false;
     let mut selected = Vec::new();
     for (path, text) in texts {
-        if !is_selected(dir, &path, &text, scope) {
+        if is_selected(dir, path, text, scope) {
+            selected.push((path.clone(), modules[path].clone(), text.clone()));
+        } else {
             skipped = true;
-            continue;
         }
-        // A file no `mod` declaration reaches (a binary's) by its path.
-        let module = modules
-            .remove(&path)
-            .unwrap_or_else(|| module_path(dir, &path));
-        selected.push((path, module, text));
     }
     Ok((parse_all(selected)?, skipped))
 }

@@ -70,8 +70,8 @@ pub struct ManifestReport {
 
 /// What the generators made of the sources.
 pub(crate) struct Generated {
-    /// Each CRD, and its texts when it comes from the cache (then its `object` is null until
-    /// something needs it).
+    /// Each CRD, and its JSON when the manifests cache vouches for it (then its `object` is
+    /// null, read from that JSON only where a sample needs it, and its file already holds it).
     pub crds: Vec<(Crd, Option<CachedCrd>)>,
     pub roles: Vec<Value>,
     pub webhooks: Vec<Value>,

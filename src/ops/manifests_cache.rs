@@ -164,30 +164,19 @@ pub(crate) fn run(
     })
 }
 
+/// The generators on every file `Scope::Relevant` selects, or on every file if that fails and
+/// left a file out (a type may live in a file without markers), and whether that was needed.
 fn whole(
     src: &Path,
     texts: &BTreeMap<PathBuf, String>,
     generate: &Generate,
 ) -> Result<(Generated, (bool, Vec<SourceFile>))> {
     let modules = load::modules_of(src, texts);
-    let load = |scope| {
-        let mut skipped = false;
-        let mut selected = Vec::new();
-        for (path, text) in texts {
-            if load::is_selected(src, path, text, scope) {
-                selected.push((path.clone(), modules[path].clone(), text.clone()));
-            } else {
-                skipped = true;
-            }
-        }
-        load::parse_all(selected).map(|files| (files, skipped))
-    };
-    let (files, skipped) = load(Scope::Relevant)?;
+    let (files, skipped) = load::load_texts(src, texts, &modules, Scope::Relevant)?;
     match generate(&files, None) {
         Ok(g) => Ok((g, (false, files))),
-        // A type may live in a file without markers: try again with every file.
         Err(_) if skipped => {
-            let (files, _) = load(Scope::All)?;
+            let (files, _) = load::load_texts(src, texts, &modules, Scope::All)?;
             let g = generate(&files, None)?;
             Ok((g, (true, files)))
         }
@@ -424,14 +413,18 @@ impl Cache {
             crds: self.kinds.iter_mut().map(cached_crd).collect(),
             roles: parse(&self.roles),
             webhooks: parse(&self.webhooks),
-            csv: self
-                .kinds
-                .iter()
-                .flat_map(|k| k.csv.iter().cloned())
-                .collect(),
+            csv: self.csv(),
             warnings: Vec::new(),
             facts: None,
         }
+    }
+
+    /// Every kind version's CSV description, in the kinds' order.
+    fn csv(&self) -> Vec<CsvKind> {
+        self.kinds
+            .iter()
+            .flat_map(|k| k.csv.iter().cloned())
+            .collect()
     }
 
     /// The cached result with the kinds `fresh` built (its model's files being `to_all` of
@@ -472,11 +465,7 @@ impl Cache {
             crds,
             roles,
             webhooks,
-            csv: self
-                .kinds
-                .iter()
-                .flat_map(|k| k.csv.iter().cloned())
-                .collect(),
+            csv: self.csv(),
             warnings: Vec::new(),
             facts: None,
         };
