@@ -43,6 +43,9 @@ struct Project {
     /// For one step.
     unknown_marker: bool,
     sample_replicas: i64,
+    /// src/lib.rs declares `util` (src/util.rs, there either way: no kinds, no markers, so
+    /// never parsed; its module is `util` declared or not).
+    util: bool,
 }
 
 const TYPES: &[&str] = &[
@@ -87,17 +90,22 @@ impl Project {
             broken: None,
             unknown_marker: false,
             sample_replicas: 3,
+            util: false,
         }
     }
 
     fn files(&self) -> Vec<(String, String)> {
-        let mut files = vec![
-            (
-                "src/lib.rs".to_owned(),
-                "pub mod api;\npub mod controllers;\n".to_owned(),
-            ),
-            ("src/api/mod.rs".to_owned(), "pub mod v1;\n".to_owned()),
-        ];
+        let lib = if self.util {
+            "pub mod api;\npub mod controllers;\npub mod util;\n"
+        } else {
+            "pub mod api;\npub mod controllers;\n"
+        };
+        let mut files = vec![("src/lib.rs".to_owned(), lib.to_owned())];
+        files.push((
+            "src/util.rs".to_owned(),
+            "/// Helps.\npub fn helper() {}\n".to_owned(),
+        ));
+        files.extend([("src/api/mod.rs".to_owned(), "pub mod v1;\n".to_owned())]);
         let mut v1 = format!(
             "//! API version v1.\n//!\n//! +groupName={}\n\npub mod common;\n",
             self.group
@@ -279,6 +287,10 @@ impl Project {
             84..=86 => {
                 self.group = ["shop.example.com", "store.example.com"][rng.usize(..2)];
                 format!("group {}", self.group)
+            }
+            93..=95 => {
+                self.util = !self.util;
+                format!("src/util.rs declared: {}", self.util)
             }
             87..=92 => {
                 self.sample_replicas = [3, -1, 7][rng.usize(..3)];

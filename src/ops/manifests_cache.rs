@@ -155,8 +155,8 @@ pub(crate) fn run(
         },
         Err(why) => why,
     };
-    let (generated, (all, files)) = whole(src, texts, generate)?;
-    let next = Cache::whole(key, all, texts, &files, &generated);
+    let (generated, loaded) = whole(src, texts, generate)?;
+    let next = Cache::whole(key, &loaded, texts, &generated);
     Ok(Run {
         generated,
         note: Some((note.0, note.1.to_owned())),
@@ -170,18 +170,39 @@ fn whole(
     src: &Path,
     texts: &BTreeMap<PathBuf, String>,
     generate: &Generate,
-) -> Result<(Generated, (bool, Vec<SourceFile>))> {
+) -> Result<(Generated, Whole)> {
     let modules = load::modules_of(src, texts);
     let (files, skipped) = load::load_texts(src, texts, &modules, Scope::Relevant)?;
     match generate(&files, None) {
-        Ok(g) => Ok((g, (false, files))),
+        Ok(g) => Ok((
+            g,
+            Whole {
+                all: false,
+                files,
+                modules,
+            },
+        )),
         Err(_) if skipped => {
             let (files, _) = load::load_texts(src, texts, &modules, Scope::All)?;
             let g = generate(&files, None)?;
-            Ok((g, (true, files)))
+            Ok((
+                g,
+                Whole {
+                    all: true,
+                    files,
+                    modules,
+                },
+            ))
         }
         Err(e) => Err(e),
     }
+}
+
+/// What a whole run loaded: with `Scope::All` or not, the files, and every file's module.
+struct Whole {
+    all: bool,
+    files: Vec<SourceFile>,
+    modules: BTreeMap<PathBuf, ModPath>,
 }
 
 fn hash(text: &str) -> u64 {
@@ -247,11 +268,15 @@ impl Cache {
     /// of `texts`). The CRDs' texts are filled in by [`Run::store`].
     fn whole(
         key: String,
-        all: bool,
+        loaded: &Whole,
         texts: &BTreeMap<PathBuf, String>,
-        files: &[SourceFile],
         generated: &Generated,
     ) -> Option<Cache> {
+        let Whole {
+            all,
+            files,
+            modules,
+        } = loaded;
         let facts = generated.facts.as_ref()?;
         let mut model_files = files.iter().zip(&facts.files).peekable();
         let mut cached = Vec::with_capacity(texts.len());
@@ -262,6 +287,8 @@ impl Cache {
             else {
                 cached.push(CachedFile {
                     path: path.clone(),
+                    hash: hash(text),
+                    module: modules[path].clone(),
                     ..CachedFile::default()
                 });
                 continue;
@@ -294,7 +321,7 @@ impl Cache {
         Some(Cache {
             format: FORMAT,
             key,
-            all,
+            all: *all,
             files: cached,
             kinds,
             roles: serde_json::Value::from(generated.roles.clone()).to_string(),
@@ -323,15 +350,32 @@ impl Cache {
         if texts.len() != self.files.len() {
             return None;
         }
+        let scope = self.scope();
         let mut changed = BTreeSet::new();
-        for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
-            let loaded = load::is_selected(src, path, text, self.scope());
+        let mut edited_elsewhere = false;
+        for (i, ((path, text), f)) in texts.iter().zip(self.files.iter_mut()).enumerate() {
+            let loaded = load::is_selected(src, path, text, scope);
             if *path != f.path || loaded != f.loaded {
                 return None;
             }
-            if loaded && hash(text) != f.hash {
-                changed.insert(i);
+            let now = hash(text);
+            if now != f.hash {
+                if loaded {
+                    changed.insert(i);
+                } else {
+                    // Not part of the model, but it may declare modules (src/lib.rs).
+                    edited_elsewhere = true;
+                    f.hash = now;
+                }
             }
+        }
+        if (edited_elsewhere || !changed.is_empty())
+            && load::modules_of(src, texts)
+                .values()
+                .zip(&self.files)
+                .any(|(module, f)| *module != f.module)
+        {
+            return None;
         }
         // Rebuilt: the kinds made from an edited file, and those whose CRD file is not as written.
         let affected: HashSet<KindKey> = self
@@ -344,7 +388,8 @@ impl Cache {
             .map(|k| (k.group.clone(), k.kind.clone()))
             .collect();
         if changed.is_empty() && affected.is_empty() {
-            return Some((self.cached(), None));
+            let generated = self.cached();
+            return Some((generated, edited_elsewhere.then_some(self)));
         }
         // Parsed whole: the edited files, those the affected kinds were made from, and those
         // with package or item markers. The other loaded files are stubs.
@@ -406,8 +451,8 @@ impl Cache {
         Some(self.merge(fresh, &to_all))
     }
 
-    /// The cached result whole.
-    fn cached(mut self) -> Generated {
+    /// The cached result whole (its CRDs' JSON moved out, for [`Run::store`] to put back).
+    fn cached(&mut self) -> Generated {
         let parse = |json: &str| serde_json::from_str(json).unwrap_or_default();
         Generated {
             crds: self.kinds.iter_mut().map(cached_crd).collect(),
