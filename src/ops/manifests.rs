@@ -212,7 +212,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, crds, &mut report)?;
     }
     if opts.cache == CacheUse::ReadWrite
-        && let Err(e) = run.store(ws.root(), &crd_texts)
+        && let Err(e) = run.store(ws.root(), &texts, &crd_texts)
     {
         cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
     }

@@ -99,7 +99,14 @@ pub(crate) struct Run {
     /// (for `-v`), `(false, why)` when there was none yet or the edit needed a whole run
     /// (for `-vv`).
     pub note: Option<(bool, String)>,
-    next: Option<Cache>,
+    next: Option<Next>,
+}
+
+/// What [`Run::store`] keeps: the cache a reuse updated, or what a whole run loaded, made into
+/// a cache only when it is written (not for `--check`, `--dry-run` or a run with warnings).
+enum Next {
+    Updated(Cache),
+    Whole { key: String, loaded: Whole },
 }
 
 /// What identifies a run's inputs besides the sources: opgen's build (its version, and the
@@ -145,7 +152,7 @@ pub(crate) fn run(
                 return Ok(Run {
                     generated,
                     note: None,
-                    next,
+                    next: next.map(Next::Updated),
                 });
             }
             None => (
@@ -156,11 +163,10 @@ pub(crate) fn run(
         Err(why) => why,
     };
     let (generated, loaded) = whole(src, texts, generate)?;
-    let next = Cache::whole(key, &loaded, texts, &generated);
     Ok(Run {
         generated,
         note: Some((note.0, note.1.to_owned())),
-        next,
+        next: Some(Next::Whole { key, loaded }),
     })
 }
 
@@ -214,13 +220,27 @@ fn hash(text: &str) -> u64 {
 }
 
 impl Run {
-    /// Keeps the cache for the next run, `yaml` being each CRD's text in `generated.crds`'
-    /// order (`None` for those taken from the cache). Nothing is kept of a run with warnings.
-    pub(crate) fn store(self, root: &Path, yaml: &[Option<String>]) -> std::io::Result<()> {
-        let Some(mut cache) = self.next else {
+    /// Keeps the cache of the project at `root` for the next run, `texts` being the sources
+    /// it ran on and `yaml` each CRD's text in `generated.crds`' order (`None` for those taken
+    /// from the cache). Nothing is kept of a run with warnings.
+    pub(crate) fn store(
+        self,
+        root: &Path,
+        texts: &BTreeMap<PathBuf, String>,
+        yaml: &[Option<String>],
+    ) -> std::io::Result<()> {
+        if !self.generated.warnings.is_empty() {
+            return Ok(());
+        }
+        let cache = match self.next {
+            Some(Next::Updated(cache)) => Some(cache),
+            Some(Next::Whole { key, loaded }) => Cache::whole(key, &loaded, texts, &self.generated),
+            None => None,
+        };
+        let Some(mut cache) = cache else {
             return Ok(());
         };
-        if !self.generated.warnings.is_empty() || yaml.len() != cache.kinds.len() {
+        if yaml.len() != cache.kinds.len() {
             return Ok(());
         }
         for ((kind, (crd, cached)), yaml) in
@@ -378,26 +398,21 @@ impl Cache {
             return None;
         }
         // Rebuilt: the kinds made from an edited file, and those whose CRD file is not as written.
-        let affected: HashSet<KindKey> = self
-            .kinds
-            .iter()
-            .filter(|k| {
-                k.files.iter().any(|f| changed.contains(f))
-                    || written(&k.group, &k.plural).is_none_or(|text| hash(&text) != k.yaml_hash)
-            })
-            .map(|k| (k.group.clone(), k.kind.clone()))
-            .collect();
+        // Parsed whole: the edited files and those the rebuilt kinds were made from (and below,
+        // those with package or item markers). The other loaded files are stubs.
+        let mut affected = HashSet::new();
+        let mut whole: BTreeSet<usize> = changed.clone();
+        for k in &self.kinds {
+            if k.files.iter().any(|f| changed.contains(f))
+                || written(&k.group, &k.plural).is_none_or(|text| hash(&text) != k.yaml_hash)
+            {
+                affected.insert((k.group.clone(), k.kind.clone()));
+                whole.extend(&k.files);
+            }
+        }
         if changed.is_empty() && affected.is_empty() {
             let generated = self.cached();
             return Some((generated, edited_elsewhere.then_some(self)));
-        }
-        // Parsed whole: the edited files, those the affected kinds were made from, and those
-        // with package or item markers. The other loaded files are stubs.
-        let mut whole: BTreeSet<usize> = changed.clone();
-        for k in &self.kinds {
-            if affected.contains(&(k.group.clone(), k.kind.clone())) {
-                whole.extend(&k.files);
-            }
         }
         let mut to_all = Vec::new();
         let mut selected = Vec::new();
