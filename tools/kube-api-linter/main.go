@@ -8,9 +8,11 @@ package main
 
 import (
 	"fmt"
+	"go/token"
 	"os"
 	"strings"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/multichecker"
 	"sigs.k8s.io/kube-api-linter/pkg/analysis/registry"
 	"sigs.k8s.io/kube-api-linter/pkg/config"
@@ -28,5 +30,45 @@ func main() {
 		fmt.Fprintln(os.Stderr, "kube-api-linter:", err)
 		os.Exit(2)
 	}
+	for i, a := range analyzers {
+		analyzers[i] = withoutInvalidFixes(a)
+	}
 	multichecker.Main(analyzers...)
+}
+
+// withoutInvalidFixes reports a's findings with the suggested fixes whose edits lie outside
+// every file left out. x/tools' checker panics on such a fix ("no token.File for
+// TextEdit.Pos"; KAL's optionalfields makes one on cluster-api-provider-aws), losing every
+// finding of the run; golangci-lint, KAL's usual host, does not check fixes. Only the fix is
+// dropped, never the finding, and stderr says so.
+func withoutInvalidFixes(a *analysis.Analyzer) *analysis.Analyzer {
+	wrapped := *a
+	wrapped.Run = func(pass *analysis.Pass) (any, error) {
+		report := pass.Report
+		checked := *pass
+		checked.Report = func(d analysis.Diagnostic) {
+			fixes := d.SuggestedFixes[:0:0]
+			for _, fix := range d.SuggestedFixes {
+				if editsInFiles(pass.Fset, fix) {
+					fixes = append(fixes, fix)
+				} else {
+					fmt.Fprintf(os.Stderr, "kube-api-linter: %s at %s: fix %q left out, its edits lie outside every file\n",
+						a.Name, pass.Fset.Position(d.Pos), fix.Message)
+				}
+			}
+			d.SuggestedFixes = fixes
+			report(d)
+		}
+		return a.Run(&checked)
+	}
+	return &wrapped
+}
+
+func editsInFiles(fset *token.FileSet, fix analysis.SuggestedFix) bool {
+	for _, edit := range fix.TextEdits {
+		if !edit.Pos.IsValid() || fset.File(edit.Pos) == nil {
+			return false
+		}
+	}
+	return true
 }

@@ -3,20 +3,24 @@
 use super::*;
 
 pub(super) fn duplicatemarkers(model: &Model<'_>, out: &mut Vec<Finding>) {
-    let twice = |markers: &[Marker]| -> Vec<String> {
-        let mut seen: Vec<&str> = Vec::new();
-        let mut dup = Vec::new();
-        for m in markers {
+    // The same marker twice: the same name and value, however spelled (`Enum:=a` is
+    // `Enum=a`), or the same text for a marker no generator reads.
+    let same = |a: &Marker, b: &Marker| match (&a.typed, &b.typed) {
+        (Typed::Ignored, _) | (_, Typed::Ignored) => a.text.trim() == b.text.trim(),
+        (x, y) => a.name() == b.name() && x == y,
+    };
+    let twice = |markers: &[&Marker]| -> Vec<String> {
+        let mut dup: Vec<String> = Vec::new();
+        for (i, m) in markers.iter().enumerate() {
             let text = m.text.trim();
-            if seen.contains(&text) && !dup.iter().any(|d: &String| d == text) {
+            if markers[..i].iter().any(|seen| same(seen, m)) && !dup.iter().any(|d| d == text) {
                 dup.push(text.to_owned());
             }
-            seen.push(text);
         }
         dup
     };
     for t in &model.types {
-        for marker in twice(&t.markers) {
+        for marker in twice(&t.markers.iter().collect::<Vec<_>>()) {
             out.push(on_type(
                 "duplicatemarkers",
                 t,
@@ -29,7 +33,20 @@ pub(super) fn duplicatemarkers(model: &Model<'_>, out: &mut Vec<Finding>) {
         }
     }
     for (t, f) in inspected_fields(model) {
-        for marker in twice(&f.markers) {
+        // As kube-api-linter, a field's markers with those of the type it names in its own
+        // package (directly or as an Option: a Go pointer), first.
+        let named = match &f.ty {
+            Ty::Option(inner) => inner.as_ref(),
+            ty => ty,
+        };
+        let mut markers: Vec<&Marker> = match named {
+            Ty::Named(id) if model.type_def(*id).package == t.package => {
+                model.type_def(*id).markers.iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        markers.extend(&f.markers);
+        for marker in twice(&markers) {
             out.push(on_field(
                 "duplicatemarkers",
                 t,
@@ -386,5 +403,60 @@ pub(super) fn dependenttags(model: &Model<'_>, settings: &Settings, out: &mut Ve
             };
             out.push(on_field("dependenttags", t, f, message));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run_on;
+    use super::*;
+
+    fn duplicates(text: &str) -> Vec<(String, String)> {
+        run_on(text, &Settings::default(), |model, _, out| {
+            duplicatemarkers(model, out)
+        })
+        .into_iter()
+        .map(|(field, message, _)| (field, message))
+        .collect()
+    }
+
+    /// cluster-api-provider-aws's `CapacityReservationPreference`: the type alias and the field
+    /// both say `Enum`, one as `Enum:=`, and kube-api-linter reads a field with its type's
+    /// markers.
+    #[test]
+    fn a_field_repeating_its_types_marker_has_it_twice() {
+        let text = r#"use serde::{Deserialize, Serialize};
+
+// +kubebuilder:validation:Enum:="";None;Open
+pub type Preference = String;
+
+#[derive(Serialize, Deserialize)]
+pub struct Spec {
+    // +kubebuilder:validation:Enum="";None;Open
+    // +optional
+    pub preference: Preference,
+    // +kubebuilder:validation:Enum=None;Open
+    // +optional
+    pub other: Option<Preference>,
+    // +kubebuilder:validation:XValidation:rule="self.size() < 4"
+    // +kubebuilder:validation:XValidation:rule="self.size() < 4"
+    pub twice: String,
+}
+"#;
+        assert_eq!(
+            duplicates(text),
+            [
+                (
+                    "preference".to_owned(),
+                    "field Spec.preference has duplicated markers kubebuilder:validation:Enum=\"\";None;Open"
+                        .to_owned()
+                ),
+                (
+                    "twice".to_owned(),
+                    "field Spec.twice has duplicated markers kubebuilder:validation:XValidation:rule=\"self.size() < 4\""
+                        .to_owned()
+                ),
+            ]
+        );
     }
 }

@@ -557,7 +557,9 @@ pub(super) fn run_on(
         .map(|f| attach(f, MarkerCatalog::get(), &mut diags))
         .collect();
     let model = crate::model::build_with_every_type(&files, markers, &mut diags);
-    assert!(diags.finish().is_ok(), "the test's model builds");
+    if let Err(e) = diags.finish() {
+        panic!("the test's model builds: {e:?}");
+    }
     let mut out = Vec::new();
     check(&model, settings, &mut out);
     out.into_iter()

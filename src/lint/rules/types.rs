@@ -72,13 +72,46 @@ fn map_value<'m>(model: &'m Model<'_>, ty: &'m Ty) -> Option<&'m Ty> {
     }
 }
 
+/// A string, through aliases and an `Option` (Go's `*string`, which kube-api-linter's
+/// `IsStringType` takes as a string).
 fn is_string(model: &Model<'_>, ty: &Ty) -> bool {
     match ty {
         Ty::String => true,
+        Ty::Option(inner) => is_string(model, inner),
         Ty::Named(id) => match &model.type_def(*id).shape {
             Shape::Wrapper(inner) => is_string(model, inner),
             _ => false,
         },
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run_on;
+    use super::*;
+
+    /// cluster-api-provider-aws's `ELBAttributes map[string]*string`: a map of strings to
+    /// kube-api-linter's default nomaps policy, as `map[string]string` is.
+    #[test]
+    fn a_map_of_optional_strings_is_a_string_map() {
+        let text = r#"use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Serialize, Deserialize)]
+pub struct Spec {
+    pub labels: BTreeMap<String, String>,
+    pub attributes: BTreeMap<String, Option<String>>,
+    pub counts: BTreeMap<String, i32>,
+    pub optional_counts: BTreeMap<String, Option<i32>>,
+}
+"#;
+        let found: Vec<String> = run_on(text, &Settings::default(), |model, _, out| {
+            nomaps(model, out)
+        })
+        .into_iter()
+        .map(|(field, _, _)| field)
+        .collect();
+        assert_eq!(found, ["counts", "optional_counts"]);
     }
 }
