@@ -468,7 +468,7 @@ fn external_secrets() {
 /// struct, a type holding itself, `[]byte`, `uint16`, `float64` (controller-gen's
 /// `allowDangerousTypes`), a `json:"-"` field, a resource singular other than the kind's, types
 /// with their own MarshalJSON (with a Type marker; below a Schemaless field, like karpenter's
-/// NillableDuration) and an untagged embedded `*time.Duration`.
+/// NillableDuration), an untagged embedded `*time.Duration` and a Go pointer marked required.
 #[test]
 fn shop_fixture() {
     let Some(stderr) = compare(&Case {
@@ -489,7 +489,7 @@ fn shop_fixture() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("widget_types.go:126:1") && stderr.contains("timing_types.go:75:2"),
+        stderr.contains("widget_types.go:130:1") && stderr.contains("timing_types.go:75:2"),
         "the warning points at the Go line:\n{stderr}"
     );
     // The resource marker's singular (not the lower-cased kind) reaches the compiled kube code
@@ -507,6 +507,9 @@ fn shop_fixture() {
         "    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub data: Option<ByteString>,\n",
         "    #[serde(default, skip_serializing_if = \"is_zero\")]\n    pub size: i32,\n",
         "    // +kubebuilder:validation:Required\n    #[serde(default)]\n    pub name: String,\n",
+        // A Go pointer marked required: an Option, as the pointer is, left out when None (an
+        // Option sent as null would be nullable in the schema).
+        "    // +required\n    #[serde(skip_serializing_if = \"Option::is_none\")]\n    pub maker: Option<Part>,\n",
     ] {
         assert!(rust.contains(field), "{field}in:\n{rust}");
     }

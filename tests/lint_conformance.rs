@@ -31,6 +31,181 @@ const GENERIC: &str = "a generic Go type: import go writes no Rust for it";
 
 const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
+        "requiredfields",
+        "TestArrays",
+        "ptrArray",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestBools",
+        "boolPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestMaps",
+        "mapPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithNegativeMaximum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithNegativeMinimum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithPositiveMaximum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithPositiveMinimum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithRangeIncludingZero",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithZeroMaximum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestNumbers",
+        "intPtrWithZeroMinimum",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStrings",
+        "enumStringPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStrings",
+        "enumValidEmptyStringPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStrings",
+        "stringPtr",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStrings",
+        "stringPtrWithMinLength",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStrings",
+        "stringPtrWithMinLength0",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithAllOptionalFields",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithAtLeastOneOf",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithExactlyOneOf",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithMinProperties",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithNonOmittedFields",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithNonOmittedFieldsAndMinProperties",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithOneNonOmittedFieldAndMinProperties",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithOmittedRequiredFieldWithOmitEmpty",
+        Side::Kal,
+        OMITEMPTY_DROPPED,
+    ),
+    (
+        "requiredfields",
+        "TestStructs",
+        "structPtrWithOmittedRequiredField",
+        Side::Kal,
+        OMITEMPTY_DROPPED,
+    ),
+    (
         "nonpointerstructs",
         "A",
         "withOptionalFieldAndPointer",
@@ -527,38 +702,10 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "TestArrays",
-        "ptrArray",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestBools",
-        "boolPtr",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestBools",
-        "boolPtrWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
         "TestBools",
         "boolWithOmitEmpty",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "TestMaps",
-        "mapPtr",
-        Side::Kal,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -640,104 +787,6 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "TestNumbers",
-        "intPtr",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithNegativeMaximum",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithNegativeMinimum",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithNegativeMinimumWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithPositiveMaximum",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithPositiveMaximumWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithPositiveMinimum",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithRangeIncludingZero",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithRangeIncludingZeroWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithZeroMaximum",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithZeroMaximumWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithZeroMinimum",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
-        "intPtrWithZeroMinimumWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestNumbers",
         "intWithNegativeMaximumWithOmitEmpty",
         Side::Opgen,
         OMITEMPTY_DROPPED,
@@ -794,13 +843,6 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "TestStrings",
-        "enumStringPtr",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
         "enumStringWithOmitEmpty",
         Side::Opgen,
         OMITEMPTY_DROPPED,
@@ -808,58 +850,9 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "TestStrings",
-        "enumValidEmptyStringPtr",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "enumValidEmptyStringPtrWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
         "enumValidEmptyStringWithOmitEmpty",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "stringPtr",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "stringPtrWithMinLength",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "stringPtrWithMinLength0",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "stringPtrWithMinLength0WithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStrings",
-        "stringPtrWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -885,86 +878,23 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "TestStructs",
-        "structPtrWithAllOptionalFields",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithAllOptionalFieldsWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithAtLeastOneOf",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
         "structPtrWithAtLeastOneOfWithOmitEmpty",
         Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithExactlyOneOf",
-        Side::Kal,
-        REQUIRED_POINTER,
+        REQUIRED_OPTION,
     ),
     (
         "requiredfields",
         "TestStructs",
         "structPtrWithExactlyOneOfWithOmitEmpty",
         Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithMinProperties",
-        Side::Kal,
-        REQUIRED_POINTER,
+        REQUIRED_OPTION,
     ),
     (
         "requiredfields",
         "TestStructs",
         "structPtrWithMinPropertiesWithOmitEmpty",
         Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithNonOmittedFields",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithNonOmittedFieldsAndMinProperties",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithNonOmittedFieldsAndMinPropertiesWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
-        "structPtrWithNonOmittedFieldsWithOmitEmpty",
-        Side::Opgen,
-        REQUIRED_POINTER,
+        REQUIRED_OPTION,
     ),
     (
         "requiredfields",
@@ -1004,23 +934,18 @@ const KNOWN: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "TestStructs",
-        "structPtrWithOneNonOmittedFieldAndMinProperties",
-        Side::Kal,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "TestStructs",
         "structPtrWithOneNonOmittedFieldAndMinPropertiesWithOmitEmpty",
         Side::Kal,
-        REQUIRED_POINTER,
+        REQUIRED_OPTION,
     ),
 ];
 const ANONYMOUS: &str = "an anonymous Go struct: import go writes it as serde_json::Value, which has no fields or markers to check";
 const PATCH: &str = "Go's protobuf and patchStrategy/patchMergeKey struct tags and markers: strategic merge patch does not apply to custom resources and a Rust field has no such tags, so opgen checks the conditions field's type, listType/listMapKey/optional markers and place only";
 const OMITTED: &str = "import go writes an optional Go field as an Option that serde leaves out when None: the Rust already does what omitempty (omitzero for a struct) asks of the Go";
 const ALWAYS_WRITTEN: &str = "import go writes a required Go field as a plain (non-Option) Rust field, which serde always writes, so the default is never applied; in Go, omitempty leaves the empty value out";
-const REQUIRED_POINTER: &str = "import go makes a field an Option by its optionality in controller-gen's schema, not by Go's pointer: a required Go pointer is a plain Rust field, so the findings on the pointer (it should be one, or need not be) differ";
+const REQUIRED_POINTER: &str = "a Go pointer that import go writes as the plain type: a required pointer without a `+required` marker (no omitempty is what makes it required; an `Option` would need a marker the Go does not have, and KAL's optionalorrequired would then differ), or a list's pointer items (`[]*string` is a `Vec<String>`), so the findings on the pointer (it should be one, or need not be) differ; a field's pointer marked `+required` is an `Option`, as in Go";
+const REQUIRED_OMITTED: &str = "a pointer marked `+required` without omitempty: import go writes an `Option` that serde leaves out when `None` (an `Option` written as `null` would be nullable in the schema, which controller-gen's is not; the API server drops a `null` as it drops a missing field), so the Rust already does what the omitempty KAL asks of the Go does";
+const REQUIRED_OPTION: &str = "a pointer marked `+required`, with omitempty, to a struct whose zero value is invalid (AtLeastOneOf, ExactlyOneOf, MinProperties): KAL asks for the pointer to go and, with it, for omitzero in place of omitempty (two findings); import go writes an `Option` with `skip_serializing_if`, which already leaves `None` out, so opgen asks only for the `Option` to go (one)";
 const OMITEMPTY_DROPPED: &str = "a required Go field (`+required`, or a marker making it so) with omitempty: import go writes a required field plain, without `skip_serializing_if` (serde always writes it, where Go leaves an empty value out for the API server to refuse as missing), so opgen also reports the missing omitempty, and a struct of such fields has a valid zero value where KAL's has none";
 const BAD_TAG: &str = "the Go json tag is unterminated (`json:\"name`), so KAL keys the field by its Go name while import go (as controller-gen) reads no name from it";
 
@@ -3817,6 +3742,20 @@ const KNOWN_FLUX_IMAGE_AUTOMATION: &[(&str, &str, &str, Side, &str)] = &[
 
 /// Disagreements on cert-manager.
 const KNOWN_CERT_MANAGER: &[(&str, &str, &str, Side, &str)] = &[
+    (
+        "requiredfields",
+        "ACMERenewalWindow",
+        "end",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "ACMERenewalWindow",
+        "start",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
     ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
     ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
     ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
@@ -4193,31 +4132,10 @@ const KNOWN_CERT_MANAGER: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "ACMERenewalWindow",
-        "end",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "ACMERenewalWindow",
-        "start",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
         "CertificateRenewalWindows",
         "cron",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "CertificateRenewalWindows",
-        "windowDuration",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -4556,6 +4474,20 @@ fn external_secrets_agrees_with_kube_api_linter() {
 /// Disagreements on external-secrets: the classes of the modules above, and three of its own.
 const KNOWN_EXTERNAL_SECRETS: &[(&str, &str, &str, Side, &str)] = &[
     (
+        "requiredfields",
+        "SecretServerProvider",
+        "password",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "SecretServerProvider",
+        "username",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
         "commentstart",
         "ControllerClassResource",
         "spec",
@@ -4803,20 +4735,6 @@ const KNOWN_EXTERNAL_SECRETS: &[(&str, &str, &str, Side, &str)] = &[
         "nonpointerstructs",
         "ScalewayProvider",
         "secretKey",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "nonpointerstructs",
-        "SecretServerProvider",
-        "password",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "nonpointerstructs",
-        "SecretServerProvider",
-        "username",
         Side::Opgen,
         REQUIRED_POINTER,
     ),
@@ -5374,20 +5292,6 @@ const KNOWN_EXTERNAL_SECRETS: &[(&str, &str, &str, Side, &str)] = &[
         "serviceAccountRef",
         Side::Kal,
         FOREIGN_MARKERS,
-    ),
-    (
-        "requiredfields",
-        "SecretServerProvider",
-        "password",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "SecretServerProvider",
-        "username",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "ssatags",
@@ -6202,11 +6106,16 @@ fn cluster_api_agrees_with_kube_api_linter() {
 const NO_GROUP: &str = "a package that is no API group (cluster-api's `runtime/hooks/v1alpha1`, the Runtime SDK's hook requests and responses, whose doc says it holds no CRD types; `runtime/catalog`, their registry; `deprecated/errors`' ClusterError, MachineError and KubeadmControlPlaneError, errors for providers; argo-rollouts' `pkg/apis/rollouts/validation`, the objects a Rollout references while it is validated): it has no `+groupName` and no API type names these types, so controller-gen makes no schema of them, and import go, which writes the API packages and the types they reach, writes no Rust for them; KAL lints every struct of every package it is given";
 const HOOKS_NAMESAKE: &str = "a type name declared both in `runtime/hooks/v1alpha1` (ExtensionHandler and GroupVersionHook of the discovery response, no API group: see NO_GROUP; 2 KAL findings on each of these fields, which have no omitempty) and in `runtime/v1beta2` (ExtensionConfig's status, whose required fields with omitempty import go writes plain: see OMITEMPTY_DROPPED and OMITZERO_DROPPED; 1 opgen finding): the comparison keys a finding by type name, so the two net out to 1 KAL only";
 const OMITZERO_DROPPED: &str = "a required Go struct with `omitempty,omitzero` (cluster-api v1beta2's convention) whose zero value is invalid: import go writes a required field plain, without `skip_serializing_if` (as OMITEMPTY_DROPPED), so opgen asks for the omitzero the Go has (`does not allow the zero value`), where KAL, reading the Go tag, has nothing to say";
-const REQUIRED_POINTER_ZERO: &str = "a required struct field whose type holds cluster-api v1beta1's required pointer `LocalObjectTemplate.Ref *corev1.ObjectReference` (`json:\"ref\"`, no omitempty; karpenter's `NodeClassRef *NodeClassReference` under NodeClaimTemplate's spec and NodePoolSpec's template), directly or one level down: KAL takes a required pointer's zero value (null) as invalid (`areStructFieldZeroValuesValid`), so LocalObjectTemplate and the templates holding it have no valid zero value, and it asks MachineDeploymentClass's and MachinePoolClass's `template` and their templates' `bootstrap` and `infrastructure` for omitzero; import go writes the pointer as a plain `ObjectReference` (see REQUIRED_POINTER), whose zero value `{}` is valid, so opgen finds the zero value (`{\"ref\": {}}`) valid and asks for a pointer and omitempty instead: two findings for KAL's one";
 const OWN_JSON: &str = "a Go struct with its own MarshalJSON and a Type marker (cluster-api's BootstrapTokenString, `+kubebuilder:validation:Type=string`): controller-gen describes it by its markers alone, a string, and import go writes it as the JSON it is (`pub struct BootstrapTokenString(pub serde_json::Value)`, serde by hand), which opgen's rules do not take for a struct; KAL sees the Go struct and asks for a pointer";
-const BOOTSTRAP_TOKEN: &str = "BootstrapToken's `token` in two versions, one opgen finding each: v1beta1's `Token *BootstrapTokenString` (`json:\"token\"`) is a required Go pointer that import go writes plain, so opgen asks for a pointer (see REQUIRED_POINTER); v1beta2's `Token BootstrapTokenString` (`json:\"token,omitempty,omitzero\"`) a required field whose omitempty import go does not carry (see OMITEMPTY_DROPPED)";
 /// Disagreements on cluster-api: the classes of the modules above, and the five above of its own.
 const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
+    (
+        "requiredfields",
+        "LocalObjectTemplate",
+        "ref",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
     ("nonpointerstructs", "*", "status", Side::Kal, KIND_ROOT),
     ("optionalfields", "*", "status", Side::Kal, KIND_ROOT),
     ("requiredfields", "*", "spec", Side::Kal, KIND_ROOT),
@@ -7812,13 +7721,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "Arg",
-        "value",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
         "BeforeClusterCreateRequest",
         "cluster",
         Side::Kal,
@@ -7851,13 +7753,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "*",
         Side::Kal,
         NO_GROUP,
-    ),
-    (
-        "requiredfields",
-        "BootstrapToken",
-        "token",
-        Side::Opgen,
-        BOOTSTRAP_TOKEN,
     ),
     (
         "requiredfields",
@@ -7918,13 +7813,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "ClusterClassStatusVariableDefinition",
-        "required",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "ClusterClassStatusVariableDefinition",
         "schema",
         Side::Opgen,
         OMITZERO_DROPPED,
@@ -7942,13 +7830,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "name",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "ClusterClassVariable",
-        "required",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -8183,13 +8064,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "IPAddressSpec",
-        "prefix",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
         "IPPoolReference",
         "*",
         Side::Opgen,
@@ -8282,23 +8156,9 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "LastRemediationStatus",
-        "retryCount",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "LastRemediationStatus",
         "time",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "LocalObjectTemplate",
-        "ref",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -8330,13 +8190,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "MachineDeploymentClass",
-        "template",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
-    ),
-    (
-        "requiredfields",
         "MachineDeploymentClassBootstrapTemplate",
         "templateRef",
         Side::Opgen,
@@ -8355,13 +8208,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "type",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "MachineDeploymentClassTemplate",
-        "*",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
     ),
     (
         "requiredfields",
@@ -8463,13 +8309,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "MachinePoolClass",
-        "template",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
-    ),
-    (
-        "requiredfields",
         "MachinePoolClassBootstrapTemplate",
         "templateRef",
         Side::Opgen,
@@ -8481,13 +8320,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "templateRef",
         Side::Opgen,
         OMITZERO_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "MachinePoolClassTemplate",
-        "*",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
     ),
     (
         "requiredfields",
@@ -8638,13 +8470,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     ),
     (
         "requiredfields",
-        "ResourceBinding",
-        "applied",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
         "ResourceRef",
         "*",
         Side::Opgen,
@@ -8716,13 +8541,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
     (
         "requiredfields",
         "UnhealthyMachineCondition",
-        "timeoutSeconds",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "UnhealthyMachineCondition",
         "type",
         Side::Opgen,
         OMITEMPTY_DROPPED,
@@ -8733,13 +8551,6 @@ const KNOWN_CLUSTER_API: &[(&str, &str, &str, Side, &str)] = &[
         "status",
         Side::Opgen,
         OMITEMPTY_DROPPED,
-    ),
-    (
-        "requiredfields",
-        "UnhealthyNodeCondition",
-        "timeoutSeconds",
-        Side::Opgen,
-        REQUIRED_POINTER,
     ),
     (
         "requiredfields",
@@ -9176,6 +8987,20 @@ fn karpenter_agrees_with_kube_api_linter() {
 const NILLABLE_DURATION: &str = "karpenter's NillableDuration, a struct with its own MarshalJSON (a duration string or `Never`) whose every use is Schemaless: its two fields have no json tag, so the test keys KAL's findings on both to `Raw`, the declaration at or after them. controller-gen leaves a field without a json tag out, embedded or not (`encountered struct field without JSON tag`). Import go writes the type as the JSON its MarshalJSON writes (`pub struct NillableDuration(pub serde_json::Value)`, serde by hand), so opgen has neither field; KAL asks both for a json tag (jsontags) and a marker (optionalorrequired), and nodurations finds the Duration";
 /// Disagreements on karpenter: the classes of the modules above, and one of its own.
 const KNOWN_KARPENTER: &[(&str, &str, &str, Side, &str)] = &[
+    (
+        "requiredfields",
+        "NodeClaimSpec",
+        "nodeClassRef",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
+    (
+        "requiredfields",
+        "NodeClaimTemplateSpec",
+        "nodeClassRef",
+        Side::Kal,
+        REQUIRED_OMITTED,
+    ),
     ("commentstart", "*", "metadata", Side::Kal, KIND_ROOT),
     ("commentstart", "*", "spec", Side::Kal, KIND_ROOT),
     ("commentstart", "*", "status", Side::Kal, KIND_ROOT),
@@ -9320,34 +9145,6 @@ const KNOWN_KARPENTER: &[(&str, &str, &str, Side, &str)] = &[
         "requests",
         Side::Opgen,
         NAMED_MAP,
-    ),
-    (
-        "requiredfields",
-        "NodeClaimSpec",
-        "nodeClassRef",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "NodeClaimTemplateSpec",
-        "nodeClassRef",
-        Side::Opgen,
-        REQUIRED_POINTER,
-    ),
-    (
-        "requiredfields",
-        "NodeClaimTemplate",
-        "spec",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
-    ),
-    (
-        "requiredfields",
-        "NodePoolSpec",
-        "template",
-        Side::Opgen,
-        REQUIRED_POINTER_ZERO,
     ),
     (
         "requiredfields",

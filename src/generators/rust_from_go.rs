@@ -1668,7 +1668,8 @@ impl<'a> Generator<'a> {
             !f.exported
                 || json_options(f).0 == "-"
                 || (field_optional(f) && !f.name.is_empty())
-                // A required Go pointer is the plain type in Rust.
+                || marked_required_pointer(f)
+                // A required Go pointer without a required marker is the plain type in Rust.
                 || self.type_default(p, deref(&f.ty), depth)
         })
     }
@@ -2004,7 +2005,8 @@ impl<'a> Generator<'a> {
             let doc = std_type_doc_if_none(f);
             self.doc_and_markers(&mut text, "    ", &doc, &f.markers, Target::Field, file);
             let optional = field_optional(f);
-            let go_ty = if optional || flatten {
+            let required_pointer = !optional && !flatten && marked_required_pointer(f);
+            let go_ty = if optional || flatten || required_pointer {
                 &f.ty
             } else {
                 deref(&f.ty)
@@ -2054,6 +2056,11 @@ impl<'a> Generator<'a> {
                     file.btree_map = true;
                 }
                 let _ = writeln!(text, "    {attr}");
+            } else if required_pointer {
+                // `None` left out, as Go's nil with omitempty (without, Go sends `null`, which
+                // the API server drops as it drops a missing field): an `Option` serde writes
+                // as `null` would be nullable in the schema.
+                text.push_str("    #[serde(skip_serializing_if = \"Option::is_none\")]\n");
             } else if self
                 .unvalidated
                 .contains(&(p.path.clone(), owner.to_owned()))
@@ -2271,6 +2278,13 @@ fn derives(custom_resource: bool, default: bool) -> String {
     }
     d.push("PartialEq");
     format!("#[derive({})]\n", d.join(", "))
+}
+
+/// A Go pointer a marker makes required (`+required`, `+kubebuilder:validation:Required`): an
+/// `Option` in Rust, as the pointer is, which the marker keeps required in the schema. A pointer
+/// required by having no omitempty is the plain type, which needs no marker.
+fn marked_required_pointer(f: &GoField) -> bool {
+    matches!(f.ty.kind(), ExprKind::Pointer(_)) && marked_optional_required(&f.markers).1
 }
 
 /// Whether a Go field is optional in controller-gen's schema (its markers, then `omitempty`).
