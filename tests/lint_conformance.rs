@@ -981,9 +981,13 @@ fn kal_module() -> PathBuf {
         .find_map(|l| l.trim().strip_prefix("sigs.k8s.io/kube-api-linter "))
         .expect("go.mod requires kube-api-linter")
         .trim();
+    module_dir(&format!("sigs.k8s.io/kube-api-linter@{version}"))
+}
+
+/// Where the Go module cache holds `module@version`, downloaded first if need be.
+fn module_dir(module_at_version: &str) -> PathBuf {
     let out = Command::new("go")
-        .args(["mod", "download", "-json"])
-        .arg(format!("sigs.k8s.io/kube-api-linter@{version}"))
+        .args(["mod", "download", "-json", module_at_version])
         .env("GOFLAGS", "-mod=mod")
         .output()
         .expect("go runs");
@@ -2163,18 +2167,7 @@ fn real_world_agrees(case: &RealWorld) {
             .join("tests/fixtures")
             .join(case.module)
     } else {
-        let out = Command::new("go")
-            .args(["mod", "download", "-json"])
-            .arg(format!("{}@{}", case.module, case.version))
-            .output()
-            .expect("go runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        PathBuf::from(info["Dir"].as_str().unwrap())
+        module_dir(&format!("{}@{}", case.module, case.version))
     };
     // A directory per module and packages: tests of one module's packages run at once.
     let packages = case
