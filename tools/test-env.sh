@@ -20,8 +20,9 @@ OLDEST_K8S=1.33.13 # the scaffold's default k8s-openapi feature, v1_33
 NEWEST_K8S=1.37.2  # k8s-openapi 0.29's `latest`, v1_37
 
 setup_start=$SECONDS
-OLDEST_ASSETS="$(bash tools/envtest/setup.sh "$OLDEST_K8S" | tail -n 1)"
-NEWEST_ASSETS="$(bash tools/envtest/setup.sh "$NEWEST_K8S" | tail -n 1)"
+# Two given versions: a KUBEBUILDER_ASSETS already set (which the script would take) names one.
+OLDEST_ASSETS="$(env -u KUBEBUILDER_ASSETS bash tools/envtest/setup.sh "$OLDEST_K8S" | tail -n 1)"
+NEWEST_ASSETS="$(env -u KUBEBUILDER_ASSETS bash tools/envtest/setup.sh "$NEWEST_K8S" | tail -n 1)"
 CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
 OLM_VALIDATE="$(bash tools/olm/setup.sh | tail -n 1)/olm-validate"
 HELM="$(bash tools/helm/setup.sh | tail -n 1)/helm"
