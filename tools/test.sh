@@ -2,55 +2,77 @@
 # Runs opgen's whole test suite with what it needs set up first, on a fresh machine too
 # (tools/test-env.sh: the envtest control plane for the oldest and the newest Kubernetes the
 # scaffold supports, controller-gen and the other referees, built from Go modules and npm).
-# Then the workspace's tests (`cargo test --workspace`'s, run by tools/test-pool.py several
-# binaries at a time) against the oldest, and those that talk to an API server once more against
-# the newest (the Helm chart test too).
+# Then `cargo test --workspace` against the oldest, and beside it the tests that talk to an API
+# server once more against the newest (the Helm chart test too). Extra arguments go to cargo test.
 # CI=true (as CI sets it) makes tests fail instead of skipping when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-start_epoch=$(date +%s)
+start=$SECONDS
 # shellcheck source=tools/test-env.sh
 source tools/test-env.sh
 oldest="$OLDEST_ASSETS"
 newest="$NEWEST_ASSETS"
 
-# Everything builds first; then tools/test-pool.py runs the test binaries several at a time
-# (OPGEN_TEST_JOBS, 3 by default), longest first, each from its package's directory as cargo runs
-# it: most of them spend much of their time waiting (on an API server, controller-gen, cargo's
-# lock on the projects' target directory), which the others fill. The binaries that use an API
-# server run a second time against the newest Kubernetes, as jobs of the same pool; the doc tests
-# are one more. Arguments before a `--` select what cargo builds (`-p`, `--test`); after it, they
-# go to every test binary (a filter, `--nocapture`).
+# Everything builds first (cargo holds the target directory while it runs), so that the tests
+# that use an API server can run once more against the newest Kubernetes beside the main run:
+# they mostly wait on their API servers, the main run mostly compiles projects. They run from
+# their package's directory, as cargo runs them.
 target="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo_args=() binary_args=()
-while [[ $# -gt 0 ]]; do
-  if [[ "$1" == "--" ]]; then
-    shift
-    binary_args=("$@")
-    break
-  fi
-  cargo_args+=("$1")
-  shift
-done
-jobs="$target/tests.tsv"
+newest_log="$target/tests-k8s-$NEWEST_K8S.log"
 mkdir -p "$target"
 echo "== cargo test --workspace --no-run"
-KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-run \
-  --message-format=json-render-diagnostics "${cargo_args[@]}" |
-  python3 tools/test-pool.py list "$oldest" "$newest" > "$jobs"
-if [[ ${#cargo_args[@]} -eq 0 && "$(grep -c "	$newest	" "$jobs")" -ne 6 ]]; then
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-run --message-format=json-render-diagnostics "$@" |
+  python3 -c '
+import json, os, sys
+wanted = {("opgen-envtest", "control_plane"), ("opgen-runtime", "envtest"), ("opgen-cli", "envtest"),
+          ("opgen-cli", "k8s_resources"), ("opgen-cli", "helm_chart"), ("opgen-cli", "diff_apiserver")}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        # path+file:///…/opgen-runtime#0.1.0, or path+file:///…/main#opgen-cli@0.1.0
+        url, _, fragment = m["package_id"].partition("#")
+        package = fragment.split("@")[0] if "@" in fragment else url.rsplit("/", 1)[-1]
+        if (package, m["target"]["name"]) in wanted and "test" in m["target"]["kind"]:
+            print(os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
+' > "$target/tests-k8s-$NEWEST_K8S.tsv"
+if [[ "$(wc -l < "$target/tests-k8s-$NEWEST_K8S.tsv")" -ne 6 ]]; then
   echo "tools/test.sh: expected 6 test binaries to run against $NEWEST_K8S, found:" >&2
-  grep "	$newest	" "$jobs" >&2
+  cat "$target/tests-k8s-$NEWEST_K8S.tsv" >&2
   exit 1
 fi
-# The doc tests, unless the arguments pick targets (cargo refuses --doc beside them).
-if [[ ! " ${cargo_args[*]} " =~ \ --(test|tests|lib|bin|bins|example|examples|bench|benches|all-targets)[\ =] ]]; then
-  printf 'doc tests\t%s\t%s\tcargo\ttest\t--workspace\t--locked\t--doc' "$PWD" "$oldest" >> "$jobs"
-  for a in "${cargo_args[@]}" --; do printf '\t%s' "$a" >> "$jobs"; done
-  echo >> "$jobs"
-fi
 
-echo "== the test binaries against Kubernetes $OLDEST_K8S ($oldest), and those that use an API server against $NEWEST_K8S ($newest)"
-python3 tools/test-pool.py run --jobs "${OPGEN_TEST_JOBS:-3}" --log-dir "$target/test-logs" \
-  --since "$start_epoch" "$jobs" -- "${binary_args[@]}"
+newest_tests() {
+  local failed=0
+  while IFS=$'\t' read -r dir exe; do
+    echo "-- $exe"
+    (cd "$dir" && KUBEBUILDER_ASSETS="$newest" "$exe") || failed=1
+  done < "$target/tests-k8s-$NEWEST_K8S.tsv"
+  return $failed
+}
+newest_tests > "$newest_log" 2>&1 &
+newest_pid=$!
+trap 'kill "$newest_pid" 2>/dev/null || true' EXIT
+
+echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API server tests against $NEWEST_K8S ($newest) beside it"
+# Each test binary's start is stamped with the seconds since set-up began, so that a run's log
+# shows where the time goes.
+set +e
+KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" 2>&1 |
+  while IFS= read -r line; do
+    [[ "$line" == "     Running "* ]] && line="$line [at $((SECONDS - start)) s]"
+    printf '%s\n' "$line"
+  done
+status=${PIPESTATUS[0]}
+set -e
+
+newest_status=0
+wait "$newest_pid" || newest_status=$?
+trap - EXIT
+echo "== the tests that use an API server, against Kubernetes $NEWEST_K8S ($newest_log)"
+cat "$newest_log"
+if [[ $newest_status -ne 0 ]]; then
+  echo "tools/test.sh: a test failed against Kubernetes $NEWEST_K8S (above)" >&2
+  status=1
+fi
+exit $status
