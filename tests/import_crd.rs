@@ -1076,8 +1076,8 @@ fn group_kind(crd: &Value) -> (String, String) {
 /// Every kind of the live corpus imported with `--external` (the first CRD of each group and
 /// kind; a CRD the import refuses must be a [`LIVE_EXCEPTIONS`] entry) builds, clippy-clean:
 /// the code the importer writes for hand-written, generated and protobuf-made schemas compiles
-/// beside each other. Projects of 60 kinds, one after the other: one crate of them all takes
-/// rustc more memory than a 2-core machine's builds should.
+/// beside each other. In [`LIVE_CRATES`] projects of about the same size (one crate of them all
+/// takes rustc more memory than a 2-core machine's builds should).
 #[test]
 fn every_live_corpus_kind_imports_into_projects_that_build() {
     let Some(corpus) = live_corpus() else {
@@ -1097,7 +1097,10 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
     }
     let (mut imported, mut refused) = (0, Vec::new());
     let mut members = Vec::new();
-    for (n, chunk) in files.chunks(60).enumerate() {
+    for (n, chunk) in balanced_chunks(&files, LIVE_CRATES, |(c, _)| c.text.len())
+        .into_iter()
+        .enumerate()
+    {
         let project = init_project(
             tmp.path(),
             &format!("p{n}"),
@@ -1145,7 +1148,7 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
         imported += rest.len();
     }
     // The projects as members of one workspace, linted at once: rustc checks a crate on one
-    // core, so two of the 60-kind libraries are checked side by side. The library only, as
+    // core, so two of the libraries are checked side by side. The library only, as
     // imported_types_build checks it.
     // The members' own `[patch.crates-io]` tables do not apply in a workspace: its root's does.
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
@@ -1174,6 +1177,31 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
         refused.len()
     );
     assert!(imported >= 250, "only {imported} kinds imported");
+}
+
+/// How many crates the live corpus's kinds are imported into. Cargo holds the projects' target
+/// directory while it lints them, and the test binaries running beside this one wait for it: of
+/// the same size and a dozen of them, no one crate is left to check alone on one core for
+/// minutes at the end (60 kinds a crate left one of 134k lines for last).
+const LIVE_CRATES: usize = 12;
+
+/// `items` cut in order into at most `n` runs of about the same total `size` (none empty).
+fn balanced_chunks<T>(items: &[T], n: usize, size: impl Fn(&T) -> usize) -> Vec<&[T]> {
+    let total: usize = items.iter().map(&size).sum();
+    let mut chunks = Vec::with_capacity(n);
+    let (mut start, mut filled) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        filled += size(item);
+        // Cut after this item once the chunks so far hold their share of the total.
+        if filled * n >= total * (chunks.len() + 1) && chunks.len() + 1 < n {
+            chunks.push(&items[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < items.len() {
+        chunks.push(&items[start..]);
+    }
+    chunks
 }
 
 /// The collections' example objects of corpus kinds (apiVersion and kind of a corpus CRD that
