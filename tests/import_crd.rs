@@ -1179,10 +1179,10 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
     assert!(imported >= 250, "only {imported} kinds imported");
 }
 
-/// How many crates the live corpus's kinds are imported into. Cargo holds the projects' target
-/// directory while it lints them, and the test binaries running beside this one wait for it: of
-/// the same size and a dozen of them, no one crate is left to check alone on one core for
-/// minutes at the end (60 kinds a crate left one of 134k lines for last).
+/// How many crates the live corpus's kinds are imported into. rustc checks a crate on one core,
+/// and this binary's other tests wait for cargo's hold on the projects' target directory: of
+/// about the same size and a dozen of them, no crate is left to check alone for minutes at the
+/// end (60 kinds a crate left one of 134k lines for last).
 const LIVE_CRATES: usize = 12;
 
 /// `items` cut in order into at most `n` runs of about the same total `size` (none empty).
