@@ -307,14 +307,16 @@ pub fn load_texts(
 
 /// The `.rs` files under `dir` and their texts, by path.
 pub fn read_sources(ws: &Workspace, dir: &Path) -> Result<BTreeMap<PathBuf, String>> {
-    let mut texts = BTreeMap::new();
-    for path in ws.list_files(dir, ".rs")? {
-        let text = ws
-            .read(&path)?
-            .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
-        texts.insert(path, text);
-    }
-    Ok(texts)
+    // Collected in order, the map is built without a search per file.
+    ws.list_files(dir, ".rs")?
+        .into_iter()
+        .map(|path| {
+            let text = ws
+                .read(&path)?
+                .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
+            Ok((path, text))
+        })
+        .collect()
 }
 
 /// The module of each of `texts` (read by [`read_sources`] from `dir`): the module tree's, or
@@ -367,13 +369,31 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
 }
 
 /// What the model's resolver reads of a file to find names, and nothing else: its types'
-/// names and attributes (the kinds among them) without fields, variants or docs, its `use`
-/// items, `impl Serialize`/`impl Default` headers, and its modules (inline ones as stubs
-/// too), as Rust source. A file whose stub is unchanged resolves every path the same, here and
+/// names (a kind's with its `#[kube(...)]`), its `use` items, `impl Serialize`/`impl Default`
+/// headers, its modules (inline ones as stubs too) and the `cfg` and `path` attributes of all
+/// these, as Rust source. A file whose stub is unchanged resolves every path the same, here and
 /// in every other file; the manifests cache stands in a stub for a file whose types no kind
-/// being regenerated reaches.
+/// being regenerated reaches (one that reaches a stubbed type is rebuilt from the whole file).
 pub fn namespace_stub(file: &syn::File) -> String {
     stub_items(&file.items).to_string()
+}
+
+/// Whether `#[derive(...)]` among `attrs` names `name` (by the last segment of its path).
+pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
+    use proc_macro2::TokenTree;
+    attrs.iter().any(|a| {
+        let syn::Meta::List(list) = &a.meta else {
+            return false;
+        };
+        if !list.path.is_ident("derive") {
+            return false;
+        }
+        // Each path's last identifier is the derive's name.
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        tokens
+            .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+            .any(|path| matches!(path.last(), Some(TokenTree::Ident(i)) if i == name))
+    })
 }
 
 fn stub_items(items: &[syn::Item]) -> proc_macro2::TokenStream {
@@ -381,11 +401,7 @@ fn stub_items(items: &[syn::Item]) -> proc_macro2::TokenStream {
     let kept_attrs = |attrs: &[syn::Attribute]| -> Vec<syn::Attribute> {
         attrs
             .iter()
-            .filter(|a| {
-                ["derive", "kube", "cfg", "serde", "repr", "path"]
-                    .iter()
-                    .any(|name| a.path().is_ident(name))
-            })
+            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("path"))
             .cloned()
             .collect()
     };
@@ -393,7 +409,12 @@ fn stub_items(items: &[syn::Item]) -> proc_macro2::TokenStream {
     for item in items {
         out.extend(match item {
             syn::Item::Struct(s) => {
-                let (attrs, vis, ident) = (kept_attrs(&s.attrs), &s.vis, &s.ident);
+                let (mut attrs, vis, ident) = (kept_attrs(&s.attrs), &s.vis, &s.ident);
+                if derives(&s.attrs, "CustomResource") {
+                    let kube = s.attrs.iter().filter(|a| a.path().is_ident("kube"));
+                    attrs.push(syn::parse_quote!(#[derive(CustomResource)]));
+                    attrs.extend(kube.cloned());
+                }
                 quote! { #(#attrs)* #vis struct #ident {} }
             }
             syn::Item::Enum(e) => {

@@ -99,6 +99,38 @@ impl Workspace {
         }
     }
 
+    /// What tells a file on disk from its next version without reading it (its size, times
+    /// and inode: a write or a rename over it changes the change time), or `None` when it is
+    /// staged or cannot be read.
+    pub fn stamp(&self, rel: &Path) -> Option<Stamp> {
+        if self.staged.contains_key(rel) {
+            return None;
+        }
+        let m = fs::metadata(self.root.join(rel)).ok()?;
+        #[cfg(unix)]
+        let (changed, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128,
+                m.ino(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (changed, inode) = (0, 0);
+        let modified = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        Some(Stamp {
+            len: m.len(),
+            modified,
+            changed,
+            inode,
+        })
+    }
+
     /// As [`Workspace::read`], for a file that need not be text.
     pub fn read_bytes(&self, rel: &Path) -> Result<Option<Vec<u8>>> {
         if let Some(s) = self.staged.get(rel) {
@@ -178,7 +210,8 @@ impl Workspace {
     /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
     /// `suffix` (any file when it is empty), on disk or staged, sorted.
     pub fn list_files(&self, rel_dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
-        let mut found = BTreeSet::new();
+        // In path order: walkdir goes depth first, each directory's entries sorted by name.
+        let mut found = Vec::new();
         let dir = self.root.join(rel_dir);
         if dir.is_dir() {
             // Symbolic links are followed (walkdir reports loops); anything with the suffix
@@ -236,19 +269,24 @@ impl Workspace {
                     .path()
                     .strip_prefix(&self.root)
                     .expect("walked path is under the root");
-                found.insert(rel.to_path_buf());
+                found.push(rel.to_path_buf());
             }
         }
+        let mut removed = BTreeSet::new();
         for (path, staged) in &self.staged {
             if path.starts_with(rel_dir) && path.to_string_lossy().ends_with(suffix) {
                 if staged.content.is_some() {
-                    found.insert(path.clone());
+                    found.push(path.clone());
                 } else {
-                    found.remove(path);
+                    removed.insert(path);
                 }
             }
         }
-        Ok(found.into_iter().collect())
+        // Nearly sorted: a few comparisons (`Path`'s go component by component).
+        found.sort();
+        found.dedup();
+        found.retain(|p| !removed.contains(p));
+        Ok(found)
     }
 
     /// Copies the files under `rel_dir` as this workspace sees them (staged content over the
@@ -706,6 +744,16 @@ fn uses_crlf(text: &[u8]) -> bool {
     // Stops at the first bare LF: the first line, in a file that uses LF.
     let mut newlines = memchr::memchr_iter(b'\n', text).peekable();
     newlines.peek().is_some() && newlines.all(|i| i > 0 && text[i - 1] == b'\r')
+}
+
+/// A file's size, modification and change times (nanoseconds) and inode: see
+/// [`Workspace::stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    len: u64,
+    modified: u128,
+    changed: i128,
+    inode: u64,
 }
 
 fn read_disk_bytes(path: &Path) -> Result<Option<Vec<u8>>> {

@@ -494,6 +494,16 @@ fn a_corrupt_or_foreign_cache_is_rebuilt_with_a_note() {
     let again = support::opgen_ok(dir, &["manifests", "-vv"]);
     assert!(!again.contains("manifests cache"), "{again}");
 
+    // The cached CRDs' JSON (which the samples are checked against) gone: those kinds are
+    // built again, and their JSON kept again.
+    let json = dir.join("target/opgen/manifests-crds");
+    let kept = std::fs::read_dir(&json).unwrap().count();
+    assert!(kept > 0);
+    std::fs::remove_dir_all(&json).unwrap();
+    assert_eq!(support::opgen_ok(dir, &["manifests", "-vv"]), again);
+    assert_eq!(std::fs::read_dir(&json).unwrap().count(), kept);
+    assert_eq!(tree(&dir.join("config")), output);
+
     std::fs::write(&cache, b"not a cache").unwrap();
     std::fs::remove_dir_all(dir.join("config/crd")).unwrap();
     let corrupt = support::opgen_ok(dir, &["manifests", "-v"]);

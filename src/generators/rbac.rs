@@ -314,6 +314,14 @@ fn project_resources(model: &Model<'_>) -> Served {
             );
         }
     }
+    for kind in &model.unresolved_kinds {
+        for plural in &kind.plurals {
+            out.entry(kind.group.clone()).or_default().insert(
+                plural.clone(),
+                ["status", "scale", "finalizers"].map(str::to_owned).into(),
+            );
+        }
+    }
     out
 }
 

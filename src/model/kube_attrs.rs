@@ -71,22 +71,6 @@ fn err(span: proc_macro2::Span, message: impl Into<String>) -> AttrError {
     }
 }
 
-pub fn has_derive(attrs: &[Attribute], name: &str) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            a.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            )
-            .is_ok_and(|paths| {
-                paths
-                    .iter()
-                    .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
-            })
-        })
-}
-
 /// `#[kube(...)]` as kube-derive 5 declares it (`kube-derive/src/custom_resource/attrs`), read
 /// with darling as kube-derive reads it: a key the derive does not know is an error here too
 /// (with darling's did-you-mean), instead of a silent no-op. Keys that only affect the generated
@@ -221,6 +205,46 @@ struct ScaleList {
     label_selector_path: Option<String>,
 }
 
+/// A kind's group, name and plural (`None`: kube-derive's), as [`parse`] reads them, for
+/// attributes [`parse`] accepted before: the `key = "value"` entries of `#[kube(...)]` only,
+/// without darling. `None` when it finds no group or kind (then [`parse`] tells).
+pub fn names(attrs: &[Attribute]) -> Option<(String, String, Option<String>)> {
+    use proc_macro2::TokenTree;
+    let (mut group, mut kind, mut plural) = (None, None, None);
+    for attr in attrs {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        if !list.path.is_ident("kube") {
+            continue;
+        }
+        let mut tokens = list.tokens.clone().into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            let TokenTree::Ident(key) = token else {
+                continue;
+            };
+            let eq = tokens.next_if(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '='));
+            let Some(TokenTree::Literal(value)) = eq.and_then(|_| tokens.next()) else {
+                continue;
+            };
+            let Lit::Str(value) = Lit::new(value) else {
+                continue;
+            };
+            let slot = if key == "group" {
+                &mut group
+            } else if key == "kind" {
+                &mut kind
+            } else if key == "plural" {
+                &mut plural
+            } else {
+                continue;
+            };
+            *slot = Some(value.value());
+        }
+    }
+    Some((group?, kind?, plural))
+}
+
 /// Reads every `#[kube(...)]` attribute; `None` when there is none.
 pub fn parse(attrs: &[Attribute]) -> Result<Option<KubeAttrs>, AttrError> {
     if !attrs.iter().any(|a| a.path().is_ident("kube")) {
@@ -323,7 +347,7 @@ mod tests {
             #[kube(annotation("a.io/x", "y"), served = false, deprecated = "use v1")]
             struct MemcachedSpec {}
         };
-        assert!(has_derive(&item.attrs, "CustomResource"));
+        assert!(crate::load::derives(&item.attrs, "CustomResource"));
         let k = parse(&item.attrs).unwrap().unwrap();
         assert_eq!(k.group.as_deref(), Some("cache.example.com"));
         assert!(k.namespaced);
@@ -379,5 +403,56 @@ mod tests {
         let k = parse(&item.attrs).unwrap().unwrap();
         assert_eq!(k.status.as_deref(), Some("crate::api::AStatus"));
         assert_eq!(k.schema.as_deref(), Some("manual"));
+    }
+
+    #[test]
+    fn names_reads_what_parse_reads_of_group_kind_and_plural() {
+        let items: [syn::ItemStruct; 3] = [
+            syn::parse_quote! {
+                #[kube(group = "a.io", version = "v1", kind = "A", namespaced,
+                       printcolumn = r#"{"name":"Kind","type":"string","jsonPath":".spec.kind"}"#,
+                       annotation("kind", "not.this"), shortname = "kind",
+                       status = "AStatus")]
+                struct S {}
+            },
+            syn::parse_quote! {
+                #[kube(kind = r"Fish", group = "sea.io", version = "v2")]
+                #[kube(plural = "fishes", scale(spec_replicas_path = ".spec.kind",
+                       status_replicas_path = ".status.n"))]
+                struct S {}
+            },
+            syn::parse_quote! {
+                #[derive(Clone)]
+                #[kube(group = "b.io", version = "v1", kind = "B", plural = "bees")]
+                struct S {}
+            },
+        ];
+        for item in &items {
+            let full = parse(&item.attrs).unwrap().unwrap();
+            let (group, kind, plural) = names(&item.attrs).unwrap();
+            assert_eq!(Some(group), full.group);
+            assert_eq!(Some(kind), full.kind);
+            assert_eq!(plural, full.plural);
+        }
+        let no_kind: syn::ItemStruct = syn::parse_quote! {
+            #[kube(group = "a.io", version = "v1")]
+            struct S {}
+        };
+        assert_eq!(names(&no_kind.attrs), None);
+    }
+
+    #[test]
+    fn derives_names_a_derive_by_its_last_segment() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[derive(Clone, kube::CustomResource, serde::Serialize)]
+            #[derive(Default)]
+            struct S {}
+        };
+        for name in ["Clone", "CustomResource", "Serialize", "Default"] {
+            assert!(crate::load::derives(&item.attrs, name), "{name}");
+        }
+        for name in ["kube", "serde", "Deserialize", "S"] {
+            assert!(!crate::load::derives(&item.attrs, name), "{name}");
+        }
     }
 }

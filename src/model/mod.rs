@@ -14,7 +14,7 @@ use crate::load::{SourceFile, SourceText};
 use crate::markers::typed::{SchemaMarker, Typed};
 use crate::markers::{FileMarkers, Marker};
 use kube_attrs::KubeAttrs;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub type TypeId = usize;
 
@@ -229,6 +229,15 @@ pub struct Kind {
     pub versions: Vec<KindVersion>,
 }
 
+/// A kind the model names but did not resolve (see [`build_kinds`]): its types are not read.
+#[derive(Debug, Clone)]
+pub struct UnresolvedKind {
+    pub group: String,
+    pub kind: String,
+    /// Each version's plural, in source order.
+    pub plurals: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct ItemMarker {
     pub marker: Marker,
@@ -240,6 +249,8 @@ pub struct Model<'a> {
     /// generators can share the model between threads).
     pub files: Vec<SourceText<'a>>,
     pub kinds: Vec<Kind>,
+    /// The kinds [`build_kinds`] was not asked for, in the same order.
+    pub unresolved_kinds: Vec<UnresolvedKind>,
     pub types: Vec<TypeDef>,
     /// Item-level markers (RBAC, webhooks) from every file, in file and line order.
     pub item_markers: Vec<ItemMarker>,
@@ -265,6 +276,18 @@ impl Model<'_> {
             ms.iter()
                 .any(|m| m.typed == Typed::Schema(SchemaMarker::Optional))
         })
+    }
+
+    /// Every kind's group and name, resolved or not, in the model's order (by both).
+    pub fn kind_keys(&self) -> Vec<(String, String)> {
+        let resolved = self.kinds.iter().map(|k| (&k.group, &k.kind));
+        let unresolved = self.unresolved_kinds.iter().map(|k| (&k.group, &k.kind));
+        let mut keys: Vec<(String, String)> = resolved
+            .chain(unresolved)
+            .map(|(g, k)| (g.clone(), k.clone()))
+            .collect();
+        keys.sort();
+        keys
     }
 
     pub fn type_def(&self, id: TypeId) -> &TypeDef {
@@ -359,6 +382,19 @@ pub fn build<'a>(
     diags: &mut Diagnostics,
 ) -> Model<'a> {
     resolve::Builder::new(files, markers).build(diags)
+}
+
+/// [`build`], resolving only the kinds in `only` (by group and kind): the manifests cache
+/// rebuilds those and takes every other kind's CRD as it was.
+pub fn build_kinds<'a>(
+    files: &'a [SourceFile],
+    markers: Vec<FileMarkers>,
+    only: &'a HashSet<(String, String)>,
+    diags: &mut Diagnostics,
+) -> Model<'a> {
+    resolve::Builder::new(files, markers)
+        .only(only)
+        .build(diags)
 }
 
 /// `text` as the API file `src/api/v1/types.rs`, for the tests of what reads the model.

@@ -5,10 +5,10 @@ use super::kube_attrs;
 use super::serde_attrs::{self, EnumTag, FieldAttrs};
 use super::{
     EnumRepr, Field, ItemMarker, Kind, KindVersion, Model, Shape, SrcLoc, Ty, TypeDef, TypeId,
-    Variant, VariantContent, WellKnown, doc_text,
+    UnresolvedKind, Variant, VariantContent, WellKnown, doc_text,
 };
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::load::{SourceFile, UseKind, use_leaves};
+use crate::load::{SourceFile, UseKind, derives, use_leaves};
 use crate::markers::typed::{PackageMarker, SchemaMarker, Typed};
 use crate::markers::{
     FileMarkers, Marker,
@@ -101,6 +101,8 @@ pub(super) struct Builder<'a> {
     depth: usize,
     /// Whose type expression [`Builder::ty`] is reading.
     site: Site,
+    /// The kinds to resolve (every kind when `None`); the others are only named.
+    only: Option<&'a HashSet<(String, String)>>,
 }
 
 /// What a type expression being resolved belongs to: named in messages, and whether markers
@@ -182,6 +184,7 @@ impl<'a> Builder<'a> {
             default_impls: Vec::new(),
             depth: 0,
             site: Site::new("the type".to_owned(), false),
+            only: None,
         };
         for (i, f) in files.iter().enumerate() {
             b.add_scope(i, f.module.clone(), &f.ast.items);
@@ -241,6 +244,13 @@ impl<'a> Builder<'a> {
         self.build_with(false, diags)
     }
 
+    /// Resolves only the kinds in `only`; the model names the others in
+    /// [`Model::unresolved_kinds`].
+    pub(super) fn only(mut self, only: &'a HashSet<(String, String)>) -> Self {
+        self.only = Some(only);
+        self
+    }
+
     /// [`Builder::build`], and with `every_type` every struct, enum and alias of the API
     /// modules besides those the kinds reach (the linter reads each, as kube-api-linter reads
     /// every type of a package).
@@ -258,13 +268,14 @@ impl<'a> Builder<'a> {
                     .map(|marker| ItemMarker { marker, file: i }),
             );
         }
-        let kinds = self.find_kinds(&packages, diags);
+        let (kinds, unresolved_kinds) = self.find_kinds(&packages, diags);
         if every_type {
             self.resolve_api_types(diags);
         }
         let model = Model {
             files: self.files.iter().map(SourceFile::source).collect(),
             kinds,
+            unresolved_kinds,
             types: self.types,
             item_markers,
             packages,
@@ -337,13 +348,13 @@ impl<'a> Builder<'a> {
         &mut self,
         packages: &HashMap<Vec<String>, Vec<Marker>>,
         diags: &mut Diagnostics,
-    ) -> Vec<Kind> {
+    ) -> (Vec<Kind>, Vec<UnresolvedKind>) {
         // Deterministic order: by module path, then item name.
         let mut candidates: Vec<(Vec<String>, String, &'a syn::Item, usize)> = Vec::new();
         for (module, scope) in &self.scopes {
             for (name, item) in &scope.items {
                 if let syn::Item::Struct(s) = item
-                    && kube_attrs::has_derive(&s.attrs, "CustomResource")
+                    && derives(&s.attrs, "CustomResource")
                 {
                     candidates.push((module.clone(), name.clone(), *item, scope.file));
                 }
@@ -352,11 +363,29 @@ impl<'a> Builder<'a> {
         candidates.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
 
         let mut kinds: BTreeMap<(String, String), Kind> = BTreeMap::new();
+        let mut unresolved: BTreeMap<(String, String), UnresolvedKind> = BTreeMap::new();
         for (module, _, item, file) in candidates {
             let syn::Item::Struct(s) = item else { continue };
             let package = self.files[file].package().to_vec();
             let pkg_markers = packages.get(&package).map_or(&[][..], Vec::as_slice);
             if pkg_markers.iter().any(is_skip) {
+                continue;
+            }
+            // A kind not asked for is only named (its attributes were read by an earlier run).
+            if let Some(only) = self.only
+                && let Some((group, kind, plural)) = kube_attrs::names(&s.attrs)
+                && !only.contains(&(group.clone(), kind.clone()))
+            {
+                let plural = plural.unwrap_or_else(|| crate::pluralize::kube_derive_plural(&kind));
+                unresolved
+                    .entry((group.clone(), kind.clone()))
+                    .or_insert_with(|| UnresolvedKind {
+                        group,
+                        kind,
+                        plurals: Vec::new(),
+                    })
+                    .plurals
+                    .push(plural);
                 continue;
             }
             // Where the struct starts after its attributes (cloning it to drop them and
@@ -424,7 +453,7 @@ impl<'a> Builder<'a> {
         for k in &mut out {
             k.versions.sort_by(|a, b| a.version.cmp(&b.version));
         }
-        out
+        (out, unresolved.into_values().collect())
     }
 
     fn status_type(
@@ -539,10 +568,10 @@ impl<'a> Builder<'a> {
     /// How serde writes a type: derived, through `Display` (serde_with), or by hand.
     fn serialization(&self, item: &'a syn::Item) -> Serialization {
         let attrs = item_attrs(item);
-        if kube_attrs::has_derive(attrs, "SerializeDisplay") {
+        if derives(attrs, "SerializeDisplay") {
             return Serialization::Display;
         }
-        if kube_attrs::has_derive(attrs, "Serialize") {
+        if derives(attrs, "Serialize") {
             return Serialization::Derived;
         }
         if self.implemented(&self.serialize_impls, item) {
@@ -581,7 +610,7 @@ impl<'a> Builder<'a> {
         };
         let derived_variant = match item {
             syn::Item::Enum(e) => {
-                kube_attrs::has_derive(&e.attrs, "Default")
+                derives(&e.attrs, "Default")
                     && e.variants
                         .iter()
                         .any(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))

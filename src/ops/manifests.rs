@@ -10,9 +10,9 @@ use crate::generators::scaffold::api::{RBAC_KUSTOMIZATION, ResourceContext, help
 use crate::generators::scaffold::insert_above_marker;
 use crate::generators::{crd, csv, rbac, webhook};
 use crate::load::{self, Scope};
-use crate::markers::{MarkerCatalog, attach::attach};
+use crate::markers::{FileMarkers, MarkerCatalog, attach::attach};
 use crate::model;
-use crate::ops::manifests_cache::{self, Facts, KindKey};
+use crate::ops::manifests_cache::{self, Facts, Partial};
 use crate::parallel;
 use crate::pluralize;
 use crate::project::Project;
@@ -83,6 +83,7 @@ pub(crate) struct Generated {
 
 /// A CRD the manifests cache vouches for: its file holds what a run would write.
 pub(crate) struct CachedCrd {
+    /// The cache file of its JSON (for `writer::read_cache`).
     pub json: String,
 }
 
@@ -109,21 +110,15 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
             project.as_ref().map(|p| (p.namespaced, &p.project_name)),
         ))
     });
-    let generate = |files: &[load::SourceFile], only: Option<&HashSet<KindKey>>| {
-        generate(files, opts, &k8s, project.as_ref(), only)
+    let generate = |files: &[load::SourceFile], partial: Option<&Partial>| {
+        generate(files, opts, &k8s, project.as_ref(), partial)
     };
     let run = parallel::alongside(
         // Built on first use; another core builds it while this one parses.
         || {
             MarkerCatalog::get();
         },
-        || {
-            let written = |group: &str, plural: &str| {
-                let path = Path::new(CRD_DIR).join(crd::file_name(group, plural));
-                ws.read(&path).ok().flatten()
-            };
-            manifests_cache::run(ws.root(), key, src, &texts, &written, &generate)
-        },
+        || manifests_cache::run(ws.root(), key, src, &texts, &CrdFiles(ws), &generate),
     )?;
     let mut cache_note = run.note.clone();
     // None: a CRD the cache vouches for, whose file already holds it.
@@ -220,6 +215,21 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     Ok(report)
 }
 
+/// The CRD files under `config/crd/bases/`, for the manifests cache.
+struct CrdFiles<'a>(&'a Workspace);
+
+impl manifests_cache::Written for CrdFiles<'_> {
+    fn stamp(&self, group: &str, plural: &str) -> Option<crate::writer::Stamp> {
+        self.0
+            .stamp(&Path::new(CRD_DIR).join(crd::file_name(group, plural)))
+    }
+
+    fn text(&self, group: &str, plural: &str) -> Option<String> {
+        let path = Path::new(CRD_DIR).join(crd::file_name(group, plural));
+        self.0.read(&path).ok().flatten()
+    }
+}
+
 /// The objects under `config/samples/` checked against the CRDs about to be written (the
 /// bundle's `alm-examples` are these samples, rendered by kustomize).
 fn check_samples(
@@ -248,7 +258,9 @@ fn check_samples(
                     group: crd.group.clone(),
                     kind: crd.kind.clone(),
                     plural: crd.plural.clone(),
-                    object: serde_json::from_str(&cached.json).unwrap_or_default(),
+                    object: crate::writer::read_cache(ws.root(), &cached.json)
+                        .and_then(|json| serde_json::from_slice(&json).ok())
+                        .unwrap_or_default(),
                 })
         })
         .collect();
@@ -277,8 +289,10 @@ fn remove_stale_crds(
     kustomization: &mut Option<String>,
 ) -> Result<()> {
     let marker = format!("{VERSION_ANNOTATION}:");
+    // By their text: `Path`'s comparisons go component by component.
+    let current: HashSet<&std::ffi::OsStr> = current.iter().map(|p| p.as_os_str()).collect();
     for path in ws.list_files(Path::new(CRD_DIR), ".yaml")? {
-        if current.contains(&path) || path.parent() != Some(Path::new(CRD_DIR)) {
+        if current.contains(path.as_os_str()) || path.parent() != Some(Path::new(CRD_DIR)) {
             continue;
         }
         let ours = ws
@@ -441,20 +455,24 @@ fn enable_crd_base(ws: &mut Workspace) -> Result<()> {
     Ok(())
 }
 
-/// The generators on `files`, building the CRDs of the kinds in `only` (every kind when
-/// `None`).
+/// The generators on `files`: every kind's CRD, or with `partial` those of its kinds (and
+/// nothing read of its stub files but names).
 fn generate(
     files: &[load::SourceFile],
     opts: &ManifestOptions,
     k8s: &K8sTypes,
     project: Option<&Project>,
-    only: Option<&HashSet<KindKey>>,
+    partial: Option<&Partial>,
 ) -> Result<Generated> {
     let catalog = MarkerCatalog::get();
     let mut diags = Diagnostics::default();
     let markers: Vec<_> = files
         .iter()
-        .map(|f| attach(f, catalog, &mut diags))
+        .enumerate()
+        .map(|(i, f)| match partial {
+            Some(p) if p.stubs.contains(&i) => FileMarkers::default(),
+            _ => attach(f, catalog, &mut diags),
+        })
         .collect();
     let mut facts = Facts {
         files: markers
@@ -466,7 +484,10 @@ fn generate(
             .collect(),
         ..Facts::default()
     };
-    let model = model::build(files, markers, &mut diags);
+    let model = match partial {
+        Some(p) => model::build_kinds(files, markers, &p.kinds, &mut diags),
+        None => model::build(files, markers, &mut diags),
+    };
     let crd_generator = CrdGenerator::new(
         &model,
         k8s,
@@ -474,18 +495,8 @@ fn generate(
             max_desc_len: opts.max_desc_len,
         },
     );
-    facts.kinds = model
-        .kinds
-        .iter()
-        .map(|k| (k.group.clone(), k.kind.clone()))
-        .collect();
-    let kinds: Vec<&model::Kind> = model
-        .kinds
-        .iter()
-        .zip(&facts.kinds)
-        .filter(|(_, key)| only.is_none_or(|only| only.contains(*key)))
-        .map(|(k, _)| k)
-        .collect();
+    facts.kinds = model.kind_keys();
+    let kinds: Vec<&model::Kind> = model.kinds.iter().collect();
     let crds = crds_on_all_cores(&crd_generator, &kinds, &mut diags);
     facts.kind_files = kinds
         .iter()

@@ -20,15 +20,22 @@ use crate::diag::Result;
 use crate::generators::crd::Crd;
 use crate::generators::csv::CsvKind;
 use crate::load::{self, ModPath, Scope, SourceFile};
-use crate::writer;
+use crate::writer::{self, Stamp};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 
 const FILE: &str = "manifests";
+/// Each cached CRD's JSON, in a file of its own named by its YAML's hash: read only for the
+/// samples of its kind, written only when the kind is rebuilt.
+const CRD_DIR: &str = "manifests-crds";
+
+fn json_file(yaml_hash: u64) -> String {
+    format!("{CRD_DIR}/{yaml_hash:016x}.json")
+}
 /// Raised whenever what the cache holds changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A kind by its API group and name.
 pub(crate) type KindKey = (String, String);
@@ -67,10 +74,11 @@ struct CachedKind {
     plural: String,
     /// What the CRD was made from: indices into `files`.
     files: Vec<usize>,
-    json: String,
     /// Of the CRD's YAML: a run that finds the file so takes it as written, and rebuilds a kind
-    /// whose file is gone or edited.
+    /// whose file is gone or edited. It names the file of the CRD's JSON ([`json_file`]).
     yaml_hash: u64,
+    /// The file's stamp when it was last found so: the same stamp, the same file.
+    yaml_stamp: Option<Stamp>,
     csv: Vec<CsvKind>,
 }
 
@@ -85,12 +93,23 @@ pub(crate) struct Facts {
     pub kind_files: Vec<Vec<usize>>,
 }
 
-/// The text of a CRD as the project holds it now, by its group and plural.
-pub(crate) type Written<'a> = dyn Fn(&str, &str) -> Option<String> + 'a;
+/// The CRD files as the project holds them now, by group and plural.
+pub(crate) trait Written {
+    /// What tells the file from its next version without reading it.
+    fn stamp(&self, group: &str, plural: &str) -> Option<Stamp>;
+    fn text(&self, group: &str, plural: &str) -> Option<String>;
+}
 
-/// The generators on some files, building only the kinds given (all when `None`).
-pub(crate) type Generate<'a> =
-    dyn Fn(&[SourceFile], Option<&HashSet<KindKey>>) -> Result<Generated> + 'a;
+/// What a run from the cache asks of the generators.
+pub(crate) struct Partial {
+    /// The kinds to build; the model names the others without resolving them.
+    pub kinds: HashSet<KindKey>,
+    /// The files that are stubs (by index): nothing but names is read of them.
+    pub stubs: HashSet<usize>,
+}
+
+/// The generators on some files: a whole run (`None`) or a partial one.
+pub(crate) type Generate<'a> = dyn Fn(&[SourceFile], Option<&Partial>) -> Result<Generated> + 'a;
 
 /// A run of the generators, with or without the cache.
 pub(crate) struct Run {
@@ -135,7 +154,7 @@ pub(crate) fn run(
     key: Option<String>,
     src: &Path,
     texts: &BTreeMap<PathBuf, String>,
-    written: &Written,
+    written: &dyn Written,
     generate: &Generate,
 ) -> Result<Run> {
     let Some(key) = key else {
@@ -147,7 +166,7 @@ pub(crate) fn run(
         });
     };
     let note = match Cache::read(root, &key) {
-        Ok(cache) => match cache.reuse(src, texts, written, generate) {
+        Ok(cache) => match cache.reuse(root, src, texts, written, generate) {
             Some((generated, next)) => {
                 return Ok(Run {
                     generated,
@@ -232,6 +251,7 @@ impl Run {
         if !self.generated.warnings.is_empty() {
             return Ok(());
         }
+        let whole = matches!(self.next, Some(Next::Whole { .. }));
         let cache = match self.next {
             Some(Next::Updated(cache)) => Some(cache),
             Some(Next::Whole { key, loaded }) => Cache::whole(key, &loaded, texts, &self.generated),
@@ -243,17 +263,45 @@ impl Run {
         if yaml.len() != cache.kinds.len() {
             return Ok(());
         }
+        let mut gone = Vec::new();
         for ((kind, (crd, cached)), yaml) in
-            cache.kinds.iter_mut().zip(self.generated.crds).zip(yaml)
+            cache.kinds.iter_mut().zip(&self.generated.crds).zip(yaml)
         {
             match (cached, yaml) {
-                (Some(c), _) => kind.json = c.json,
+                (Some(_), _) => {}
                 (None, Some(yaml)) => {
-                    kind.json = crd.object.to_string();
-                    kind.yaml_hash = hash(yaml);
+                    let was = std::mem::replace(&mut kind.yaml_hash, hash(yaml));
+                    if was != kind.yaml_hash {
+                        gone.push(was);
+                    }
+                    kind.yaml_stamp = None;
+                    std::fs::create_dir_all(root.join(writer::CACHE_DIR).join(CRD_DIR))?;
+                    writer::write_cache(root, &json_file(kind.yaml_hash), |out| {
+                        serde_json::to_writer(out, &crd.object).map_err(std::io::Error::other)
+                    })?;
                 }
                 (None, None) => return Ok(()),
             }
+        }
+        // The JSON no kind has now: after a whole run, whatever another cache left.
+        let kept: HashSet<String> = cache.kinds.iter().map(|k| json_file(k.yaml_hash)).collect();
+        let gone: Vec<String> = if whole {
+            let dir = root.join(writer::CACHE_DIR).join(CRD_DIR);
+            std::fs::read_dir(dir).map_or_else(
+                |_| Vec::new(),
+                |entries| {
+                    entries
+                        .filter_map(|e| {
+                            Some(format!("{CRD_DIR}/{}", e.ok()?.file_name().to_str()?))
+                        })
+                        .collect()
+                },
+            )
+        } else {
+            gone.into_iter().map(json_file).collect()
+        };
+        for file in gone.iter().filter(|f| !kept.contains(*f)) {
+            let _ = std::fs::remove_file(root.join(writer::CACHE_DIR).join(file));
         }
         writer::write_cache(root, FILE, |out| {
             postcard::to_io(&cache, out)
@@ -333,8 +381,8 @@ impl Cache {
                 kind: crd.kind.clone(),
                 plural: crd.plural.clone(),
                 files: files.iter().map(|m| to_all[*m]).collect(),
-                json: String::new(),
                 yaml_hash: 0,
+                yaml_stamp: None,
                 csv: csv_of(&generated.csv, &crd.group, &crd.kind),
             })
             .collect();
@@ -362,9 +410,10 @@ impl Cache {
     /// tell.
     fn reuse(
         mut self,
+        root: &Path,
         src: &Path,
         texts: &BTreeMap<PathBuf, String>,
-        written: &Written,
+        written: &dyn Written,
         generate: &Generate,
     ) -> Option<(Generated, Option<Cache>)> {
         if texts.len() != self.files.len() {
@@ -389,7 +438,8 @@ impl Cache {
                 }
             }
         }
-        if (edited_elsewhere || !changed.is_empty())
+        // An edited file the model reads keeps its modules if it keeps its stub (checked below).
+        if edited_elsewhere
             && load::modules_of(src, texts)
                 .values()
                 .zip(&self.files)
@@ -402,9 +452,10 @@ impl Cache {
         // those with package or item markers). The other loaded files are stubs.
         let mut affected = HashSet::new();
         let mut whole: BTreeSet<usize> = changed.clone();
-        for k in &self.kinds {
+        let mut stamped = false;
+        for k in &mut self.kinds {
             if k.files.iter().any(|f| changed.contains(f))
-                || written(&k.group, &k.plural).is_none_or(|text| hash(&text) != k.yaml_hash)
+                || !k.file_as_written(root, written, &mut stamped)
             {
                 affected.insert((k.group.clone(), k.kind.clone()));
                 whole.extend(&k.files);
@@ -412,10 +463,11 @@ impl Cache {
         }
         if changed.is_empty() && affected.is_empty() {
             let generated = self.cached();
-            return Some((generated, edited_elsewhere.then_some(self)));
+            return Some((generated, (edited_elsewhere || stamped).then_some(self)));
         }
         let mut to_all = Vec::new();
         let mut selected = Vec::new();
+        let mut stubs = HashSet::new();
         for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
             if !f.loaded {
                 continue;
@@ -423,12 +475,21 @@ impl Cache {
             if f.item_markers || !f.package_markers.is_empty() {
                 whole.insert(i);
             }
-            let text = if whole.contains(&i) { text } else { &f.stub };
+            let text = if whole.contains(&i) {
+                text
+            } else {
+                stubs.insert(selected.len());
+                &f.stub
+            };
             to_all.push(i);
             selected.push((path.clone(), f.module.clone(), text.clone()));
         }
         let files = load::parse_all(selected).ok()?;
-        let fresh = generate(&files, Some(&affected)).ok()?;
+        let partial = Partial {
+            kinds: affected,
+            stubs,
+        };
+        let fresh = generate(&files, Some(&partial)).ok()?;
         let facts = fresh.facts.as_ref()?;
         if !fresh.warnings.is_empty()
             || facts.kinds
@@ -466,11 +527,11 @@ impl Cache {
         Some(self.merge(fresh, &to_all))
     }
 
-    /// The cached result whole (its CRDs' JSON moved out, for [`Run::store`] to put back).
-    fn cached(&mut self) -> Generated {
+    /// The cached result whole.
+    fn cached(&self) -> Generated {
         let parse = |json: &str| serde_json::from_str(json).unwrap_or_default();
         Generated {
-            crds: self.kinds.iter_mut().map(cached_crd).collect(),
+            crds: self.kinds.iter().map(cached_crd).collect(),
             roles: parse(&self.roles),
             webhooks: parse(&self.webhooks),
             csv: self.csv(),
@@ -533,8 +594,31 @@ impl Cache {
     }
 }
 
-/// A cached kind's CRD, its JSON moved out of the cache ([`Run::store`] puts it back).
-fn cached_crd(k: &mut CachedKind) -> (Crd, Option<CachedCrd>) {
+impl CachedKind {
+    /// Whether the kind's CRD file holds what this cache made of it (and the cache has its
+    /// JSON): by its stamp, or else by its text (then its stamp is kept, and `stamped` set).
+    fn file_as_written(&mut self, root: &Path, written: &dyn Written, stamped: &mut bool) -> bool {
+        let json = root.join(writer::CACHE_DIR).join(json_file(self.yaml_hash));
+        if !json.exists() {
+            return false;
+        }
+        let stamp = written.stamp(&self.group, &self.plural);
+        if stamp.is_some() && stamp == self.yaml_stamp {
+            return true;
+        }
+        let as_written = written
+            .text(&self.group, &self.plural)
+            .is_some_and(|text| hash(&text) == self.yaml_hash);
+        if as_written && stamp.is_some() {
+            self.yaml_stamp = stamp;
+            *stamped = true;
+        }
+        as_written
+    }
+}
+
+/// A cached kind's CRD, whose JSON is in its own cache file.
+fn cached_crd(k: &CachedKind) -> (Crd, Option<CachedCrd>) {
     let crd = Crd {
         group: k.group.clone(),
         kind: k.kind.clone(),
@@ -542,7 +626,7 @@ fn cached_crd(k: &mut CachedKind) -> (Crd, Option<CachedCrd>) {
         object: serde_json::Value::Null,
     };
     let cached = CachedCrd {
-        json: std::mem::take(&mut k.json),
+        json: json_file(k.yaml_hash),
     };
     (crd, Some(cached))
 }
