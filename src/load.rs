@@ -368,16 +368,6 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
     }
 }
 
-/// What the model's resolver reads of a file to find names, and nothing else: its types'
-/// names (a kind's with its `#[kube(...)]`), its `use` items, `impl Serialize`/`impl Default`
-/// headers, its modules (inline ones as stubs too) and the `cfg` and `path` attributes of all
-/// these, as Rust source. A file whose stub is unchanged resolves every path the same, here and
-/// in every other file; the manifests cache stands in a stub for a file whose types no kind
-/// being regenerated reaches (one that reaches a stubbed type is rebuilt from the whole file).
-pub fn namespace_stub(file: &syn::File) -> String {
-    stub_items(&file.items).to_string()
-}
-
 /// Whether `#[derive(...)]` among `attrs` names `name` (by the last segment of its path).
 pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     use proc_macro2::TokenTree;
@@ -394,69 +384,6 @@ pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
             .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
             .any(|path| matches!(path.last(), Some(TokenTree::Ident(i)) if i == name))
     })
-}
-
-fn stub_items(items: &[syn::Item]) -> proc_macro2::TokenStream {
-    use quote::quote;
-    let kept_attrs = |attrs: &[syn::Attribute]| -> Vec<syn::Attribute> {
-        attrs
-            .iter()
-            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("path"))
-            .cloned()
-            .collect()
-    };
-    let mut out = proc_macro2::TokenStream::new();
-    for item in items {
-        out.extend(match item {
-            syn::Item::Struct(s) => {
-                let (mut attrs, vis, ident) = (kept_attrs(&s.attrs), &s.vis, &s.ident);
-                if derives(&s.attrs, "CustomResource") {
-                    let kube = s.attrs.iter().filter(|a| a.path().is_ident("kube"));
-                    attrs.push(syn::parse_quote!(#[derive(CustomResource)]));
-                    attrs.extend(kube.cloned());
-                }
-                quote! { #(#attrs)* #vis struct #ident {} }
-            }
-            syn::Item::Enum(e) => {
-                let (attrs, vis, ident) = (kept_attrs(&e.attrs), &e.vis, &e.ident);
-                quote! { #(#attrs)* #vis enum #ident {} }
-            }
-            syn::Item::Type(t) => {
-                let (attrs, vis, ident) = (kept_attrs(&t.attrs), &t.vis, &t.ident);
-                quote! { #(#attrs)* #vis type #ident = (); }
-            }
-            syn::Item::Use(u) => {
-                let (attrs, vis, tree) = (kept_attrs(&u.attrs), &u.vis, &u.tree);
-                quote! { #(#attrs)* #vis use #tree; }
-            }
-            syn::Item::Impl(i) => {
-                let Some((path, _)) = &i.trait_ else {
-                    continue;
-                };
-                if !path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "Serialize" || s.ident == "Default")
-                {
-                    continue;
-                }
-                let self_ty = &i.self_ty;
-                quote! { impl #path for #self_ty {} }
-            }
-            syn::Item::Mod(m) => {
-                let (attrs, vis, ident) = (kept_attrs(&m.attrs), &m.vis, &m.ident);
-                match &m.content {
-                    Some((_, inner)) => {
-                        let inner = stub_items(inner);
-                        quote! { #(#attrs)* #vis mod #ident { #inner } }
-                    }
-                    None => quote! { #(#attrs)* #vis mod #ident; },
-                }
-            }
-            _ => continue,
-        });
-    }
-    out
 }
 
 /// Brackets and generics nest at most this deep in a source file. syn parses recursively,

@@ -6,7 +6,7 @@
 //! where the result is the one a run without it makes:
 //!
 //! * The same `.rs` files, each selected by the same scope, and every edited file's namespace
-//!   (`load::namespace_stub`: its type names, kinds, `use`s and modules) and `//!` markers as
+//!   ([`NamespaceStub`]: its type names, kinds, `use`s and modules) and `//!` markers as
 //!   before: then every type path resolves as before, and every package has its markers.
 //! * The kinds rebuilt are those made from an edited file (`Model::kind_files`). The model is
 //!   built from those files, the files holding package or item (RBAC, webhook) markers, and a
@@ -16,6 +16,7 @@
 //!   warnings are kept.
 
 use super::manifests::{CachedCrd, Generated};
+use super::namespace_stub::NamespaceStub;
 use crate::diag::Result;
 use crate::generators::crd::Crd;
 use crate::generators::csv::CsvKind;
@@ -35,7 +36,7 @@ fn json_file(yaml_hash: u64) -> String {
     format!("{CRD_DIR}/{yaml_hash:016x}.json")
 }
 /// Raised whenever what the cache holds changes shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A kind by its API group and name.
 pub(crate) type KindKey = (String, String);
@@ -62,7 +63,7 @@ struct CachedFile {
     /// Of its text; the rest is known of loaded files only.
     hash: u64,
     module: ModPath,
-    stub: String,
+    stub: NamespaceStub,
     package_markers: Vec<String>,
     item_markers: bool,
 }
@@ -367,7 +368,7 @@ impl Cache {
                 loaded: true,
                 hash: hash(text),
                 module: f.module.clone(),
-                stub: load::namespace_stub(&f.ast),
+                stub: NamespaceStub::of(&f.ast),
                 package_markers: package_markers.clone(),
                 item_markers: *item_markers,
             });
@@ -466,7 +467,7 @@ impl Cache {
             return Some((generated, (edited_elsewhere || stamped).then_some(self)));
         }
         let mut to_all = Vec::new();
-        let mut selected = Vec::new();
+        let mut parsed = Vec::new();
         let mut stubs = HashSet::new();
         for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
             if !f.loaded {
@@ -475,16 +476,29 @@ impl Cache {
             if f.item_markers || !f.package_markers.is_empty() {
                 whole.insert(i);
             }
-            let text = if whole.contains(&i) {
-                text
+            if whole.contains(&i) {
+                parsed.push((path.clone(), f.module.clone(), text.clone()));
             } else {
-                stubs.insert(selected.len());
-                &f.stub
-            };
+                stubs.insert(to_all.len());
+            }
             to_all.push(i);
-            selected.push((path.clone(), f.module.clone(), text.clone()));
         }
-        let files = load::parse_all(selected).ok()?;
+        // The stubs' trees are built, not parsed; in path order with the parsed files.
+        let mut parsed = load::parse_all(parsed).ok()?.into_iter();
+        let files: Vec<SourceFile> = (0..to_all.len())
+            .map(|m| {
+                let f = &self.files[to_all[m]];
+                match stubs.contains(&m) {
+                    true => Some(SourceFile {
+                        path: f.path.clone(),
+                        module: f.module.clone(),
+                        text: String::new(),
+                        ast: f.stub.to_file(),
+                    }),
+                    false => parsed.next(),
+                }
+            })
+            .collect::<Option<_>>()?;
         let partial = Partial {
             kinds: affected,
             stubs,
@@ -515,7 +529,7 @@ impl Cache {
             }
             let cached = &mut self.files[i];
             if changed.contains(&i) {
-                if load::namespace_stub(&file.ast) != cached.stub
+                if NamespaceStub::of(&file.ast) != cached.stub
                     || *package_markers != cached.package_markers
                 {
                     return None;
