@@ -28,6 +28,8 @@ use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 
 const FILE: &str = "manifests";
+/// Raised whenever what the cache holds changes shape.
+const FORMAT: u32 = 3;
 /// Each cached CRD's JSON, in a file of its own named by its YAML's hash: read only for the
 /// samples of its kind, written only when the kind is rebuilt.
 const CRD_DIR: &str = "manifests-crds";
@@ -35,8 +37,6 @@ const CRD_DIR: &str = "manifests-crds";
 fn json_file(yaml_hash: u64) -> String {
     format!("{CRD_DIR}/{yaml_hash:016x}.json")
 }
-/// Raised whenever what the cache holds changes shape.
-const FORMAT: u32 = 3;
 
 /// A kind by its API group and name.
 pub(crate) type KindKey = (String, String);
@@ -488,15 +488,15 @@ impl Cache {
         let files: Vec<SourceFile> = (0..to_all.len())
             .map(|m| {
                 let f = &self.files[to_all[m]];
-                match stubs.contains(&m) {
-                    true => Some(SourceFile {
-                        path: f.path.clone(),
-                        module: f.module.clone(),
-                        text: String::new(),
-                        ast: f.stub.to_file(),
-                    }),
-                    false => parsed.next(),
+                if !stubs.contains(&m) {
+                    return parsed.next();
                 }
+                Some(SourceFile {
+                    path: f.path.clone(),
+                    module: f.module.clone(),
+                    text: String::new(),
+                    ast: f.stub.to_file(),
+                })
             })
             .collect::<Option<_>>()?;
         let partial = Partial {
