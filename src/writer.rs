@@ -210,7 +210,36 @@ impl Workspace {
     /// Relative paths of the files under `rel_dir` (recursively) whose name ends with
     /// `suffix` (any file when it is empty), on disk or staged, sorted.
     pub fn list_files(&self, rel_dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
-        // In path order: walkdir goes depth first, each directory's entries sorted by name.
+        // Walked without following symbolic links (no `stat` of every entry) unless one is met.
+        let mut found = match self.walk_files(rel_dir, suffix, false)? {
+            Some(found) => found,
+            None => self.walk_files(rel_dir, suffix, true)?.unwrap_or_default(),
+        };
+        let mut removed = BTreeSet::new();
+        for (path, staged) in &self.staged {
+            if path.starts_with(rel_dir) && path.to_string_lossy().ends_with(suffix) {
+                if staged.content.is_some() {
+                    found.push(path.clone());
+                } else {
+                    removed.insert(path);
+                }
+            }
+        }
+        // Sorted but for the staged paths: a few comparisons.
+        found.sort_by(|a, b| path_order(a, b));
+        found.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+        found.retain(|p| !removed.contains(p));
+        Ok(found)
+    }
+
+    /// The files on disk of [`Workspace::list_files`], in path order (depth first, siblings
+    /// by name); `None` when `follow` is false and a symbolic link is met.
+    fn walk_files(
+        &self,
+        rel_dir: &Path,
+        suffix: &str,
+        follow: bool,
+    ) -> Result<Option<Vec<PathBuf>>> {
         let mut found = Vec::new();
         let dir = self.root.join(rel_dir);
         if dir.is_dir() {
@@ -226,10 +255,12 @@ impl Workspace {
                     ),
                 )
             };
-            for entry in walkdir::WalkDir::new(&dir)
-                .follow_links(true)
-                .sort_by_file_name()
-            {
+            // Siblings by name, as `sort_by_file_name` sorts them (their paths differ only
+            // there), without taking each path apart to find its name.
+            let walk = walkdir::WalkDir::new(&dir)
+                .follow_links(follow)
+                .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()));
+            for entry in walk {
                 let entry = entry.map_err(|e| {
                     let path = e.path().unwrap_or(&dir).to_owned();
                     let what = match (e.loop_ancestor(), e.io_error()) {
@@ -245,6 +276,9 @@ impl Workspace {
                     };
                     unreadable(&path, what)
                 })?;
+                if !follow && entry.path_is_symlink() {
+                    return Ok(None);
+                }
                 if !entry.file_name().to_string_lossy().ends_with(suffix) {
                     continue;
                 }
@@ -272,21 +306,7 @@ impl Workspace {
                 found.push(rel.to_path_buf());
             }
         }
-        let mut removed = BTreeSet::new();
-        for (path, staged) in &self.staged {
-            if path.starts_with(rel_dir) && path.to_string_lossy().ends_with(suffix) {
-                if staged.content.is_some() {
-                    found.push(path.clone());
-                } else {
-                    removed.insert(path);
-                }
-            }
-        }
-        // Nearly sorted: a few comparisons (`Path`'s go component by component).
-        found.sort();
-        found.dedup();
-        found.retain(|p| !removed.contains(p));
-        Ok(found)
+        Ok(Some(found))
     }
 
     /// Copies the files under `rel_dir` as this workspace sees them (staged content over the
@@ -746,6 +766,23 @@ fn uses_crlf(text: &[u8]) -> bool {
     newlines.peek().is_some() && newlines.all(|i| i > 0 && text[i - 1] == b'\r')
 }
 
+/// `Path`'s order (component by component) of paths without `.`, `..` or doubled separators:
+/// their bytes, a separator before any other byte. `Path::cmp` parses both paths' components.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let key = |c: &u8| if *c == b'/' { 0 } else { u16::from(*c) + 1 };
+        a.as_os_str()
+            .as_bytes()
+            .iter()
+            .map(key)
+            .cmp(b.as_os_str().as_bytes().iter().map(key))
+    }
+    #[cfg(not(unix))]
+    a.cmp(b)
+}
+
 /// A file's size, modification and change times (nanoseconds) and inode: see
 /// [`Workspace::stamp`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -865,6 +902,29 @@ impl Transaction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_order_is_the_order_of_paths() {
+        let paths = [
+            "src/a.rs",
+            "src/a/b.rs",
+            "src/a-b.rs",
+            "src/a_b/c.rs",
+            "src/ab.rs",
+            "src/a.rs.bak",
+            "src/A.rs",
+            "src/a/b/c/d.rs",
+            "src/é.rs",
+            "src",
+            "config/crd/bases/x.yaml",
+        ];
+        for a in paths {
+            for b in paths {
+                let (a, b) = (Path::new(a), Path::new(b));
+                assert_eq!(path_order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn reads_see_staged_content_before_disk() {
