@@ -264,6 +264,7 @@ impl Run {
         if yaml.len() != cache.kinds.len() {
             return Ok(());
         }
+        std::fs::create_dir_all(root.join(writer::CACHE_DIR).join(CRD_DIR))?;
         let mut gone = Vec::new();
         for ((kind, (crd, cached)), yaml) in
             cache.kinds.iter_mut().zip(&self.generated.crds).zip(yaml)
@@ -276,7 +277,6 @@ impl Run {
                         gone.push(was);
                     }
                     kind.yaml_stamp = None;
-                    std::fs::create_dir_all(root.join(writer::CACHE_DIR).join(CRD_DIR))?;
                     writer::write_cache(root, &json_file(kind.yaml_hash), |out| {
                         serde_json::to_writer(out, &crd.object).map_err(std::io::Error::other)
                     })?;
