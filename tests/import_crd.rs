@@ -18,8 +18,10 @@ mod support;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use support::roundtrip::{Typed, samples_on_the_api_server};
-use support::{fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, stable_copy, tree};
+use support::roundtrip::{Typed, round_trips_in_one_workspace, write_round_trip};
+use support::{
+    fixture, opgen, opgen_err, opgen_ok, project_cargo_ok, stable_copy, tree, two_at_a_time,
+};
 
 /// CRDs that do not round-trip, relative to tests/fixtures, with the reason.
 const EXCEPTIONS: &[(&str, &str)] = &[
@@ -973,28 +975,6 @@ fn crd_documents(text: &str) -> Vec<String> {
     docs
 }
 
-/// Runs `work` on every item, two at a time (the machines that run the tests have few cores).
-fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<R>>> =
-        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    *results[i].lock().unwrap() = Some(work(item));
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|r| r.into_inner().unwrap().unwrap())
-        .collect()
-}
-
 /// The live corpus: the CRDs controller-gen writes now for every module of the Go corpus
 /// (tests/import_go.rs's), then those the [`COLLECTIONS`] ship, each once (a shipped CRD equal
 /// to another but for the generator's version line is left out). `None` (announced) without Go
@@ -1107,7 +1087,7 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
             "example.com",
             &format!("imported{n}"),
         );
-        members.push(format!("\"p{n}\""));
+        members.push(format!("p{n}"));
         // The exceptions one at a time (the import refuses each whole), then the rest in one
         // run: one `manifests` over the project instead of one per kind.
         let (exceptions, rest): (Vec<_>, Vec<_>) = chunk
@@ -1150,23 +1130,7 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
     // The projects as members of one workspace, linted at once: rustc checks a crate on one
     // core, so two of the libraries are checked side by side. The library only, as
     // imported_types_build checks it.
-    // The members' own `[patch.crates-io]` tables do not apply in a workspace: its root's does.
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
-    std::fs::write(
-        tmp.path().join("Cargo.toml"),
-        format!(
-            "[workspace]\nmembers = [{}]\nresolver = \"3\"\n\n[patch.crates-io]\nopgen-runtime = {{ path = {:?} }}\nopgen-envtest = {{ path = {:?} }}\n",
-            members.join(", "),
-            crates.join("opgen-runtime"),
-            crates.join("opgen-envtest"),
-        ),
-    )
-    .unwrap();
-    std::fs::copy(
-        tmp.path().join("p0/Cargo.lock"),
-        tmp.path().join("Cargo.lock"),
-    )
-    .unwrap();
+    support::workspace_of_projects(tmp.path(), "import_crd/live_corpus", &members);
     let built = stable_copy(tmp.path(), "import_crd/live_corpus");
     project_cargo_ok(
         &built,
@@ -1382,11 +1346,14 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
     let tmp = tempfile::tempdir().unwrap();
     // OPGEN_LIVE_DOMAIN=<domain> runs one project again (e.g. networking.k8s.io).
     let only = std::env::var("OPGEN_LIVE_DOMAIN").ok();
+    let workspace = tmp.path().join("projects");
+    std::fs::create_dir(&workspace).unwrap();
+    let mut round_trips = Vec::new();
     for (domain, (samples, kinds)) in &projects {
         if only.as_ref().is_some_and(|d| d != domain) {
             continue;
         }
-        let project = init_project(tmp.path(), domain, domain, "imported");
+        let project = init_project(&workspace, domain, domain, "imported");
         let mut files = Vec::new();
         for (group, kind) in kinds {
             let file = tmp.path().join(format!("{group}-{kind}.yaml"));
@@ -1418,16 +1385,16 @@ fn live_corpus_samples_round_trip_on_the_api_server() {
                 typed.push((kind.clone(), version.to_owned(), path, namespaced));
             }
         }
-        let typed = Typed::each_of(&typed);
-        samples_on_the_api_server(
+        write_round_trip(
             &project,
-            &format!("live-{domain}"),
             &sample_files,
-            &typed,
+            &Typed::each_of(&typed),
             samples.len(),
             &[],
         );
+        round_trips.push(project);
     }
+    round_trips_in_one_workspace(&workspace, "live", &round_trips);
 }
 
 /// The Rust path (`imported::api::...::Kind`) of the kind an import wrote for `group`/`version`.

@@ -261,14 +261,37 @@ fn compare(case: &Case) -> Option<String> {
         failures.len(),
         failures.join("\n\n")
     );
-    // The imported Rust is code a project keeps: it builds, warning-free under clippy. The
-    // library, where the imported types are: its test build would compile them a second time
-    // and holds nothing imported.
-    select_k8s_for_build(&project);
-    let built = support::stable_copy_of_its_own(&project, &stable_name(case));
-    support::project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
+    // That the imported Rust builds is every_imported_module_builds_clippy_clean's.
     let _ = std::fs::remove_dir_all(&project);
     Some(stderr)
+}
+
+/// The Rust every module of the Go corpus imports into is code a project keeps: it builds,
+/// warning-free under clippy. The library, where the imported types are: its test build would
+/// compile them a second time and holds nothing imported. The projects are members of one
+/// workspace, so that one cargo checks two of them at a time (rustc checks a crate on one core;
+/// one project per test held the projects' target directory for a crate each).
+#[test]
+fn every_imported_module_builds_clippy_clean() {
+    if !has_go("the Go corpus") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: Vec<Case> = GO_CORPUS.iter().map(|go| Case { go }).collect();
+    let members = support::two_at_a_time(&cases, |case| {
+        let (_, project, _) = import(case).expect("the module downloads");
+        select_k8s_for_build(&project);
+        let member = stable_name(case).replace("import_go/", "");
+        support::copy_tree(&project, &tmp.path().join(&member));
+        let _ = std::fs::remove_dir_all(&project);
+        member
+    });
+    support::workspace_of_projects(tmp.path(), "import_go/modules", &members);
+    let built = support::stable_copy(tmp.path(), "import_go/modules");
+    support::project_cargo_ok(
+        &built,
+        &["clippy", "--workspace", "--lib", "--", "-D", "warnings"],
+    );
 }
 
 #[test]

@@ -339,6 +339,94 @@ pub fn package_of_its_own(project: &Path, name: &str) {
     std::fs::write(&cargo_toml, text).unwrap();
 }
 
+/// Runs `work` on every item, two at a time (the machines that run the tests have few cores).
+pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    *results[i].lock().unwrap() = Some(work(item));
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap().unwrap())
+        .collect()
+}
+
+/// Makes `root` a workspace of the scaffolded projects `members` (directories below it, each
+/// given a package name of its own, [`package_of_its_own`], from `name` and the member): a
+/// member's `[profile]` tables move to the root, where cargo reads them, its `[patch]` is the
+/// root's, to this workspace's `crates/` (cargo does not pass [`project_cargo`]'s `--config` on
+/// to `cargo clippy`), and its manager binary is renamed after its package, since cargo copies
+/// every member's binary to one directory. One cargo command then builds them side by side:
+/// rustc checks a crate on one core.
+pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
+    // Table header → the table, as the first member has it (every member has the same).
+    let mut profiles = std::collections::BTreeMap::new();
+    for member in members {
+        let project = root.join(member);
+        package_of_its_own(&project, &format!("{name}/{member}"));
+        let cargo_toml = project.join("Cargo.toml");
+        let text = std::fs::read_to_string(&cargo_toml).unwrap();
+        let mut kept = String::new();
+        let mut table = String::new();
+        for line in text.split_inclusive('\n') {
+            if line.starts_with('[') {
+                table = line.trim().to_owned();
+            }
+            if line.starts_with('#') && table.starts_with("[profile.") {
+                // A comment after a profile's keys is about the table below it.
+                table.clear();
+            }
+            if table.starts_with("[profile.") {
+                let block: &mut String = profiles.entry(table.clone()).or_default();
+                if member == &members[0] {
+                    block.push_str(line);
+                }
+            } else if !table.starts_with("[patch.") {
+                kept.push_str(line);
+            }
+        }
+        let package = kept
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect("a package name")
+            .to_owned();
+        let kept = kept.replacen(
+            "[[bin]]\nname = \"",
+            &format!("[[bin]]\nname = \"{package}-"),
+            1,
+        );
+        std::fs::write(&cargo_toml, kept).unwrap();
+    }
+    let listed: Vec<String> = members.iter().map(|m| toml_string(m)).collect();
+    let profiles: String = profiles.into_values().collect();
+    let patches: String = workspace_crates()
+        .map(|(name, path)| format!("{name} = {{ path = {path} }}\n"))
+        .collect();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"3\"\n\n{profiles}\n[patch.crates-io]\n{patches}",
+            listed.join(", ")
+        ),
+    )
+    .unwrap();
+    let lock = root.join(&members[0]).join("Cargo.lock");
+    if lock.is_file() {
+        std::fs::copy(lock, root.join("Cargo.lock")).unwrap();
+    }
+}
+
 /// [`stable_copy`] of `project` under a package name of its own ([`package_of_its_own`]), both
 /// named by `name`.
 pub fn stable_copy_of_its_own(project: &Path, name: &str) -> PathBuf {

@@ -56,6 +56,75 @@ pub fn samples_on_the_api_server(
     expected: usize,
     exceptions: &[(&str, &str)],
 ) {
+    write_round_trip(project, samples, kinds, expected, exceptions);
+    let built = super::stable_copy_of_its_own(project, &format!("roundtrip/{name}"));
+    let status = super::project_cargo(
+        &built,
+        &["test", "--test", "roundtrip", "--", "--nocapture"],
+    )
+    .status()
+    .expect("cargo runs");
+    assert!(
+        status.success(),
+        "the round trip failed in {}",
+        built.display()
+    );
+}
+
+/// [`samples_on_the_api_server`] of several projects at once: each project, a directory of
+/// `workspace`, has its `tests/roundtrip.rs` ([`write_round_trip`]); they become members of one
+/// workspace ([`super::workspace_of_projects`]) kept at `roundtrip/<name>`
+/// ([`super::stable_copy`]), whose round trips one `cargo test` builds side by side and runs
+/// one after another.
+pub fn round_trips_in_one_workspace(workspace: &Path, name: &str, projects: &[PathBuf]) {
+    let mut members = Vec::new();
+    for project in projects {
+        assert_eq!(
+            project.parent(),
+            Some(workspace),
+            "{} is not in the workspace {}",
+            project.display(),
+            workspace.display()
+        );
+        assert!(
+            project.join("tests/roundtrip.rs").is_file(),
+            "no round trip written in {}",
+            project.display()
+        );
+        members.push(project.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    super::workspace_of_projects(workspace, &format!("roundtrip/{name}"), &members);
+    let built = super::stable_copy(workspace, &format!("roundtrip/{name}"));
+    let status = super::project_cargo(
+        &built,
+        &[
+            "test",
+            "--workspace",
+            "--no-fail-fast",
+            "--test",
+            "roundtrip",
+            "--",
+            "--nocapture",
+        ],
+    )
+    .status()
+    .expect("cargo runs");
+    assert!(
+        status.success(),
+        "a round trip failed in {} (cargo names its package above)",
+        built.display()
+    );
+}
+
+/// Writes the round trip of [`samples_on_the_api_server`] into `project`: the samples under
+/// `tests/roundtrip-samples/` and `tests/roundtrip.rs`.
+pub fn write_round_trip(
+    project: &Path,
+    samples: &[PathBuf],
+    kinds: &[Typed],
+    expected: usize,
+    exceptions: &[(&str, &str)],
+) {
     let arms: String = kinds
         .iter()
         .map(|k| {
@@ -260,16 +329,4 @@ async fn imported_types_agree_with_their_crd_schemas() {{
     );
     select_k8s_for_build(project);
     std::fs::write(project.join("tests/roundtrip.rs"), test).unwrap();
-    let built = super::stable_copy_of_its_own(project, &format!("roundtrip/{name}"));
-    let status = super::project_cargo(
-        &built,
-        &["test", "--test", "roundtrip", "--", "--nocapture"],
-    )
-    .status()
-    .expect("cargo runs");
-    assert!(
-        status.success(),
-        "the round trip failed in {}",
-        built.display()
-    );
 }
