@@ -12,13 +12,11 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use opgen::ops::manifests::{ManifestOptions, manifests};
 use opgen::writer::Workspace;
-use support::roundtrip::{
-    Typed, round_trips_in_one_workspace, select_k8s_for_build, write_round_trip,
-};
+use support::roundtrip::{Typed, samples_on_the_api_server, select_k8s_for_build};
 
 /// The crate a test builds of a port: the port's sources with the dependencies of a scaffolded
 /// project (kube with its client for the test, opgen-envtest for the check).
@@ -43,18 +41,12 @@ tokio = { version = "1.54.1", features = ["macros", "rt-multi-thread"] }
 opgen-envtest = "0.1"
 "#;
 
-/// Makes the crate of the port `fixture` (`realworld-<name>`) in `parent`, writes its CRDs with
-/// `opts` and the check of the agreement of each kind version its CRDs have (`kinds` of them);
-/// `exceptions` are the disagreements that are upstream's, each (a text the disagreement holds,
-/// why).
-fn agrees(
-    parent: &Path,
-    fixture: &str,
-    opts: &ManifestOptions,
-    kinds: usize,
-    exceptions: &[(&str, &str)],
-) -> PathBuf {
-    let project = parent.join(fixture);
+/// Builds the port `fixture` (`realworld-<name>`), writes its CRDs with `opts` and checks the
+/// agreement of each kind version its CRDs have (`kinds` of them); `exceptions` are the
+/// disagreements that are upstream's, each (a text the disagreement holds, why).
+fn agrees(fixture: &str, opts: &ManifestOptions, kinds: usize, exceptions: &[(&str, &str)]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join(fixture);
     support::copy_tree(
         &support::fixture(&format!("controller-gen/{fixture}")),
         &project,
@@ -80,8 +72,8 @@ fn agrees(
         kinds,
         "the kind versions of {fixture}'s CRDs: {declared:?}"
     );
-    write_round_trip(&project, &[], &Typed::each_of(&declared), 0, exceptions);
-    project
+    let typed = Typed::each_of(&declared);
+    samples_on_the_api_server(&project, fixture, &[], &typed, 0, exceptions);
 }
 
 /// A group under `k8s.io` needs the API approval annotation, which Gateway API's release adds
@@ -178,9 +170,9 @@ const GO_STRUCT: &str = "a Go struct field, not a pointer: encoding/json writes 
                          empty, so Go's client too writes back the empty object where the API \
                          server kept none";
 
-fn prometheus_operator(parent: &Path) -> PathBuf {
+#[test]
+fn prometheus_operator_kinds_agree() {
     agrees(
-        parent,
         "realworld-prometheus-operator",
         &ManifestOptions::default(),
         2,
@@ -213,12 +205,12 @@ fn prometheus_operator(parent: &Path) -> PathBuf {
                 "the same pruning, of the name",
             ),
         ],
-    )
+    );
 }
 
-fn gateway_api(parent: &Path) -> PathBuf {
+#[test]
+fn gateway_api_kinds_agree() {
     agrees(
-        parent,
         "realworld-gateway-api",
         &ManifestOptions::default(),
         2,
@@ -227,12 +219,12 @@ fn gateway_api(parent: &Path) -> PathBuf {
             "GatewayClass's status conditions are a Go list with omitempty: Go's client drops an \
              empty list too (the schema's default fills only an absent one)",
         )],
-    )
+    );
 }
 
-fn kueue(parent: &Path) -> PathBuf {
+#[test]
+fn kueue_kinds_agree() {
     agrees(
-        parent,
         "realworld-kueue",
         &embedded_object_meta(),
         20,
@@ -259,13 +251,13 @@ fn kueue(parent: &Path) -> PathBuf {
                 "the refusal of that: server-side apply keys each element by its name",
             ),
         ],
-    )
+    );
 }
 
-fn flux_source(parent: &Path) -> PathBuf {
+#[test]
+fn flux_source_kinds_agree() {
     // v1beta1 and v1beta2 are +kubebuilder:skipversion: v1's six kinds.
     agrees(
-        parent,
         "realworld-flux-source",
         &ManifestOptions::default(),
         6,
@@ -281,12 +273,12 @@ fn flux_source(parent: &Path) -> PathBuf {
                  one as zero and writes back \"0s\", as the port does",
             ),
         ],
-    )
+    );
 }
 
-fn cluster_api(parent: &Path) -> PathBuf {
+#[test]
+fn cluster_api_kinds_agree() {
     agrees(
-        parent,
         "realworld-cluster-api",
         &ManifestOptions::default(),
         12,
@@ -311,12 +303,12 @@ fn cluster_api(parent: &Path) -> PathBuf {
                  port, which cannot tell an empty map from none, writes nothing)",
             ),
         ],
-    )
+    );
 }
 
-fn cert_manager(parent: &Path) -> PathBuf {
+#[test]
+fn cert_manager_kinds_agree() {
     agrees(
-        parent,
         "realworld-cert-manager",
         &ManifestOptions::default(),
         6,
@@ -325,12 +317,12 @@ fn cert_manager(parent: &Path) -> PathBuf {
             r#"ecretRef: the API server has nothing, its round trip through serde has {"name":""}"#,
             GO_STRUCT,
         )],
-    )
+    );
 }
 
-fn jobset(parent: &Path) -> PathBuf {
+#[test]
+fn jobset_kinds_agree() {
     agrees(
-        parent,
         "realworld-jobset",
         &embedded_object_meta(),
         1,
@@ -340,23 +332,5 @@ fn jobset(parent: &Path) -> PathBuf {
              so the API server refuses a policy without templates, which Go's omitempty sends \
              for an empty list as serde's skip_serializing_if does",
         )],
-    )
-}
-
-/// Every port's kind versions agree with their CRDs. The ports' crates are members of one
-/// workspace, so that one cargo builds two at a time (rustc builds a crate on one core).
-#[test]
-fn every_port_agrees_with_its_crds() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ports = [
-        prometheus_operator,
-        gateway_api,
-        kueue,
-        flux_source,
-        cluster_api,
-        cert_manager,
-        jobset,
-    ];
-    let projects: Vec<PathBuf> = ports.iter().map(|port| port(tmp.path())).collect();
-    round_trips_in_one_workspace(tmp.path(), "realworld", &projects);
+    );
 }
