@@ -302,8 +302,8 @@ pub fn clear_outer_test_env(cmd: &mut Command) {
 /// letters and digits made `-`), its library keeping its crate name: cargo keeps one build of a
 /// package name in a target directory, so projects of one name (every import's `imported`)
 /// built at their stable copies ([`stable_copy`]) would otherwise rebuild each other in every
-/// run.
-pub fn package_of_its_own(project: &Path, name: &str) {
+/// run. Returns the new package name.
+pub fn package_of_its_own(project: &Path, name: &str) -> String {
     let cargo_toml = project.join("Cargo.toml");
     let text = std::fs::read_to_string(&cargo_toml).unwrap();
     let package = text
@@ -337,6 +337,7 @@ pub fn package_of_its_own(project: &Path, name: &str) {
         "{text}"
     );
     std::fs::write(&cargo_toml, text).unwrap();
+    format!("{package}-{suffix}")
 }
 
 /// Runs `work` on every item, two at a time (the machines that run the tests have few cores).
@@ -373,7 +374,7 @@ pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
     let mut profiles = std::collections::BTreeMap::new();
     for member in members {
         let project = root.join(member);
-        package_of_its_own(&project, &format!("{name}/{member}"));
+        let package = package_of_its_own(&project, &format!("{name}/{member}"));
         let cargo_toml = project.join("Cargo.toml");
         let text = std::fs::read_to_string(&cargo_toml).unwrap();
         let mut kept = String::new();
@@ -395,12 +396,6 @@ pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
                 kept.push_str(line);
             }
         }
-        let package = kept
-            .lines()
-            .find_map(|l| l.strip_prefix("name = \""))
-            .and_then(|l| l.strip_suffix('"'))
-            .expect("a package name")
-            .to_owned();
         let kept = kept.replacen(
             "[[bin]]\nname = \"",
             &format!("[[bin]]\nname = \"{package}-"),
@@ -410,21 +405,20 @@ pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
     }
     let listed: Vec<String> = members.iter().map(|m| toml_string(m)).collect();
     let profiles: String = profiles.into_values().collect();
-    let patches: String = workspace_crates()
-        .map(|(name, path)| format!("{name} = {{ path = {path} }}\n"))
-        .collect();
     std::fs::write(
         root.join("Cargo.toml"),
         format!(
-            "[workspace]\nmembers = [{}]\nresolver = \"3\"\n\n{profiles}\n[patch.crates-io]\n{patches}",
-            listed.join(", ")
+            "[workspace]\nmembers = [{}]\nresolver = \"3\"\n\n{profiles}\n{}",
+            listed.join(", "),
+            crates_patch()
         ),
     )
     .unwrap();
-    let lock = root.join(&members[0]).join("Cargo.lock");
-    if lock.is_file() {
-        std::fs::copy(lock, root.join("Cargo.lock")).unwrap();
-    }
+    std::fs::copy(
+        root.join(&members[0]).join("Cargo.lock"),
+        root.join("Cargo.lock"),
+    )
+    .unwrap();
 }
 
 /// [`stable_copy`] of `project` under a package name of its own ([`package_of_its_own`]), both
@@ -438,15 +432,17 @@ pub fn stable_copy_of_its_own(project: &Path, name: &str) -> PathBuf {
 /// in a scaffolded project): `dir/.cargo/config.toml` patches opgen-runtime and opgen-envtest
 /// to this workspace's `crates/`.
 pub fn patch_projects_below(dir: &Path) {
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    std::fs::write(dir.join(".cargo/config.toml"), crates_patch()).unwrap();
+}
+
+/// The `[patch.crates-io]` table of opgen-runtime and opgen-envtest to this workspace's
+/// `crates/`.
+fn crates_patch() -> String {
     let patches: String = workspace_crates()
         .map(|(name, path)| format!("{name} = {{ path = {path} }}\n"))
         .collect();
-    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
-    std::fs::write(
-        dir.join(".cargo/config.toml"),
-        format!("[patch.crates-io]\n{patches}"),
-    )
-    .unwrap();
+    format!("[patch.crates-io]\n{patches}")
 }
 
 /// A TOML basic string.
