@@ -55,14 +55,34 @@ newest_pid=$!
 trap 'kill "$newest_pid" 2>/dev/null || true' EXIT
 
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API server tests against $NEWEST_K8S ($newest) beside it"
-# Each test binary's start is stamped with the seconds since set-up began, so that a run's log
-# shows where the time goes.
+# Each test binary's start is stamped with the seconds since set-up began and how busy the
+# machine's cores were while the binary before it ran (from /proc/stat, where there is one), so
+# that a run's log shows where the time goes and which tests leave cores idle.
+busy_since() { # sets $busy: how busy the cores were since the last call
+  local _cpu user nice system idle iowait irq softirq steal now total
+  busy=""
+  read -r _cpu user nice system idle iowait irq softirq steal _ < /proc/stat 2>/dev/null || return 0
+  now=$((user + nice + system + irq + softirq + steal))
+  total=$((now + idle + iowait))
+  if ((${last_total:-0} > 0 && total > last_total)); then
+    busy="; cores $((100 * (now - last_busy) / (total - last_total)))% busy before"
+  fi
+  last_busy=$now last_total=$total
+}
+busy_since
 set +e
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" 2>&1 |
-  while IFS= read -r line; do
-    [[ "$line" == "     Running "* ]] && line="$line [at $((SECONDS - start)) s]"
-    printf '%s\n' "$line"
-  done
+  {
+    while IFS= read -r line; do
+      if [[ "$line" == "     Running "* ]]; then
+        busy_since
+        line="$line [at $((SECONDS - start)) s$busy]"
+      fi
+      printf '%s\n' "$line"
+    done
+    busy_since
+    echo "== cargo test finished [at $((SECONDS - start)) s$busy]"
+  }
 status=${PIPESTATUS[0]}
 set -e
 
