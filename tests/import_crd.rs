@@ -268,8 +268,13 @@ fn every_corpus_crd_round_trips() {
 
 /// One project importing every kind of the corpus (owned where the domain allows, the rest with
 /// --external) builds, clippy-clean.
+///
+/// Named to come first: libtest starts a binary's tests in the order of their names, and this
+/// crate, checked on one core, then overlaps the live corpus's gathering and imports instead of
+/// holding the projects' target directory alone after the live corpus's clippy (when the
+/// samples' round trips wait for it: 2 minutes at half the cores in stop 43's CI).
 #[test]
-fn imported_types_build() {
+fn a_project_importing_every_corpus_kind_builds() {
     let tmp = tempfile::tempdir().unwrap();
     let project = init_project(tmp.path(), "imported", "kubebuilder.io", "imported");
     let owned = fixture("goldens/controller-gen/crd/testdata.kubebuilder.io_cronjobs.yaml");
@@ -303,7 +308,10 @@ fn imported_types_build() {
     opgen_ok(&project, &["manifests", "--check"]);
     // The library, where the imported types are: its test build would compile them a second
     // time (with twice the memory of a large crate) and holds nothing imported.
-    let built = support::stable_copy_of_its_own(&project, "import_crd/imported_types_build");
+    let built = support::stable_copy_of_its_own(
+        &project,
+        "import_crd/a_project_importing_every_corpus_kind",
+    );
     project_cargo_ok(&built, &["clippy", "--lib", "--", "-D", "warnings"]);
 }
 
@@ -1129,7 +1137,7 @@ fn every_live_corpus_kind_imports_into_projects_that_build() {
     }
     // The projects as members of one workspace, linted at once: rustc checks a crate on one
     // core, so two of the libraries are checked side by side. The library only, as
-    // imported_types_build checks it.
+    // a_project_importing_every_corpus_kind_builds checks it.
     support::workspace_of_projects(tmp.path(), "import_crd/live_corpus", &members);
     let built = stable_copy(tmp.path(), "import_crd/live_corpus");
     project_cargo_ok(

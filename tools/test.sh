@@ -57,7 +57,8 @@ trap 'kill "$newest_pid" 2>/dev/null || true' EXIT
 echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API server tests against $NEWEST_K8S ($newest) beside it"
 # Each test binary's start is stamped with the seconds since set-up began and how busy the
 # machine's cores were while the binary before it ran (from /proc/stat, where there is one), so
-# that a run's log shows where the time goes and which tests leave cores idle.
+# that a run's log shows where the time goes and which tests leave cores idle. (The `cargo test`
+# of a project a test builds prints `Running` lines too: they are stamped the same way.)
 busy_since() { # sets $busy: how busy the cores were since the last call
   local _cpu user nice system idle iowait irq softirq steal now total
   busy=""
