@@ -62,7 +62,7 @@ echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API serve
 busy_since() { # sets $busy: how busy the cores were since the last call
   local _cpu user nice system idle iowait irq softirq steal now total
   busy=""
-  read -r _cpu user nice system idle iowait irq softirq steal _ < /proc/stat 2>/dev/null || return 0
+  read -r _cpu user nice system idle iowait irq softirq steal _ 2>/dev/null </proc/stat || return 0
   now=$((user + nice + system + irq + softirq + steal))
   total=$((now + idle + iowait))
   if ((${last_total:-0} > 0 && total > last_total)); then
