@@ -272,7 +272,7 @@ fn every_corpus_crd_round_trips() {
 /// Named to come first: libtest starts a binary's tests in the order of their names, and this
 /// crate, checked on one core, then overlaps the live corpus's gathering and imports instead of
 /// holding the projects' target directory alone after the live corpus's clippy (when the
-/// samples' round trips wait for it: 2 minutes at half the cores in stop 43's CI).
+/// samples' round trips wait for it: 2 minutes at half the cores in stop 43's clean-clone run).
 #[test]
 fn a_project_importing_every_corpus_kind_builds() {
     let tmp = tempfile::tempdir().unwrap();

@@ -59,30 +59,31 @@ echo "== cargo test --workspace (Kubernetes $OLDEST_K8S: $oldest), the API serve
 # machine's cores were while the binary before it ran (from /proc/stat, where there is one), so
 # that a run's log shows where the time goes and which tests leave cores idle. (The `cargo test`
 # of a project a test builds prints `Running` lines too: they are stamped the same way.)
-busy_since() { # sets $busy: how busy the cores were since the last call
-  local _cpu user nice system idle iowait irq softirq steal now total
-  busy=""
-  read -r _cpu user nice system idle iowait irq softirq steal _ 2>/dev/null </proc/stat || return 0
-  now=$((user + nice + system + irq + softirq + steal))
-  total=$((now + idle + iowait))
-  if ((${last_total:-0} > 0 && total > last_total)); then
-    busy="; cores $((100 * (now - last_busy) / (total - last_total)))% busy before"
+stamp_now() { # sets $stamp: "[at N s; cores P% busy before]", P since the last call
+  local _cpu user nice system idle iowait irq softirq steal now total busy=""
+  if read -r _cpu user nice system idle iowait irq softirq steal _ 2>/dev/null </proc/stat; then
+    now=$((user + nice + system + irq + softirq + steal))
+    total=$((now + idle + iowait))
+    if ((${last_total:-0} > 0 && total > last_total)); then
+      busy="; cores $((100 * (now - last_busy) / (total - last_total)))% busy before"
+    fi
+    last_busy=$now last_total=$total
   fi
-  last_busy=$now last_total=$total
+  stamp="[at $((SECONDS - start)) s$busy]"
 }
-busy_since
+stamp_now
 set +e
 KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-fail-fast "$@" 2>&1 |
   {
     while IFS= read -r line; do
       if [[ "$line" == "     Running "* ]]; then
-        busy_since
-        line="$line [at $((SECONDS - start)) s$busy]"
+        stamp_now
+        line="$line $stamp"
       fi
       printf '%s\n' "$line"
     done
-    busy_since
-    echo "== cargo test finished [at $((SECONDS - start)) s$busy]"
+    stamp_now
+    echo "== cargo test finished $stamp"
   }
 status=${PIPESTATUS[0]}
 set -e
