@@ -137,6 +137,18 @@ impl ScaffoldPlan {
         self.write(path, content, policy);
     }
 
+    /// The plan's actions as rendered: its Rust not formatted yet.
+    pub fn rendered(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// Leaves out of the formatting the Rust writes `keep_as_rendered` picks: whoever reads
+    /// the plan needs them only as rendered (formatting costs a rustfmt pass per file).
+    pub fn leave_unformatted(&mut self, keep_as_rendered: impl Fn(&Action) -> bool) {
+        let actions = &self.actions;
+        self.unformatted.retain(|&a| !keep_as_rendered(&actions[a]));
+    }
+
     /// Adds `other`'s actions after this plan's.
     pub fn extend(&mut self, other: ScaffoldPlan) {
         let offset = self.actions.len();
