@@ -276,14 +276,7 @@ fn revert_own(
         .collect();
     let tool_owned: Vec<std::path::PathBuf> = own
         .iter()
-        .filter_map(|a| match a {
-            Action::Write {
-                path,
-                policy: Policy::ToolOwned,
-                ..
-            } => Some(path.clone()),
-            _ => None,
-        })
+        .filter_map(|a| a.written_with(Policy::ToolOwned).cloned())
         .collect();
     let plan = ScaffoldPlan::from_actions(own);
     let mut warnings = plan.revert(ws, force)?;

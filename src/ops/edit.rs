@@ -18,7 +18,7 @@ use crate::generators::scaffold::api::{self, ResourceContext};
 use crate::generators::scaffold::init::{BOILERPLATE_PATH, License, boilerplate};
 use crate::generators::scaffold::webhook::{self, ConversionContext, WebhookContext};
 use crate::generators::scaffold::{
-    Action, Policy, ScaffoldPlan, format_rust, insert_above_marker, remove_fragment,
+    Action, Policy, ScaffoldPlan, format_rust_with, insert_above_marker, remove_fragment,
 };
 use crate::load::{self, ModPath, ModuleTree};
 use crate::names::module_name;
@@ -130,15 +130,38 @@ fn set_multigroup(
     let moves = module_moves(project, to, &group_mod);
     check_moved_modules_exist(tree, &moves)?;
     // The scaffold of both layouts is compared with the files as they are, before anything is
-    // staged.
-    let scaffold = ScaffoldChanges::new(ws, project, to, &moves)?;
-    // The files the scaffold writes anew need no rewriting (nor its formatting).
-    let rewritten_anew: BTreeSet<&Path> = scaffold
+    // staged. Its Rust is formatted in one rustfmt batch with the rewrites of the files it did
+    // not write; those it wrote are rewritten only when edited (an unedited one is written
+    // anew, as `create` writes it in the new layout).
+    let mut plans = scaffold_plans(ws, project, to, &moves)?;
+    let scaffolded: BTreeSet<PathBuf> = plans
+        .iter()
+        .step_by(2)
+        .flat_map(|old| old.rendered())
+        .filter_map(|a| a.written_with(Policy::UserOwned).cloned())
+        .collect();
+    let others = rewrite_sources(ws, tree, &moves, |path| !scaffolded.contains(path))?;
+    let others = {
+        let sources = formatting_sources(&others);
+        let formatted = format_rust_with(&mut plans.iter_mut().collect::<Vec<_>>(), &sources)?;
+        keep_formatted(others, formatted)
+    };
+    let scaffold = ScaffoldChanges::new(ws, project, to, &moves, plans)?;
+    let pristine: BTreeSet<&Path> = scaffold
         .pristine
         .iter()
         .map(|(old, _, _)| old.as_path())
         .collect();
-    rewrite_sources(ws, tree, &moves, &rewritten_anew)?;
+    let edited = rewrite_sources(ws, tree, &moves, |path| {
+        scaffolded.contains(path) && !pristine.contains(path)
+    })?;
+    let edited = {
+        let formatted = rustfmt::format_all(&formatting_sources(&edited));
+        keep_formatted(edited, formatted)
+    };
+    for (path, text) in others.into_iter().chain(edited) {
+        ws.stage(path, text);
+    }
     let moved = files_to_move(ws, &moves, &scaffold.tests)?;
     move_files(ws, &moved)?;
     let warnings = scaffold.stage(ws)?;
@@ -267,14 +290,15 @@ fn check_moved_modules_exist(tree: &ModuleTree, moves: &Moves) -> Result<()> {
     Ok(())
 }
 
-/// Stages every Rust file of the package that names a moved module with its paths rewritten,
-/// at its current path (the files of moved modules move afterwards), but for those in `skip`.
+/// Each Rust file of the package for which `wanted` holds that names a moved module, with its
+/// paths rewritten: `(path, text, rewritten)`, to be staged at its current path (the files of
+/// moved modules move afterwards).
 fn rewrite_sources(
-    ws: &mut Workspace,
+    ws: &Workspace,
     tree: &ModuleTree,
     moves: &Moves,
-    skip: &BTreeSet<&Path>,
-) -> Result<()> {
+    wanted: impl Fn(&Path) -> bool,
+) -> Result<Vec<(PathBuf, String, String)>> {
     let mut sources = Vec::new();
     for dir in ["src", "tests", "examples", "benches"] {
         sources.extend(ws.list_files(Path::new(dir), ".rs")?);
@@ -285,7 +309,7 @@ fn rewrite_sources(
     let mut problems = Vec::new();
     let mut rewritten = Vec::new();
     for path in sources {
-        if skip.contains(path.as_path()) {
+        if !wanted(&path) {
             continue;
         }
         let kind = match tree.files.get(&path) {
@@ -303,10 +327,7 @@ fn rewrite_sources(
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
-    for (path, text) in keep_formatted(rewritten) {
-        ws.stage(path, text);
-    }
-    Ok(())
+    Ok(rewritten)
 }
 
 /// The directory (and single file) of each moved module: `(src/<from>, src/<to>)`.
@@ -408,11 +429,40 @@ struct ScaffoldChanges {
     group_files: BTreeMap<PathBuf, String>,
 }
 
+/// What `create` writes for each kind in the layout the project leaves and in the one it
+/// takes (two plans per kind, in that order), the Rust that [`ScaffoldChanges::new`] reads
+/// left to format.
+fn scaffold_plans(
+    ws: &Workspace,
+    project: &Project,
+    to: bool,
+    moves: &Moves,
+) -> Result<Vec<ScaffoldPlan>> {
+    let mut new_project = project.clone();
+    new_project.multigroup = to;
+    let header = super::file_header(ws)?;
+    let mut plans = Vec::new();
+    for r in &project.resources {
+        let mut old = resource_plan(&super::as_created(project, r), r, &header)?;
+        let mut new = resource_plan(&super::as_created(&new_project, r), r, &header)?;
+        let (old_read, new_read) =
+            read_formatted(&old, &new, moves, &config_prefixes(project, to, r))?;
+        old.leave_unformatted(|a| !is_read(a, &old_read, !to));
+        new.leave_unformatted(|a| !is_read(a, &new_read, to));
+        plans.extend([old, new]);
+    }
+    Ok(plans)
+}
+
 impl ScaffoldChanges {
-    fn new(ws: &Workspace, project: &Project, to: bool, moves: &Moves) -> Result<Self> {
-        let mut new_project = project.clone();
-        new_project.multigroup = to;
-        let header = super::file_header(ws)?;
+    /// The changes of [`scaffold_plans`]'s `plans`, their Rust formatted.
+    fn new(
+        ws: &Workspace,
+        project: &Project,
+        to: bool,
+        moves: &Moves,
+        plans: Vec<ScaffoldPlan>,
+    ) -> Result<Self> {
         let mut changes = ScaffoldChanges {
             tests: Vec::new(),
             pristine: Vec::new(),
@@ -420,25 +470,6 @@ impl ScaffoldChanges {
             lines: Vec::new(),
             group_files: BTreeMap::new(),
         };
-        let mut plans = Vec::new();
-        for r in &project.resources {
-            plans.push(resource_plan(&super::as_created(project, r), r, &header)?);
-            plans.push(resource_plan(
-                &super::as_created(&new_project, r),
-                r,
-                &header,
-            )?);
-        }
-        for (r, pair) in project.resources.iter().zip(plans.chunks_mut(2)) {
-            let [old, new] = pair else {
-                unreachable!("two plans per resource")
-            };
-            let (old_read, new_read) =
-                read_formatted(old, new, moves, &config_prefixes(project, to, r))?;
-            old.leave_unformatted(|a| !is_read(a, &old_read, !to));
-            new.leave_unformatted(|a| !is_read(a, &new_read, to));
-        }
-        format_rust(&mut plans.iter_mut().collect::<Vec<_>>())?;
         let mut plans = plans.into_iter();
         for r in &project.resources {
             let (Some(old), Some(new)) = (plans.next(), plans.next()) else {
@@ -931,16 +962,24 @@ fn layout_on_disk(tree: &ModuleTree, project: &Project) -> Result<Option<bool>> 
     }
 }
 
-/// Each `(path, old, new)` as `(path, new)`, `new` formatted with rustfmt when `old` was
-/// (longer paths can change the layout and the order of `use`s); as it is otherwise, or
-/// without rustfmt. The olds and the news go through one rustfmt batch (a start costs about
-/// what formatting a file does), a new formatted for nothing where its old was not.
-fn keep_formatted(files: Vec<(PathBuf, String, String)>) -> Vec<(PathBuf, String)> {
-    let sources: Vec<&str> = files
+/// The sources [`keep_formatted`] needs formatted for `files`: each old and new.
+fn formatting_sources(files: &[(PathBuf, String, String)]) -> Vec<&str> {
+    files
         .iter()
         .flat_map(|(_, old, new)| [old.as_str(), new.as_str()])
-        .collect();
-    let mut formatted = rustfmt::format_all(&sources).into_iter();
+        .collect()
+}
+
+/// Each `(path, old, new)` as `(path, new)`, `new` formatted with rustfmt when `old` was
+/// (longer paths can change the layout and the order of `use`s); as it is otherwise, or
+/// without rustfmt. `formatted`: rustfmt's answers for [`formatting_sources`], so that they
+/// go through one batch with other sources (a new is formatted for nothing where its old was
+/// not).
+fn keep_formatted(
+    files: Vec<(PathBuf, String, String)>,
+    formatted: Vec<Result<Formatted, String>>,
+) -> Vec<(PathBuf, String)> {
+    let mut formatted = formatted.into_iter();
     files
         .into_iter()
         .map(|(path, old, new)| {

@@ -99,6 +99,18 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The path of a write under `policy`.
+    pub fn written_with(&self, policy: Policy) -> Option<&PathBuf> {
+        match self {
+            Action::Write {
+                path, policy: p, ..
+            } if *p == policy => Some(path),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct ScaffoldPlan {
     actions: Vec<Action>,
@@ -452,6 +464,14 @@ fn edited_copy(text: &str, fragment: &str) -> Option<(usize, usize, usize)> {
 /// far more than formatting a file). Without rustfmt the files stay as rendered and each plan
 /// warns once.
 pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
+    format_rust_with(plans, &[]).map(drop)
+}
+
+/// [`format_rust`], with `others` formatted in the same run: rustfmt's answer for each.
+pub fn format_rust_with(
+    plans: &mut [&mut ScaffoldPlan],
+    others: &[&str],
+) -> Result<Vec<std::result::Result<Formatted, String>>> {
     let pending: Vec<(usize, usize)> = plans
         .iter()
         .enumerate()
@@ -463,8 +483,10 @@ pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
             Action::Write { content, .. } => content.as_str(),
             Action::Insert { .. } => unreachable!("only writes are formatted"),
         })
+        .chain(others.iter().copied())
         .collect();
-    let formatted = rustfmt::format_all(&sources);
+    let mut formatted = rustfmt::format_all(&sources);
+    let others_formatted = formatted.split_off(pending.len());
     for (&(p, a), result) in pending.iter().zip(formatted) {
         let plan = &mut *plans[p];
         let Action::Write { path, content, .. } = &mut plan.actions[a] else {
@@ -490,7 +512,7 @@ pub fn format_rust(plans: &mut [&mut ScaffoldPlan]) -> Result<()> {
     for plan in plans.iter_mut() {
         plan.unformatted.clear();
     }
-    Ok(())
+    Ok(others_formatted)
 }
 
 /// Formats, in one rustfmt run, the Rust files that plans applied to `ws` left unformatted
