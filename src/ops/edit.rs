@@ -140,7 +140,14 @@ fn set_multigroup(
         .flat_map(|old| old.rendered())
         .filter_map(|a| a.written_with(Policy::UserOwned).cloned())
         .collect();
-    let others = rewrite_sources(ws, tree, &moves, |path| !scaffolded.contains(path))?;
+    let mut problems = Vec::new();
+    let others = rewrite_sources(
+        ws,
+        tree,
+        &moves,
+        |path| !scaffolded.contains(path),
+        &mut problems,
+    )?;
     let others = {
         let sources = formatting_sources(&others);
         let formatted = format_rust_with(&mut plans.iter_mut().collect::<Vec<_>>(), &sources)?;
@@ -152,9 +159,16 @@ fn set_multigroup(
         .iter()
         .map(|(old, _, _)| old.as_path())
         .collect();
-    let edited = rewrite_sources(ws, tree, &moves, |path| {
-        scaffolded.contains(path) && !pristine.contains(path)
-    })?;
+    let edited = rewrite_sources(
+        ws,
+        tree,
+        &moves,
+        |path| scaffolded.contains(path) && !pristine.contains(path),
+        &mut problems,
+    )?;
+    if !problems.is_empty() {
+        return Err(Error::many(problems));
+    }
     let edited = {
         let formatted = rustfmt::format_all(&formatting_sources(&edited));
         keep_formatted(edited, formatted)
@@ -171,7 +185,6 @@ fn set_multigroup(
         .iter()
         .map(|(from, _)| from[0].as_str())
         .collect();
-    let mut problems = Vec::new();
     // Leaving the group: its declaration goes first, as a kind named like the group (`mod
     // cache;`) takes its place and would be taken for it.
     if !to {
@@ -292,12 +305,13 @@ fn check_moved_modules_exist(tree: &ModuleTree, moves: &Moves) -> Result<()> {
 
 /// Each Rust file of the package for which `wanted` holds that names a moved module, with its
 /// paths rewritten: `(path, text, rewritten)`, to be staged at its current path (the files of
-/// moved modules move afterwards).
+/// moved modules move afterwards). A path that cannot be resolved is added to `problems`.
 fn rewrite_sources(
     ws: &Workspace,
     tree: &ModuleTree,
     moves: &Moves,
     wanted: impl Fn(&Path) -> bool,
+    problems: &mut Vec<Diagnostic>,
 ) -> Result<Vec<(PathBuf, String, String)>> {
     let mut sources = Vec::new();
     for dir in ["src", "tests", "examples", "benches"] {
@@ -306,7 +320,6 @@ fn rewrite_sources(
     if ws.exists(Path::new("build.rs")) {
         sources.push(PathBuf::from("build.rs"));
     }
-    let mut problems = Vec::new();
     let mut rewritten = Vec::new();
     for path in sources {
         if !wanted(&path) {
@@ -323,9 +336,6 @@ fn rewrite_sources(
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }
-    }
-    if !problems.is_empty() {
-        return Err(Error::many(problems));
     }
     Ok(rewritten)
 }
