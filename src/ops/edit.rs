@@ -140,14 +140,11 @@ fn set_multigroup(
         .flat_map(|old| old.rendered())
         .filter_map(|a| a.written_with(Policy::UserOwned).cloned())
         .collect();
+    let (written, others): (Vec<PathBuf>, Vec<PathBuf>) = rust_sources(ws)?
+        .into_iter()
+        .partition(|path| scaffolded.contains(path));
     let mut problems = Vec::new();
-    let others = rewrite_sources(
-        ws,
-        tree,
-        &moves,
-        |path| !scaffolded.contains(path),
-        &mut problems,
-    )?;
+    let others = rewrite_sources(ws, tree, &moves, &others, &mut problems)?;
     let others = {
         let sources = formatting_sources(&others);
         let formatted = format_rust_with(&mut plans.iter_mut().collect::<Vec<_>>(), &sources)?;
@@ -159,13 +156,11 @@ fn set_multigroup(
         .iter()
         .map(|(old, _, _)| old.as_path())
         .collect();
-    let edited = rewrite_sources(
-        ws,
-        tree,
-        &moves,
-        |path| scaffolded.contains(path) && !pristine.contains(path),
-        &mut problems,
-    )?;
+    let edited: Vec<PathBuf> = written
+        .into_iter()
+        .filter(|path| !pristine.contains(path.as_path()))
+        .collect();
+    let edited = rewrite_sources(ws, tree, &moves, &edited, &mut problems)?;
     if !problems.is_empty() {
         return Err(Error::many(problems));
     }
@@ -303,16 +298,8 @@ fn check_moved_modules_exist(tree: &ModuleTree, moves: &Moves) -> Result<()> {
     Ok(())
 }
 
-/// Each Rust file of the package for which `wanted` holds that names a moved module, with its
-/// paths rewritten: `(path, text, rewritten)`, to be staged at its current path (the files of
-/// moved modules move afterwards). A path that cannot be resolved is added to `problems`.
-fn rewrite_sources(
-    ws: &Workspace,
-    tree: &ModuleTree,
-    moves: &Moves,
-    wanted: impl Fn(&Path) -> bool,
-    problems: &mut Vec<Diagnostic>,
-) -> Result<Vec<(PathBuf, String, String)>> {
+/// The package's Rust files: src/, tests/, examples/, benches/ and build.rs.
+fn rust_sources(ws: &Workspace) -> Result<Vec<PathBuf>> {
     let mut sources = Vec::new();
     for dir in ["src", "tests", "examples", "benches"] {
         sources.extend(ws.list_files(Path::new(dir), ".rs")?);
@@ -320,19 +307,29 @@ fn rewrite_sources(
     if ws.exists(Path::new("build.rs")) {
         sources.push(PathBuf::from("build.rs"));
     }
+    Ok(sources)
+}
+
+/// Each of `sources` that names a moved module, with its paths rewritten: `(path, text,
+/// rewritten)`, to be staged at its current path (the files of moved modules move
+/// afterwards). A path that cannot be resolved is added to `problems`.
+fn rewrite_sources(
+    ws: &Workspace,
+    tree: &ModuleTree,
+    moves: &Moves,
+    sources: &[PathBuf],
+    problems: &mut Vec<Diagnostic>,
+) -> Result<Vec<(PathBuf, String, String)>> {
     let mut rewritten = Vec::new();
     for path in sources {
-        if !wanted(&path) {
-            continue;
-        }
-        let kind = match tree.files.get(&path) {
+        let kind = match tree.files.get(path) {
             Some(module) => FileKind::Lib(module.clone()),
-            None if path.starts_with("src") && !is_other_crate_root(&path) => continue,
+            None if path.starts_with("src") && !is_other_crate_root(path) => continue,
             None => FileKind::External,
         };
-        let text = ws.read(&path)?.unwrap_or_default();
-        match relayout::rewrite_paths(&path, &text, &kind, tree, moves) {
-            Ok(new) if new != text => rewritten.push((path, text, new)),
+        let text = ws.read(path)?.unwrap_or_default();
+        match relayout::rewrite_paths(path, &text, &kind, tree, moves) {
+            Ok(new) if new != text => rewritten.push((path.clone(), text, new)),
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }
