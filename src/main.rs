@@ -8,12 +8,14 @@ fn main() {
     // syn and the schema generator recurse once per nesting level. Inputs are limited to
     // depths far below what this stack holds (load::MAX_NESTING, model::MAX_TYPE_DEPTH), so
     // deep input is an error with a location, never a stack overflow.
-    let code = std::thread::Builder::new()
+    // The thread ends the process itself: what it leaves is freed by the exit, not first by
+    // the allocator's thread teardown (which returns its pages to the kernel one by one).
+    let opgen = std::thread::Builder::new()
         .name("opgen".into())
         .stack_size(opgen::parallel::STACK_SIZE)
-        .spawn(opgen::cli::main)
-        .expect("start opgen's main thread")
-        .join()
-        .unwrap_or(101);
-    std::process::exit(code);
+        .spawn(|| std::process::exit(opgen::cli::main()))
+        .expect("start opgen's main thread");
+    // Only a panic returns here.
+    let _ = opgen.join();
+    std::process::exit(101);
 }
