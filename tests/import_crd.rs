@@ -994,7 +994,7 @@ fn live_corpus() -> Option<Vec<LiveCrd>> {
 }
 
 fn gather_live_corpus() -> Option<Vec<LiveCrd>> {
-    let generated = two_at_a_time(harness::GO_CORPUS, |m| {
+    let generated = two_at_a_time(&harness::GO_CORPUS, |m| {
         let files = harness::live_files_of(m)?;
         Some(
             files
