@@ -49,6 +49,8 @@ pub struct Report {
     pub latency_p99: Duration,
     /// Process spawn → its first write to the warm-up object (finalizer or status).
     pub startup: Duration,
+    /// Resident after start-up, its warm-up object reconciled (VmRSS, KiB).
+    pub idle_rss_kib: u64,
     pub usage: Usage,
     /// CPU time of kube-apiserver and etcd during the run: the work the operator's requests
     /// (and the harness's) cost the control plane.
@@ -89,6 +91,7 @@ pub async fn run(operator: &Operator, count: usize) -> Result<Report, Error> {
     process
         .until(deadline, "the warm-up object", watch.available(&warm_up))
         .await?;
+    let idle_rss_kib = process.rss_kib()?;
 
     let names: Vec<String> = (0..count).map(|i| format!("memcached-{i:05}")).collect();
     let first_create = Instant::now();
@@ -111,6 +114,7 @@ pub async fn run(operator: &Operator, count: usize) -> Result<Report, Error> {
         latency_p50: percentile(&latencies, 0.50),
         latency_p99: percentile(&latencies, 0.99),
         startup,
+        idle_rss_kib,
         usage,
         control_plane_cpu,
         binary_bytes: std::fs::metadata(&operator.binary)?.len(),

@@ -54,7 +54,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(usize, Vec<Oper
 fn table(opgen: &Report, go: &Report) -> String {
     let secs = |d: Duration| d.as_secs_f64();
     let mib = |kib: u64| kib as f64 / 1024.0;
-    let rows: [(String, f64, f64, usize); 9] = [
+    let rows: [(String, f64, f64, usize); 12] = [
         (
             format!("all {} Available (s)", opgen.count),
             secs(opgen.all_available),
@@ -89,6 +89,24 @@ fn table(opgen: &Report, go: &Report) -> String {
             "peak RSS (MiB)".into(),
             mib(opgen.usage.peak_rss_kib),
             mib(go.usage.peak_rss_kib),
+            1,
+        ),
+        (
+            "RSS after start-up (MiB)".into(),
+            mib(opgen.idle_rss_kib),
+            mib(go.idle_rss_kib),
+            1,
+        ),
+        (
+            "RSS at the end: anonymous (MiB)".into(),
+            mib(opgen.usage.rss_anon_kib),
+            mib(go.usage.rss_anon_kib),
+            1,
+        ),
+        (
+            "RSS at the end: file pages (MiB)".into(),
+            mib(opgen.usage.rss_file_kib),
+            mib(go.usage.rss_file_kib),
             1,
         ),
         (

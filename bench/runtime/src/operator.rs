@@ -94,6 +94,9 @@ pub struct Running {
 pub struct Usage {
     /// Peak resident set size (VmHWM), KiB.
     pub peak_rss_kib: u64,
+    /// Resident now: anonymous memory (heaps, stacks) and file pages (the binary's, mostly), KiB.
+    pub rss_anon_kib: u64,
+    pub rss_file_kib: u64,
     /// User and system CPU time.
     pub cpu: Duration,
 }
@@ -120,23 +123,35 @@ impl Running {
         .into())
     }
 
-    /// Peak RSS and CPU time so far, from /proc.
+    /// Peak RSS, what is resident now and CPU time so far, from /proc.
     pub fn usage(&self) -> Result<Usage, Error> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid))?;
-        let peak_rss_kib = status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
-            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or("no VmHWM in /proc/<pid>/status")?;
         Ok(Usage {
-            peak_rss_kib,
+            peak_rss_kib: status_kib(&status, "VmHWM")?,
+            rss_anon_kib: status_kib(&status, "RssAnon")?,
+            rss_file_kib: status_kib(&status, "RssFile")?,
             cpu: process_cpu(self.pid)?,
         })
+    }
+
+    /// The resident set size now (VmRSS), KiB.
+    pub fn rss_kib(&self) -> Result<u64, Error> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid))?;
+        status_kib(&status, "VmRSS")
     }
 
     pub async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// A `Name:   123 kB` line of /proc/<pid>/status, in KiB.
+fn status_kib(status: &str, name: &str) -> Result<u64, Error> {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("no {name} in /proc/<pid>/status").into())
 }
 
 /// The CPU time process `pid` has used so far.

@@ -158,8 +158,9 @@ where
     T: ControlledKind + Resource<DynamicType = ()>,
 {
     // Nothing reads managedFields from a cache, and on objects the operator applies they are
-    // often most of the object (controller-runtime's TransformStripManagedFields).
-    let stream = stream.modify(|obj| obj.managed_fields_mut().clear());
+    // often most of the object (controller-runtime's TransformStripManagedFields). `None`, not
+    // an emptied list: that would keep the list's buffer.
+    let stream = stream.modify(|obj| obj.meta_mut().managed_fields = None);
     let (store, writer) = reflector::store();
     let indexer = Arc::new(Indexer::new(indexes.of::<T>()));
     ctx.caches.add(namespace, store.clone(), indexer.clone());
