@@ -20,25 +20,14 @@ runs="${RUNS:-20}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-cg_dir="$(bash "$repo/tools/controller-gen/setup.sh" | tail -n 1)"
-cg="$cg_dir/controller-gen"
-[ -n "${CONTROLLER_GEN:-}" ] && cg="$CONTROLLER_GEN"
-opgen="${OPGEN:-}" # another build of opgen (e.g. the one before a change), else this checkout's
-if [ -z "$opgen" ]; then
-  cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
-  opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
-fi
+echo "== versions"
+# shellcheck source=bench/lib.sh
+source "$repo/bench/lib.sh"
 
 # Cold runs: the manifests cache is left out (bench/incremental.sh measures it); a build from
 # before the cache has no such flag and no cache.
 cold="-q"
 "$opgen" manifests --help | grep -q -- --no-cache && cold="-q --no-cache"
-
-echo "== versions"
-echo "controller-gen: $("$cg" --version) ($(go version | cut -d' ' -f3-))"
-echo "opgen: $("$opgen" --version) ($(rustc --version))"
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 go_module() { # dir: a Go module for the generated package, dependencies resolved once

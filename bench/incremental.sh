@@ -16,20 +16,8 @@ runs="${RUNS:-20}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-cg="${CONTROLLER_GEN:-}"
-if [ -z "$cg" ]; then
-  cg="$(bash "$repo/tools/controller-gen/setup.sh" | tail -n 1)/controller-gen"
-fi
-opgen="${OPGEN:-}"
-if [ -z "$opgen" ]; then
-  cargo build --release --manifest-path "$repo/Cargo.toml" --quiet
-  opgen="${CARGO_TARGET_DIR:-$repo/target}/release/opgen"
-fi
-
-echo "controller-gen: $("$cg" --version) ($(go version | cut -d' ' -f3-))"
-echo "opgen: $("$opgen" --version) ($(rustc --version))"
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck source=bench/lib.sh
+source "$repo/bench/lib.sh"
 
 python3 "$repo/bench/gen_project.py" "$work/rs" 100 50
 printf 'domain: example.com\nlayout:\n- rust.opgen.dev/v1\nprojectName: bench\nversion: "3"\n' >"$work/rs/PROJECT"
