@@ -63,8 +63,9 @@ for n, (module, version, package, args, multigroup) in enumerate(corpus):
     for d in go.rglob("*"):
         if d.is_dir():
             d.chmod(0o755)
-    paths = [f"paths=./{p.removeprefix('./')}" for p in package.split(";")]
-    cg_cmd = [cg, *args.split(" "), *paths, f"output:crd:dir={work}/cg{n}"]
+    # Several packages are `;`-separated, each given to both tools.
+    packages = [f"./{p.removeprefix('./')}" for p in package.split(";")]
+    cg_cmd = [cg, *args.split(" "), *(f"paths={p}" for p in packages), f"output:crd:dir={work}/cg{n}"]
 
     rs = work / f"rs{n}"
     rs.mkdir()
@@ -72,8 +73,8 @@ for n, (module, version, package, args, multigroup) in enumerate(corpus):
     if multigroup:
         run([opgen, "edit", "--multigroup"], rs)
     imp = [opgen, "import", "go", str(go)]
-    for p in package.split(";"):
-        imp += ["--paths", f"./{p.removeprefix('./')}"]
+    for p in packages:
+        imp += ["--paths", p]
     if "generateEmbeddedObjectMeta=true" in args:
         imp.append("--generate-embedded-object-meta")
     run(imp, rs)
