@@ -1081,15 +1081,13 @@ fn readme_coming_from_go_runs_as_written() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = Command::new("bash")
-        .arg("-c")
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
         .arg(&script)
         .current_dir(&dir)
-        .env("PATH", path)
-        .env("CARGO_TARGET_DIR", support::projects_target_dir())
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("bash runs");
+        .env("PATH", path);
+    support::builds_in_projects_target(&mut cmd);
+    let out = cmd.output().expect("bash runs");
     assert!(
         out.status.success(),
         "the section's commands failed:\n{script}\n{}{}",

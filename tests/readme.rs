@@ -173,18 +173,14 @@ fn the_tutorial_works_as_written() {
     // it, and finds a CRD without it pruning it.
     sh_ok(&project, "opgen manifests");
 
-    let target = support::projects_target_dir();
     // --locked: the Cargo.lock `opgen init` wrote builds as it is, as the Dockerfile needs.
     for args in [
         &["test", "--locked"][..],
         &["clippy", "--all-targets", "--", "-D", "warnings"],
     ] {
         let mut cmd = Command::new("cargo");
-        cmd.args(args)
-            .current_dir(&project)
-            .env("CARGO_TARGET_DIR", &target)
-            .env_remove("RUSTFLAGS");
-        support::clear_outer_test_env(&mut cmd);
+        cmd.args(args).current_dir(&project);
+        support::builds_in_projects_target(&mut cmd);
         let status = cmd.status().unwrap();
         assert!(
             status.success(),

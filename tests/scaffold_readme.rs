@@ -48,10 +48,8 @@ impl Shell {
             .env("PATH", &self.path)
             .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBEBUILDER_ASSETS", &self.assets)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env_remove("RUSTFLAGS")
             .env_remove("MAKEFLAGS");
-        support::clear_outer_test_env(&mut cmd);
+        support::builds_in_projects_target(&mut cmd);
         cmd
     }
 

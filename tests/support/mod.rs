@@ -267,12 +267,20 @@ pub fn project_cargo(project: &Path, args: &[&str]) -> Command {
     // The scaffold's own profile, for a crate `init` adopted too: one build of the dependencies.
     cmd.arg("--config")
         .arg("profile.dev.package.\"*\".debug=false");
-    cmd.args(args)
-        .current_dir(project)
-        .env("CARGO_TARGET_DIR", projects_target_dir())
-        .env_remove("RUSTFLAGS");
-    clear_outer_test_env(&mut cmd);
+    cmd.args(args).current_dir(project);
+    builds_in_projects_target(&mut cmd);
     cmd
+}
+
+/// Makes `cmd`, a command that builds scaffolded projects (cargo, or a script or `make` that
+/// runs it), build them in [`projects_target_dir`] with the environment every other build there
+/// has: without RUSTFLAGS and what the outer `cargo test` set ([`clear_outer_test_env`]). One
+/// command that differs rebuilds ring, and after it rustls, kube and opgen-runtime, there and
+/// in the next build of every other project.
+pub fn builds_in_projects_target(cmd: &mut Command) {
+    cmd.env("CARGO_TARGET_DIR", projects_target_dir())
+        .env_remove("RUSTFLAGS");
+    clear_outer_test_env(cmd);
 }
 
 /// Removes what the outer `cargo test` (or `bench/test-times.sh`) set for this test binary from
@@ -337,6 +345,19 @@ pub fn package_of_its_own(project: &Path, name: &str) -> String {
         "{text}"
     );
     std::fs::write(&cargo_toml, text).unwrap();
+    // The lock file's entry too: with the old name there, cargo resolves the project again and
+    // updates the crates.io index to do it, in every run.
+    let cargo_lock = project.join("Cargo.lock");
+    if let Ok(lock) = std::fs::read_to_string(&cargo_lock) {
+        let entry = format!("\n[[package]]\nname = \"{package}\"\n");
+        assert!(
+            lock.contains(&entry),
+            "{} has no {package}",
+            cargo_lock.display()
+        );
+        let renamed = format!("\n[[package]]\nname = \"{package}-{suffix}\"\n");
+        std::fs::write(&cargo_lock, lock.replacen(&entry, &renamed, 1)).unwrap();
+    }
     format!("{package}-{suffix}")
 }
 
@@ -372,9 +393,11 @@ pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Syn
 pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
     // Table header → the table, as the first member has it (every member has the same).
     let mut profiles = std::collections::BTreeMap::new();
+    let mut packages = Vec::new();
     for member in members {
         let project = root.join(member);
         let package = package_of_its_own(&project, &format!("{name}/{member}"));
+        packages.push(package.clone());
         let cargo_toml = project.join("Cargo.toml");
         let text = std::fs::read_to_string(&cargo_toml).unwrap();
         let mut kept = String::new();
@@ -414,11 +437,21 @@ pub fn workspace_of_projects(root: &Path, name: &str, members: &[String]) {
         ),
     )
     .unwrap();
-    std::fs::copy(
-        root.join(&members[0]).join("Cargo.lock"),
-        root.join("Cargo.lock"),
-    )
-    .unwrap();
+    // The members' lock files differ in their own entries only: the first one's with the
+    // others' own entries added (cargo sorts them when it writes it), so that cargo finds every
+    // member locked and neither resolves nor updates the crates.io index again.
+    let mut lock = std::fs::read_to_string(root.join(&members[0]).join("Cargo.lock")).unwrap();
+    for (member, package) in members.iter().zip(&packages).skip(1) {
+        let own = std::fs::read_to_string(root.join(member).join("Cargo.lock")).unwrap();
+        let start = own
+            .find(&format!("\n[[package]]\nname = \"{package}\"\n"))
+            .expect("the member's own entry");
+        let end = own[start + 1..]
+            .find("\n[[package]]\n")
+            .map_or(own.len(), |i| start + 1 + i);
+        lock.push_str(&own[start..end]);
+    }
+    std::fs::write(root.join("Cargo.lock"), lock).unwrap();
 }
 
 /// [`stable_copy`] of `project` under a package name of its own ([`package_of_its_own`]), both
