@@ -572,7 +572,12 @@ fn check_other_formats(
 
 fn one_case(go: &GoModule, crd_ref_docs: &Path, linters: &Linters) -> Option<Figures> {
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("src");
+    // Go's build cache finds the module's packages compiled in the next run at this path.
+    let src = support::same_path_each_run(&format!(
+        "docs-reference-{}-{}",
+        go.module.replace('/', "_"),
+        go.package.replace(['/', '.'], "_")
+    ));
     let original = if go.version.is_empty() {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")

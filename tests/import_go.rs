@@ -34,37 +34,36 @@ struct Case {
 /// The module's source, writable (`go list -mod=mod` may update its go.sum), once per test
 /// binary and module.
 fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
-    // One copy per module, made once: tests of this binary run at once.
-    static COPYING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _copying = COPYING
+    // One copy per module, made once in a run: tests of this binary run at once.
+    static COPIED: std::sync::Mutex<BTreeMap<String, PathBuf>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut copied = COPIED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if version.is_empty() {
-        let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "import-go-src-{}-{}",
-            module.replace('/', "_"),
-            std::process::id()
-        ));
-        if !copy.exists() {
-            support::copy_tree(&fixture(module), &copy);
-        }
-        return Some(copy);
+    let name = format!(
+        "import-go-src-{}",
+        [module, version]
+            .join("-")
+            .trim_end_matches('-')
+            .replace('/', "_")
+    );
+    if let Some(copy) = copied.get(&name) {
+        return Some(copy.clone());
     }
-    let out = Command::new("go")
-        .args(["mod", "download", "-json", &format!("{module}@{version}")])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
-    let info: Value = serde_json::from_slice(&out.stdout).expect("go mod download -json");
-    let dir = PathBuf::from(info["Dir"].as_str().expect("a Dir"));
-    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "import-go-src-{}-{version}-{}",
-        module.replace('/', "_"),
-        std::process::id()
-    ));
-    if !copy.exists() {
-        support::copy_tree(&dir, &copy);
-    }
+    let source = if version.is_empty() {
+        fixture(module)
+    } else {
+        let out = Command::new("go")
+            .args(["mod", "download", "-json", &format!("{module}@{version}")])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let info: Value = serde_json::from_slice(&out.stdout).expect("go mod download -json");
+        PathBuf::from(info["Dir"].as_str().expect("a Dir"))
+    };
+    let copy = support::same_path_each_run(&name);
+    support::copy_tree(&source, &copy);
+    copied.insert(name, copy.clone());
     Some(copy)
 }
 
@@ -848,9 +847,7 @@ fn a_namespaced_go_manager_needs_a_namespaced_project() {
 
 /// A fresh project and a writable copy of the shop fixture, for the bad-input tests.
 fn project_and_shop(name: &str) -> (PathBuf, PathBuf) {
-    let base = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("import-go-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = support::same_path_each_run(&format!("import-go-bad-{name}"));
     let (project, src) = (base.join("project"), base.join("shop"));
     std::fs::create_dir_all(&project).unwrap();
     support::copy_tree(&fixture("import-go/shop"), &src);

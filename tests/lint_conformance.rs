@@ -1421,8 +1421,7 @@ fn findings_agree_with_kube_api_linter_rule_by_rule() {
         rules.len() >= 10,
         "opgen has kube-api-linter's rules: {rules:?}"
     );
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lint-conformance-{}", std::process::id()));
+    let work = support::same_path_each_run("lint-conformance");
     let mut rows = Vec::new();
     for rule in rules {
         let go = work.join(rule).join("go");
@@ -2176,8 +2175,7 @@ fn real_world_agrees(case: &RealWorld) {
         .trim_end_matches("...")
         .trim_end_matches('/')
         .replace(['/', '.'], "_");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lint-{name}-{packages}-{}", std::process::id()));
+    let work = support::same_path_each_run(&format!("lint-{name}-{packages}"));
     let go = work.join("go");
     copy_tree(&source, &go);
     // The module alone (as the proxy serves it), not its repository's workspace.

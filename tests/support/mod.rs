@@ -98,6 +98,18 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// `<target>/tmp/<name>`, empty: a work directory at the same path in every run of the suite,
+/// for a copy of a Go module. Go's build cache keys a package's compilation on its directory, so
+/// a copy at a new path in each run (a process id in its name) is compiled again by every Go
+/// tool run on it (kube-api-linter, controller-gen, `opgen import go`); at one path, the next
+/// run finds it compiled. `name` is unique among the tests that may run at once.
+pub fn same_path_each_run(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A file or folder under `tests/fixtures/`.
 pub fn fixture(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
