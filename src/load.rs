@@ -8,6 +8,8 @@ use crate::writer::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod raw_docs;
+
 pub struct SourceFile {
     /// Relative to the project root, e.g. `src/api/v1alpha1/memcached_types.rs`.
     pub path: PathBuf,
@@ -98,9 +100,8 @@ fn file_modules(dir: &Path, texts: &BTreeMap<PathBuf, String>) -> BTreeMap<PathB
         |file| texts.contains_key(file),
         |file, text| {
             Ok(declares_file_module(text)
-                .then(|| checked_tokens(file, text).ok())
-                .flatten()
-                .and_then(|tokens| parse_tokens(text, tokens).ok()))
+                .then(|| parse_source(file, text).ok())
+                .flatten())
         },
     );
     tree.map(|t| t.files).unwrap_or_default()
@@ -344,21 +345,14 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
     let mut files = Vec::with_capacity(selected.len());
     let mut errors = Vec::new();
     for (path, module, text) in selected {
-        let tokens = match checked_tokens(&path, &text) {
-            Ok(tokens) => tokens,
-            Err(diagnostic) => {
-                errors.push(*diagnostic);
-                continue;
-            }
-        };
-        match parse_tokens(&text, tokens) {
+        match parse_source(&path, &text) {
             Ok(ast) => files.push(SourceFile {
                 path,
                 module,
                 text,
                 ast,
             }),
-            Err(e) => errors.push(syntax_error(&path, &text, &e)),
+            Err(diagnostic) => errors.push(*diagnostic),
         }
     }
     if errors.is_empty() {
@@ -366,6 +360,19 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
     } else {
         Err(Error::many(errors))
     }
+}
+
+/// `text`, the file at `path`, parsed, its doc comments lexed as the raw strings
+/// [`raw_docs`] writes them as; an error is reported from the text as written.
+fn parse_source(path: &Path, text: &str) -> Result<syn::File, Box<Diagnostic>> {
+    if let Some(raw) = raw_docs::with_raw_doc_attributes(text)
+        && let Ok(tokens) = checked_tokens(path, &raw)
+        && let Ok(ast) = parse_tokens(&raw, tokens)
+    {
+        return Ok(ast);
+    }
+    let tokens = checked_tokens(path, text)?;
+    parse_tokens(text, tokens).map_err(|e| Box::new(syntax_error(path, text, &e)))
 }
 
 /// Whether `#[derive(...)]` among `attrs` names `name` (by the last segment of its path).
