@@ -297,8 +297,12 @@ pub fn builds_in_projects_target(cmd: &mut Command) {
 
 /// Removes what the outer `cargo test` (or `bench/test-times.sh`) set for this test binary from
 /// a command that builds a project: a build script that reruns when one changes (ring's on
-/// CARGO_PKG_NAME, anyhow's and proc-macro2's on RUSTC_BOOTSTRAP) would otherwise rebuild the
-/// projects' shared dependencies whenever another package's tests, or a timed run, build one.
+/// CARGO_PKG_NAME and OUT_DIR, anyhow's and proc-macro2's on RUSTC_BOOTSTRAP) would otherwise
+/// rebuild the projects' shared dependencies whenever another package's tests, or a timed run,
+/// build one. OUT_DIR (this package's build script's, set for its tests) was the one left: the
+/// tests that tools/test.sh runs again against the newest Kubernetes, started without it, and
+/// the main run took turns rebuilding ring and all of rustls, kube and opgen-runtime after it
+/// (cargo's fingerprint log: `EnvVarChanged { name: "OUT_DIR", .. }` on ring's build script).
 pub fn clear_outer_test_env(cmd: &mut Command) {
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
@@ -309,6 +313,8 @@ pub fn clear_outer_test_env(cmd: &mut Command) {
                 "CARGO_CRATE_NAME",
                 "CARGO_PRIMARY_PACKAGE",
                 "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
                 "RUSTC_BOOTSTRAP",
             ]
             .contains(&name.as_ref())
