@@ -53,13 +53,7 @@ fn module_copy(module: &str, version: &str) -> Option<PathBuf> {
     let source = if version.is_empty() {
         fixture(module)
     } else {
-        let out = Command::new("go")
-            .args(["mod", "download", "-json", &format!("{module}@{version}")])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())?;
-        let info: Value = serde_json::from_slice(&out.stdout).expect("go mod download -json");
-        PathBuf::from(info["Dir"].as_str().expect("a Dir"))
+        support::go_module_dir(module, version)?
     };
     let copy = support::same_path_each_run(&name);
     support::copy_tree(&source, &copy);
