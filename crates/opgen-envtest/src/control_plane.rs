@@ -1,5 +1,4 @@
 use std::{
-    net::TcpListener,
     path::{Path, PathBuf},
     process::Command,
     sync::{
@@ -93,7 +92,7 @@ impl ControlPlane {
         let sa_key = write("service-account.key", &pki.service_account_key_pem)?;
         let sa_pub = write("service-account.pub", &pki.service_account_public_key_pem)?;
 
-        let [etcd_port, peer_port, apiserver_port] = free_ports()?;
+        let [etcd_port, peer_port, apiserver_port] = crate::ports::free_ports()?;
         let etcd_url = format!("http://127.0.0.1:{etcd_port}");
         let peer_url = format!("http://127.0.0.1:{peer_port}");
         // controller-runtime's envtest flags (pkg/internal/testing/controlplane/etcd.go).
@@ -486,21 +485,6 @@ pub async fn shared_or_skip() -> Option<&'static ControlPlane> {
 
 fn on_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
-fn free_ports() -> Result<[u16; 3], Error> {
-    // Hold all three listeners at once so the ports differ.
-    let listeners = (0..3)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Error::io("127.0.0.1:0", e))?;
-    let port = |i: usize| {
-        listeners[i]
-            .local_addr()
-            .map(|a| a.port())
-            .map_err(|e| Error::io("127.0.0.1:0", e))
-    };
-    Ok([port(0)?, port(1)?, port(2)?])
 }
 
 async fn wait_for_etcd(etcd: &mut Process, port: u16) -> Result<(), Error> {

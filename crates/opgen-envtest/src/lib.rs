@@ -31,6 +31,7 @@ mod certs;
 mod control_plane;
 mod error;
 mod filled;
+mod ports;
 mod process;
 mod webhooks;
 

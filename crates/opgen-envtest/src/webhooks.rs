@@ -9,7 +9,6 @@
 //! configurations under names of its own, so two tests never overwrite each other's.
 
 use std::{
-    net::TcpListener,
     path::{Path, PathBuf},
     sync::Mutex,
     time::{Duration, Instant},
@@ -89,10 +88,7 @@ impl LocalWebhooks {
     }
 
     fn with_scope(scope: Scope) -> Result<Self, Error> {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| Error::io("127.0.0.1:0", e))?
-            .port();
+        let [port] = crate::ports::free_ports()?;
         static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "opgen-envtest-webhooks-{}-{}",
