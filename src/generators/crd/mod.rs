@@ -768,52 +768,80 @@ pub const REQUEST_LIMIT: usize = 3 * 1024 * 1024;
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The size of `v` as Go's encoding/json writes it: compact, with `<`, `>`, `&`, U+2028 and
-/// U+2029 escaped as `\u003c` and so on.
+/// U+2029 escaped as `\u003c` and so on. Counted, not written: for a CRD of megabytes the
+/// count is a walk of its strings' bytes.
 pub fn go_json_len(v: &Value) -> usize {
-    let mut counter = GoJsonLen::default();
-    serde_json::to_writer(&mut counter, v).expect("a Value serializes; counting cannot fail");
-    counter.len
-}
-
-/// Counts the bytes serde_json writes, plus what Go's HTML escaping adds: `<`, `>` and `&`
-/// become `\u003c` (5 more bytes), U+2028 and U+2029 (3 bytes in UTF-8) `\u2028` (3 more).
-/// Counted as written, so that no text of the whole document is built.
-#[derive(Default)]
-struct GoJsonLen {
-    len: usize,
-    /// The last two bytes written, for a U+2028 or U+2029 split across two writes.
-    tail: [u8; 2],
-}
-
-impl std::io::Write for GoJsonLen {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.len += buf.len();
-        for (i, &b) in buf.iter().enumerate() {
-            self.len += match b {
-                b'<' | b'>' | b'&' => 5,
-                0xA8 | 0xA9 => {
-                    let before = |back: usize| match i.checked_sub(back) {
-                        Some(j) => buf[j],
-                        None => self.tail[2 + i - back],
-                    };
-                    if before(2) == 0xE2 && before(1) == 0x80 {
-                        3
-                    } else {
-                        0
-                    }
-                }
-                _ => 0,
-            };
+    match v {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => {
+            let mut count = CharCount(0);
+            std::fmt::Write::write_fmt(&mut count, format_args!("{n}"))
+                .expect("counting cannot fail");
+            count.0
         }
-        self.tail = match buf {
-            [.., a, b] => [*a, *b],
-            [b] => [self.tail[1], *b],
-            [] => self.tail,
-        };
-        Ok(buf.len())
+        Value::String(text) => go_json_string_len(text),
+        // Brackets, and a comma between items.
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(go_json_len).sum::<usize>()
+        }
+        // Braces, a colon per entry and a comma between entries.
+        Value::Object(entries) => {
+            2 + entries.len()
+                + entries.len().saturating_sub(1)
+                + entries
+                    .iter()
+                    .map(|(k, v)| go_json_string_len(k) + go_json_len(v))
+                    .sum::<usize>()
+        }
     }
+}
 
-    fn flush(&mut self) -> std::io::Result<()> {
+/// A JSON string's size with its quotes: `"` and `\` escaped with a backslash, control
+/// characters as `\n` and the like or `\u00XX` (serde_json's escapes, the same lengths as
+/// Go's), and what Go's HTML escaping adds: `<`, `>` and `&` as `\u003c` (6 bytes for 1),
+/// U+2028 and U+2029 as `\u2028` (6 for their 3 bytes of UTF-8).
+fn go_json_string_len(text: &str) -> usize {
+    /// The bytes each byte adds when escaped.
+    const EXTRA: [u8; 256] = {
+        let mut extra = [0; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            extra[b] = 5;
+            b += 1;
+        }
+        extra[0x08] = 1;
+        extra[b'\t' as usize] = 1;
+        extra[b'\n' as usize] = 1;
+        extra[0x0C] = 1;
+        extra[b'\r' as usize] = 1;
+        extra[b'"' as usize] = 1;
+        extra[b'\\' as usize] = 1;
+        extra[b'<' as usize] = 5;
+        extra[b'>' as usize] = 5;
+        extra[b'&' as usize] = 5;
+        extra
+    };
+    let bytes = text.as_bytes();
+    let escapes: usize = bytes
+        .iter()
+        .map(|&b| usize::from(EXTRA[usize::from(b)]))
+        .sum();
+    // 0xE2 leads U+2028 and U+2029 in UTF-8, and is rare: a memchr before the search.
+    let separators = if bytes.contains(&0xE2) {
+        text.matches(['\u{2028}', '\u{2029}']).count()
+    } else {
+        0
+    };
+    2 + bytes.len() + escapes + 3 * separators
+}
+
+/// Counts the bytes formatted into it.
+struct CharCount(usize);
+
+impl std::fmt::Write for CharCount {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0 += s.len();
         Ok(())
     }
 }
@@ -992,18 +1020,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn go_json_len_counts_go_escapes_whatever_the_writes() {
-        let v = serde_json::json!({"a": "x < y && z > w", "b": "line\u{2028}para\u{2029}", "c": ["\u{2027}\u{e2}"], "d": 1.5});
-        let text = v.to_string();
-        // Go's encoding/json: `<`, `>`, `&` as \u003c (6 bytes for 1), U+2028/9 as \u2028 (6 for 3).
-        let expected = text.len() + 5 * 4 + 3 * 2;
-        assert_eq!(go_json_len(&v), expected);
-        // A character split across writes is still counted once.
-        let mut counter = GoJsonLen::default();
-        for b in text.as_bytes() {
-            std::io::Write::write_all(&mut counter, std::slice::from_ref(b)).unwrap();
-        }
-        assert_eq!(counter.len, expected);
+    fn go_json_len_is_serde_jsons_text_with_gos_html_escapes() {
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let v = serde_json::json!({
+            "a": "x < y && z > w",
+            "b": "line\u{2028}para\u{2029}",
+            "c": ["\u{2027}\u{e2}", every_ascii, "日本語 \u{80}\u{a8}"],
+            "d": [1.5, -3, 18446744073709551615u64, 1e300, 0.1, [], {}, null, true, false],
+            "quote\"key\\": {"nested": {"deeper": ["<&>"]}},
+        });
+        let text = serde_json::to_string(&v).unwrap();
+        // Go's encoding/json writes `<`, `>`, `&` as \u003c (6 bytes for 1) and U+2028/9 as
+        // \u2028 (6 for 3); otherwise the bytes serde_json writes.
+        let html = text.matches(['<', '>', '&']).count();
+        let separators = text.matches(['\u{2028}', '\u{2029}']).count();
+        assert_eq!((html, separators), (10, 2));
+        assert_eq!(go_json_len(&v), text.len() + 5 * html + 3 * separators);
     }
 
     #[test]

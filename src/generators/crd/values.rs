@@ -11,7 +11,9 @@
 
 use regex::Regex;
 use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Every way `v` breaks `schema`, worded for a default; each message starts with the path
 /// inside the value (empty for the value itself) and names the rule.
@@ -722,7 +724,11 @@ fn format_rejects(format: &str, s: &str) -> bool {
 }
 
 fn matches_static(s: &str, pattern: &str) -> bool {
-    Regex::new(pattern).is_ok_and(|re| re.is_match(s))
+    static COMPILED: Compiled = OnceLock::new();
+    compiled_once(&COMPILED, pattern, |p| {
+        Regex::new(p).map_err(|e| e.to_string())
+    })
+    .is_ok_and(|re| re.is_match(s))
 }
 
 /// Go's time.Parse("2006-01-02", s): real calendar dates only.
@@ -828,7 +834,40 @@ fn is_hostname(s: &str) -> bool {
 /// inside a class are literals in Go (set operations in Rust); `\Q...\E` quotes a literal
 /// in Go; a repeat count above 1000 is an error in Go. Rust-only syntax Go refuses (`\<`,
 /// `\b{start}`) is refused.
+///
+/// Compiled once per pattern and run: the same patterns recur in every CRD that embeds a type
+/// (prometheus-operator's ten CRDs compiled the same ones thousands of times, an eighth of its
+/// run), and a `Regex` clone shares the compiled program.
 pub fn go_regex(pattern: &str) -> Result<Regex, String> {
+    static COMPILED: Compiled = OnceLock::new();
+    compiled_once(&COMPILED, pattern, compile_go_regex)
+}
+
+/// Regexes by pattern, each compiled once per run.
+type Compiled = OnceLock<Mutex<HashMap<String, Result<Regex, String>>>>;
+
+fn compiled_once(
+    cache: &'static Compiled,
+    pattern: &str,
+    compile: fn(&str) -> Result<Regex, String>,
+) -> Result<Regex, String> {
+    let cache = cache.get_or_init(Mutex::default);
+    let known = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(pattern)
+        .cloned();
+    known.unwrap_or_else(|| {
+        let result = compile(pattern);
+        cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(pattern.to_owned(), result.clone());
+        result
+    })
+}
+
+fn compile_go_regex(pattern: &str) -> Result<Regex, String> {
     let translated = translate(pattern)?;
     Regex::new(&translated).map_err(|e| {
         let text = e.to_string();
