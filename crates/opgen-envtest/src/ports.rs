@@ -27,7 +27,7 @@ pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N], Error> {
         static CALLS: AtomicU64 = AtomicU64::new(0);
         let seed = RandomState::new().hash_one(CALLS.fetch_add(1, Ordering::Relaxed));
         for step in 0..u64::from(span) {
-            let port = LOWEST + ((seed + step) % u64::from(span)) as u16;
+            let port = LOWEST + (seed.wrapping_add(step) % u64::from(span)) as u16;
             // 0.0.0.0 conflicts with a listener on any address, as a manager's server binds.
             if let Ok(listener) = TcpListener::bind(("0.0.0.0", port)) {
                 listeners.push(listener);
