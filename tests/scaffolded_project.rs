@@ -211,8 +211,13 @@ fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
     let project = demo_project(parent.path(), Some("1.37"));
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains(r#"features = ["v1_37"]"#), "{manifest}");
+    let built = stable_copy(&project, "scaffolded_project/newest_kubernetes");
+    // Under a package name of its own: as `demo-operator` beside the main copy in the shared
+    // target, the two overwrote each other's build of the library, and a conversion test
+    // linked one without its webhooks (the manager served none; stop 47's warm run).
+    support::package_of_its_own(&built, "newest-kubernetes");
     project_cargo_ok(
-        &stable_copy(&project, "scaffolded_project/newest_kubernetes"),
+        &built,
         &[
             "clippy",
             "--locked",
