@@ -8,6 +8,7 @@ use crate::writer::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod hollow;
 mod raw_docs;
 
 pub struct SourceFile {
@@ -17,7 +18,13 @@ pub struct SourceFile {
     pub module: Vec<String>,
     pub text: String,
     pub ast: syn::File,
+    /// Line ranges (first, last) that syn did not see and that hold no comments: the
+    /// multi-line literals of the function bodies and the test modules [`hollow`] emptied.
+    pub skipped: LineRanges,
 }
+
+/// Line ranges (first, last), both included.
+pub type LineRanges = Vec<(usize, usize)>;
 
 impl std::fmt::Debug for SourceFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -100,7 +107,7 @@ fn file_modules(dir: &Path, texts: &BTreeMap<PathBuf, String>) -> BTreeMap<PathB
         |file| texts.contains_key(file),
         |file, text| {
             Ok(declares_file_module(text)
-                .then(|| parse_source(file, text).ok())
+                .then(|| parse_source(file, text).ok().map(|(ast, _)| ast))
                 .flatten())
         },
     );
@@ -346,11 +353,12 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
     let mut errors = Vec::new();
     for (path, module, text) in selected {
         match parse_source(&path, &text) {
-            Ok(ast) => files.push(SourceFile {
+            Ok((ast, skipped)) => files.push(SourceFile {
                 path,
                 module,
                 text,
                 ast,
+                skipped,
             }),
             Err(diagnostic) => errors.push(*diagnostic),
         }
@@ -363,8 +371,9 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
 }
 
 /// `text`, the file at `path`, parsed, its doc comments lexed as the raw strings
-/// [`raw_docs`] writes them as; an error is reported from the text as written.
-fn parse_source(path: &Path, text: &str) -> Result<syn::File, Box<Diagnostic>> {
+/// [`raw_docs`] writes them as and its function bodies and test modules [`hollow`]ed; an
+/// error is reported from the text as written.
+fn parse_source(path: &Path, text: &str) -> Result<(syn::File, LineRanges), Box<Diagnostic>> {
     if let Some(raw) = raw_docs::with_raw_doc_attributes(text)
         && let Ok(tokens) = checked_tokens(path, &raw)
         && let Ok(ast) = parse_tokens(&raw, tokens)
@@ -397,10 +406,10 @@ pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
 /// so a file nested thousands deep would overflow the stack; no real code comes close.
 pub const MAX_NESTING: usize = 256;
 
-/// The tokens of a source file, or an error: at the first token nested deeper than
-/// [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
+/// The tokens of a source file [`hollow`]ed, or an error: at the first token nested deeper
+/// than [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
 /// recursion), or where the file does not split into tokens.
-fn checked_tokens(path: &Path, text: &str) -> Result<proc_macro2::TokenStream, Box<Diagnostic>> {
+fn checked_tokens(path: &Path, text: &str) -> Result<hollow::Hollowed, Box<Diagnostic>> {
     use proc_macro2::{TokenStream, TokenTree};
     let tokens: TokenStream = text
         .parse()
@@ -439,7 +448,15 @@ fn checked_tokens(path: &Path, text: &str) -> Result<proc_macro2::TokenStream, B
             ));
         }
     }
-    Ok(tokens)
+    // The walk's copies are gone: `hollow` takes the groups apart without copying them.
+    Ok(if hollow::may_empty(text) {
+        hollow::hollow(tokens)
+    } else {
+        hollow::Hollowed {
+            tokens,
+            skipped: Vec::new(),
+        }
+    })
 }
 
 /// Why a file does not split into tokens (syn only says "cannot parse string into token
@@ -565,14 +582,14 @@ fn unbalanced(text: &str) -> Option<(usize, usize, String)> {
         .map(|(o, l, col)| (l, col, format!("the file ends before this `{o}` is closed")))
 }
 
-/// `text`, whose tokens are `tokens`, parsed. The tokens are parsed once; syn::parse_file would
-/// split the text again. It stays for the rare file with a byte-order mark or a shebang line,
-/// which it strips.
-fn parse_tokens(text: &str, tokens: proc_macro2::TokenStream) -> syn::Result<syn::File> {
+/// `text`, whose tokens are `tokens`, parsed, with the lines syn did not see. The tokens are
+/// parsed once; syn::parse_file would split the text again. It stays for the rare file with a
+/// byte-order mark or a shebang line, which it strips (and then parses whole).
+fn parse_tokens(text: &str, tokens: hollow::Hollowed) -> syn::Result<(syn::File, LineRanges)> {
     if text.starts_with('\u{feff}') || (text.starts_with("#!") && !text.starts_with("#![")) {
-        syn::parse_file(text)
+        Ok((syn::parse_file(text)?, Vec::new()))
     } else {
-        syn::parse2::<syn::File>(tokens)
+        Ok((syn::parse2::<syn::File>(tokens.tokens)?, tokens.skipped))
     }
 }
 

@@ -423,6 +423,7 @@ pub fn attach(
 ) -> FileMarkers {
     let mut collector = NodeCollector::default();
     collector.visit_file(&file.ast);
+    collector.opaque.extend_from_slice(&file.skipped);
     let lines: Vec<&str> = file.text.lines().collect();
     let kind = |l: usize| -> LineKind {
         if l == 0 || l > lines.len() {
@@ -627,13 +628,12 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
+    /// `text` as loaded for the manifests: doc comments as raw strings, bodies hollowed.
     fn file(text: &str) -> SourceFile {
-        SourceFile {
-            path: PathBuf::from("src/api/v1/foo_types.rs"),
-            module: vec!["api".into(), "v1".into(), "foo_types".into()],
-            text: text.to_owned(),
-            ast: syn::parse_file(text).unwrap(),
-        }
+        let module = vec!["api".into(), "v1".into(), "foo_types".into()];
+        let path = PathBuf::from("src/api/v1/foo_types.rs");
+        let mut files = crate::load::parse_all(vec![(path, module, text.to_owned())]).unwrap();
+        files.pop().unwrap()
     }
 
     fn run(text: &str) -> (FileMarkers, Vec<Diagnostic>) {
@@ -756,5 +756,29 @@ pub struct FooSpec {
         let text = "const X: &str = \"\n// +kubebuilder:validation:Bogus\n\";\npub struct A;\n";
         let (_, diags) = run(text);
         assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn multi_line_strings_in_function_bodies_are_not_comments() {
+        let text = "fn f() {\n    let y = \"\n// +kubebuilder:validation:Bogus\n\";\n    // +kubebuilder:rbac:groups=x,resources=y,verbs=get\n}\npub struct A;\n";
+        let (_, diags) = run(text);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0].message.contains("inside a function body"),
+            "{diags:?}"
+        );
+        assert_eq!(diags[0].location.as_ref().unwrap().line, 5);
+    }
+
+    #[test]
+    fn markers_in_test_modules_are_fixtures_and_ignored() {
+        let text = "pub struct A {\n    pub a: String,\n}\n\n#[cfg(test)]\nmod tests {\n    // +kubebuilder:validation:Bogus\n    struct W {\n        // +kubebuilder:validation:MaxLength=3\n        w: String,\n    }\n}\n";
+        let (m, diags) = run(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(
+            m.nodes.is_empty() && m.items.is_empty(),
+            "{:?}",
+            m.nodes.keys()
+        );
     }
 }

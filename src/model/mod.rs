@@ -405,6 +405,7 @@ pub(crate) fn api_file_for_tests(text: &str) -> Vec<SourceFile> {
         module: vec!["api".into(), "v1".into(), "types".into()],
         ast: syn::parse_file(text).expect("the test's Rust parses"),
         text: text.to_owned(),
+        skipped: Vec::new(),
     }]
 }
 

@@ -1738,6 +1738,7 @@ mod tests {
             module: vec!["api".into(), "v1".into(), "types".into()],
             ast: syn::parse_file(&text).unwrap(),
             text,
+            skipped: Vec::new(),
         }]
     }
 

@@ -496,6 +496,7 @@ impl Cache {
                     module: f.module.clone(),
                     text: String::new(),
                     ast: f.stub.to_file(),
+                    skipped: Vec::new(),
                 })
             })
             .collect::<Option<_>>()?;
