@@ -19,7 +19,7 @@ pub struct SourceFile {
     pub text: String,
     pub ast: syn::File,
     /// Line ranges (first, last) that syn did not see and that hold no comments: the
-    /// multi-line literals of the function bodies and the test modules [`hollow`] emptied.
+    /// multi-line literals of the function bodies and the test modules [`hollow`] blanked.
     pub skipped: LineRanges,
 }
 
@@ -370,18 +370,31 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
     }
 }
 
-/// `text`, the file at `path`, parsed, its doc comments lexed as the raw strings
-/// [`raw_docs`] writes them as and its function bodies and test modules [`hollow`]ed; an
-/// error is reported from the text as written.
+/// `text`, the file at `path`, parsed, with the lines syn did not see: its function bodies and
+/// test modules [`hollow`]ed, its doc comments lexed as the raw strings [`raw_docs`] writes them
+/// as. An error is reported from the text as written.
 fn parse_source(path: &Path, text: &str) -> Result<(syn::File, LineRanges), Box<Diagnostic>> {
-    if let Some(raw) = raw_docs::with_raw_doc_attributes(text)
-        && let Ok(tokens) = checked_tokens(path, &raw)
-        && let Ok(ast) = parse_tokens(&raw, tokens)
+    let (blanked, skipped) = match hollow::may_blank(text)
+        .then(|| hollow::blank(text))
+        .flatten()
     {
-        return Ok(ast);
+        Some((blanked, skipped)) => (Some(blanked), skipped),
+        None => (None, Vec::new()),
+    };
+    let base = blanked.as_deref().unwrap_or(text);
+    let raw = raw_docs::with_raw_doc_attributes(base);
+    if blanked.is_some() || raw.is_some() {
+        let prepared = raw.as_deref().unwrap_or(base);
+        if let Ok(tokens) = checked_tokens(path, prepared)
+            && let Ok(ast) = parse_tokens(prepared, tokens)
+        {
+            return Ok((ast, skipped));
+        }
     }
     let tokens = checked_tokens(path, text)?;
-    parse_tokens(text, tokens).map_err(|e| Box::new(syntax_error(path, text, &e)))
+    parse_tokens(text, tokens)
+        .map(|ast| (ast, Vec::new()))
+        .map_err(|e| Box::new(syntax_error(path, text, &e)))
 }
 
 /// Whether `#[derive(...)]` among `attrs` names `name` (by the last segment of its path).
@@ -406,10 +419,10 @@ pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
 /// so a file nested thousands deep would overflow the stack; no real code comes close.
 pub const MAX_NESTING: usize = 256;
 
-/// The tokens of a source file [`hollow`]ed, or an error: at the first token nested deeper
-/// than [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
+/// The tokens of a source file, or an error: at the first token nested deeper than
+/// [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
 /// recursion), or where the file does not split into tokens.
-fn checked_tokens(path: &Path, text: &str) -> Result<hollow::Hollowed, Box<Diagnostic>> {
+fn checked_tokens(path: &Path, text: &str) -> Result<proc_macro2::TokenStream, Box<Diagnostic>> {
     use proc_macro2::{TokenStream, TokenTree};
     let tokens: TokenStream = text
         .parse()
@@ -448,15 +461,7 @@ fn checked_tokens(path: &Path, text: &str) -> Result<hollow::Hollowed, Box<Diagn
             ));
         }
     }
-    // The walk's copies are gone: `hollow` takes the groups apart without copying them.
-    Ok(if hollow::may_empty(text) {
-        hollow::hollow(tokens)
-    } else {
-        hollow::Hollowed {
-            tokens,
-            skipped: Vec::new(),
-        }
-    })
+    Ok(tokens)
 }
 
 /// Why a file does not split into tokens (syn only says "cannot parse string into token
@@ -582,14 +587,14 @@ fn unbalanced(text: &str) -> Option<(usize, usize, String)> {
         .map(|(o, l, col)| (l, col, format!("the file ends before this `{o}` is closed")))
 }
 
-/// `text`, whose tokens are `tokens`, parsed, with the lines syn did not see. The tokens are
-/// parsed once; syn::parse_file would split the text again. It stays for the rare file with a
-/// byte-order mark or a shebang line, which it strips (and then parses whole).
-fn parse_tokens(text: &str, tokens: hollow::Hollowed) -> syn::Result<(syn::File, LineRanges)> {
+/// `text`, whose tokens are `tokens`, parsed. The tokens are parsed once; syn::parse_file would
+/// split the text again. It stays for the rare file with a byte-order mark or a shebang line,
+/// which it strips.
+fn parse_tokens(text: &str, tokens: proc_macro2::TokenStream) -> syn::Result<syn::File> {
     if text.starts_with('\u{feff}') || (text.starts_with("#!") && !text.starts_with("#![")) {
-        Ok((syn::parse_file(text)?, Vec::new()))
+        syn::parse_file(text)
     } else {
-        Ok((syn::parse2::<syn::File>(tokens.tokens)?, tokens.skipped))
+        syn::parse2::<syn::File>(tokens)
     }
 }
 

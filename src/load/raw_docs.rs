@@ -60,7 +60,13 @@ fn doc_line_comments(text: &str) -> Vec<(usize, bool)> {
     let mut found = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
+        // Words, numbers and punctuation cannot hide a comment; only quotes and comments can.
+        i += bytes[i..]
+            .iter()
+            .position(|b| STARTS_BRACKET_OR_LITERAL[usize::from(*b)])
+            .unwrap_or(bytes.len() - i);
+        let Some(&b) = bytes.get(i) else { break };
+        match b {
             b'/' if at(i + 1) == b'/' => {
                 match (at(i + 2), at(i + 3)) {
                     (b'/', next) if next != b'/' => found.push((i, false)),
@@ -70,18 +76,58 @@ fn doc_line_comments(text: &str) -> Vec<(usize, bool)> {
                 i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
             }
             b'/' if at(i + 1) == b'*' => i = block_comment_end(bytes, i),
-            b'"' => i = quoted_end(bytes, i + 1, b'"'),
+            b'"' => {
+                i = match raw_string_prefix(bytes, i) {
+                    Some(prefix) => prefixed_end(text, prefix),
+                    None => quoted_end(bytes, i + 1, b'"'),
+                }
+            }
             b'\'' => i = char_or_lifetime_end(text, i),
-            b'r' | b'b' | b'c' => i = prefixed_end(text, i),
-            c if c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80 => i = word_end(text, i),
             _ => i += 1,
         }
     }
     found
 }
 
+/// The bytes that may start a bracket, a literal other than a number, or a comment. (`r`, `b`
+/// and `c` prefixes are found from the quote after them, by [`raw_string_prefix`].)
+pub(super) const STARTS_BRACKET_OR_LITERAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let starts = b"()[]{}\"'/";
+    while i < starts.len() {
+        table[starts[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Where the raw string whose opening quote is at `quote` starts (its `r`, `br` or `cr`), if
+/// the quote opens one: `r`, then as many `#` as the string needs, right before it, not part of
+/// a longer word.
+pub(super) fn raw_string_prefix(bytes: &[u8], quote: usize) -> Option<usize> {
+    let hashes = bytes[..quote]
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'#')
+        .count();
+    let r = quote.checked_sub(hashes + 1)?;
+    if bytes[r] != b'r' {
+        return None;
+    }
+    let start = match r.checked_sub(1).map(|p| bytes[p]) {
+        Some(b'b' | b'c') => r - 1,
+        _ => r,
+    };
+    let word = |b: u8| b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80;
+    match start.checked_sub(1).map(|p| bytes[p]) {
+        Some(before) if word(before) => None,
+        _ => Some(start),
+    }
+}
+
 /// After the block comment starting at `start`, nested ones inside it included.
-fn block_comment_end(bytes: &[u8], start: usize) -> usize {
+pub(super) fn block_comment_end(bytes: &[u8], start: usize) -> usize {
     let (mut depth, mut i) = (0usize, start);
     while i + 1 < bytes.len() {
         match (bytes[i], bytes[i + 1]) {
@@ -103,7 +149,7 @@ fn block_comment_end(bytes: &[u8], start: usize) -> usize {
 }
 
 /// After the `quote` closing the literal whose contents start at `i`, backslash escapes skipped.
-fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
+pub(super) fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,
@@ -116,7 +162,7 @@ fn quoted_end(bytes: &[u8], mut i: usize, quote: u8) -> usize {
 
 /// After the char literal (`'x'`, `'\n'`) or the lifetime or label (`'a`) at `start`: a char
 /// literal has its closing quote right after one char, or starts with an escape.
-fn char_or_lifetime_end(text: &str, start: usize) -> usize {
+pub(super) fn char_or_lifetime_end(text: &str, start: usize) -> usize {
     let rest = &text[start + 1..];
     let mut chars = rest.chars();
     match (chars.next(), chars.next()) {
@@ -129,7 +175,7 @@ fn char_or_lifetime_end(text: &str, start: usize) -> usize {
 /// After the token at `start`, which begins with `r`, `b` or `c`: a raw string (`r"…"`,
 /// `br#"…"#`, `cr"…"`), a byte or C string (`b"…"`, `c"…"`), a byte char (`b'x'`), or else a
 /// word (an identifier, a keyword, a raw identifier `r#name`).
-fn prefixed_end(text: &str, start: usize) -> usize {
+pub(super) fn prefixed_end(text: &str, start: usize) -> usize {
     let bytes = text.as_bytes();
     let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
     let mut i = start;
@@ -160,7 +206,7 @@ fn prefixed_end(text: &str, start: usize) -> usize {
 /// After the identifier, keyword or number starting at `start`, its first byte taken as it is
 /// (so that what no word has moves on too). A byte of a multi-byte char counts as a word's:
 /// outside strings and comments, such chars are identifiers' (or the file does not lex).
-fn word_end(text: &str, start: usize) -> usize {
+pub(super) fn word_end(text: &str, start: usize) -> usize {
     let bytes = text.as_bytes();
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80;
     start + 1 + bytes[start + 1..].iter().take_while(|b| word(b)).count()
