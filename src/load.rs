@@ -11,6 +11,21 @@ use std::path::{Path, PathBuf};
 mod hollow;
 mod raw_docs;
 
+/// Every Rust file of this repository (fixtures and examples included) and its text: a corpus
+/// of real code for the tests of what rewrites a text before it is lexed.
+#[cfg(test)]
+fn repository_rust_files() -> impl Iterator<Item = (PathBuf, String)> {
+    walkdir::WalkDir::new(env!("CARGO_MANIFEST_DIR"))
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "target" && e.file_name() != ".git")
+        .map(|entry| entry.unwrap().into_path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path, text)
+        })
+}
+
 pub struct SourceFile {
     /// Relative to the project root, e.g. `src/api/v1alpha1/memcached_types.rs`.
     pub path: PathBuf,

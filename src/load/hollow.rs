@@ -496,17 +496,8 @@ mod tests {
                 }
             }
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let (mut checked, mut changed) = (0, 0);
-        for entry in walkdir::WalkDir::new(root)
-            .into_iter()
-            .filter_entry(|e| e.file_name() != "target" && e.file_name() != ".git")
-        {
-            let entry = entry.unwrap();
-            if entry.path().extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (path, text) in super::super::repository_rust_files() {
             let Ok(mut expected) = syn::parse_file(&text) else {
                 continue;
             };
@@ -516,13 +507,13 @@ mod tests {
             };
             changed += 1;
             let got = syn::parse_file(&out)
-                .unwrap_or_else(|e| panic!("{}: {e} in\n{out}", entry.path().display()));
+                .unwrap_or_else(|e| panic!("{}: {e} in\n{out}", path.display()));
             emptied(&mut expected.items);
             assert_eq!(
                 got.to_token_stream().to_string(),
                 expected.to_token_stream().to_string(),
                 "{}",
-                entry.path().display()
+                path.display()
             );
             assert_eq!(out.lines().count(), text.lines().count());
         }

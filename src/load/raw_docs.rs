@@ -293,17 +293,8 @@ mod tests {
     /// Every Rust file of this repository, fixtures and examples included.
     #[test]
     fn every_rust_file_here_parses_the_same() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for entry in walkdir::WalkDir::new(root)
-            .into_iter()
-            .filter_entry(|e| e.file_name() != "target" && e.file_name() != ".git")
-        {
-            let entry = entry.unwrap();
-            if entry.path().extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (_, text) in super::super::repository_rust_files() {
             if syn::parse_file(&text).is_ok() {
                 same_file(&text);
                 checked += 1;
