@@ -23,9 +23,10 @@ use super::raw_docs::{
 };
 
 /// Whether [`blank`] may change anything of `text`: whether it has a function or a test
-/// module, by the words these need. Most API files have neither, and need not be walked.
+/// module, by the words these need (`fn`, `cfg`). Many API files have neither, and need not be
+/// walked.
 pub fn may_blank(text: &str) -> bool {
-    text.contains("fn") || text.contains("test")
+    text.contains("fn") || text.contains("cfg")
 }
 
 /// `text` with its item-level function bodies (those of free functions, inherent and trait
@@ -97,7 +98,7 @@ enum Group {
     Attribute,
     /// Anything else that is not blanked: a struct's fields, a parenthesis, a macro's tokens.
     Other,
-    /// A function body (blanked), or a group inside one, which the outermost `start` is.
+    /// A function body (blanked), or a group inside one; `start` is the body's `{`.
     Body { start: usize },
     /// A test module's inside (blanked).
     TestModule { start: usize },
@@ -160,11 +161,10 @@ impl<'a> Walk<'a> {
                             },
                         ) => {
                             if let Some(open) = attribute.take() {
-                                let inside: String = self.text[open + 1..start]
-                                    .chars()
+                                let inside = self.text[open + 1..start].chars();
+                                *test_cfg |= inside
                                     .filter(|c| !c.is_whitespace())
-                                    .collect();
-                                *test_cfg |= inside == "cfg(test)";
+                                    .eq("cfg(test)".chars());
                             }
                         }
                         _ => {}
