@@ -389,10 +389,7 @@ pub fn parse_all(selected: Vec<(PathBuf, ModPath, String)>) -> Result<Vec<Source
 /// test modules [`hollow`]ed, its doc comments lexed as the raw strings [`raw_docs`] writes them
 /// as. An error is reported from the text as written.
 fn parse_source(path: &Path, text: &str) -> Result<(syn::File, LineRanges), Box<Diagnostic>> {
-    let (blanked, skipped) = match hollow::may_blank(text)
-        .then(|| hollow::blank(text))
-        .flatten()
-    {
+    let (blanked, skipped) = match hollow::blank(text) {
         Some((blanked, skipped)) => (Some(blanked), skipped),
         None => (None, Vec::new()),
     };

@@ -18,22 +18,19 @@
 
 use super::LineRanges;
 use super::raw_docs::{
-    STARTS_BRACKET_OR_LITERAL, block_comment_end, char_or_lifetime_end, prefixed_end, quoted_end,
-    raw_string_prefix, word_end,
+    block_comment_end, char_or_lifetime_end, is_word_byte, next_bracket_literal_or_comment,
+    prefixed_end, quoted_end, raw_string_prefix, word_end,
 };
-
-/// Whether [`blank`] may change anything of `text`: whether it has a function or a test
-/// module, by the words these need (`fn`, `cfg`). Many API files have neither, and need not be
-/// walked.
-pub fn may_blank(text: &str) -> bool {
-    text.contains("fn") || text.contains("cfg")
-}
 
 /// `text` with its item-level function bodies (those of free functions, inherent and trait
 /// impls, traits and inline modules) and the insides of its `#[cfg(test)] mod … { … }` blanked,
 /// and the line ranges whose text syn then no longer sees but that are not comments; `None`
-/// when there is nothing to blank.
+/// when there is nothing to blank. A text without the words a function or a test module needs
+/// (`fn`, `cfg`), as many API files are, is not walked.
 pub fn blank(text: &str) -> Option<(String, LineRanges)> {
+    if !text.contains("fn") && !text.contains("cfg") {
+        return None;
+    }
     let mut walk = Walk {
         text,
         blanked: Vec::new(),
@@ -295,10 +292,7 @@ impl<'a> Walk<'a> {
         let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
         loop {
             if brackets_only {
-                i += bytes[i.min(bytes.len())..]
-                    .iter()
-                    .position(|b| STARTS_BRACKET_OR_LITERAL[usize::from(*b)])
-                    .unwrap_or(bytes.len() - i.min(bytes.len()));
+                i = next_bracket_literal_or_comment(bytes, i);
             }
             let start = i;
             let b = *bytes.get(i)?;
@@ -338,7 +332,7 @@ impl<'a> Walk<'a> {
                     }
                     end
                 }
-                b if b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80 => word_end(text, i),
+                b if is_word_byte(b) => word_end(text, i),
                 b'(' | b'[' | b'{' => return Some((Token::Open(b), start, start + 1)),
                 b')' | b']' | b'}' => return Some((Token::Close, start, start + 1)),
                 _ => return Some((Token::Punct(b), start, start + 1)),

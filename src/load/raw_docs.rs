@@ -61,10 +61,7 @@ fn doc_line_comments(text: &str) -> Vec<(usize, bool)> {
     let mut i = 0;
     while i < bytes.len() {
         // Words, numbers and punctuation cannot hide a comment; only quotes and comments can.
-        i += bytes[i..]
-            .iter()
-            .position(|b| STARTS_BRACKET_OR_LITERAL[usize::from(*b)])
-            .unwrap_or(bytes.len() - i);
+        i = next_bracket_literal_or_comment(bytes, i);
         let Some(&b) = bytes.get(i) else { break };
         match b {
             b'/' if at(i + 1) == b'/' => {
@@ -91,7 +88,7 @@ fn doc_line_comments(text: &str) -> Vec<(usize, bool)> {
 
 /// The bytes that may start a bracket, a literal other than a number, or a comment. (`r`, `b`
 /// and `c` prefixes are found from the quote after them, by [`raw_string_prefix`].)
-pub(super) const STARTS_BRACKET_OR_LITERAL: [bool; 256] = {
+const STARTS_BRACKET_OR_LITERAL: [bool; 256] = {
     let mut table = [false; 256];
     let mut i = 0;
     let starts = b"()[]{}\"'/";
@@ -101,6 +98,22 @@ pub(super) const STARTS_BRACKET_OR_LITERAL: [bool; 256] = {
     }
     table
 };
+
+/// The first byte from `i` on that may start a bracket, a literal other than a number, or a
+/// comment (the end of `bytes` if none does): words and punctuation skipped unread.
+pub(super) fn next_bracket_literal_or_comment(bytes: &[u8], i: usize) -> usize {
+    let i = i.min(bytes.len());
+    i + bytes[i..]
+        .iter()
+        .position(|b| STARTS_BRACKET_OR_LITERAL[usize::from(*b)])
+        .unwrap_or(bytes.len() - i)
+}
+
+/// Whether `b` may be part of an identifier, a keyword or a number (a byte of a multi-byte
+/// char counts: outside strings and comments, such chars are identifiers').
+pub(super) fn is_word_byte(b: u8) -> bool {
+    b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80
+}
 
 /// Where the raw string whose opening quote is at `quote` starts (its `r`, `br` or `cr`), if
 /// the quote opens one: `r`, then as many `#` as the string needs, right before it, not part of
@@ -119,9 +132,8 @@ pub(super) fn raw_string_prefix(bytes: &[u8], quote: usize) -> Option<usize> {
         Some(b'b' | b'c') => r - 1,
         _ => r,
     };
-    let word = |b: u8| b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80;
     match start.checked_sub(1).map(|p| bytes[p]) {
-        Some(before) if word(before) => None,
+        Some(before) if is_word_byte(before) => None,
         _ => Some(start),
     }
 }
@@ -208,8 +220,12 @@ pub(super) fn prefixed_end(text: &str, start: usize) -> usize {
 /// outside strings and comments, such chars are identifiers' (or the file does not lex).
 pub(super) fn word_end(text: &str, start: usize) -> usize {
     let bytes = text.as_bytes();
-    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80;
-    start + 1 + bytes[start + 1..].iter().take_while(|b| word(b)).count()
+    start
+        + 1
+        + bytes[start + 1..]
+            .iter()
+            .take_while(|b| is_word_byte(**b))
+            .count()
 }
 
 #[cfg(test)]
