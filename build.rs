@@ -1,6 +1,7 @@
-//! Turns `markers/catalog.yaml` into JSON and into typed markers (build/typed_markers.rs) at build time: opgen reads the catalog on every run,
-//! and serde_json parses it several times faster than a YAML parser (benchmarks: a one-kind
-//! `opgen manifests` spent a quarter of its instructions in the YAML parse).
+//! Turns `markers/catalog.yaml` into Rust statics (build/catalog.rs) and typed markers
+//! (build/typed_markers.rs) at build time: opgen reads the catalog on every run, and parsing
+//! it there cost a one-kind `opgen manifests` a quarter of its instructions as YAML and a tenth
+//! as JSON.
 //!
 //! Indexes `data/k8s-schemas.jsonl` (build/k8s_index.rs): a one-kind run spent a third of its
 //! instructions scanning the 2.7 MB file for where each type's schema is.
@@ -11,6 +12,8 @@
 //! and `crates/opgen-envtest`: it then embeds them for projects' `vendor/`. The published
 //! package cannot hold them (cargo leaves nested packages out).
 
+#[path = "build/catalog.rs"]
+mod catalog;
 #[path = "build/k8s_index.rs"]
 mod k8s_index;
 #[path = "build/typed_markers.rs"]
@@ -47,43 +50,15 @@ fn main() {
 
     println!("cargo::rerun-if-changed=markers/catalog.yaml");
     println!("cargo::rerun-if-changed=build/typed_markers.rs");
+    println!("cargo::rerun-if-changed=build/catalog.rs");
     let yaml = std::fs::read_to_string("markers/catalog.yaml").expect("markers/catalog.yaml");
     let catalog: serde_json::Value =
         serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
-    std::fs::write(
-        out.join("catalog.json"),
-        serde_json::to_string(&without_type_keys(&catalog)).expect("JSON"),
-    )
-    .expect("write catalog.json");
+    std::fs::write(out.join("catalog_defs.rs"), catalog::generate(&catalog))
+        .expect("write catalog_defs.rs");
     std::fs::write(
         out.join("typed_markers.rs"),
         typed_markers::generate(&catalog),
     )
     .expect("write typed_markers.rs");
-}
-
-/// The catalog without the keys only the typed markers need (family, variant, ...): opgen
-/// parses catalog.json on every run.
-fn without_type_keys(catalog: &serde_json::Value) -> serde_json::Value {
-    const TYPE_KEYS: [&str; 5] = ["family", "variant", "struct", "enum", "priority"];
-    let mut catalog = catalog.clone();
-    for entry in catalog.as_array_mut().into_iter().flatten() {
-        let Some(entry) = entry.as_object_mut() else {
-            continue;
-        };
-        for key in TYPE_KEYS {
-            entry.remove(key);
-        }
-        for field in entry
-            .get_mut("fields")
-            .and_then(serde_json::Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(field) = field.as_object_mut() {
-                field.remove("enum");
-            }
-        }
-    }
-    catalog
 }

@@ -56,28 +56,6 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Runs `side` on another core while `main` runs on this thread, and returns `main`'s result
-/// once both are done; with one core, `side` is not run at all. For work that only makes later
-/// work cheaper (filling a `OnceLock` that `main` would otherwise fill when it first needs it).
-pub fn alongside<R>(side: impl FnOnce() + Send, main: impl FnOnce() -> R) -> R {
-    if threads() <= 1 {
-        return main();
-    }
-    std::thread::scope(|s| {
-        let helper = std::thread::Builder::new()
-            .name("opgen-warm-up".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, side);
-        let result = main();
-        if let Ok(h) = helper
-            && let Err(e) = h.join()
-        {
-            std::panic::resume_unwind(e);
-        }
-        result
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,13 +71,5 @@ mod tests {
         });
         assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>());
         assert!(map(&[] as &[u8], |_| 0).is_empty());
-    }
-
-    #[test]
-    fn alongside_runs_both_and_returns_mains_result() {
-        let side_ran = std::sync::atomic::AtomicBool::new(false);
-        let r = alongside(|| side_ran.store(true, Ordering::SeqCst), || 42);
-        assert_eq!(r, 42);
-        assert_eq!(side_ran.load(Ordering::SeqCst), threads() > 1);
     }
 }

@@ -1,7 +1,10 @@
-//! build.rs turns markers/catalog.yaml into typed markers (build/typed_markers.rs). A catalog
-//! that does not say what Rust type a marker is fails the build; these tests run that code on
-//! small catalogs.
+//! build.rs turns markers/catalog.yaml into typed markers (build/typed_markers.rs) and into the
+//! catalog's statics (build/catalog.rs). A catalog that does not say what Rust type a marker is,
+//! or that breaks the catalog's format, fails the build; these tests run that code on small
+//! catalogs.
 
+#[path = "../build/catalog.rs"]
+mod catalog;
 #[path = "../build/typed_markers.rs"]
 mod typed_markers;
 
@@ -27,8 +30,14 @@ fn catalog(extra: &[Value]) -> Value {
 }
 
 fn panic_message(catalog: Value) -> String {
-    let err = std::panic::catch_unwind(|| typed_markers::generate(&catalog))
-        .expect_err("the build should fail");
+    build_failure(|| {
+        typed_markers::generate(&catalog);
+    })
+}
+
+/// What `build` panicked with, as the failed build prints it.
+fn build_failure(build: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let err = std::panic::catch_unwind(build).expect_err("the build should fail");
     err.downcast_ref::<String>()
         .cloned()
         .or_else(|| err.downcast_ref::<&str>().map(|s| (*s).to_owned()))
@@ -103,4 +112,85 @@ fn two_enums_of_one_name_must_have_the_same_values() {
         message.contains("two different enums named Scope"),
         "{message}"
     );
+}
+
+/// The statics of the catalog: sorted by name, each `items` marker with its
+/// `kubebuilder:validation:items:` spelling, argument types as constants of `ArgType`.
+#[test]
+fn the_catalog_becomes_sorted_statics() {
+    let code = catalog::generate(&catalog(&[]));
+    let names: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("MarkerDef { name: \""))
+        .map(|l| &l[..l.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "genclient",
+            "groupName",
+            "kubebuilder:rbac",
+            "kubebuilder:resource",
+            "kubebuilder:validation:MaxLength",
+            "kubebuilder:validation:items:MaxLength",
+            "kubebuilder:webhook",
+            "operator-sdk:csv:customresourcedefinitions",
+        ]
+    );
+    assert!(code.starts_with(
+        "/// Every marker of markers/catalog.yaml, sorted by name (build/catalog.rs).\n\
+         static DEFS: [MarkerDef; 8] = [\n"
+    ));
+    for expected in [
+        "MarkerDef { name: \"kubebuilder:validation:items:MaxLength\", targets: &[Target::Field], \
+         args: Args::Value(ArgType::Int), repeatable: false, ignored: false, prefix: false, \
+         items: true, help: \"Like kubebuilder:validation:MaxLength (the same arguments), applied to \
+         the items of a list.\" },",
+        "args: Args::Fields(&[FieldDef { name: \"scope\", ty: ArgType::OneOf(&[\"Namespaced\", \
+         \"Cluster\"]), optional: true }, ])",
+        "args: Args::Fields(&[FieldDef { name: \"verbs\", ty: ArgType::List(&ArgType::String), \
+         optional: false }, ])",
+        "name: \"genclient\", targets: &[Target::Item], args: Args::None, repeatable: false, \
+         ignored: true, prefix: true,",
+    ] {
+        assert!(code.contains(expected), "missing {expected:?} in:\n{code}");
+    }
+}
+
+#[test]
+fn a_catalog_entry_out_of_format_fails_the_build() {
+    for (entry, message) in [
+        (
+            json!({"name": "a", "targets": ["field"], "value": "int", "fields": [], "help": "h"}),
+            "markers/catalog.yaml: a: both value and fields",
+        ),
+        (
+            json!({"name": "a", "targets": ["field"], "value": "integer", "help": "h"}),
+            "markers/catalog.yaml: a: unknown argument type `integer`",
+        ),
+        (
+            json!({"name": "a", "targets": ["fields"], "help": "h"}),
+            "markers/catalog.yaml: a: unknown target `fields`",
+        ),
+        (
+            json!({"name": "a", "targets": ["field"], "repeat": true, "help": "h"}),
+            "markers/catalog.yaml: a: unknown key `repeat`",
+        ),
+        (
+            json!({"name": "a", "targets": ["field"], "items": true, "value": "int", "help": "h"}),
+            "markers/catalog.yaml: a: items on a non-validation marker",
+        ),
+        (
+            json!({"name": "groupName", "targets": ["package"], "value": "string", "help": "h"}),
+            "markers/catalog.yaml: groupName: defined twice",
+        ),
+    ] {
+        let catalog = catalog(&[entry]);
+        assert_eq!(
+            build_failure(|| {
+                catalog::generate(&catalog);
+            }),
+            message
+        );
+    }
 }

@@ -20,7 +20,7 @@ pub fn run(args: Args) -> Result<()> {
     let Some(query) = args.name else {
         let mut out = String::new();
         for d in visible {
-            let _ = writeln!(out, "+{:<48} {}", usage(d), first_sentence(&d.help));
+            let _ = writeln!(out, "+{:<48} {}", usage(d), first_sentence(d.help));
         }
         print!("{out}");
         return Ok(());
@@ -71,7 +71,7 @@ fn first_sentence(help: &str) -> &str {
 
 fn usage(d: &MarkerDef) -> String {
     match &d.args {
-        MarkerArgs::None => d.name.clone(),
+        MarkerArgs::None => d.name.to_owned(),
         MarkerArgs::Value(_) => format!("{}=<value>", d.name),
         MarkerArgs::Fields(fields) => {
             let parts: Vec<String> = fields.iter().map(|f| format!("{}=", f.name)).collect();
@@ -94,7 +94,7 @@ fn describe(d: &MarkerDef) -> String {
             let _ = writeln!(out, "  value: {}", t.describe());
         }
         MarkerArgs::Fields(fields) => {
-            for f in fields {
+            for f in *fields {
                 let opt = if f.optional { " (optional)" } else { "" };
                 let _ = writeln!(out, "  {}: {}{opt}", f.name, f.ty.describe());
             }
@@ -145,7 +145,7 @@ mod tests {
                 d.name,
                 d.help
             );
-            let summary = first_sentence(&d.help);
+            let summary = first_sentence(d.help);
             let word = summary.rsplit(' ').next().unwrap_or_default();
             assert!(
                 summary.matches('(').count() == summary.matches(')').count()

@@ -37,7 +37,7 @@ pub struct Marker {
 
 impl Marker {
     pub fn name(&self) -> &str {
-        &self.def.name
+        self.def.name
     }
 
     /// This marker as a schema marker of the node it stands on: `None` for a marker of
@@ -464,7 +464,7 @@ pub fn attach(
         if def.ignored {
             continue;
         }
-        let typed = match Typed::from_parsed(&def.name, args) {
+        let typed = match Typed::from_parsed(def.name, args) {
             Ok(typed) => typed,
             Err(e) => {
                 diags.push(
@@ -597,7 +597,7 @@ fn from_attributes(
         let parsed = grammar::parse(catalog, &at.text)
             .map_err(|e| e.message)
             .and_then(|(def, args)| {
-                Typed::from_parsed(&def.name, args)
+                Typed::from_parsed(def.name, args)
                     .map(|typed| (def, typed))
                     .map_err(|e| format!("`{}`: {e}", def.name))
             });

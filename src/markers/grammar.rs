@@ -220,8 +220,8 @@ fn parse_args<'c>(
                 .help(format!("write `+{}=<value>`", def.name)));
             };
             let mut cur = Cursor::new(text, at);
-            let value = cur.top_level_value(ty, &def.name)?;
-            cur.expect_end(&def.name)?;
+            let value = cur.top_level_value(ty, def.name)?;
+            cur.expect_end(def.name)?;
             parsed.value = Some(value);
         }
         Args::Fields(fields) => {
@@ -249,8 +249,8 @@ fn check_required(
 ) -> Result<(), SyntaxError> {
     let missing: Vec<&str> = fields
         .iter()
-        .filter(|f| !f.optional && !got.contains_key(&f.name))
-        .map(|f| f.name.as_str())
+        .filter(|f| !f.optional && !got.contains_key(f.name))
+        .map(|f| f.name)
         .collect();
     if missing.is_empty() {
         return Ok(());
@@ -372,11 +372,7 @@ impl<'a> Cursor<'a> {
             let key_at = self.at();
             let key: String = self.take_while(|c| c != '=' && c != ',').trim().to_owned();
             let Some(field) = fields.iter().find(|f| f.name == key) else {
-                let known = fields
-                    .iter()
-                    .map(|f| f.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let known = fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
                 let mut err = SyntaxError::new(
                     key_at,
                     key.chars().count(),
@@ -484,7 +480,7 @@ impl<'a> Cursor<'a> {
             ArgType::String => self.string(ctx).map(Value::String),
             ArgType::OneOf(options) => {
                 let s = self.string(ctx)?;
-                if options.contains(&s) {
+                if options.contains(&s.as_str()) {
                     Ok(Value::String(s))
                 } else {
                     Err(SyntaxError::new(
@@ -676,7 +672,7 @@ impl<'a> Cursor<'a> {
                 return Ok(Value::List(items));
             }
             // Guessed item types are uniform: the first item decides.
-            let mut ty = item.clone();
+            let mut ty = *item;
             loop {
                 self.skip_ws();
                 let bracketed = self.peek() == Some('[');
@@ -908,7 +904,7 @@ fn type_of(v: &Value) -> ArgType {
         Value::Int(_) => ArgType::Int,
         Value::Float(_) => ArgType::Number,
         Value::Bool(_) => ArgType::Bool,
-        Value::List(_) => ArgType::List(Box::new(ArgType::Any)),
+        Value::List(_) => ArgType::List(&ArgType::Any),
         Value::Map(_) => ArgType::Map,
         Value::Json(_) | Value::Ref(_) => ArgType::Json,
     }
@@ -919,10 +915,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ok(text: &str) -> (String, ParsedArgs) {
+    fn ok(text: &str) -> (&'static str, ParsedArgs) {
         let (def, args) =
             parse(MarkerCatalog::get(), text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
-        (def.name.clone(), args)
+        (def.name, args)
     }
 
     fn err(text: &str) -> SyntaxError {
@@ -1200,10 +1196,7 @@ mod tests {
             "+gencrdrefdocs:force",
         ] {
             let (name, args) = ok(text);
-            assert!(
-                MarkerCatalog::get().lookup(&name).unwrap().ignored,
-                "{text}"
-            );
+            assert!(MarkerCatalog::get().lookup(name).unwrap().ignored, "{text}");
             assert!(args.value.is_none(), "{text}");
         }
         for (typo, suggestion) in [
@@ -1218,7 +1211,7 @@ mod tests {
         }
         // client-gen's group name takes a value, which is parsed and ignored.
         let (name, _) = ok("+groupGoName=Certmanager");
-        assert!(MarkerCatalog::get().lookup(&name).unwrap().ignored);
+        assert!(MarkerCatalog::get().lookup(name).unwrap().ignored);
         // Ignored names are never suggested, but their misspellings are still refused.
         assert!(
             err("+patchStrategi=merge")

@@ -15,7 +15,7 @@ pub fn parse<'c>(catalog: &'c MarkerCatalog, text: &str) -> Option<(&'c MarkerDe
     if def.ignored {
         return Some((def, Typed::Ignored));
     }
-    Some((def, Typed::from_parsed(&def.name, args).ok()?))
+    Some((def, Typed::from_parsed(def.name, args).ok()?))
 }
 
 impl Typed {

@@ -11,7 +11,7 @@ use crate::generators::bundle::{
     self, ANNOTATIONS_FILE, BundleInput, BundleOptions, MANIFESTS_DIR,
 };
 use crate::generators::package;
-use crate::ops::manifests::{ManifestOptions, k8s_minor, manifests};
+use crate::ops::manifests::{ManifestOptions, cargo_settings, manifests};
 use crate::project::Project;
 use crate::writer::Workspace;
 use serde_json::Value;
@@ -185,7 +185,10 @@ pub fn bundle(ws: &mut Workspace, args: &BundleArgs) -> Result<BundleReport> {
             let text = bundle::initial_base(
                 &package,
                 &link,
-                k8s_minor(ws)?.map(|m| format!("1.{m}.0")).as_deref(),
+                cargo_settings(ws)?
+                    .k8s_minor
+                    .map(|m| format!("1.{m}.0"))
+                    .as_deref(),
                 project.namespaced,
             );
             ws.stage(&base_path, text.clone());

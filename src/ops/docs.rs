@@ -5,7 +5,7 @@ use crate::diag::{Error, Result};
 use crate::generators::crd::{CrdGenerator, CrdOptions};
 use crate::generators::docs::{self, Format, render};
 use crate::load::Scope;
-use crate::ops::manifests::{embedded_object_meta_setting, k8s_minor, k8s_types, with_model};
+use crate::ops::manifests::{cargo_settings, k8s_types_for, with_model};
 use crate::writer::Workspace;
 use std::path::{Component, Path, PathBuf};
 
@@ -23,10 +23,11 @@ pub struct DocsReport {
 /// Stages the reference under `out` (relative to the project root).
 pub fn docs(ws: &mut Workspace, out: &Path, format: Format) -> Result<DocsReport> {
     check_out_dir(out)?;
-    let (k8s, version_warning) = k8s_types(ws)?;
+    let settings = cargo_settings(ws)?;
+    let (k8s, version_warning) = k8s_types_for(settings.k8s_minor);
     // The schemas `opgen manifests` writes, so that the CEL rules check as they do there.
-    let k8s = k8s.with_embedded_object_meta(embedded_object_meta_setting(ws)?);
-    let minor = k8s_minor(ws)?.unwrap_or(k8s.minor());
+    let k8s = k8s.with_embedded_object_meta(settings.embedded_object_meta);
+    let minor = settings.k8s_minor.unwrap_or(k8s.minor());
     let (gvs, mut warnings) = with_model(ws, Scope::All, |model, diags| {
         let crds = CrdGenerator::new(model, &k8s, CrdOptions::default()).generate(diags);
         let warnings = std::mem::take(diags).finish()?;

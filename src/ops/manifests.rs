@@ -95,9 +95,9 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     } else {
         None
     };
-    let (k8s, version_warning) = k8s_types(ws)?;
-    let embedded_object_meta =
-        opts.generate_embedded_object_meta || embedded_object_meta_setting(ws)?;
+    let settings = cargo_settings(ws)?;
+    let (k8s, version_warning) = k8s_types_for(settings.k8s_minor);
+    let embedded_object_meta = opts.generate_embedded_object_meta || settings.embedded_object_meta;
     let k8s = k8s.with_embedded_object_meta(embedded_object_meta);
     let src = Path::new("src");
     let texts = load::read_sources(ws, src)?;
@@ -113,13 +113,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let generate = |files: &[load::SourceFile], partial: Option<&Partial>| {
         generate(files, opts, &k8s, project.as_ref(), partial)
     };
-    let run = parallel::alongside(
-        // Built on first use; another core builds it while this one parses.
-        || {
-            MarkerCatalog::get();
-        },
-        || manifests_cache::run(ws.root(), key, src, &texts, &CrdFiles(ws), &generate),
-    )?;
+    let run = manifests_cache::run(ws.root(), key, src, &texts, &CrdFiles(ws), &generate)?;
     let mut cache_note = run.note.clone();
     // None: a CRD the cache vouches for, whose file already holds it.
     let crd_texts: Vec<Option<String>> = parallel::map(&run.generated.crds, |(crd, cached)| {
@@ -365,37 +359,47 @@ fn sync_helper_roles(
     Ok(())
 }
 
-/// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
-/// k8s-openapi dependency. A Cargo.toml that exists must be a valid manifest.
-pub(crate) fn k8s_minor(ws: &Workspace) -> Result<Option<u32>> {
+/// What `opgen` reads from the project's Cargo.toml, parsed once.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CargoSettings {
+    /// The Kubernetes minor version the project builds against: the `v1_XX` feature of its
+    /// k8s-openapi dependency.
+    pub k8s_minor: Option<u32>,
+    /// The project's own `[package.metadata.opgen] generate-embedded-object-meta = true`:
+    /// `--generate-embedded-object-meta` for every `manifests` run, as `opgen import go`
+    /// records it for an API whose controller-gen ran with
+    /// `crd:generateEmbeddedObjectMeta=true`.
+    pub embedded_object_meta: bool,
+}
+
+pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
+
+/// The project's [`CargoSettings`] (the defaults without a Cargo.toml). A Cargo.toml that
+/// exists must be a valid manifest.
+pub(crate) fn cargo_settings(ws: &Workspace) -> Result<CargoSettings> {
     let Some(manifest) = cargo_manifest(ws)? else {
-        return Ok(None);
+        return Ok(CargoSettings::default());
     };
     let features = manifest
         .get("dependencies")
         .and_then(|d| d.get("k8s-openapi"))
         .and_then(|k| k.get("features"))
         .and_then(|f| f.as_array());
-    Ok(features
+    let k8s_minor = features
         .into_iter()
         .flatten()
-        .find_map(|feature| feature.as_str()?.strip_prefix("v1_")?.parse().ok()))
-}
-
-/// The project's own `[package.metadata.opgen] generate-embedded-object-meta = true`:
-/// `--generate-embedded-object-meta` for every `manifests` run, as `opgen import go` records it
-/// for an API whose controller-gen ran with `crd:generateEmbeddedObjectMeta=true`.
-pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
-
-pub(crate) fn embedded_object_meta_setting(ws: &Workspace) -> Result<bool> {
-    Ok(cargo_manifest(ws)?.is_some_and(|m| {
-        m.get("package")
-            .and_then(|p| p.get("metadata"))
-            .and_then(|m| m.get("opgen"))
-            .and_then(|o| o.get(EMBEDDED_OBJECT_META_KEY))
-            .and_then(toml::Value::as_bool)
-            == Some(true)
-    }))
+        .find_map(|feature| feature.as_str()?.strip_prefix("v1_")?.parse().ok());
+    let embedded_object_meta = manifest
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("opgen"))
+        .and_then(|o| o.get(EMBEDDED_OBJECT_META_KEY))
+        .and_then(toml::Value::as_bool)
+        == Some(true);
+    Ok(CargoSettings {
+        k8s_minor,
+        embedded_object_meta,
+    })
 }
 
 /// The crate's Cargo.toml, parsed (None without one); its errors at their line.
@@ -562,7 +566,12 @@ fn crds_on_all_cores(
 /// The k8s-openapi schemas for the Kubernetes version the project builds against, and a
 /// warning when opgen does not cover that version.
 pub(crate) fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)> {
-    Ok(match k8s_minor(ws)? {
+    Ok(k8s_types_for(cargo_settings(ws)?.k8s_minor))
+}
+
+/// [`k8s_types`] of the minor version a Cargo.toml selects.
+pub(crate) fn k8s_types_for(minor: Option<u32>) -> (K8sTypes, Option<Diagnostic>) {
+    match minor {
         Some(minor) => {
             let types = K8sTypes::for_version(minor);
             let warning = (types.minor() != minor).then(|| {
@@ -575,7 +584,7 @@ pub(crate) fn k8s_types(ws: &Workspace) -> Result<(K8sTypes, Option<Diagnostic>)
             (types, warning)
         }
         None => (K8sTypes::new(), None),
-    })
+    }
 }
 
 /// The webhook configurations the sources declare, without staging anything.
