@@ -180,10 +180,25 @@ fn init_project(parent: &Path, dir: &str, domain: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// A project whose domain holds `group`'s API group, in `parent`.
+/// A fresh project whose domain holds `group`'s API group, in `parent`: a copy of the one
+/// `opgen init` made for that domain in this run. The round trips import hundreds of CRDs each
+/// into a project of its own, and an init (its templates rendered and formatted by rustfmt) cost
+/// as much as the import and the `manifests` after it.
 fn project_for(parent: &Path, group: &str) -> Option<PathBuf> {
+    static INITIALIZED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
     let (_, domain) = group.split_once('.')?;
-    Some(init_project(parent, "p", domain, "imported"))
+    let template = {
+        let mut root = INITIALIZED.lock().unwrap_or_else(|e| e.into_inner());
+        let root = root.get_or_insert_with(|| support::same_path_each_run("import_crd-init"));
+        let template = root.join(domain);
+        if !template.exists() {
+            init_project(root, domain, domain, "imported");
+        }
+        template
+    };
+    let project = parent.join("p");
+    support::copy_tree(&template, &project);
+    Some(project)
 }
 
 /// Imports `file` into a new project and returns what `opgen manifests` then writes for it,
