@@ -56,6 +56,11 @@ fn the_registry_lists_the_controllers() {
 fn the_project_builds_and_passes_its_tests_after_edit_and_delete() {
     let parent = tempfile::tempdir().unwrap();
     let dir = new_memcached_project(parent.path(), "demo-operator");
+    // Not tests/scaffolded_project.rs' `demo-operator`: cargo hashes a package's path relative
+    // to its workspace root, so both projects built one library file in the shared target, and
+    // a warm run's scaffolded project found this one's fresh and linked it (its conversion
+    // test then waited for a webhook the library did not have).
+    support::package_of_its_own(&dir, "edit-delete");
     let cache = |v: &'static str, k: &'static str| -> Vec<&'static str> {
         vec!["--group", "cache", "--version", v, "--kind", k]
     };

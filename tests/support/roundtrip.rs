@@ -74,8 +74,9 @@ pub fn samples_on_the_api_server(
 /// [`samples_on_the_api_server`] of several projects at once: each project, a directory of
 /// `workspace`, has its `tests/roundtrip.rs` ([`write_round_trip`]); they become members of one
 /// workspace ([`super::workspace_of_projects`]) kept at `roundtrip/<name>`
-/// ([`super::stable_copy`]), whose round trips one `cargo test` builds side by side and runs
-/// one after another.
+/// ([`super::stable_copy`]), whose round trips one `cargo test --no-run` builds side by side and
+/// which then run two at a time: each mostly waits on its own API server, and `cargo test` would
+/// run them one after another.
 pub fn round_trips_in_one_workspace(workspace: &Path, name: &str, projects: &[PathBuf]) {
     let mut members = Vec::new();
     for project in projects {
@@ -95,24 +96,67 @@ pub fn round_trips_in_one_workspace(workspace: &Path, name: &str, projects: &[Pa
     }
     super::workspace_of_projects(workspace, &format!("roundtrip/{name}"), &members);
     let built = super::stable_copy(workspace, &format!("roundtrip/{name}"));
-    let status = super::project_cargo(
+    let out = super::project_cargo(
         &built,
         &[
             "test",
             "--workspace",
-            "--no-fail-fast",
+            "--no-run",
             "--test",
             "roundtrip",
-            "--",
-            "--nocapture",
+            "--message-format=json-render-diagnostics",
         ],
     )
-    .status()
+    .stderr(std::process::Stdio::inherit())
+    .output()
     .expect("cargo runs");
     assert!(
-        status.success(),
-        "a round trip failed in {} (cargo names its package above)",
+        out.status.success(),
+        "the round trips of {} do not build",
         built.display()
+    );
+    // (the package's directory, where cargo would run it; the test binary)
+    let binaries: Vec<(PathBuf, PathBuf)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let message: serde_json::Value = serde_json::from_str(line).ok()?;
+            let executable = message["executable"].as_str()?;
+            (message["reason"] == "compiler-artifact" && message["profile"]["test"] == true).then(
+                || {
+                    let manifest = Path::new(message["manifest_path"].as_str().unwrap());
+                    (manifest.parent().unwrap().to_owned(), executable.into())
+                },
+            )
+        })
+        .collect();
+    assert_eq!(
+        binaries.len(),
+        projects.len(),
+        "one round trip binary a project: {binaries:?}"
+    );
+    let runs = super::two_at_a_time(&binaries, |(dir, executable)| {
+        std::process::Command::new(executable)
+            .arg("--nocapture")
+            .current_dir(dir)
+            .output()
+            .expect("a round trip runs")
+    });
+    let mut failed = Vec::new();
+    for ((dir, _), run) in binaries.iter().zip(runs) {
+        // What `cargo test -- --nocapture` would have shown, a project at a time.
+        eprintln!(
+            "round trip of {}:\n{}{}",
+            dir.display(),
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        if !run.status.success() {
+            failed.push(dir.display().to_string());
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "round trips failed in {failed:?} (above)"
     );
 }
 
