@@ -12,6 +12,9 @@
 //! and `crates/opgen-envtest`: it then embeds them for projects' `vendor/`. The published
 //! package cannot hold them (cargo leaves nested packages out).
 
+#[path = "src/markers/arg_type.rs"]
+#[allow(dead_code)] // build.rs needs the type, not its descriptions.
+mod arg_type;
 #[path = "build/catalog.rs"]
 mod catalog;
 #[path = "build/k8s_index.rs"]
@@ -51,6 +54,7 @@ fn main() {
     println!("cargo::rerun-if-changed=markers/catalog.yaml");
     println!("cargo::rerun-if-changed=build/typed_markers.rs");
     println!("cargo::rerun-if-changed=build/catalog.rs");
+    println!("cargo::rerun-if-changed=src/markers/arg_type.rs");
     let yaml = std::fs::read_to_string("markers/catalog.yaml").expect("markers/catalog.yaml");
     let catalog: serde_json::Value =
         serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));

@@ -4,6 +4,7 @@
 //! `opgen manifests` spent a tenth of its instructions parsing the catalog as JSON). A catalog
 //! that breaks the format fails the build.
 
+use crate::arg_type::ArgType;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -35,56 +36,38 @@ const TARGETS: [(&str, &str); 4] = [
 ];
 
 /// An argument type as the catalog spells it: `string`, `int`, `number`, `bool`, `any`, `json`,
-/// `map`, `list<T>` or `enum(a|b)`.
-#[derive(Clone, PartialEq)]
-pub enum ArgSpec {
-    String,
-    Int,
-    Number,
-    Bool,
-    Any,
-    Json,
-    Map,
-    List(Box<ArgSpec>),
-    OneOf(Vec<String>),
+/// `map`, `list<T>` or `enum(a|b)`. What a list or enum holds is leaked: the build script parses
+/// a few hundred and ends.
+pub fn parse_arg_type(text: &str) -> Result<ArgType, String> {
+    let text = text.trim();
+    if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
+        return Ok(ArgType::List(Box::leak(Box::new(parse_arg_type(inner)?))));
+    }
+    if let Some(inner) = text.strip_prefix("enum(").and_then(|t| t.strip_suffix(')')) {
+        let values: Vec<&'static str> = inner
+            .split('|')
+            .map(|v| &*Box::leak(v.to_owned().into_boxed_str()))
+            .collect();
+        return Ok(ArgType::OneOf(values.leak()));
+    }
+    Ok(match text {
+        "string" => ArgType::String,
+        "int" => ArgType::Int,
+        "number" => ArgType::Number,
+        "bool" => ArgType::Bool,
+        "any" => ArgType::Any,
+        "json" => ArgType::Json,
+        "map" => ArgType::Map,
+        other => return Err(format!("unknown argument type `{other}`")),
+    })
 }
 
-impl ArgSpec {
-    pub fn parse(text: &str) -> Result<ArgSpec, String> {
-        let text = text.trim();
-        if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
-            return Ok(ArgSpec::List(Box::new(ArgSpec::parse(inner)?)));
-        }
-        if let Some(inner) = text.strip_prefix("enum(").and_then(|t| t.strip_suffix(')')) {
-            return Ok(ArgSpec::OneOf(
-                inner.split('|').map(str::to_owned).collect(),
-            ));
-        }
-        Ok(match text {
-            "string" => ArgSpec::String,
-            "int" => ArgSpec::Int,
-            "number" => ArgSpec::Number,
-            "bool" => ArgSpec::Bool,
-            "any" => ArgSpec::Any,
-            "json" => ArgSpec::Json,
-            "map" => ArgSpec::Map,
-            other => return Err(format!("unknown argument type `{other}`")),
-        })
-    }
-
-    /// The `ArgType` constant this is at run time.
-    fn rust(&self) -> String {
-        match self {
-            ArgSpec::String => "ArgType::String".into(),
-            ArgSpec::Int => "ArgType::Int".into(),
-            ArgSpec::Number => "ArgType::Number".into(),
-            ArgSpec::Bool => "ArgType::Bool".into(),
-            ArgSpec::Any => "ArgType::Any".into(),
-            ArgSpec::Json => "ArgType::Json".into(),
-            ArgSpec::Map => "ArgType::Map".into(),
-            ArgSpec::List(item) => format!("ArgType::List(&{})", item.rust()),
-            ArgSpec::OneOf(values) => format!("ArgType::OneOf(&{values:?})"),
-        }
+/// `ty` as a Rust constant expression.
+fn rust(ty: &ArgType) -> String {
+    match ty {
+        ArgType::List(item) => format!("ArgType::List(&{})", rust(item)),
+        ArgType::OneOf(values) => format!("ArgType::OneOf(&{values:?})"),
+        other => format!("ArgType::{other:?}"),
     }
 }
 
@@ -106,9 +89,7 @@ fn arg_type(name: &str, text: Option<&Value>) -> String {
     let text = text
         .and_then(Value::as_str)
         .unwrap_or_else(|| fail(name, "an argument type is not a string"));
-    ArgSpec::parse(text)
-        .unwrap_or_else(|e| fail(name, e))
-        .rust()
+    rust(&parse_arg_type(text).unwrap_or_else(|e| fail(name, e)))
 }
 
 pub fn generate(catalog: &Value) -> String {

@@ -4,7 +4,8 @@
 //! Aliases (several names, one variant) must agree on family, arguments and priority: a catalog
 //! that breaks this, or a family without a generator, fails the build.
 
-use crate::catalog::ArgSpec;
+use crate::arg_type::ArgType;
+use crate::catalog::parse_arg_type;
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -64,23 +65,23 @@ impl Ty {
     /// The catalog's spelling of a type (the parser opgen uses at run time), with the name of
     /// the Rust enum an `enum(...)` becomes.
     fn parse(text: &str, enum_name: impl FnOnce() -> String) -> Ty {
-        let ty = ArgSpec::parse(text).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
+        let ty = parse_arg_type(text).unwrap_or_else(|e| panic!("markers/catalog.yaml: {e}"));
         Ty::of(ty, &mut Some(enum_name))
     }
 
-    fn of(ty: ArgSpec, enum_name: &mut Option<impl FnOnce() -> String>) -> Ty {
+    fn of(ty: ArgType, enum_name: &mut Option<impl FnOnce() -> String>) -> Ty {
         match ty {
-            ArgSpec::String => Ty::String,
-            ArgSpec::Int => Ty::Int,
-            ArgSpec::Number => Ty::Number,
-            ArgSpec::Bool => Ty::Bool,
-            ArgSpec::Any => Ty::Any,
-            ArgSpec::Json => Ty::Json,
-            ArgSpec::Map => Ty::Map,
-            ArgSpec::List(inner) => Ty::List(Box::new(Ty::of(*inner, enum_name))),
-            ArgSpec::OneOf(values) => {
+            ArgType::String => Ty::String,
+            ArgType::Int => Ty::Int,
+            ArgType::Number => Ty::Number,
+            ArgType::Bool => Ty::Bool,
+            ArgType::Any => Ty::Any,
+            ArgType::Json => Ty::Json,
+            ArgType::Map => Ty::Map,
+            ArgType::List(inner) => Ty::List(Box::new(Ty::of(*inner, enum_name))),
+            ArgType::OneOf(values) => {
                 let name = enum_name.take().expect("one enum per argument");
-                Ty::Enum(name(), values)
+                Ty::Enum(name(), values.iter().map(|v| (*v).to_owned()).collect())
             }
         }
     }

@@ -1,5 +1,6 @@
-//! The type of a marker argument. build/catalog.rs reads markers/catalog.yaml's spelling of
-//! it (`list<int>`, `enum(a|b)`) and writes each as a constant of this type.
+//! The type of a marker argument. Free of the crate's other modules: build.rs includes it
+//! (`#[path]`), reads markers/catalog.yaml's spelling of each (`list<int>`, `enum(a|b)`,
+//! build/catalog.rs) and writes it as a constant of this type.
 
 /// The type of a marker argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
