@@ -372,6 +372,7 @@ pub(crate) struct CargoSettings {
     pub embedded_object_meta: bool,
 }
 
+/// The key of [`CargoSettings::embedded_object_meta`] under `[package.metadata.opgen]`.
 pub const EMBEDDED_OBJECT_META_KEY: &str = "generate-embedded-object-meta";
 
 /// The project's [`CargoSettings`] (the defaults without a Cargo.toml). A Cargo.toml that
