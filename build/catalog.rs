@@ -8,7 +8,9 @@ use crate::arg_type::ArgType;
 use serde_json::Value;
 use std::fmt::Write;
 
-const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
+/// The spelling of a validation marker that applies to a list's items (build/typed_markers.rs
+/// too).
+pub const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
 const VALIDATION_PREFIX: &str = "kubebuilder:validation:";
 const KEYS: [&str; 14] = [
     "name",
@@ -126,8 +128,9 @@ pub fn generate(catalog: &Value) -> String {
                     .as_array()
                     .unwrap_or_else(|| fail(name, "fields is not a list"))
                 {
-                    let field = field.as_object().expect("a field is a map");
-                    if let Some(key) = field.keys().find(|k| !FIELD_KEYS.contains(&k.as_str())) {
+                    let keys = field.as_object().expect("a field is a map").keys();
+                    if let Some(key) = keys.into_iter().find(|k| !FIELD_KEYS.contains(&k.as_str()))
+                    {
                         fail(name, format!("unknown field key `{key}`"));
                     }
                     let field_name = field
@@ -138,7 +141,7 @@ pub fn generate(catalog: &Value) -> String {
                         source,
                         "FieldDef {{ name: {field_name:?}, ty: {}, optional: {} }}, ",
                         arg_type(name, field.get("type")),
-                        field.get("optional").and_then(Value::as_bool) == Some(true),
+                        flag(field, "optional"),
                     )
                     .unwrap();
                 }

@@ -5,7 +5,7 @@
 //! that breaks this, or a family without a generator, fails the build.
 
 use crate::arg_type::ArgType;
-use crate::catalog::parse_arg_type;
+use crate::catalog::{ITEMS_PREFIX, parse_arg_type};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -44,8 +44,6 @@ const FAMILIES: [(&str, &str, &str); 6] = [
         "Markers `opgen bundle` turns into the ClusterServiceVersion's descriptors.",
     ),
 ];
-
-const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
 
 #[derive(Clone, PartialEq)]
 enum Ty {
