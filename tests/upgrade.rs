@@ -78,7 +78,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 1 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 1 to 8"),
         "{out}"
     );
     // Untouched by the user, so nothing was a conflict and every framework file went.
@@ -107,7 +107,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
             .is_file()
     );
     let recorded = read(&project, "PROJECT");
-    assert!(recorded.contains("scaffoldVersion: 7\n"), "{recorded}");
+    assert!(recorded.contains("scaffoldVersion: 8\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     // The controller and webhook run on opgen-runtime now, the 2025 headers kept.
@@ -129,7 +129,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 7)\n"
+        "memcached-operator is already up to date (scaffold 8)\n"
     );
     assert_eq!(without_build_output(tree(&project)), before);
 }
@@ -153,7 +153,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     let types = read(&project, "src/api/v1alpha1/memcached_types.rs");
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 2 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 2 to 8"),
         "{out}"
     );
     let manifest = read(&project, "Cargo.toml");
@@ -174,7 +174,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     assert!(
         read(&project, "Makefile").contains("\nOPGEN_INSTALL_FROM ?= opgen-cli@$(OPGEN_VERSION)\n")
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 7\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     cargo(
         &project,
@@ -255,7 +255,7 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 3 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 3 to 8"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
@@ -263,6 +263,7 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
     expected.extend(["Cargo.toml", "Makefile", "src/controllers/memcached.rs"]);
     expected.extend(SCAFFOLD_6_CHANGED);
     expected.extend(SCAFFOLD_7_CHANGED);
+    expected.extend(SCAFFOLD_8_CHANGED);
     expected.sort();
     expected.dedup();
     assert_eq!(changed, paths(&expected), "{out}");
@@ -272,10 +273,10 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
         manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = false\n"),
         "{manifest}"
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 7\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
     assert_eq!(
         opgen_ok(&project, &["upgrade"]),
-        "memcached-operator is already up to date (scaffold 7)\n"
+        "memcached-operator is already up to date (scaffold 8)\n"
     );
 }
 
@@ -292,7 +293,7 @@ fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today(
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 4 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 4 to 8"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
@@ -302,6 +303,7 @@ fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today(
     expected.push("Cargo.toml");
     expected.extend(SCAFFOLD_6_CHANGED);
     expected.extend(SCAFFOLD_7_CHANGED);
+    expected.extend(SCAFFOLD_8_CHANGED);
     expected.sort();
     expected.dedup();
     assert_eq!(changed, paths(&expected), "{out}");
@@ -349,7 +351,7 @@ fn is_as_scaffolded_today(project: &Path) {
     }
     assert_eq!(
         opgen_ok(project, &["upgrade"]),
-        "memcached-operator is already up to date (scaffold 7)\n"
+        "memcached-operator is already up to date (scaffold 8)\n"
     );
 }
 
@@ -388,12 +390,13 @@ fn a_scaffold_5_project_is_upgraded_to_what_opgen_scaffolds_today() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 5 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 5 to 8"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
     let mut expected = SCAFFOLD_6_CHANGED.to_vec();
     expected.extend(SCAFFOLD_7_CHANGED);
+    expected.extend(SCAFFOLD_8_CHANGED);
     expected.sort();
     expected.dedup();
     assert_eq!(changed, paths(&expected), "{out}");
@@ -410,11 +413,15 @@ fn a_scaffold_6_project_gets_the_api_checks_and_is_then_as_scaffolded_today() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 6 to 7"),
+        out.contains("upgraded memcached-operator from scaffold 6 to 8"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    assert_eq!(changed, paths(SCAFFOLD_7_CHANGED), "{out}");
+    let mut expected = SCAFFOLD_7_CHANGED.to_vec();
+    expected.extend(SCAFFOLD_8_CHANGED);
+    expected.sort();
+    expected.dedup();
+    assert_eq!(changed, paths(&expected), "{out}");
     assert!(removed.is_empty(), "{removed:?}");
     let makefile = read(&project, "Makefile");
     for target in ["lint-api", "verify-api", "docs"] {
@@ -422,6 +429,43 @@ fn a_scaffold_6_project_gets_the_api_checks_and_is_then_as_scaffolded_today() {
             makefile.contains(&format!("\n.PHONY: {target}\n")),
             "{makefile}"
         );
+    }
+    is_as_scaffolded_today(&project);
+}
+
+/// Scaffold 8: the generated webhooks and tests within 100 columns (markers aside), and a
+/// conversion test that fails with the manager's error when the manager stops before serving
+/// `/convert`.
+const SCAFFOLD_7: &str = "tests/fixtures/upgrade/scaffold-7/memcached-operator";
+
+/// The files of the memcached fixture that scaffold 8 changes.
+const SCAFFOLD_8_CHANGED: &[&str] = &[
+    "PROJECT",
+    "src/webhooks/memcached.rs",
+    "tests/envtest/memcached_v1alpha1_schema.rs",
+    "tests/envtest/memcached_webhooks.rs",
+];
+
+#[test]
+fn a_scaffold_7_project_is_upgraded_to_what_opgen_scaffolds_today() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_7, parent.path());
+    let before = tree(&project);
+    let out = opgen_ok(&project, &["upgrade", "-v"]);
+    assert!(
+        out.contains("upgraded memcached-operator from scaffold 7 to 8"),
+        "{out}"
+    );
+    let (changed, removed) = upgrade_changes(&before, &project);
+    assert_eq!(changed, paths(SCAFFOLD_8_CHANGED), "{out}");
+    assert!(removed.is_empty(), "{removed:?}");
+    for file in &SCAFFOLD_8_CHANGED[1..] {
+        let text = read(&project, file);
+        let long: Vec<_> = text
+            .lines()
+            .filter(|l| l.len() > 100 && !l.starts_with("// +kubebuilder:"))
+            .collect();
+        assert!(long.is_empty(), "{file}: {long:#?}");
     }
     is_as_scaffolded_today(&project);
 }
@@ -456,7 +500,7 @@ fn an_edited_scaffold_4_envtest_test_is_kept_beside_the_new_binary() {
             .is_file()
     );
     assert!(
-        stderr.contains("tests/memcached_webhooks.rs is no longer part of the scaffold 7 (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own"),
+        stderr.contains("tests/memcached_webhooks.rs is no longer part of the scaffold 8 (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own"),
         "{stderr}"
     );
 }
@@ -476,7 +520,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         );
         assert!(out.status.success(), "{fixture}: {stderr}");
         assert!(
-            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 7")),
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 8")),
             "{stdout}"
         );
         assert_eq!(
@@ -492,7 +536,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         let out = opgen_ok(&project, &["upgrade"]);
         assert_eq!(
             out,
-            format!("{fixture} is already up to date (scaffold 7)\n")
+            format!("{fixture} is already up to date (scaffold 8)\n")
         );
     }
     // The registry keeps the order the user created the webhooks in.
@@ -641,7 +685,7 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
-    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 7\n"));
+    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 8\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
     assert!(
@@ -674,7 +718,7 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
     assert!(
-        stderr.contains("src/metrics.rs is no longer part of the scaffold 7"),
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 8"),
         "{stderr}"
     );
 }
@@ -777,12 +821,12 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 fn a_current_project_is_already_up_to_date() {
     let parent = tempfile::tempdir().unwrap();
     let project = new_memcached_project(parent.path(), "memcached-operator");
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 7\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 7)\n"
+        "memcached-operator is already up to date (scaffold 8)\n"
     );
     assert_eq!(tree(&project), before);
 
@@ -793,12 +837,12 @@ fn a_current_project_is_already_up_to_date() {
     write(
         &project,
         "PROJECT",
-        &recorded.replace("scaffoldVersion: 7\n", ""),
+        &recorded.replace("scaffoldVersion: 8\n", ""),
     );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
-        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 7: 0 created, 1 updated\n"
+        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 8: 0 created, 1 updated\n"
     );
     assert_eq!(tree(&project), before);
 }
@@ -816,7 +860,7 @@ fn a_project_of_a_newer_opgen_is_refused() {
     let before = tree(&project);
     let err = opgen_err(&project, &["upgrade"]);
     assert!(
-        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 7"),
+        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 8"),
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");

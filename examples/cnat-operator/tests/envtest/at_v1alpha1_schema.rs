@@ -14,9 +14,10 @@
 
 //! `At` v1alpha1: its Rust type and its CRD schema agree on a real API server.
 //! Objects drawn from the schema that the server accepts deserialize into the type and
-//! serialize back unchanged; what serde sends of them, created and server-side applied, is kept as sent
-//! plus the schema's defaults (no field pruned, no `null` refused). A disagreement names the
-//! field, e.g. an `Option` without `skip_serializing_if` or an enum variant the schema lacks.
+//! serialize back unchanged; what serde sends of them, created and server-side applied, is
+//! kept as sent plus the schema's defaults (no field pruned, no `null` refused). A
+//! disagreement names the field, e.g. an `Option` without `skip_serializing_if` or an enum
+//! variant the schema lacks.
 //! `OPGEN_AGREEMENT_SEED` and `OPGEN_AGREEMENT_CASES` pick the objects.
 
 use opgen_envtest::agreement::Agreement;

@@ -14,10 +14,9 @@
 
 //! Admission webhooks for the `Memcached` kind: defaulting.
 //!
-//! The defaulting logic is `Defaulter::default`. opgen-runtime turns each AdmissionReview into
-//! these calls, and
-//! `make manifests` writes `config/webhook/manifests.yaml` from the
-//! `+kubebuilder:webhook` markers below.
+//! The defaulting logic is `Defaulter::default`.
+//! opgen-runtime turns each AdmissionReview into these calls, and `make manifests` writes
+//! `config/webhook/manifests.yaml` from the `+kubebuilder:webhook` markers below.
 
 use kube::ResourceExt;
 use tracing::info;
@@ -111,8 +110,16 @@ mod tests {
             "kind": "AdmissionReview",
             "request": {
                 "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
-                "kind": {"group": "cache.example.com", "version": "v1alpha1", "kind": "Memcached"},
-                "resource": {"group": "cache.example.com", "version": "v1alpha1", "resource": "memcacheds"},
+                "kind": {
+                    "group": "cache.example.com",
+                    "version": "v1alpha1",
+                    "kind": "Memcached",
+                },
+                "resource": {
+                    "group": "cache.example.com",
+                    "version": "v1alpha1",
+                    "resource": "memcacheds",
+                },
                 "name": "memcached-sample",
                 "namespace": "default",
                 "operation": "CREATE",
