@@ -88,9 +88,10 @@ pub struct VariantAttrs {
 /// and of a struct with named fields only the fields that carry one: a field without one is
 /// named by the container's `rename_all` and has nothing else to say. That copy is a fraction
 /// of the item (doc comments are most of it) and serde's ~16 k instructions per field go to
-/// the few fields that need them. Where serde objects, or the field count matters
-/// (`transparent`), the whole item is read again so that errors and their spans are serde's on
-/// the item itself.
+/// the few fields that need them, once per distinct attribute and type ([`FieldKey`]): most
+/// carry the same `default, skip_serializing_if = "Option::is_none"`. Where serde objects, or
+/// the field count matters (`transparent`), the whole item is read again so that errors and
+/// their spans are serde's on the item itself.
 pub fn read(item: &syn::Item) -> Result<Container, Vec<syn::Error>> {
     let reduced = match item {
         syn::Item::Struct(s) => reduced_struct(s),
@@ -179,17 +180,75 @@ fn reduced_fields(fields: &syn::Fields) -> syn::Fields {
     }
 }
 
-/// The struct with its `#[serde]` attributes, and of named fields only those with one.
+/// What serde's view of a named field with `#[serde]` attributes depends on besides its name:
+/// those attributes and its type (compared as syn compares them, spans aside), and whether
+/// they rename it. `None` for a field without one, and for one whose view holds a span of its
+/// own (`default = "path"`), which is read on its own.
+///
+/// Few per struct: compared one by one (syn's hashes walk every token, and cost more).
+#[derive(PartialEq, Eq)]
+struct FieldKey<'a> {
+    // The cheapest comparisons first.
+    renames: bool,
+    ty: &'a syn::Type,
+    attrs: Vec<&'a syn::Attribute>,
+}
+
+impl<'a> FieldKey<'a> {
+    fn of(f: &'a syn::Field) -> Option<Self> {
+        let attrs: Vec<_> = f.attrs.iter().filter(|a| is_serde(a)).collect();
+        let mut renames = false;
+        for attr in &attrs {
+            let syn::Meta::List(list) = &attr.meta else {
+                continue;
+            };
+            let mut keys = list.tokens.clone().into_iter().peekable();
+            while let Some(token) = keys.next() {
+                let proc_macro2::TokenTree::Ident(key) = token else {
+                    continue;
+                };
+                let assigned = matches!(
+                    keys.peek(),
+                    Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '='
+                );
+                if key == "default" && assigned {
+                    return None;
+                }
+                renames |= key == "rename";
+            }
+        }
+        (!attrs.is_empty()).then_some(Self {
+            renames,
+            ty: &f.ty,
+            attrs,
+        })
+    }
+}
+
+/// The struct with its `#[serde]` attributes, and of named fields only those with one, and of
+/// those with the same [`FieldKey`] the first.
 fn reduced_struct(s: &syn::ItemStruct) -> syn::DeriveInput {
     let fields = match &s.fields {
         syn::Fields::Named(named) => syn::Fields::Named(syn::FieldsNamed {
             brace_token: named.brace_token,
-            named: named
-                .named
-                .iter()
-                .filter(|f| f.attrs.iter().any(is_serde))
-                .map(reduced_field)
-                .collect(),
+            named: {
+                let mut seen = Vec::new();
+                named
+                    .named
+                    .iter()
+                    .filter(|f| {
+                        f.attrs.iter().any(is_serde)
+                            && FieldKey::of(f).is_none_or(|key| {
+                                let new = !seen.contains(&key);
+                                if new {
+                                    seen.push(key);
+                                }
+                                new
+                            })
+                    })
+                    .map(reduced_field)
+                    .collect()
+            },
         }),
         fields => reduced_fields(fields),
     };
@@ -231,24 +290,49 @@ fn reduced_enum(e: &syn::ItemEnum) -> syn::DeriveInput {
     }
 }
 
-/// The view of a struct read without its fields that have no `#[serde]` attribute, with those
-/// fields put back in declaration order: named by `rule`, nothing skipped, no default.
+/// The view of a struct read as [`reduced_struct`] left it, with every field put back in
+/// declaration order: one without a `#[serde]` attribute named by `rule`, nothing skipped, no
+/// default; one of the same [`FieldKey`] as one read before it as that one, its own name given
+/// by `rule` unless the attributes rename it.
 fn with_plain_fields(
     mut view: Container,
     fields: &Punctuated<syn::Field, syn::Token![,]>,
     rule: attr::RenameRule,
 ) -> Container {
     let mut read = std::mem::take(&mut view.fields).into_iter();
+    let mut read_before: Vec<(FieldKey, FieldAttrs)> = Vec::new();
     view.fields = fields
         .iter()
-        .map(|f| match &f.ident {
-            Some(ident) if !f.attrs.iter().any(is_serde) => FieldAttrs {
-                name: rule.apply_to_field(ident.to_string().trim_start_matches("r#")),
-                ..FieldAttrs::default()
-            },
-            _ => read
-                .next()
-                .expect("serde read every field with a #[serde] attribute"),
+        .map(|f| {
+            let named = |ident: &syn::Ident| {
+                rule.apply_to_field(ident.to_string().trim_start_matches("r#"))
+            };
+            let next = |read: &mut std::vec::IntoIter<FieldAttrs>| {
+                read.next()
+                    .expect("serde read every field with a #[serde] attribute")
+            };
+            match (&f.ident, FieldKey::of(f)) {
+                (Some(ident), _) if !f.attrs.iter().any(is_serde) => FieldAttrs {
+                    name: named(ident),
+                    ..FieldAttrs::default()
+                },
+                (Some(ident), Some(key)) => {
+                    let renames = key.renames;
+                    let mut attrs = match read_before.iter().find(|(k, _)| *k == key) {
+                        Some((_, attrs)) => attrs.clone(),
+                        None => {
+                            let attrs = next(&mut read);
+                            read_before.push((key, attrs.clone()));
+                            attrs
+                        }
+                    };
+                    if !renames {
+                        attrs.name = named(ident);
+                    }
+                    attrs
+                }
+                _ => next(&mut read),
+            }
         })
         .collect();
     view
@@ -475,6 +559,29 @@ mod tests {
                     rest: B,
                     tail_field: i32,
                 }"#,
+            // Fields of one attribute and type are read once (FieldKey), each named its own way.
+            r#"#[serde(rename_all = "camelCase")]
+                struct Same {
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    a_b: Option<i32>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    r#c_d: Option<i32>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    e_f: Option<RenamePolicy>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    g_h: Option<RenamePolicy>,
+                    #[serde(rename = "same", default)]
+                    i_j: i32,
+                    #[serde(rename = "same", default)]
+                    k_l: i32,
+                    #[serde(default = "five")]
+                    m_n: i32,
+                    #[serde(default = "five")]
+                    o_p: i32,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    q_r: Option<i32>,
+                }"#,
+            r#"struct BadTwice { #[serde(renam = "b")] a: i32, #[serde(renam = "b")] b: i32 }"#,
             r#"#[serde(default, deny_unknown_fields, rename_all = "SCREAMING-KEBAB-CASE")]
                 struct D { a_b: i32, #[serde(skip_deserializing)] c_d: i32, #[serde()] e_f: i32 }"#,
             r#"#[serde(rename_all(serialize = "PascalCase", deserialize = "snake_case"))]
@@ -521,7 +628,17 @@ mod tests {
             }
         }
         // The set has both outcomes, and a view with names from the rule.
-        assert!(items.iter().filter(|i| read(i).is_err()).count() >= 4);
+        assert!(items.iter().filter(|i| read(i).is_err()).count() >= 5);
+        let same = view(items[2].clone());
+        assert_eq!(
+            names(&same.fields),
+            ["aB", "cD", "eF", "gH", "same", "same", "mN", "oP", "qR"]
+        );
+        let spans: Vec<_> = same.fields[6..8]
+            .iter()
+            .map(|f| f.default_fn.as_ref().map(|d| (d.line, d.column)))
+            .collect();
+        assert_eq!(spans, [Some((15, 39)), Some((17, 39))]);
         assert_eq!(
             names(&view(items[1].clone()).fields),
             [
