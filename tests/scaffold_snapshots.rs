@@ -340,9 +340,11 @@ fn a_project_inside_another_cargo_workspace_stays_out_of_it_unless_listed() {
     );
     // Cargo accepts the project as it is (without the table it refuses to read it at all), and
     // the Cargo.lock init wrote fits it: the vendored crates are not members, so their
-    // dev-dependencies are not resolved.
+    // dev-dependencies are not resolved. Not `--offline`: metadata reads the manifest of every
+    // locked crate, other platforms' too (anstyle-wincon), which a fresh machine has not
+    // downloaded.
     let out = std::process::Command::new("cargo")
-        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
+        .args(["metadata", "--locked", "--format-version", "1"])
         .current_dir(dir.path().join("tools/demo"))
         .output()
         .unwrap();

@@ -211,11 +211,14 @@ fn scaffolded_project_for_the_newest_kubernetes_lints_clean() {
     let project = demo_project(parent.path(), Some("1.37"));
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains(r#"features = ["v1_37"]"#), "{manifest}");
-    let built = stable_copy(&project, "scaffolded_project/newest_kubernetes");
     // Under a package name of its own: as `demo-operator` beside the main copy in the shared
     // target, the two overwrote each other's build of the library, and a conversion test
     // linked one without its webhooks (the manager served none; stop 47's warm run).
-    support::package_of_its_own(&built, "newest-kubernetes");
+    let built = support::stable_copy_renamed(
+        &project,
+        "scaffolded_project/newest_kubernetes",
+        "newest-kubernetes",
+    );
     project_cargo_ok(
         &built,
         &[
@@ -248,11 +251,14 @@ fn a_field_the_conversion_drops_fails_its_test(project: &Path) {
     .unwrap();
     opgen_ok(project, &["manifests"]);
     // A place of its own: the main one keeps the sources as they were built there.
-    let built = stable_copy(project, "scaffolded_project/conversion_drops_a_field");
     // Under a package name of its own: as `demo-operator`, cargo took the main copy's build of
     // the package (built from the sources without `size`) for this one's when neither copy's
     // files were rewritten, as in a second run of the suite.
-    support::package_of_its_own(&built, "conversion-drops-a-field");
+    let built = support::stable_copy_renamed(
+        project,
+        "scaffolded_project/conversion_drops_a_field",
+        "conversion-drops-a-field",
+    );
     let output = support::project_cargo(&built, &["test", "--lib", "conversion"])
         .output()
         .expect("cargo runs");

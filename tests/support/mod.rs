@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod referee_runs;
 pub mod roundtrip;
 
 use std::collections::BTreeMap;
@@ -188,7 +189,8 @@ pub fn referee(var: &str, setup: &str) -> Option<PathBuf> {
 /// run of the suite finds what cargo built from the same sources fresh instead of compiling
 /// it again (a tempdir's new path and new files made cargo rebuild every project every time).
 /// Cargo keeps one build per package name in the shared target directory (a root package's
-/// path is not part of its identity), so this pays where the project's name is the test's own.
+/// path is not part of its identity), so each copy's packages must have names of their own
+/// among the copies, which this checks ([`one_build_per_package`]).
 /// Files the project no longer has are removed from the mirror. Nothing cargo writes into the
 /// mirror reaches `project`.
 pub fn stable_copy(project: &Path, name: &str) -> PathBuf {
@@ -234,25 +236,141 @@ pub fn stable_copy(project: &Path, name: &str) -> PathBuf {
             std::fs::remove_file(entry.path()).unwrap();
         }
     }
+    one_build_per_package(&mirror);
     mirror
 }
 
+/// Fails unless every package of the stable copy `mirror` has a name of its own among the
+/// stable copies (its path below its copy's root counted, as cargo counts it). Cargo keeps one
+/// build of a package per name and path below the workspace root in a target directory: two
+/// projects of one name would share it, and the second run of the suite would find the other
+/// project's build fresh and link it (a missing conversion webhook, stops 46 to 49).
+///
+/// A clashing copy written before this test binary was built is taken for a leftover of
+/// earlier code and removed: if a test still makes it, its next copy is new and clashes then.
+fn one_build_per_package(mirror: &Path) {
+    let copies = mirror
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == "test-projects"))
+        .expect("a stable copy");
+    // The copy's workspaces: `mirror` itself, the one it is in, or those below it.
+    let ours: Vec<PathBuf> = match mirror
+        .ancestors()
+        .take_while(|dir| *dir != copies)
+        .filter(|dir| dir.join("Cargo.toml").is_file())
+        .last()
+    {
+        Some(root) => vec![root.to_owned()],
+        None => workspaces(mirror),
+    };
+    let ours: Vec<_> = ours.iter().map(|root| (root, packages_of(root))).collect();
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built = std::env::current_exe().ok().and_then(|exe| modified(&exe));
+    for other in workspaces(copies) {
+        if ours.iter().any(|(root, _)| *root == &other) {
+            continue;
+        }
+        for package in packages_of(&other) {
+            if let Some((root, _)) = ours.iter().find(|(_, ours)| ours.contains(&package)) {
+                if modified(&other.join("Cargo.toml")) < built {
+                    let _ = std::fs::remove_dir_all(&other);
+                    break;
+                }
+                panic!(
+                    "package {} (at ./{}) is built both from {} and from {}: cargo keeps one \
+                     build of both in {}; give one a name of its own \
+                     (support::stable_copy_renamed or stable_copy_of_its_own)",
+                    package.0,
+                    package.1.display(),
+                    root.display(),
+                    other.display(),
+                    projects_target_dir().display()
+                );
+            }
+        }
+    }
+}
+
+/// The topmost directories below `dir` that hold a Cargo.toml.
+fn workspaces(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut walk = walkdir::WalkDir::new(dir).into_iter();
+    while let Some(entry) = walk.next() {
+        let Ok(entry) = entry else { continue };
+        if entry.file_type().is_dir() && entry.path().join("Cargo.toml").is_file() {
+            found.push(entry.into_path());
+            walk.skip_current_dir();
+        }
+    }
+    found
+}
+
+/// The packages cargo builds of the workspace at `root` (its own and its members', not what
+/// it merely holds, like `vendor/`): each name and its directory relative to `root`.
+fn packages_of(root: &Path) -> Vec<(String, PathBuf)> {
+    let manifest = |dir: &Path| -> Option<toml::Table> {
+        std::fs::read_to_string(dir.join("Cargo.toml"))
+            .ok()?
+            .parse()
+            .ok()
+    };
+    let name = |manifest: &toml::Table| -> Option<String> {
+        Some(manifest.get("package")?.get("name")?.as_str()?.to_owned())
+    };
+    let Some(top) = manifest(root) else {
+        return Vec::new();
+    };
+    let members = top
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str())
+        .filter_map(|member| Some((name(&manifest(&root.join(member))?)?, member.into())));
+    name(&top)
+        .map(|name| (name, PathBuf::new()))
+        .into_iter()
+        .chain(members)
+        .collect()
+}
+
 /// [`stable_copy`] named after the test binary, the running test (libtest names the test's
-/// thread after it) and the project's directory.
+/// thread after it) and the project's directory, its package renamed after the test in the
+/// copy ([`stable_copy_renamed`]): tests that build projects of one name (`memcached-operator`,
+/// `demo`) would otherwise share one build of it.
 pub fn stable_copy_for_this_test(project: &Path) -> PathBuf {
-    let test = std::thread::current()
-        .name()
-        .expect("called on a test's thread")
-        .replace("::", "-");
+    let thread = std::thread::current();
+    let test = thread.name().expect("called on a test's thread");
     let dir = project.file_name().expect("a project directory");
-    stable_copy(
+    stable_copy_renamed(
         project,
         &format!(
-            "{}/{test}/{}",
+            "{}/{}/{}",
             env!("CARGO_CRATE_NAME"),
+            test.replace("::", "-"),
             dir.to_string_lossy()
         ),
+        test.rsplit("::").next().unwrap(),
     )
+}
+
+/// [`stable_copy`] of `project` at `name` whose package is named `<package>-<suffix>` in the
+/// copy ([`package_of_its_own`]) and as before in `project`. Renamed before it is copied, so the
+/// copy's bytes are the same in every run and cargo finds its build fresh.
+pub fn stable_copy_renamed(project: &Path, name: &str, suffix: &str) -> PathBuf {
+    let kept: Vec<_> = ["Cargo.toml", "Cargo.lock"]
+        .into_iter()
+        .map(|file| (file, std::fs::read(project.join(file)).ok()))
+        .collect();
+    package_of_its_own(project, suffix);
+    let mirror = stable_copy(project, name);
+    for (file, bytes) in kept {
+        if let Some(bytes) = bytes {
+            std::fs::write(project.join(file), bytes).unwrap();
+        }
+    }
+    mirror
 }
 
 /// The crates a scaffolded project takes from `vendor/`, and this workspace's copy of each.
