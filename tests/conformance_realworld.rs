@@ -592,3 +592,26 @@ fn jobset_needs_embedded_object_meta_as_the_api_server_does() {
         );
     }
 }
+
+/// What a referee wrote is read back for its own binary and question only: another question,
+/// or the binary rebuilt (another size or modification time), runs the referee again.
+#[test]
+fn a_kept_referee_run_is_read_for_its_binary_and_question_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("referee");
+    std::fs::write(&bin, "one build").unwrap();
+    let question = format!("{} example.com/api@v1.0.0 ./... crd", tmp.path().display());
+    let files = std::collections::BTreeMap::from([
+        ("a.yaml".to_owned(), "kind: A\n".to_owned()),
+        ("b.yaml".to_owned(), "kind: B\n".to_owned()),
+    ]);
+    assert_eq!(RefereeRuns::of(&bin, &question).read(), None);
+    RefereeRuns::of(&bin, &question).write(&files);
+    assert_eq!(RefereeRuns::of(&bin, &question).read(), Some(files));
+    assert_eq!(
+        RefereeRuns::of(&bin, &format!("{question} rbac")).read(),
+        None
+    );
+    std::fs::write(&bin, "another build").unwrap();
+    assert_eq!(RefereeRuns::of(&bin, &question).read(), None);
+}

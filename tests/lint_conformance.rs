@@ -1119,27 +1119,47 @@ fn kal_findings(kal: &Path, rule: &str, dir: &Path) -> Findings {
         .unwrap_or_default()
 }
 
-/// KAL's findings of `rules` on the packages `pattern` matches, by rule.
+/// KAL's findings of `rules` on the packages `pattern` matches, by rule. Its answer for the
+/// same Go files (their digest), rules, pattern and binaries (KAL's and the `go` it loads
+/// packages with) is kept in the target directory ([`support::referee_runs`]) for the next run.
 fn kal_findings_of(
     kal: &Path,
     rules: &[&str],
     dir: &Path,
     pattern: &str,
 ) -> BTreeMap<String, Findings> {
-    let out = Command::new(kal)
-        .args(["-json", pattern])
-        .current_dir(dir)
-        .env("KAL_ENABLE", rules.join(","))
-        .env("GOFLAGS", "-mod=mod")
-        .env("GOWORK", "off")
-        .output()
-        .expect("kube-api-linter runs");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "kube-api-linter on {rules:?}: {e}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    use support::referee_runs::{RefereeRuns, digest_of_tree, identity, on_path};
+    let question = format!(
+        "{} -json {pattern} (KAL_ENABLE={}) in {} holding {}; {}",
+        kal.display(),
+        rules.join(","),
+        dir.display(),
+        digest_of_tree(dir),
+        identity(&on_path("go").expect("go is on PATH")),
+    );
+    let runs = RefereeRuns::of(kal, &question);
+    let json: serde_json::Value = match runs.read().and_then(|mut f| f.remove("stdout.json")) {
+        Some(kept) => serde_json::from_str(&kept).expect("the kept answer is JSON"),
+        None => {
+            let out = Command::new(kal)
+                .args(["-json", pattern])
+                .current_dir(dir)
+                .env("KAL_ENABLE", rules.join(","))
+                .env("GOFLAGS", "-mod=mod")
+                .env("GOWORK", "off")
+                .output()
+                .expect("kube-api-linter runs");
+            let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+                panic!(
+                    "kube-api-linter on {rules:?}: {e}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            runs.write(&BTreeMap::from([("stdout.json".to_owned(), stdout)]));
+            json
+        }
+    };
     let keys = go_keys(dir, pattern);
     let mut found: BTreeMap<String, Findings> = BTreeMap::new();
     // A package with tests is analysed twice, alone and as its test variant
