@@ -17,6 +17,19 @@ const LOWEST: u16 = 10_000;
 /// room (from a random start, so that concurrent callers rarely try the same ports), else
 /// from the kernel.
 pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N], Error> {
+    let listeners = free_listeners::<N>()?;
+    let mut ports = [0; N];
+    for (port, listener) in ports.iter_mut().zip(&listeners) {
+        *port = listener
+            .local_addr()
+            .map_err(|e| Error::io("127.0.0.1:0", e))?
+            .port();
+    }
+    Ok(ports)
+}
+
+/// Listeners on `N` such ports, held: the ports are free until they are dropped.
+fn free_listeners<const N: usize>() -> Result<Vec<TcpListener>, Error> {
     let ephemeral_start = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
         .ok()
         .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
@@ -40,32 +53,39 @@ pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N], Error> {
     while listeners.len() < N {
         listeners.push(TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("127.0.0.1:0", e))?);
     }
-    let mut ports = [0; N];
-    for (port, listener) in ports.iter_mut().zip(&listeners) {
-        *port = listener
-            .local_addr()
-            .map_err(|e| Error::io("127.0.0.1:0", e))?
-            .port();
-    }
-    Ok(ports)
+    Ok(listeners)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    // Checked while the listeners are held: once they are dropped, any other test or process
+    // may take a port (CI of d9a72cb failed binding one after the drop).
     #[test]
     fn ports_are_distinct_free_and_outside_the_ephemeral_range() {
-        let ports = free_ports::<3>().unwrap();
+        let listeners = free_listeners::<3>().unwrap();
+        let ports: Vec<u16> = listeners
+            .iter()
+            .map(|l| l.local_addr().unwrap().port())
+            .collect();
         assert!(ports[0] != ports[1] && ports[1] != ports[2] && ports[0] != ports[2]);
         // Linux says where its ephemeral range starts; elsewhere the ports only need be free.
         let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range");
-        for port in ports {
+        for (listener, port) in listeners.iter().zip(&ports) {
             if let Ok(range) = &range {
                 let start: u16 = range.split_whitespace().next().unwrap().parse().unwrap();
-                assert!((LOWEST..start).contains(&port), "{port} not below {start}");
+                assert!((LOWEST..start).contains(port), "{port} not below {start}");
             }
-            TcpListener::bind(("127.0.0.1", port)).unwrap();
+            assert!(listener.local_addr().unwrap().ip().is_unspecified());
+            // On Linux a listener on 0.0.0.0 holds the port on every address: a server that
+            // binds it on loopback (etcd, the API server) cannot be beaten to it by another
+            // caller, which would have to bind it first.
+            #[cfg(target_os = "linux")]
+            {
+                let err = TcpListener::bind(("127.0.0.1", *port)).unwrap_err();
+                assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse, "{port}: {err}");
+            }
         }
     }
 }
