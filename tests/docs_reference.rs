@@ -464,8 +464,21 @@ fn run(cmd: &mut Command, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Imports `go`'s packages into a fresh project and documents them: the documents by file name,
-/// and crd-ref-docs' lines for the Go packages.
+/// Runs the referee `bin`'s check `cmd` on inputs `question` names (their contents, not their
+/// paths), unless the same binary passed the same question in an earlier run in this target
+/// directory: a pass is kept ([`support::referee_runs`]), a failure never is.
+fn run_unless_passed(cmd: &mut Command, bin: &Path, question: &str, what: &str) {
+    use support::referee_runs::{RefereeRuns, identity, on_path};
+    // The JavaScript linters run on the node on PATH.
+    let node = on_path("node").map_or_else(|| "no node".into(), |n| identity(&n));
+    let runs = RefereeRuns::of(bin, &format!("{question}; {node}"));
+    if runs.read().is_some() {
+        return;
+    }
+    run(cmd, what);
+    runs.write(&BTreeMap::new());
+}
+
 /// The checkers of each format's documents.
 struct Linters {
     markdownlint: PathBuf,
@@ -542,14 +555,20 @@ fn check_other_formats(
     let docs_dir = project.join("docs/api");
     let adoc = documents(&docs_dir, "adoc");
     assert!(adoc.contains_key("README.adoc"), "{:?}", adoc.keys());
+    let digest = support::referee_runs::digest_of_tree(&docs_dir);
     let mut asciidoctor = Command::new(&linters.asciidoctor);
     asciidoctor
         .args(["--failure-level", "WARN", "--destination-dir"])
         .arg(out)
         .args(adoc.keys())
         .current_dir(&docs_dir);
-    run(
+    run_unless_passed(
         &mut asciidoctor,
+        &linters.asciidoctor,
+        &format!(
+            "--failure-level WARN {:?} in docs/api holding {digest}",
+            adoc.keys()
+        ),
         "asciidoctor on opgen's AsciiDoc reference",
     );
     let between = |text: &str, open: &str, close: &str| -> BTreeSet<String> {
@@ -566,7 +585,12 @@ fn check_other_formats(
     assert!(html.contains_key("index.html"), "{:?}", html.keys());
     let mut validate = Command::new(&linters.html_validate);
     validate.args(html.keys()).current_dir(&docs_dir);
-    run(&mut validate, "html-validate on opgen's HTML reference");
+    run_unless_passed(
+        &mut validate,
+        &linters.html_validate,
+        &format!("{:?} in docs/api holding {digest}", html.keys()),
+        "html-validate on opgen's HTML reference",
+    );
     check_format_links(&html, |t| between(t, " id=\"", "\""), "href=\"", '"', false);
 }
 
@@ -620,19 +644,57 @@ fn one_case(go: &GoModule, crd_ref_docs: &Path, linters: &Linters) -> Option<Fig
     check_links(&docs);
     // Line length (MD013) aside: descriptions keep their authors' wrapping.
     let config = tmp.path().join("docs.markdownlint.jsonc");
-    std::fs::write(&config, "{ \"MD013\": false }\n").unwrap();
-    run(
+    let rules = "{ \"MD013\": false }\n";
+    std::fs::write(&config, rules).unwrap();
+    run_unless_passed(
         Command::new(&linters.markdownlint)
             .arg("--config")
             .arg(&config)
             .arg("docs/api/*.md")
             .current_dir(&project),
+        &linters.markdownlint,
+        &format!(
+            "--config {rules:?} docs/api/*.md, docs/api holding {}",
+            support::referee_runs::digest_of_tree(&project.join("docs/api"))
+        ),
         "markdownlint-cli2 on opgen's reference",
     );
     check_other_formats(&project, &tmp.path().join("converted"), linters, opgen);
     let package_dir = go.package.trim_end_matches("...").trim_end_matches('/');
-    let lines = tmp.path().join("crd-ref-docs.txt");
+    let lines = crd_ref_docs_lines(go, crd_ref_docs, &src, package_dir, tmp.path());
+    Some(compare(&lines, &docs))
+}
+
+/// crd-ref-docs' Markdown for the Go packages at `package_dir` of `go`'s sources `src`. Its
+/// answer for the same module version (or, for a module of tests/fixtures, the same files), its
+/// templates and binaries (its own and the `go` that loads the packages) is kept in the target
+/// directory ([`support::referee_runs`]) for the next run.
+fn crd_ref_docs_lines(
+    go: &GoModule,
+    crd_ref_docs: &Path,
+    src: &Path,
+    package_dir: &str,
+    tmp: &Path,
+) -> String {
+    use support::referee_runs::{RefereeRuns, digest_of_tree, identity, on_path};
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs/crd-ref-docs");
+    let sources = if go.version.is_empty() {
+        format!("files {}", digest_of_tree(src))
+    } else {
+        format!("{}@{}", go.module, go.version)
+    };
+    let question = format!(
+        "--source-path={package_dir} of {sources} --renderer=markdown, config and templates {}; {}",
+        digest_of_tree(&fixtures),
+        identity(&on_path("go").expect("go is on PATH")),
+    );
+    let runs = RefereeRuns::of(crd_ref_docs, &question);
+    if let Some(mut kept) = runs.read()
+        && let Some(lines) = kept.remove("out.md")
+    {
+        return lines;
+    }
+    let out = tmp.join("crd-ref-docs.txt");
     run(
         Command::new(crd_ref_docs)
             .arg(format!("--source-path={}", src.join(package_dir).display()))
@@ -642,13 +704,15 @@ fn one_case(go: &GoModule, crd_ref_docs: &Path, linters: &Linters) -> Option<Fig
             ))
             .arg("--renderer=markdown")
             .arg(format!("--templates-dir={}", fixtures.display()))
-            .arg(format!("--output-path={}", lines.display()))
-            .current_dir(&src)
+            .arg(format!("--output-path={}", out.display()))
+            .current_dir(src)
             .env("GOFLAGS", "-mod=mod")
             .env("GOWORK", "off"),
         "crd-ref-docs",
     );
-    Some(compare(&std::fs::read_to_string(&lines).unwrap(), &docs))
+    let lines = std::fs::read_to_string(&out).unwrap();
+    runs.write(&BTreeMap::from([("out.md".to_owned(), lines.clone())]));
+    lines
 }
 
 #[test]
@@ -690,9 +754,12 @@ fn reference_agrees_with_crd_ref_docs() {
     );
     let mut listed = String::new();
     let mut unexplained = Vec::new();
-    for (module, package) in CASES {
-        let go = go_module(module, package);
-        let Some(f) = one_case(go, &crd_ref_docs, &linters) else {
+    // Two at a time: each mostly waits on one single-threaded referee or opgen run.
+    let figures = support::two_at_a_time(CASES, |(module, package)| {
+        one_case(go_module(module, package), &crd_ref_docs, &linters)
+    });
+    for ((module, package), f) in CASES.iter().zip(figures) {
+        let Some(f) = f else {
             return;
         };
         let _ = writeln!(
