@@ -1121,7 +1121,9 @@ fn kal_findings(kal: &Path, rule: &str, dir: &Path) -> Findings {
 
 /// KAL's findings of `rules` on the packages `pattern` matches, by rule. Its answer for the
 /// same Go files (their digest), rules, pattern and binaries (KAL's and the `go` it loads
-/// packages with) is kept in the target directory ([`support::referee_runs`]) for the next run.
+/// packages with) is kept in the target directory ([`support::referee_runs`]) for the next run,
+/// with the go.mod and go.sum its `-mod=mod` completed, which are put back in `dir` when the
+/// answer is read: the test loads the packages again after it.
 fn kal_findings_of(
     kal: &Path,
     rules: &[&str],
@@ -1138,7 +1140,16 @@ fn kal_findings_of(
         identity(&on_path("go").expect("go is on PATH")),
     );
     let runs = RefereeRuns::of(kal, &question);
-    let json: serde_json::Value = match runs.read().and_then(|mut f| f.remove("stdout.json")) {
+    const MODULE_FILES: [&str; 2] = ["go.mod", "go.sum"];
+    let kept = runs.read().and_then(|mut files| {
+        let json = files.remove("stdout.json")?;
+        for (name, text) in files {
+            assert!(MODULE_FILES.contains(&name.as_str()), "kept {name}");
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        Some(json)
+    });
+    let json: serde_json::Value = match kept {
         Some(kept) => serde_json::from_str(&kept).expect("the kept answer is JSON"),
         None => {
             let out = Command::new(kal)
@@ -1156,7 +1167,13 @@ fn kal_findings_of(
                 )
             });
             let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            runs.write(&BTreeMap::from([("stdout.json".to_owned(), stdout)]));
+            let mut files = BTreeMap::from([("stdout.json".to_owned(), stdout)]);
+            for name in MODULE_FILES {
+                if let Ok(text) = std::fs::read_to_string(dir.join(name)) {
+                    files.insert(name.to_owned(), text);
+                }
+            }
+            runs.write(&files);
             json
         }
     };
