@@ -37,34 +37,43 @@ pub async fn install_crds(
     client: &Client,
     path: impl AsRef<Path>,
 ) -> Result<Vec<CustomResourceDefinition>, Error> {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let params = PatchParams::apply(FIELD_MANAGER).force();
-    let mut installed = Vec::new();
+    let mut documents = Vec::new();
     for file in yaml_files(path.as_ref())? {
         for document in parse_documents(&file)? {
-            if document.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
-                continue;
+            if document.get("kind").and_then(|k| k.as_str()) == Some("CustomResourceDefinition") {
+                documents.push((file.clone(), document));
             }
-            let crd: CustomResourceDefinition =
-                serde_json::from_value(document).map_err(|e| Error::Yaml {
-                    path: file.clone(),
-                    message: format!("not a CustomResourceDefinition: {e}"),
-                })?;
-            let name = crd.metadata.name.clone().unwrap_or_default();
-            let applied = crds
-                .patch(&name, &params, &Patch::Apply(&crd))
-                .await
-                .map_err(|e| {
-                    Error::kube(format!("applying CRD {name} from {}", file.display()), e)
-                })?;
-            installed.push(applied);
         }
     }
-    if installed.is_empty() {
+    if documents.is_empty() {
         return Err(Error::Yaml {
             path: path.as_ref().to_owned(),
             message: "holds no CustomResourceDefinition".into(),
         });
+    }
+    install_crd_documents(client, documents).await
+}
+
+/// [`install_crds`] of CustomResourceDefinition documents, each with the file it was read from.
+pub(crate) async fn install_crd_documents(
+    client: &Client,
+    documents: Vec<(PathBuf, serde_json::Value)>,
+) -> Result<Vec<CustomResourceDefinition>, Error> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let mut installed = Vec::new();
+    for (file, document) in documents {
+        let crd: CustomResourceDefinition =
+            serde_json::from_value(document).map_err(|e| Error::Yaml {
+                path: file.clone(),
+                message: format!("not a CustomResourceDefinition: {e}"),
+            })?;
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        let applied = crds
+            .patch(&name, &params, &Patch::Apply(&crd))
+            .await
+            .map_err(|e| Error::kube(format!("applying CRD {name} from {}", file.display()), e))?;
+        installed.push(applied);
     }
     for crd in &installed {
         let name = crd.metadata.name.clone().unwrap_or_default();

@@ -177,8 +177,11 @@ impl Agreement {
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
     {
-        crate::install_crds(&self.client, &self.crds).await?;
-        let target = self.target::<K>()?;
+        // Its own CRD only: a kind's checks in a row would otherwise send the API server every
+        // CRD of the directory again for each (megabytes, for the corpus's largest projects).
+        let (file, crd) = self.crd_of::<K>()?;
+        crate::apply::install_crd_documents(&self.client, vec![(file, crd.clone())]).await?;
+        let target = self.target::<K>(&crd)?;
         let seed = self.seed.unwrap_or_else(|| fnv1a(&target.kind));
         let mut report = Report {
             kind: target.kind.clone(),
@@ -368,28 +371,41 @@ impl Agreement {
         Ok(())
     }
 
-    fn target<K: Resource<DynamicType = ()>>(&self) -> Result<Target, Error> {
-        let (group, plural, version) = (K::group(&()), K::plural(&()), K::version(&()));
-        let mut crd = None;
+    /// The CRD of `K` among the files of `crds`, and the file it is in.
+    fn crd_of<K: Resource<DynamicType = ()>>(&self) -> Result<(PathBuf, Value), Error> {
+        let (group, plural) = (K::group(&()), K::plural(&()));
         for file in crate::apply::yaml_files(&self.crds)? {
-            crd = parse_documents(&file)?.into_iter().find(|d| {
+            // Only a file that names both can hold it: the others are not parsed.
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+            if !text.contains(plural.as_ref()) || !text.contains(group.as_ref()) {
+                continue;
+            }
+            let crd = parse_documents(&file)?.into_iter().find(|d| {
                 d["kind"] == "CustomResourceDefinition"
                     && d["spec"]["group"] == group.as_ref()
                     && d["spec"]["names"]["plural"] == plural.as_ref()
             });
-            if crd.is_some() {
-                break;
+            if let Some(crd) = crd {
+                return Ok((file, crd));
             }
         }
-        let missing = |what: &str| Error::Yaml {
+        Err(self.missing::<K>("no CustomResourceDefinition"))
+    }
+
+    fn missing<K: Resource<DynamicType = ()>>(&self, what: &str) -> Error {
+        let (group, plural, version) = (K::group(&()), K::plural(&()), K::version(&()));
+        Error::Yaml {
             path: self.crds.clone(),
             message: format!("{what} for {plural}.{group}/{version}"),
-        };
-        let crd = crd.ok_or_else(|| missing("no CustomResourceDefinition"))?;
+        }
+    }
+
+    fn target<K: Resource<DynamicType = ()>>(&self, crd: &Value) -> Result<Target, Error> {
+        let (group, plural, version) = (K::group(&()), K::plural(&()), K::version(&()));
         let served = crd["spec"]["versions"]
             .as_array()
             .and_then(|vs| vs.iter().find(|v| v["name"] == version.as_ref()))
-            .ok_or_else(|| missing("no version"))?;
+            .ok_or_else(|| self.missing::<K>("no version"))?;
         let versions = crd["spec"]["versions"].as_array().map_or(0, Vec::len);
         let not_checked = if served["served"] == false {
             Some(format!("{version} is not served"))
