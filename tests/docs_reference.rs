@@ -468,15 +468,13 @@ fn run(cmd: &mut Command, what: &str) -> String {
 /// paths), unless the same binary passed the same question in an earlier run in this target
 /// directory: a pass is kept ([`support::referee_runs`]), a failure never is.
 fn run_unless_passed(cmd: &mut Command, bin: &Path, question: &str, what: &str) {
-    use support::referee_runs::{RefereeRuns, identity, on_path};
+    use support::referee_runs::{RefereeRuns, identity_on_path};
     // The JavaScript linters run on the node on PATH.
-    let node = on_path("node").map_or_else(|| "no node".into(), |n| identity(&n));
-    let runs = RefereeRuns::of(bin, &format!("{question}; {node}"));
-    if runs.read().is_some() {
-        return;
-    }
-    run(cmd, what);
-    runs.write(&BTreeMap::new());
+    let node = identity_on_path("node").unwrap_or_else(|| "no node".into());
+    RefereeRuns::of(bin, &format!("{question}; {node}")).kept_or(|| {
+        run(cmd, what);
+        BTreeMap::new()
+    });
 }
 
 /// The checkers of each format's documents.
@@ -676,7 +674,7 @@ fn crd_ref_docs_lines(
     package_dir: &str,
     tmp: &Path,
 ) -> String {
-    use support::referee_runs::{RefereeRuns, digest_of_tree, identity, on_path};
+    use support::referee_runs::{RefereeRuns, digest_of_tree, identity_on_path};
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs/crd-ref-docs");
     let sources = if go.version.is_empty() {
         format!("files {}", digest_of_tree(src))
@@ -686,33 +684,30 @@ fn crd_ref_docs_lines(
     let question = format!(
         "--source-path={package_dir} of {sources} --renderer=markdown, config and templates {}; {}",
         digest_of_tree(&fixtures),
-        identity(&on_path("go").expect("go is on PATH")),
+        identity_on_path("go").expect("go is on PATH"),
     );
-    let runs = RefereeRuns::of(crd_ref_docs, &question);
-    if let Some(mut kept) = runs.read()
-        && let Some(lines) = kept.remove("out.md")
-    {
-        return lines;
-    }
-    let out = tmp.join("crd-ref-docs.txt");
-    run(
-        Command::new(crd_ref_docs)
-            .arg(format!("--source-path={}", src.join(package_dir).display()))
-            .arg(format!(
-                "--config={}",
-                fixtures.join("config.yaml").display()
-            ))
-            .arg("--renderer=markdown")
-            .arg(format!("--templates-dir={}", fixtures.display()))
-            .arg(format!("--output-path={}", out.display()))
-            .current_dir(src)
-            .env("GOFLAGS", "-mod=mod")
-            .env("GOWORK", "off"),
-        "crd-ref-docs",
-    );
-    let lines = std::fs::read_to_string(&out).unwrap();
-    runs.write(&BTreeMap::from([("out.md".to_owned(), lines.clone())]));
-    lines
+    let mut kept = RefereeRuns::of(crd_ref_docs, &question).kept_or(|| {
+        let out = tmp.join("crd-ref-docs.txt");
+        run(
+            Command::new(crd_ref_docs)
+                .arg(format!("--source-path={}", src.join(package_dir).display()))
+                .arg(format!(
+                    "--config={}",
+                    fixtures.join("config.yaml").display()
+                ))
+                .arg("--renderer=markdown")
+                .arg(format!("--templates-dir={}", fixtures.display()))
+                .arg(format!("--output-path={}", out.display()))
+                .current_dir(src)
+                .env("GOFLAGS", "-mod=mod")
+                .env("GOWORK", "off"),
+            "crd-ref-docs",
+        );
+        let lines = std::fs::read_to_string(&out).unwrap();
+        BTreeMap::from([("out.md".to_owned(), lines)])
+    });
+    kept.remove("out.md")
+        .expect("crd-ref-docs' output is kept as out.md")
 }
 
 #[test]

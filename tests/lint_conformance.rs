@@ -1130,14 +1130,14 @@ fn kal_findings_of(
     dir: &Path,
     pattern: &str,
 ) -> BTreeMap<String, Findings> {
-    use support::referee_runs::{RefereeRuns, digest_of_tree, identity, on_path};
+    use support::referee_runs::{RefereeRuns, digest_of_tree, identity_on_path};
     let question = format!(
         "{} -json {pattern} (KAL_ENABLE={}) in {} holding {}; {}",
         kal.display(),
         rules.join(","),
         dir.display(),
         digest_of_tree(dir),
-        identity(&on_path("go").expect("go is on PATH")),
+        identity_on_path("go").expect("go is on PATH"),
     );
     let runs = RefereeRuns::of(kal, &question);
     const MODULE_FILES: [&str; 2] = ["go.mod", "go.sum"];

@@ -242,10 +242,11 @@ fn upgrade_changes(
     (changed, removed)
 }
 
-fn paths(list: &[&str]) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = list.iter().map(PathBuf::from).collect();
-    paths.sort();
-    paths
+/// The files of `lists`, each once, in order: what several scaffold generations changed.
+fn paths(lists: &[&[&str]]) -> Vec<PathBuf> {
+    let paths: std::collections::BTreeSet<PathBuf> =
+        lists.iter().copied().flatten().map(PathBuf::from).collect();
+    paths.into_iter().collect()
 }
 
 #[test]
@@ -259,15 +260,15 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    let mut expected = ENVTEST_ADDED.to_vec();
-    expected.extend(["Cargo.toml", "Makefile", "src/controllers/memcached.rs"]);
-    expected.extend(SCAFFOLD_6_CHANGED);
-    expected.extend(SCAFFOLD_7_CHANGED);
-    expected.extend(SCAFFOLD_8_CHANGED);
-    expected.sort();
-    expected.dedup();
-    assert_eq!(changed, paths(&expected), "{out}");
-    assert_eq!(removed, paths(ENVTEST_MOVED), "{out}");
+    let expected = paths(&[
+        ENVTEST_ADDED,
+        &["Cargo.toml", "Makefile", "src/controllers/memcached.rs"],
+        SCAFFOLD_6_CHANGED,
+        SCAFFOLD_7_CHANGED,
+        SCAFFOLD_8_CHANGED,
+    ]);
+    assert_eq!(changed, expected, "{out}");
+    assert_eq!(removed, paths(&[ENVTEST_MOVED]), "{out}");
     let manifest = read(&project, "Cargo.toml");
     assert!(
         manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = false\n"),
@@ -297,17 +298,17 @@ fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today(
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    let mut expected = ENVTEST_ADDED.to_vec();
-    // Cargo.toml: the fixture's `[workspace]` table, which the copy outside the repository
-    // no longer needs.
-    expected.push("Cargo.toml");
-    expected.extend(SCAFFOLD_6_CHANGED);
-    expected.extend(SCAFFOLD_7_CHANGED);
-    expected.extend(SCAFFOLD_8_CHANGED);
-    expected.sort();
-    expected.dedup();
-    assert_eq!(changed, paths(&expected), "{out}");
-    assert_eq!(removed, paths(ENVTEST_MOVED), "{out}");
+    let expected = paths(&[
+        ENVTEST_ADDED,
+        // Cargo.toml: the fixture's `[workspace]` table, which the copy outside the repository
+        // no longer needs.
+        &["Cargo.toml"],
+        SCAFFOLD_6_CHANGED,
+        SCAFFOLD_7_CHANGED,
+        SCAFFOLD_8_CHANGED,
+    ]);
+    assert_eq!(changed, expected, "{out}");
+    assert_eq!(removed, paths(&[ENVTEST_MOVED]), "{out}");
 
     is_as_scaffolded_today(&project);
 }
@@ -394,12 +395,8 @@ fn a_scaffold_5_project_is_upgraded_to_what_opgen_scaffolds_today() {
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    let mut expected = SCAFFOLD_6_CHANGED.to_vec();
-    expected.extend(SCAFFOLD_7_CHANGED);
-    expected.extend(SCAFFOLD_8_CHANGED);
-    expected.sort();
-    expected.dedup();
-    assert_eq!(changed, paths(&expected), "{out}");
+    let expected = paths(&[SCAFFOLD_6_CHANGED, SCAFFOLD_7_CHANGED, SCAFFOLD_8_CHANGED]);
+    assert_eq!(changed, expected, "{out}");
     assert!(removed.is_empty(), "{removed:?}");
     let controller = read(&project, "src/controllers/memcached.rs");
     assert!(controller.contains("fake_client"), "{controller}");
@@ -417,11 +414,11 @@ fn a_scaffold_6_project_gets_the_api_checks_and_is_then_as_scaffolded_today() {
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    let mut expected = SCAFFOLD_7_CHANGED.to_vec();
-    expected.extend(SCAFFOLD_8_CHANGED);
-    expected.sort();
-    expected.dedup();
-    assert_eq!(changed, paths(&expected), "{out}");
+    assert_eq!(
+        changed,
+        paths(&[SCAFFOLD_7_CHANGED, SCAFFOLD_8_CHANGED]),
+        "{out}"
+    );
     assert!(removed.is_empty(), "{removed:?}");
     let makefile = read(&project, "Makefile");
     for target in ["lint-api", "verify-api", "docs"] {
@@ -433,12 +430,11 @@ fn a_scaffold_6_project_gets_the_api_checks_and_is_then_as_scaffolded_today() {
     is_as_scaffolded_today(&project);
 }
 
-/// Scaffold 8: the generated webhooks and tests within 100 columns (markers aside), and a
-/// conversion test that fails with the manager's error when the manager stops before serving
-/// `/convert`.
 const SCAFFOLD_7: &str = "tests/fixtures/upgrade/scaffold-7/memcached-operator";
 
-/// The files of the memcached fixture that scaffold 8 changes.
+/// The files of the memcached fixture that scaffold 8 changes: the generated webhooks and tests
+/// within 100 columns (markers aside), and a conversion test that fails with the manager's
+/// error when the manager stops before serving `/convert`.
 const SCAFFOLD_8_CHANGED: &[&str] = &[
     "PROJECT",
     "src/webhooks/memcached.rs",
@@ -457,7 +453,7 @@ fn a_scaffold_7_project_is_upgraded_to_what_opgen_scaffolds_today() {
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    assert_eq!(changed, paths(SCAFFOLD_8_CHANGED), "{out}");
+    assert_eq!(changed, paths(&[SCAFFOLD_8_CHANGED]), "{out}");
     assert!(removed.is_empty(), "{removed:?}");
     for file in &SCAFFOLD_8_CHANGED[1..] {
         let text = read(&project, file);

@@ -47,6 +47,19 @@ impl RefereeRuns {
             .collect()
     }
 
+    /// The files kept for this run, else those `run` returns, kept for the next.
+    pub fn kept_or(
+        &self,
+        run: impl FnOnce() -> BTreeMap<String, String>,
+    ) -> BTreeMap<String, String> {
+        if let Some(files) = self.read() {
+            return files;
+        }
+        let files = run();
+        self.write(&files);
+        files
+    }
+
     /// Keeps `files` for this run: written beside, then renamed into place, so that a reader
     /// (another test process) sees all of them or none.
     pub fn write(&self, files: &BTreeMap<String, String>) {
@@ -80,6 +93,11 @@ pub fn identity(bin: &Path) -> String {
         bin.display(),
         meta.len()
     )
+}
+
+/// The [`identity`] of the program `name` on PATH, if it is there.
+pub fn identity_on_path(name: &str) -> Option<String> {
+    on_path(name).map(|bin| identity(&bin))
 }
 
 /// The file `name` runs from PATH.
