@@ -33,8 +33,25 @@ func main() {
 	for i, a := range analyzers {
 		analyzers[i] = withoutInvalidFixes(a)
 	}
-	multichecker.Main(analyzers...)
+	multichecker.Main(append(analyzers, fromSource)...)
 }
+
+// fromSource makes the checker type-check every package the linted ones import from its
+// source, in process, instead of loading their export data, which `go list -export` makes by
+// compiling each of them (x/tools' checker loads all syntax when an analyzer has facts). The
+// findings are the same, byte for byte; on an empty Go build cache, cluster-api's API module
+// takes 5 s instead of 32 (59 s of CPU compiling k8s.io/api and the rest), and each corpus
+// module pins its own Kubernetes versions, so a fresh machine compiled them all once.
+var fromSource = &analysis.Analyzer{
+	Name:      "fromsource",
+	Doc:       "reports nothing; its fact type makes the checker load every package from source",
+	FactTypes: []analysis.Fact{new(noFact)},
+	Run:       func(*analysis.Pass) (any, error) { return nil, nil },
+}
+
+type noFact struct{}
+
+func (*noFact) AFact() {}
 
 // withoutInvalidFixes reports a's findings with the suggested fixes whose edits lie outside
 // every file left out. x/tools' checker panics on such a fix ("no token.File for
