@@ -16,32 +16,21 @@
 #     of the runtime benchmark (bench/runtime/tests/both_operators.rs);
 #   - an optimized opgen, as $OPGEN_BIN, which the tests run instead of the debug one;
 #   - the toolchain's rustfmt, as $RUSTFMT, which opgen then runs instead of rustup's proxy.
-
-OLDEST_K8S=1.33.13 # the scaffold's default k8s-openapi feature, v1_33
-NEWEST_K8S=1.37.2  # k8s-openapi 0.29's `latest`, v1_37
+# The tools (tools/setup.sh) are set up side by side, and beside them the opgen the tests run and
+# whatever the function `test_env_build_beside` does when the sourcing script defines one
+# (tools/test.sh: build every test): none of it needs the tools, and on a fresh machine the two
+# together keep both cores busier than either alone.
 
 setup_start=$SECONDS
-# Two given versions: a KUBEBUILDER_ASSETS already set (which the script would take) names one.
-OLDEST_ASSETS="$(env -u KUBEBUILDER_ASSETS bash tools/envtest/setup.sh "$OLDEST_K8S" | tail -n 1)"
-NEWEST_ASSETS="$(env -u KUBEBUILDER_ASSETS bash tools/envtest/setup.sh "$NEWEST_K8S" | tail -n 1)"
-CONTROLLER_GEN="$(bash tools/controller-gen/setup.sh | tail -n 1)/controller-gen"
-OLM_VALIDATE="$(bash tools/olm/setup.sh | tail -n 1)/olm-validate"
-HELM="$(bash tools/helm/setup.sh | tail -n 1)/helm"
-KUBE_API_LINTER="$(bash tools/kube-api-linter/setup.sh | tail -n 1)/kube-api-linter"
-CRD_REF_DOCS="$(bash tools/crd-ref-docs/setup.sh | tail -n 1)/crd-ref-docs"
-MARKDOWNLINT="$(bash tools/markdownlint/setup.sh | tail -n 1)/markdownlint-cli2"
-ASCIIDOCTOR="$(bash tools/asciidoctor/setup.sh | tail -n 1)/asciidoctor"
-HTML_VALIDATE="$(bash tools/html-validate/setup.sh | tail -n 1)/html-validate"
-GO_MEMCACHED="$(bash tools/go-memcached/setup.sh | tail -n 1)/go-memcached"
-export CONTROLLER_GEN OLM_VALIDATE HELM KUBE_API_LINTER CRD_REF_DOCS MARKDOWNLINT ASCIIDOCTOR \
-  HTML_VALIDATE GO_MEMCACHED
-# crdify cannot come from the Go module proxy (tools/crdify/setup.sh): used when built, else
-# tests/diff_crdify.rs compares with its recorded verdicts only and says so.
-if crdify_dir="$(bash tools/crdify/setup.sh 2>/dev/null | tail -n 1)"; then
-  export CRDIFY="$crdify_dir/crdify"
+tools_env="$(mktemp)"
+# In a process group of its own, so that a failed build here stops its Go builds too.
+if command -v setsid >/dev/null 2>&1; then
+  setsid -w bash tools/setup.sh >"$tools_env" &
 else
-  echo "== crdify is not built (tools/crdify/setup.sh says how): its recorded verdicts are not re-checked"
+  bash tools/setup.sh >"$tools_env" &
 fi
+tools_pid=$!
+trap 'kill -- -"$tools_pid" 2>/dev/null || kill "$tools_pid" 2>/dev/null || true' EXIT
 # The opgen the tests run (tests/support's `opgen_bin`): built optimized from these sources, in
 # the profile Cargo.toml's `test-opgen` describes.
 opgen_start=$SECONDS
@@ -49,6 +38,24 @@ cargo build --locked --quiet --profile test-opgen --bin opgen
 OPGEN_BIN="${CARGO_TARGET_DIR:-$PWD/target}/test-opgen/opgen"
 export OPGEN_BIN
 echo "== built $OPGEN_BIN (cargo build --profile test-opgen) in $((SECONDS - opgen_start)) s"
+if declare -F test_env_build_beside >/dev/null; then
+  test_env_build_beside
+fi
+tools_status=0
+wait "$tools_pid" || tools_status=$?
+trap - EXIT
+if [[ $tools_status -ne 0 ]]; then
+  rm -f "$tools_env"
+  echo "tools/test-env.sh: setting up the tools failed (tools/setup.sh, above)" >&2
+  exit 1
+fi
+while IFS= read -r tool; do
+  export "${tool?}"
+done <"$tools_env"
+rm -f "$tools_env"
+if [[ -z "${CRDIFY:-}" ]]; then
+  echo "== crdify is not built (tools/crdify/setup.sh says how): its recorded verdicts are not re-checked"
+fi
 # opgen formats what it writes with $RUSTFMT when set, else `rustfmt` on PATH: with rustup that
 # is its proxy, which doubles the cost of each start (18 against 8 ms of CPU for `rustfmt
 # --version`), and the tests run opgen thousands of times.
@@ -57,4 +64,4 @@ if [[ -z "${RUSTFMT:-}" ]] && command -v rustup >/dev/null 2>&1 &&
   export RUSTFMT
   echo "== rustfmt: $RUSTFMT"
 fi
-echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate, go-memcached) took $((SECONDS - setup_start)) s"
+echo "== setup (envtest $OLDEST_K8S and $NEWEST_K8S, controller-gen, olm-validate, helm, kube-api-linter, crd-ref-docs, markdownlint, asciidoctor, html-validate, go-memcached${CRDIFY:+, crdify}) took $((SECONDS - setup_start)) s"

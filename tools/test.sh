@@ -9,21 +9,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 start=$SECONDS
-# shellcheck source=tools/test-env.sh
-source tools/test-env.sh
-oldest="$OLDEST_ASSETS"
-newest="$NEWEST_ASSETS"
-
-# Everything builds first (cargo holds the target directory while it runs), so that the tests
-# that use an API server can run once more against the newest Kubernetes beside the main run:
-# they mostly wait on their API servers, the main run mostly compiles projects. They run from
-# their package's directory, as cargo runs them.
 target="${CARGO_TARGET_DIR:-$PWD/target}"
-newest_log="$target/tests-k8s-$NEWEST_K8S.log"
+tests_tsv="$target/tests-against-newest.tsv"
 mkdir -p "$target"
-echo "== cargo test --workspace --no-run"
-KUBEBUILDER_ASSETS="$oldest" cargo test --workspace --locked --no-run --message-format=json-render-diagnostics "$@" |
-  python3 -c '
+cargo_args=("$@")
+# Every test builds beside the tools' set-up (tools/test-env.sh calls this), and before any runs
+# (cargo holds the target directory while it runs), so that the tests that use an API server can
+# run once more against the newest Kubernetes beside the main run: they mostly wait on their API
+# servers, the main run mostly compiles projects. They run from their package's directory, as
+# cargo runs them.
+test_env_build_beside() {
+  echo "== cargo test --workspace --no-run"
+  cargo test --workspace --locked --no-run --message-format=json-render-diagnostics "${cargo_args[@]}" |
+    python3 -c '
 import json, os, sys
 wanted = {("opgen-envtest", "control_plane"), ("opgen-runtime", "envtest"), ("opgen-cli", "envtest"),
           ("opgen-cli", "k8s_resources"), ("opgen-cli", "helm_chart"), ("opgen-cli", "diff_apiserver")}
@@ -35,10 +33,16 @@ for line in sys.stdin:
         package = fragment.split("@")[0] if "@" in fragment else url.rsplit("/", 1)[-1]
         if (package, m["target"]["name"]) in wanted and "test" in m["target"]["kind"]:
             print(os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
-' > "$target/tests-k8s-$NEWEST_K8S.tsv"
-if [[ "$(wc -l < "$target/tests-k8s-$NEWEST_K8S.tsv")" -ne 6 ]]; then
+' >"$tests_tsv"
+}
+# shellcheck source=tools/test-env.sh
+source tools/test-env.sh
+oldest="$OLDEST_ASSETS"
+newest="$NEWEST_ASSETS"
+newest_log="$target/tests-k8s-$NEWEST_K8S.log"
+if [[ "$(wc -l < "$tests_tsv")" -ne 6 ]]; then
   echo "tools/test.sh: expected 6 test binaries to run against $NEWEST_K8S, found:" >&2
-  cat "$target/tests-k8s-$NEWEST_K8S.tsv" >&2
+  cat "$tests_tsv" >&2
   exit 1
 fi
 
@@ -47,7 +51,7 @@ newest_tests() {
   while IFS=$'\t' read -r dir exe; do
     echo "-- $exe"
     (cd "$dir" && KUBEBUILDER_ASSETS="$newest" "$exe") || failed=1
-  done < "$target/tests-k8s-$NEWEST_K8S.tsv"
+  done < "$tests_tsv"
   return $failed
 }
 newest_tests > "$newest_log" 2>&1 &
