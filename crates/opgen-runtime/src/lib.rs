@@ -90,7 +90,8 @@
 //! and its controller watches the Deployments it owns (which `apply_owned` then reads from the
 //! cache) and reconciles an App when its spec changes, not when its status does:
 //! `Watches::new().reconcile_when(Changed::GENERATION).owns::<Deployment>(watcher::Config::default())
-//! .run(ctx, "app", reconcile, error_policy)`.
+//! .run(ctx, "app", reconcile, error_policy)` (or `owns_metadata`, which watches and caches the
+//! Deployments' metadata alone, when nothing reads their spec or status from the cache).
 //!
 //! # Versions
 //!

@@ -38,7 +38,7 @@ use std::{fmt::Debug, sync::Arc};
 use k8s_openapi::{NamespaceResourceScope, apimachinery::pkg::apis::meta::v1::OwnerReference};
 use kube::{
     Api, Resource, ResourceExt,
-    api::{DeleteParams, ListParams, Patch, PostParams, Preconditions},
+    api::{DeleteParams, ListParams, PartialObjectMeta, Patch, PostParams, Preconditions},
 };
 use serde::{Serialize, de::DeserializeOwned};
 
@@ -164,7 +164,12 @@ where
 /// What [`apply_owned`] (or [`create_owned`]) found and left.
 #[derive(Clone, Debug)]
 pub struct Applied<K> {
-    /// The child before the apply; `None` when the apply created it.
+    /// The child before the apply; `None` when the apply created it. Whole, except where the
+    /// controller caches only the children's metadata ([`Watches::owns_metadata`]): then
+    /// [`apply_owned`] gives the cached metadata alone (spec and status unset), which is all
+    /// [`Applied::created`] and [`Applied::changed`] read.
+    ///
+    /// [`Watches::owns_metadata`]: crate::watches::Watches::owns_metadata
     pub previous: Option<K>,
     /// The child as the API server stored it.
     pub object: K,
@@ -194,9 +199,9 @@ impl<K: Resource> Applied<K> {
 /// ([`controller_reference`]) and the operator's field manager, forced
 /// ([`Context::apply_params`]): a child someone changed is put back, a deleted one is created
 /// again. A same-named object `owner` does not control is refused first ([`get_owned`]: from
-/// the controller's cache when it holds the child, so [`Applied::previous`] may lag the API
-/// server by a watch event). Needs `get` and `patch` on the child's resource, and `create` for the apply that creates
-/// it.
+/// the controller's cache when it holds the child, whole or its metadata alone, so
+/// [`Applied::previous`] may lag the API server by a watch event). Needs `get` and `patch` on
+/// the child's resource, and `create` for the apply that creates it.
 pub async fn apply_owned<K, O>(ctx: &Context, owner: &O, mut child: K) -> Result<Applied<K>>
 where
     K: ChildKind + Serialize,
@@ -206,7 +211,10 @@ where
     let name = child_name(&child)?;
     let namespace = owner_namespace(owner)?;
     let reference = controller_reference(owner)?;
-    let previous = get_owned::<K, O>(ctx, owner, &name).await?;
+    let previous = match cached_metadata_only::<K>(ctx, &namespace, &name) {
+        Some(previous) => Some(controlled(previous, owner)?),
+        None => get_owned::<K, O>(ctx, owner, &name).await?,
+    };
     let meta = child.meta_mut();
     meta.namespace = Some(namespace.clone());
     meta.owner_references = Some(vec![reference]);
@@ -215,6 +223,27 @@ where
         .patch(&name, &ctx.apply_params(), &Patch::Apply(&child))
         .await?;
     Ok(Applied { previous, object })
+}
+
+/// The child `name` of kind `K` in `namespace` as a child with its metadata alone, when the
+/// controller caches only the metadata of kind `K` ([`Watches::owns_metadata`]) and that cache
+/// holds it; `None` otherwise, and for a kind whose spec is required (a custom resource), which
+/// cannot be made without one.
+///
+/// [`Watches::owns_metadata`]: crate::watches::Watches::owns_metadata
+fn cached_metadata_only<K: ChildKind>(ctx: &Context, namespace: &str, name: &str) -> Option<K> {
+    if ctx.cache::<K>().is_some() {
+        return None;
+    }
+    let cached = ctx
+        .cache::<PartialObjectMeta<K>>()?
+        .get(Some(namespace), name)?;
+    let object = serde_json::json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "metadata": cached.metadata,
+    });
+    serde_json::from_value(object).ok()
 }
 
 /// Creates `child` in `owner`'s namespace with `owner` as its controller

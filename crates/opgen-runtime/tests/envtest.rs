@@ -20,7 +20,7 @@ use k8s_openapi::api::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{
     Api, Client, CustomResource, ResourceExt,
-    api::{DeleteParams, ListParams, PatchParams, PostParams},
+    api::{DeleteParams, ListParams, PartialObjectMeta, PatchParams, PostParams},
     runtime::{controller::Action, events::EventType, reflector::ObjectRef, watcher},
 };
 use opgen_runtime::{
@@ -1162,6 +1162,160 @@ async fn a_reconcile_reads_its_children_from_the_cache() {
             .managed_fields()
             .is_empty()
     );
+
+    shutdown.cancel();
+    task.await
+        .expect("the manager's task")
+        .expect("the manager stops cleanly");
+}
+
+/// What the metadata-caching controller's reconciles saw, per reconcile: whether its apply
+/// created the child, the data of the child it found before the apply (`None`: none, or none
+/// kept), the cached child's labels and whether a whole ConfigMap cache exists.
+#[derive(Clone, Debug, PartialEq)]
+struct MetadataSeen {
+    created: bool,
+    previous_data: Option<usize>,
+    cached_labels: Option<Vec<String>>,
+    whole_cache: bool,
+}
+
+static METADATA_SEEN: Mutex<Vec<MetadataSeen>> = Mutex::new(Vec::new());
+
+/// A controller that owns a ConfigMap per widget and caches only the children's metadata.
+const METADATA_CACHING: ControllerEntry = ControllerEntry {
+    name: "metadata-caching",
+    run: |ctx| {
+        Watches::new()
+            .owns_metadata::<ConfigMap>(watcher::Config::default().labels("app=metadata"))
+            .run(
+                ctx,
+                "metadata-caching",
+                reconcile_metadata_caching,
+                error_policy_metadata_caching,
+            )
+            .boxed()
+    },
+};
+
+async fn reconcile_metadata_caching(widget: Arc<Widget>, ctx: Arc<Context>) -> Result<Action> {
+    let name = format!("{}-metadata", widget.name_any());
+    let cached = ctx
+        .cache::<PartialObjectMeta<ConfigMap>>()
+        .expect("the owned kind's metadata is cached")
+        .get(widget.namespace().as_deref(), &name);
+    let mut child = ConfigMap::default();
+    child.metadata.name = Some(name);
+    child.metadata.labels = Some([("app".to_owned(), "metadata".to_owned())].into());
+    child.data = Some([("size".to_owned(), "large".to_owned())].into());
+    let applied = opgen_runtime::owned::apply_owned(&ctx, &*widget, child).await?;
+    METADATA_SEEN
+        .lock()
+        .expect("not poisoned")
+        .push(MetadataSeen {
+            created: applied.created(),
+            previous_data: applied
+                .previous
+                .and_then(|previous| previous.data.map(|data| data.len())),
+            cached_labels: cached.map(|c| c.labels().keys().cloned().collect()),
+            whole_cache: ctx.cache::<ConfigMap>().is_some(),
+        });
+    Ok(Action::await_change())
+}
+
+fn error_policy_metadata_caching(
+    widget: Arc<Widget>,
+    error: &opgen_runtime::Error,
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.error_policy("metadata-caching", &*widget, error)
+}
+
+/// `Watches::owns_metadata` on a real API server: the owned ConfigMap's metadata alone is
+/// cached, its changes reconcile the widget, and `apply_owned` finds it there without a GET
+/// (its `previous` without data); deleted, it is created again.
+#[tokio::test]
+async fn a_metadata_only_watch_caches_and_reconciles_on_owned_children() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-metadata-cache";
+    create_namespace(&admin, NAMESPACE).await;
+    let reads = Arc::new(Mutex::new(0_usize));
+    let counted = reads.clone();
+    let layer =
+        tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
+            let path = request.uri().path();
+            let single = path.starts_with(&format!("/api/v1/namespaces/{NAMESPACE}/configmaps/"));
+            if request.method() == http::Method::GET && single {
+                *counted.lock().expect("not poisoned") += 1;
+            }
+            request
+        });
+    let config = opgen_envtest::shared().await.expect("running").config();
+    let client = kube::client::ClientBuilder::try_from(config)
+        .expect("a client builder")
+        .with_layer(&layer)
+        .build();
+    let (shutdown, task) = start_manager(
+        "metadata-caching-operator",
+        client,
+        &[METADATA_CACHING],
+        NAMESPACE,
+    );
+
+    let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
+    let mut widget = Widget::new("meta", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    widgets
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create the widget");
+    let found_cached = MetadataSeen {
+        created: false,
+        previous_data: None,
+        cached_labels: Some(vec!["app".to_owned()]),
+        whole_cache: false,
+    };
+    let seen = opgen_envtest::eventually(
+        "a reconcile that finds its child's metadata cached",
+        TIMEOUT,
+        || async {
+            let seen = METADATA_SEEN.lock().expect("not poisoned").clone();
+            seen.contains(&found_cached).then_some(seen)
+        },
+    )
+    .await;
+    // The first reconcile created the child (the widget's creation); the next, which the
+    // child's creation caused through the metadata watch, found it in the cache: no GET but
+    // the first's, before the child existed.
+    assert_eq!(
+        seen[0],
+        MetadataSeen {
+            created: true,
+            previous_data: None,
+            cached_labels: None,
+            whole_cache: false,
+        }
+    );
+    assert_eq!(*reads.lock().expect("not poisoned"), 1);
+
+    // Deleted, the child's metadata watch reconciles the widget, which creates it again.
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
+    let first = config_maps.get("meta-metadata").await.expect("the child");
+    assert_eq!(first.data.as_ref().map(|data| data.len()), Some(1));
+    config_maps
+        .delete("meta-metadata", &DeleteParams::default())
+        .await
+        .expect("delete the child");
+    opgen_envtest::eventually("the child created again", TIMEOUT, || async {
+        let child = config_maps
+            .get_opt("meta-metadata")
+            .await
+            .expect("a read")?;
+        (child.uid() != first.uid()).then_some(())
+    })
+    .await;
 
     shutdown.cancel();
     task.await

@@ -99,14 +99,16 @@ const CONTAINER_NAME: &str = "memcached";
 /// RBAC (a Role per namespace) is enough.
 pub async fn run(ctx: Arc<Context>) -> Result<()> {
     // A change to an owned Deployment (its status during a rollout, or
-    // someone editing it) reconciles its Memcached: no periodic requeue.
+    // someone editing it) reconciles its Memcached: no periodic requeue. Only
+    // their metadata is watched and cached: the reconcile reads a Deployment's
+    // status from the object its apply returns.
     let deployments = watcher::Config::default().any_semantic();
     // A Memcached's own changes reconcile it when its spec (generation) or its
     // finalizers change: not for the status this controller writes. The
     // finalizer helper waits for the reconcile that adding FINALIZER causes.
     let watches = Watches::new()
         .reconcile_when(Changed::GENERATION | Changed::FINALIZERS)
-        .owns::<Deployment>(deployments);
+        .owns_metadata::<Deployment>(deployments);
     watches.run(ctx, NAME, reconcile, error_policy).await
 }
 
