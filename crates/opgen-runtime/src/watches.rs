@@ -258,22 +258,12 @@ where
     /// of by applying them (the object [`apply_owned`](crate::owned::apply_owned) returns) or
     /// does not read at all, e.g. the memcached operator's Deployments: 1,000 of them cached
     /// whole are about a third of its heap. Needs `list` and `watch` on `Child`.
-    pub fn owns_metadata<Child>(mut self, config: watcher::Config) -> Self
+    pub fn owns_metadata<Child>(self, config: watcher::Config) -> Self
     where
         Child: ControlledKind + Resource<DynamicType = (), Scope = NamespaceResourceScope>,
     {
-        self.extra.push(Box::new(move |ctx, namespace, _, indexes| {
-            // kube asks for metadata alone (PartialObjectMetadata) on such an Api.
-            let api = ctx.api_in::<PartialObjectMeta<Child>>(namespace);
-            let events = watcher(api, config.clone()).default_backoff();
-            let (cache, events) = cached(ctx, namespace, events, indexes);
-            let triggers = trigger_owners(events.touched_objects(), (), ()).boxed();
-            Watch {
-                triggers,
-                ready: ready(cache),
-            }
-        }));
-        self
+        // kube asks for metadata alone (PartialObjectMetadata) on an Api of these.
+        self.owns::<PartialObjectMeta<Child>>(config)
     }
 
     /// Keeps `index` in the caches of the objects of kind `T` these watches keep (the

@@ -1091,23 +1091,15 @@ fn error_policy_caching(
     ctx.error_policy("caching", &*widget, error)
 }
 
-/// `Context::cache` on a real API server: the owned ConfigMap a reconcile applied is in the
-/// cache of the next reconcile (which its creation caused), read by `apply_owned` without a
-/// GET.
-#[tokio::test]
-async fn a_reconcile_reads_its_children_from_the_cache() {
-    let Some(admin) = admin().await else {
-        return;
-    };
-    const NAMESPACE: &str = "runtime-cache";
-    create_namespace(&admin, NAMESPACE).await;
-    // The operator's client counts its reads of ConfigMaps.
+/// A client of the shared control plane that counts its GETs of single ConfigMaps in
+/// `namespace`.
+async fn counting_config_map_reads(namespace: &'static str) -> (Client, Arc<Mutex<usize>>) {
     let reads = Arc::new(Mutex::new(0_usize));
     let counted = reads.clone();
     let layer =
         tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
             let path = request.uri().path();
-            let single = path.starts_with(&format!("/api/v1/namespaces/{NAMESPACE}/configmaps/"));
+            let single = path.starts_with(&format!("/api/v1/namespaces/{namespace}/configmaps/"));
             if request.method() == http::Method::GET && single {
                 *counted.lock().expect("not poisoned") += 1;
             }
@@ -1118,6 +1110,20 @@ async fn a_reconcile_reads_its_children_from_the_cache() {
         .expect("a client builder")
         .with_layer(&layer)
         .build();
+    (client, reads)
+}
+
+/// `Context::cache` on a real API server: the owned ConfigMap a reconcile applied is in the
+/// cache of the next reconcile (which its creation caused), read by `apply_owned` without a
+/// GET.
+#[tokio::test]
+async fn a_reconcile_reads_its_children_from_the_cache() {
+    let Some(admin) = admin().await else {
+        return;
+    };
+    const NAMESPACE: &str = "runtime-cache";
+    create_namespace(&admin, NAMESPACE).await;
+    let (client, reads) = counting_config_map_reads(NAMESPACE).await;
     let (shutdown, task) = start_manager("caching-operator", client, &[CACHING], NAMESPACE);
 
     let widgets: Api<Widget> = Api::namespaced(admin.clone(), NAMESPACE);
@@ -1241,22 +1247,7 @@ async fn a_metadata_only_watch_caches_and_reconciles_on_owned_children() {
     };
     const NAMESPACE: &str = "runtime-metadata-cache";
     create_namespace(&admin, NAMESPACE).await;
-    let reads = Arc::new(Mutex::new(0_usize));
-    let counted = reads.clone();
-    let layer =
-        tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
-            let path = request.uri().path();
-            let single = path.starts_with(&format!("/api/v1/namespaces/{NAMESPACE}/configmaps/"));
-            if request.method() == http::Method::GET && single {
-                *counted.lock().expect("not poisoned") += 1;
-            }
-            request
-        });
-    let config = opgen_envtest::shared().await.expect("running").config();
-    let client = kube::client::ClientBuilder::try_from(config)
-        .expect("a client builder")
-        .with_layer(&layer)
-        .build();
+    let (client, reads) = counting_config_map_reads(NAMESPACE).await;
     let (shutdown, task) = start_manager(
         "metadata-caching-operator",
         client,
