@@ -28,11 +28,12 @@ trap 'rm -rf "$out"' EXIT
 # setup NAME BINARY SCRIPT [ARGS...]: runs SCRIPT in the background; NAME will be BINARY in the
 # directory its last line names (BINARY empty: the directory itself).
 names=()
+declare -A binaries
 setup() {
-  local name="$1" binary="$2"
+  local name="$1"
+  binaries[$name]="$2"
   shift 2
   names+=("$name")
-  echo "$binary" >"$out/$name.binary"
   (
     status=0
     bash "$@" >"$out/$name.stdout" || status=$?
@@ -69,7 +70,7 @@ for name in "${names[@]}"; do
     failed=1
     continue
   fi
-  binary="$(cat "$out/$name.binary")"
+  binary="${binaries[$name]}"
   echo "$name=$dir${binary:+/$binary}"
 done
 exit "$failed"

@@ -20,8 +20,13 @@ const ESTABLISHED_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn parse_documents(path: impl AsRef<Path>) -> Result<Vec<serde_json::Value>, Error> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    parse_documents_of(path, &text)
+}
+
+/// [`parse_documents`] of `text`, read from `path`.
+pub(crate) fn parse_documents_of(path: &Path, text: &str) -> Result<Vec<serde_json::Value>, Error> {
     let documents: Vec<serde_json::Value> =
-        serde_saphyr::from_multiple(&text).map_err(|e| Error::Yaml {
+        serde_saphyr::from_multiple(text).map_err(|e| Error::Yaml {
             path: path.to_owned(),
             message: e.to_string(),
         })?;

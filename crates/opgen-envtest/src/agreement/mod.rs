@@ -43,7 +43,7 @@ use kube::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use crate::{Error, parse_documents};
+use crate::{Error, apply::parse_documents_of};
 use generate::Rng;
 
 const FIELD_MANAGER: &str = "opgen-envtest-agreement";
@@ -380,7 +380,7 @@ impl Agreement {
             if !text.contains(plural.as_ref()) || !text.contains(group.as_ref()) {
                 continue;
             }
-            let crd = parse_documents(&file)?.into_iter().find(|d| {
+            let crd = parse_documents_of(&file, &text)?.into_iter().find(|d| {
                 d["kind"] == "CustomResourceDefinition"
                     && d["spec"]["group"] == group.as_ref()
                     && d["spec"]["names"]["plural"] == plural.as_ref()
