@@ -40,7 +40,7 @@ use kube::{
     runtime::{
         Controller,
         controller::{self, Action},
-        events::{Event, EventType, Recorder, Reporter},
+        events::{Event, EventType, Reporter},
         finalizer::{self as kube_finalizer, Event as FinalizerEvent},
         reflector::{Lookup, ObjectRef},
         watcher,
@@ -54,6 +54,7 @@ use tracing::{debug, warn};
 use crate::{
     Error, ErrorBackoff, MetricLabel, Result,
     cache::{Cache, Caches},
+    events::Recorder,
     instance_name,
     metrics::Metrics,
 };
@@ -74,7 +75,7 @@ pub struct Context {
     pub client: Client,
     /// The operator's name: field manager of its server-side applies, reporter of its events.
     pub manager_name: String,
-    /// Publishes `events.k8s.io/v1` Events. Shared so repeated events fold into series.
+    /// Publishes `events.k8s.io/v1` Events. Shared, so that repeated events fold into series.
     pub recorder: Recorder,
     /// Reconcile counters and durations.
     pub metrics: Arc<Metrics>,

@@ -13,7 +13,7 @@
 //! - [`controller`]: the [`Context`] every reconcile gets (client, event recorder, metrics,
 //!   per-object error backoff), [`controller::run`] around [`kube::runtime::Controller`], the
 //!   error policy, a status written only when it changes ([`Context::update_status`]) and
-//!   events;
+//!   events ([`events::Recorder`]: repeats folded into series, as client-go does);
 //! - [`watches`]: what a controller watches besides its kind ([`watches::Watches`]: the kinds
 //!   it owns, objects its spec names, a label-selected primary reconciled only on the
 //!   changes [`watches::Changed`] names, e.g. its generation);
@@ -111,6 +111,7 @@ pub mod cli;
 mod conditions;
 pub mod controller;
 mod error;
+pub mod events;
 pub mod leader_election;
 pub mod logging;
 pub mod manager;

@@ -1570,3 +1570,57 @@ async fn reconciles_run_at_most_max_concurrent_reconciles_at_once() {
         .expect("the manager's task")
         .expect("the manager stops cleanly");
 }
+
+#[tokio::test]
+async fn repeated_events_fold_into_a_series_the_api_server_accepts() {
+    const NAMESPACE: &str = "event-series";
+    let Some(admin) = admin().await else { return };
+    create_namespace(&admin, NAMESPACE).await;
+    let metrics = Arc::new(opgen_runtime::metrics::Metrics::new("series_operator"));
+    let ctx = Context::new(
+        admin.clone(),
+        "series-operator",
+        metrics,
+        Vec::new(),
+        CancellationToken::new(),
+    );
+    let mut widget = Widget::new("repeated", WidgetSpec::default());
+    widget.metadata.namespace = Some(NAMESPACE.into());
+    let widget = Api::<Widget>::namespaced(admin.clone(), NAMESPACE)
+        .create(&PostParams::default(), &widget)
+        .await
+        .expect("create the widget");
+
+    for note in ["first", "second", "third"] {
+        ctx.publish_event(&widget, EventType::Normal, "Checked", "Check", note)
+            .await;
+    }
+    ctx.publish_event(&widget, EventType::Warning, "Failed", "Check", "other")
+        .await;
+
+    let events = Api::<K8sEvent>::namespaced(admin.clone(), NAMESPACE)
+        .list(&ListParams::default())
+        .await
+        .expect("list the events");
+    let mut seen: Vec<_> = events
+        .items
+        .iter()
+        .map(|event| {
+            (
+                event.reason.clone().unwrap_or_default(),
+                event.series.as_ref().map(|series| series.count),
+                event.note.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    seen.sort();
+    // One Event per series: the repeats counted in the first one's series, whose note stays
+    // the first's (client-go's series patch sends `series` alone).
+    assert_eq!(
+        seen,
+        [
+            ("Checked".to_owned(), Some(3), "first".to_owned()),
+            ("Failed".to_owned(), None, "other".to_owned()),
+        ]
+    );
+}
