@@ -15,7 +15,7 @@ pub const LAYOUT: &str = "rust.opgen.dev/v1";
 /// The scaffold generation this opgen writes, recorded as `scaffoldVersion` in PROJECT. Bump it
 /// when a template of a file the user owns changes, and embed the previous templates as
 /// `data/upgrade/scaffold-<previous>/` so that `opgen upgrade` can still render them.
-pub const SCAFFOLD_VERSION: u32 = 8;
+pub const SCAFFOLD_VERSION: u32 = 9;
 
 const HEADER: &str = "\
 # This file records what opgen scaffolded in this project (kubebuilder's PROJECT format).

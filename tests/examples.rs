@@ -83,7 +83,8 @@ const CARGO_TOML: Own = edited(
     "Cargo.toml",
     "a workspace member: the workspace root's [patch.crates-io] points opgen-runtime and \
      opgen-envtest at crates/ (cargo ignores a member's own table), not vendor/, and the root's \
-     profile is the one cargo uses (a member's own is ignored with a warning)",
+     profiles are the ones cargo uses (a member's own are ignored with a warning; the root's \
+     operator-release is the scaffold's release profile, operator_release_is_the_scaffolds)",
     &[
         (
             "\n# Your code keeps its debug info; the dependencies' (kube, k8s-openapi, tokio...) is most of\n\
@@ -91,6 +92,17 @@ const CARGO_TOML: Own = edited(
              # name their functions.\n\
              [profile.dev.package.\"*\"]\n\
              debug = false\n",
+            "",
+        ),
+        (
+            "\n# The binary `make build` and the image ship: the whole program optimized at once for size\n\
+             # (fat LTO, one codegen unit) is half the size of the default profile's, its resident memory\n\
+             # about a sixth smaller and its CPU time no higher; a release build after an edit takes about\n\
+             # a minute instead of 25 s on two cores. `cargo run` and `cargo test` use the dev profile.\n\
+             [profile.release]\n\
+             lto = \"fat\"\n\
+             codegen-units = 1\n\
+             opt-level = \"s\"\n",
             "",
         ),
         (
@@ -490,6 +502,25 @@ fn examples_are_what_opgen_scaffolds() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The examples are workspace members, so their release builds (bench/runtime.sh) take the root's
+/// `operator-release` profile for the `[profile.release]` a scaffolded project has.
+#[test]
+fn operator_release_is_the_scaffolds_release_profile() {
+    let root = example_root("memcached-operator");
+    let project = opgen::project::Project::load(&Workspace::new(&root)).unwrap();
+    let table = |text: &str, profile: &str| -> toml::Table {
+        let manifest: toml::Table = text.parse().unwrap();
+        manifest["profile"][profile].as_table().unwrap().clone()
+    };
+    let scaffolded = table(&replay(&project)[Path::new("Cargo.toml")], "release");
+    let workspace =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    let mut ours = table(&workspace.unwrap(), "operator-release");
+    assert_eq!(ours.remove("inherits"), Some(toml::Value::from("release")));
+    assert_eq!(ours, scaffolded);
+    assert!(scaffolded.contains_key("lto"), "{scaffolded:?}");
 }
 
 #[test]

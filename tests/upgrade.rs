@@ -78,7 +78,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
 
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 1 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 1 to 9"),
         "{out}"
     );
     // Untouched by the user, so nothing was a conflict and every framework file went.
@@ -107,7 +107,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
             .is_file()
     );
     let recorded = read(&project, "PROJECT");
-    assert!(recorded.contains("scaffoldVersion: 8\n"), "{recorded}");
+    assert!(recorded.contains("scaffoldVersion: 9\n"), "{recorded}");
     // The types are the user's and the scaffold did not change their template.
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     // The controller and webhook run on opgen-runtime now, the 2025 headers kept.
@@ -129,7 +129,7 @@ fn an_unchanged_0_1_0_project_is_upgraded_builds_tests_and_is_then_up_to_date() 
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 8)\n"
+        "memcached-operator is already up to date (scaffold 9)\n"
     );
     assert_eq!(without_build_output(tree(&project)), before);
 }
@@ -153,7 +153,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     let types = read(&project, "src/api/v1alpha1/memcached_types.rs");
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 2 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 2 to 9"),
         "{out}"
     );
     let manifest = read(&project, "Cargo.toml");
@@ -174,7 +174,7 @@ fn a_scaffold_2_project_asks_for_the_crates_by_version_and_builds() {
     assert!(
         read(&project, "Makefile").contains("\nOPGEN_INSTALL_FROM ?= opgen-cli@$(OPGEN_VERSION)\n")
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 9\n"));
     assert_eq!(read(&project, "src/api/v1alpha1/memcached_types.rs"), types);
     cargo(
         &project,
@@ -256,7 +256,7 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 3 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 3 to 9"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
@@ -266,6 +266,7 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
         SCAFFOLD_6_CHANGED,
         SCAFFOLD_7_CHANGED,
         SCAFFOLD_8_CHANGED,
+        SCAFFOLD_9_CHANGED,
     ]);
     assert_eq!(changed, expected, "{out}");
     assert_eq!(removed, paths(&[ENVTEST_MOVED]), "{out}");
@@ -274,10 +275,10 @@ fn a_scaffold_3_project_builds_its_dependencies_without_debug_info() {
         manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = false\n"),
         "{manifest}"
     );
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 9\n"));
     assert_eq!(
         opgen_ok(&project, &["upgrade"]),
-        "memcached-operator is already up to date (scaffold 8)\n"
+        "memcached-operator is already up to date (scaffold 9)\n"
     );
 }
 
@@ -294,7 +295,7 @@ fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today(
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 4 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 4 to 9"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
@@ -306,6 +307,7 @@ fn a_scaffold_4_project_gets_one_envtest_binary_and_is_then_as_scaffolded_today(
         SCAFFOLD_6_CHANGED,
         SCAFFOLD_7_CHANGED,
         SCAFFOLD_8_CHANGED,
+        SCAFFOLD_9_CHANGED,
     ]);
     assert_eq!(changed, expected, "{out}");
     assert_eq!(removed, paths(&[ENVTEST_MOVED]), "{out}");
@@ -352,7 +354,7 @@ fn is_as_scaffolded_today(project: &Path) {
     }
     assert_eq!(
         opgen_ok(project, &["upgrade"]),
-        "memcached-operator is already up to date (scaffold 8)\n"
+        "memcached-operator is already up to date (scaffold 9)\n"
     );
 }
 
@@ -391,11 +393,16 @@ fn a_scaffold_5_project_is_upgraded_to_what_opgen_scaffolds_today() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 5 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 5 to 9"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    let expected = paths(&[SCAFFOLD_6_CHANGED, SCAFFOLD_7_CHANGED, SCAFFOLD_8_CHANGED]);
+    let expected = paths(&[
+        SCAFFOLD_6_CHANGED,
+        SCAFFOLD_7_CHANGED,
+        SCAFFOLD_8_CHANGED,
+        SCAFFOLD_9_CHANGED,
+    ]);
     assert_eq!(changed, expected, "{out}");
     assert!(removed.is_empty(), "{removed:?}");
     let controller = read(&project, "src/controllers/memcached.rs");
@@ -410,13 +417,13 @@ fn a_scaffold_6_project_gets_the_api_checks_and_is_then_as_scaffolded_today() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 6 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 6 to 9"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
     assert_eq!(
         changed,
-        paths(&[SCAFFOLD_7_CHANGED, SCAFFOLD_8_CHANGED]),
+        paths(&[SCAFFOLD_7_CHANGED, SCAFFOLD_8_CHANGED, SCAFFOLD_9_CHANGED]),
         "{out}"
     );
     assert!(removed.is_empty(), "{removed:?}");
@@ -449,11 +456,15 @@ fn a_scaffold_7_project_is_upgraded_to_what_opgen_scaffolds_today() {
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert!(
-        out.contains("upgraded memcached-operator from scaffold 7 to 8"),
+        out.contains("upgraded memcached-operator from scaffold 7 to 9"),
         "{out}"
     );
     let (changed, removed) = upgrade_changes(&before, &project);
-    assert_eq!(changed, paths(&[SCAFFOLD_8_CHANGED]), "{out}");
+    assert_eq!(
+        changed,
+        paths(&[SCAFFOLD_8_CHANGED, SCAFFOLD_9_CHANGED]),
+        "{out}"
+    );
     assert!(removed.is_empty(), "{removed:?}");
     for file in &SCAFFOLD_8_CHANGED[1..] {
         let text = read(&project, file);
@@ -463,6 +474,36 @@ fn a_scaffold_7_project_is_upgraded_to_what_opgen_scaffolds_today() {
             .collect();
         assert!(long.is_empty(), "{file}: {long:#?}");
     }
+    is_as_scaffolded_today(&project);
+}
+
+const SCAFFOLD_8: &str = "tests/fixtures/upgrade/scaffold-8/memcached-operator";
+
+/// The files of the memcached fixture that scaffold 9 changes: the release profile the image is
+/// built with (fat LTO, one codegen unit, optimized for size), and the README's owned children
+/// watched for their metadata alone (`owns_metadata`).
+const SCAFFOLD_9_CHANGED: &[&str] = &["Cargo.toml", "PROJECT", "README.md"];
+
+#[test]
+fn a_scaffold_8_project_gets_the_release_profile_and_is_then_as_scaffolded_today() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = copy_of(SCAFFOLD_8, parent.path());
+    let before = tree(&project);
+    let out = opgen_ok(&project, &["upgrade", "-v"]);
+    assert!(
+        out.contains("upgraded memcached-operator from scaffold 8 to 9"),
+        "{out}"
+    );
+    let (changed, removed) = upgrade_changes(&before, &project);
+    assert_eq!(changed, paths(&[SCAFFOLD_9_CHANGED]), "{out}");
+    assert!(removed.is_empty(), "{removed:?}");
+    let manifest = read(&project, "Cargo.toml");
+    assert!(
+        manifest
+            .contains("\n[profile.release]\nlto = \"fat\"\ncodegen-units = 1\nopt-level = \"s\"\n"),
+        "{manifest}"
+    );
+    assert!(read(&project, "README.md").contains("owns_metadata::<StatefulSet>"));
     is_as_scaffolded_today(&project);
 }
 
@@ -516,7 +557,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         );
         assert!(out.status.success(), "{fixture}: {stderr}");
         assert!(
-            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 8")),
+            stdout.contains(&format!("upgraded {fixture} from scaffold 1 to 9")),
             "{stdout}"
         );
         assert_eq!(
@@ -532,7 +573,7 @@ fn other_0_1_0_projects_upgrade_without_conflicts() {
         let out = opgen_ok(&project, &["upgrade"]);
         assert_eq!(
             out,
-            format!("{fixture} is already up to date (scaffold 8)\n")
+            format!("{fixture} is already up to date (scaffold 9)\n")
         );
     }
     // The registry keeps the order the user created the webhooks in.
@@ -681,7 +722,7 @@ fn a_file_both_changed_is_refused_with_diffs_merged_with_merge_replaced_with_for
     assert!(stderr.contains("opgen manifests was not run"), "{stderr}");
     // Everything else was upgraded.
     assert!(!merged.join("src/cli.rs").exists());
-    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 8\n"));
+    assert!(read(&merged, "PROJECT").contains("scaffoldVersion: 9\n"));
 
     let out = opgen_ok(&project, &["upgrade", "--force"]);
     assert!(
@@ -817,12 +858,12 @@ fn user_controller_and_webhook_code_survives_and_stale_paths_are_named() {
 fn a_current_project_is_already_up_to_date() {
     let parent = tempfile::tempdir().unwrap();
     let project = new_memcached_project(parent.path(), "memcached-operator");
-    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 8\n"));
+    assert!(read(&project, "PROJECT").contains("scaffoldVersion: 9\n"));
     let before = tree(&project);
     let out = opgen_ok(&project, &["upgrade"]);
     assert_eq!(
         out,
-        "memcached-operator is already up to date (scaffold 8)\n"
+        "memcached-operator is already up to date (scaffold 9)\n"
     );
     assert_eq!(tree(&project), before);
 
@@ -833,12 +874,12 @@ fn a_current_project_is_already_up_to_date() {
     write(
         &project,
         "PROJECT",
-        &recorded.replace("scaffoldVersion: 8\n", ""),
+        &recorded.replace("scaffoldVersion: 9\n", ""),
     );
     let out = opgen_ok(&project, &["upgrade", "-v"]);
     assert_eq!(
         out,
-        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 8: 0 created, 1 updated\n"
+        "updated PROJECT\nupgraded memcached-operator from scaffold 2 to 9: 0 created, 1 updated\n"
     );
     assert_eq!(tree(&project), before);
 }
@@ -851,12 +892,12 @@ fn a_project_of_a_newer_opgen_is_refused() {
     write(
         &project,
         "PROJECT",
-        &recorded.replace("version: '3'", "scaffoldVersion: 9\nversion: '3'"),
+        &recorded.replace("version: '3'", "scaffoldVersion: 10\nversion: '3'"),
     );
     let before = tree(&project);
     let err = opgen_err(&project, &["upgrade"]);
     assert!(
-        err.contains("PROJECT has scaffoldVersion 9, and this opgen knows scaffolds 1 to 8"),
+        err.contains("PROJECT has scaffoldVersion 10, and this opgen knows scaffolds 1 to 9"),
         "{err}"
     );
     assert!(err.contains("a newer opgen wrote this project"), "{err}");

@@ -50,6 +50,11 @@ static GENERATION_6: Dir<'_> =
 static GENERATION_7: Dir<'_> =
     include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-7/templates");
 
+/// The templates of scaffold generation 8 (the default release profile; the README's owned
+/// children watched whole only), as of 3a7f8de.
+static GENERATION_8: Dir<'_> =
+    include_dir!("$CARGO_MANIFEST_DIR/data/upgrade/scaffold-8/templates");
+
 thread_local! {
     static GENERATION: Cell<u32> = const { Cell::new(SCAFFOLD_VERSION) };
 }
@@ -82,6 +87,7 @@ fn template_dir() -> &'static Dir<'static> {
         5 => &GENERATION_5,
         6 => &GENERATION_6,
         7 => &GENERATION_7,
+        8 => &GENERATION_8,
         _ => &TEMPLATE_DIR,
     }
 }
