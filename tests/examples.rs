@@ -97,7 +97,7 @@ const CARGO_TOML: Own = edited(
         (
             "\n# The binary `make build` and the image ship: the whole program optimized at once for size\n\
              # (fat LTO, one codegen unit) is half the size of the default profile's, its resident memory\n\
-             # about a sixth smaller and its CPU time no higher; a release build after an edit takes about\n\
+             # about a fifth smaller and its CPU time no higher; a release build after an edit takes about\n\
              # a minute instead of 25 s on two cores. `cargo run` and `cargo test` use the dev profile.\n\
              [profile.release]\n\
              lto = \"fat\"\n\
