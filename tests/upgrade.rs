@@ -537,7 +537,7 @@ fn an_edited_scaffold_4_envtest_test_is_kept_beside_the_new_binary() {
             .is_file()
     );
     assert!(
-        stderr.contains("tests/memcached_webhooks.rs is no longer part of the scaffold 8 (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own"),
+        stderr.contains("tests/memcached_webhooks.rs is no longer part of the scaffold 9 (tests/envtest/memcached_webhooks.rs is, a module of the one envtest test binary), but you changed it: kept, a test binary of its own"),
         "{stderr}"
     );
 }
@@ -755,7 +755,7 @@ fn an_edited_framework_file_is_a_conflict_and_merge_keeps_it() {
     assert_eq!(read(&project, "src/metrics.rs"), metrics);
     assert!(!project.join("src/cli.rs").exists());
     assert!(
-        stderr.contains("src/metrics.rs is no longer part of the scaffold 8"),
+        stderr.contains("src/metrics.rs is no longer part of the scaffold 9"),
         "{stderr}"
     );
 }
