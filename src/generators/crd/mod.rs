@@ -149,17 +149,19 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         }
         names_obj.insert("singular".into(), json!(names.singular));
 
-        let object = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": metadata,
-            "spec": {
-                "group": kind.group,
-                "names": names_obj,
-                "scope": names.scope,
-                "versions": version_objects,
-            }
-        });
+        // Built by moving the parts in: `json!` would serialize each into a copy.
+        let spec = Map::from_iter([
+            ("group".to_owned(), json!(kind.group)),
+            ("names".to_owned(), Value::Object(names_obj)),
+            ("scope".to_owned(), Value::String(names.scope)),
+            ("versions".to_owned(), Value::Array(version_objects)),
+        ]);
+        let object = Value::Object(Map::from_iter([
+            ("apiVersion".to_owned(), json!("apiextensions.k8s.io/v1")),
+            ("kind".to_owned(), json!("CustomResourceDefinition")),
+            ("metadata".to_owned(), Value::Object(metadata)),
+            ("spec".to_owned(), Value::Object(spec)),
+        ]));
         if !diags.has_errors() {
             check_size(kind, first, &object, self.model, diags);
         }
@@ -448,7 +450,9 @@ impl<'m, 'a> CrdGenerator<'m, 'a> {
         if let Some(max) = self.options.max_desc_len {
             truncate_descriptions(&mut schema, max);
         }
-        out.insert("schema".into(), json!({"openAPIV3Schema": schema}));
+        // Moved in: `json!` would serialize the schema into a copy.
+        let schema = Map::from_iter([("openAPIV3Schema".to_owned(), schema)]);
+        out.insert("schema".into(), Value::Object(schema));
         let mut selectable: Vec<Value> = v
             .attrs
             .selectable

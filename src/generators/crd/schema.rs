@@ -630,11 +630,17 @@ impl<'m, 'a> SchemaBuilder<'m, 'a> {
         };
         format_marker_on_number(f, &mut type_schema);
 
-        // The field's own contribution: its doc and markers, checked against its type.
+        // The field's own contribution: its doc and markers, checked against its type. Only
+        // `items:` markers look at the items (a copy of a list of Kubernetes types is large).
+        let items_markers = f.markers.iter().any(|m| m.on_items().is_some());
         let mut own = Schema {
             ty: type_schema.ty.clone(),
             int_or_string: type_schema.is_int_or_string().then_some(true),
-            items: type_schema.items.clone(),
+            items: type_schema
+                .items
+                .as_ref()
+                .filter(|_| items_markers)
+                .cloned(),
             list_type: type_schema.list_type.clone(),
             enum_values: type_schema.enum_values.clone(),
             ..Schema::default()

@@ -20,9 +20,24 @@ const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf", "not"];
 pub fn check(schema: &Value, path: &str) -> Vec<Violation> {
     let mut out = Vec::new();
     if let Value::Object(m) = schema {
-        node(m, path, false, &mut out);
+        node(m, &mut path.to_owned(), false, &mut out);
     }
     out
+}
+
+/// Checks `child` with `path` extended by `segment`; one buffer serves the whole walk, as
+/// paths are only read for the rare violation.
+fn child(
+    m: &Map<String, Value>,
+    path: &mut String,
+    segment: std::fmt::Arguments,
+    in_junctor: bool,
+    out: &mut Vec<Violation>,
+) {
+    let len = path.len();
+    std::fmt::Write::write_fmt(path, segment).expect("writing to a String cannot fail");
+    node(m, path, in_junctor, out);
+    path.truncate(len);
 }
 
 fn violation(out: &mut Vec<Violation>, path: &str, message: impl Into<String>) {
@@ -36,7 +51,7 @@ fn is_true(m: &Map<String, Value>, key: &str) -> bool {
     m.get(key) == Some(&Value::Bool(true))
 }
 
-fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Violation>) {
+fn node(m: &Map<String, Value>, path: &mut String, in_junctor: bool, out: &mut Vec<Violation>) {
     if m.contains_key("$ref") {
         violation(out, path, "$ref is not allowed in a CRD schema");
     }
@@ -109,28 +124,28 @@ fn node(m: &Map<String, Value>, path: &str, in_junctor: bool, out: &mut Vec<Viol
     }
     if let Some(Value::Object(props)) = m.get("properties") {
         for (k, v) in props {
-            if let Value::Object(child) = v {
-                node(child, &format!("{path}.{k}"), false, out);
+            if let Value::Object(c) = v {
+                child(c, path, format_args!(".{k}"), false, out);
             }
         }
     }
     if let Some(Value::Object(items)) = m.get("items") {
-        node(items, &format!("{path}[*]"), false, out);
+        child(items, path, format_args!("[*]"), false, out);
         list_checks(m, items, path, out);
     }
     if let Some(Value::Object(ap)) = m.get("additionalProperties") {
-        node(ap, &format!("{path}{{*}}"), false, out);
+        child(ap, path, format_args!("{{*}}"), false, out);
     }
     for j in JUNCTORS {
         match m.get(*j) {
             Some(Value::Array(branches)) => {
                 for (i, b) in branches.iter().enumerate() {
                     if let Value::Object(bm) = b {
-                        node(bm, &format!("{path}.{j}[{i}]"), true, out);
+                        child(bm, path, format_args!(".{j}[{i}]"), true, out);
                     }
                 }
             }
-            Some(Value::Object(bm)) => node(bm, &format!("{path}.{j}"), true, out),
+            Some(Value::Object(bm)) => child(bm, path, format_args!(".{j}"), true, out),
             _ => {}
         }
     }

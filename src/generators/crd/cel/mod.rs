@@ -17,6 +17,7 @@ pub mod types;
 pub use parse::{CelSyntaxError, check_syntax};
 
 use serde_json::{Map, Value};
+use std::rc::Rc;
 use types::Type;
 
 /// `StaticEstimatedCostLimit`: the largest estimated cost of one rule (or messageExpression).
@@ -93,7 +94,7 @@ pub fn check_schema(schema: &Value) -> Vec<RuleProblem> {
     if let Value::Object(m) = schema {
         walk.node(
             m,
-            "",
+            &mut String::new(),
             Context {
                 root: true,
                 cardinality: Some(1),
@@ -127,7 +128,7 @@ struct Context {
     /// map without maxItems or maxProperties.
     cardinality: Option<u64>,
     /// The list above the node whose items cannot be correlated with their old values.
-    uncorrelatable: Option<String>,
+    uncorrelatable: Option<Rc<str>>,
 }
 
 struct Walk {
@@ -142,7 +143,22 @@ fn is_true(m: &Map<String, Value>, key: &str) -> bool {
 }
 
 impl Walk {
-    fn node(&mut self, m: &Map<String, Value>, path: &str, ctx: Context) {
+    /// Walks `child` with `path` extended by `segment`; one buffer serves the whole walk, as
+    /// paths are only read for a node with rules.
+    fn child(
+        &mut self,
+        child: &Map<String, Value>,
+        path: &mut String,
+        segment: std::fmt::Arguments,
+        ctx: Context,
+    ) {
+        let len = path.len();
+        std::fmt::Write::write_fmt(path, segment).expect("writing to a String cannot fail");
+        self.node(child, path, ctx);
+        path.truncate(len);
+    }
+
+    fn node(&mut self, m: &Map<String, Value>, path: &mut String, ctx: Context) {
         if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
             self.rules(m, rules, path, &ctx);
         }
@@ -154,7 +170,7 @@ impl Walk {
             Some("array") => m.get("maxItems").and_then(Value::as_u64),
             _ => Some(1),
         };
-        let child = |uncorrelatable: Option<String>| Context {
+        let child_ctx = |uncorrelatable: Option<Rc<str>>| Context {
             root: false,
             cardinality: ctx
                 .cardinality
@@ -165,16 +181,14 @@ impl Walk {
         if let Some(Value::Object(props)) = m.get("properties") {
             for (k, v) in props {
                 if let Value::Object(c) = v {
-                    self.node(c, &format!("{path}.{k}"), child(ctx.uncorrelatable.clone()));
+                    let ctx = child_ctx(ctx.uncorrelatable.clone());
+                    self.child(c, path, format_args!(".{k}"), ctx);
                 }
             }
         }
         if let Some(Value::Object(ap)) = m.get("additionalProperties") {
-            self.node(
-                ap,
-                &format!("{path}{{*}}"),
-                child(ctx.uncorrelatable.clone()),
-            );
+            let ctx = child_ctx(ctx.uncorrelatable.clone());
+            self.child(ap, path, format_args!("{{*}}"), ctx);
         }
         if let Some(Value::Object(items)) = m.get("items") {
             // Only the items of list-type=map lists are correlated with their old values.
@@ -182,13 +196,13 @@ impl Walk {
                 m.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
             let uncorrelatable = match &ctx.uncorrelatable {
                 None if !is_map_list => Some(if path.is_empty() {
-                    "the root".to_owned()
+                    "the root".into()
                 } else {
-                    path.to_owned()
+                    path.as_str().into()
                 }),
                 other => other.clone(),
             };
-            self.node(items, &format!("{path}[*]"), child(uncorrelatable));
+            self.child(items, path, format_args!("[*]"), child_ctx(uncorrelatable));
         }
     }
 
