@@ -12,6 +12,7 @@
 
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// Indentation step of yaml.v2's emitter.
 const INDENT_STEP: usize = 2;
@@ -260,7 +261,7 @@ fn requested_style(text: &str) -> Style {
 
 /// What libyaml's `yaml_emitter_analyze_scalar` finds out about a scalar, restricted to block
 /// context (every flow collection written here is empty, so no scalar is ever inside one).
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct Analysis {
     multiline: bool,
     plain_allowed: bool,
@@ -327,15 +328,33 @@ impl Analysis {
         let mut preceded_by_whitespace = true;
         let mut previous_space = false;
         let mut previous_break = false;
-        for (i, c) in text.char_indices() {
+        let mut i = 0;
+        while i < bytes.len() {
             let first = i == 0;
-            // Shortcut for the common case: visible ASCII that is no indicator after position 0.
-            if !first && matches!(c, '!'..='~') && c != ':' && c != '#' {
-                previous_space = false;
-                previous_break = false;
-                preceded_by_whitespace = false;
-                continue;
+            // Shortcuts for the common cases after position 0: visible ASCII that is no
+            // indicator, and a space that does not end the text.
+            match bytes[i] {
+                b'!'..=b'~' if !first && bytes[i] != b':' && bytes[i] != b'#' => {
+                    previous_space = false;
+                    previous_break = false;
+                    preceded_by_whitespace = false;
+                    i += 1;
+                    continue;
+                }
+                b' ' if !first && i + 1 < bytes.len() => {
+                    found.break_space |= previous_break;
+                    previous_space = true;
+                    previous_break = false;
+                    preceded_by_whitespace = true;
+                    i += 1;
+                    continue;
+                }
+                _ => {}
             }
+            let c = text[i..]
+                .chars()
+                .next()
+                .expect("i is below the length, at a char boundary");
             let next = i + c.len_utf8();
             let last = next == bytes.len();
             // Only ASCII counts as whitespace here, so looking at one byte is enough.
@@ -364,6 +383,7 @@ impl Analysis {
                 previous_break = false;
             }
             preceded_by_whitespace = is_blank_or_break(c);
+            i = next;
         }
         found
     }
@@ -427,7 +447,8 @@ fn resolves_to_string(text: &str) -> bool {
     let Some(&first) = text.as_bytes().first() else {
         return false;
     };
-    if RESERVED_WORDS.contains(&text) {
+    // The longest reserved word has 6 bytes.
+    if text.len() <= 6 && RESERVED_WORDS.contains(&text) {
         return false;
     }
     match first {
@@ -797,8 +818,12 @@ fn positional(digits: &str, exponent: i32) -> String {
 // Emitter (yaml.v2 emitterc.go)
 // ---------------------------------------------------------------------------------------------
 
-struct Emitter {
+struct Emitter<'a> {
     out: String,
+    /// Each longer string's requested style and analysis: a CRD repeats the same descriptions
+    /// (a Kubernetes type embedded in several places), and scanning them again cost more than
+    /// hashing them.
+    analyses: HashMap<&'a str, (Style, Analysis), foldhash::fast::FixedState>,
     /// Characters (not bytes) already on the current line.
     column: usize,
     /// `None` before the root node (libyaml's -1).
@@ -809,10 +834,11 @@ struct Emitter {
     indention: bool,
 }
 
-impl Emitter {
-    fn new(out: String) -> Emitter {
+impl<'a> Emitter<'a> {
+    fn new(out: String) -> Emitter<'a> {
         Emitter {
             out,
+            analyses: HashMap::default(),
             column: 0,
             indent: None,
             whitespace: true,
@@ -825,13 +851,16 @@ impl Emitter {
         self.out
     }
 
-    fn node(&mut self, value: &Value, context: Context) {
+    fn node(&mut self, value: &'a Value, context: Context) {
         match value {
             Value::Null => self.scalar("null", Style::Plain, context),
             Value::Bool(true) => self.scalar("true", Style::Plain, context),
             Value::Bool(false) => self.scalar("false", Style::Plain, context),
             Value::Number(number) => self.scalar(&format_number(number), Style::Plain, context),
-            Value::String(text) => self.scalar(text, requested_style(text), context),
+            Value::String(text) => {
+                let (requested, analysis) = self.analysis(text);
+                self.analysed_scalar(text, &analysis, requested, context);
+            }
             Value::Array(items) if items.is_empty() => self.empty_flow('[', ']'),
             Value::Array(items) => self.sequence(items, context),
             Value::Object(map) if map.is_empty() => self.empty_flow('{', '}'),
@@ -839,7 +868,7 @@ impl Emitter {
         }
     }
 
-    fn sequence(&mut self, items: &[Value], context: Context) {
+    fn sequence(&mut self, items: &'a [Value], context: Context) {
         let outer = self.indent;
         // A sequence that is a mapping value starts on a fresh line at the key's indentation.
         self.indent = Some(self.increased_indent(false, context.in_mapping() && !self.indention));
@@ -851,10 +880,10 @@ impl Emitter {
         self.indent = outer;
     }
 
-    fn mapping(&mut self, map: &Map<String, Value>) {
+    fn mapping(&mut self, map: &'a Map<String, Value>) {
         let outer = self.indent;
         self.indent = Some(self.increased_indent(false, false));
-        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        let mut entries: Vec<(&'a String, &'a Value)> = map.iter().collect();
         merge_sort(&mut entries, &mut Vec::new(), &|(a, _), (b, _)| {
             key_less(a, b)
         });
@@ -866,9 +895,8 @@ impl Emitter {
         self.indent = outer;
     }
 
-    fn key(&mut self, key: &str) {
-        let analysis = Analysis::of(key);
-        let requested = requested_style(key);
+    fn key(&mut self, key: &'a str) {
+        let (requested, analysis) = self.analysis(key);
         if !analysis.multiline && key.len() <= MAX_SIMPLE_KEY_BYTES {
             self.analysed_scalar(key, &analysis, requested, Context::SimpleKey);
             self.indicator(":", false, false, false);
@@ -883,6 +911,17 @@ impl Emitter {
     fn empty_flow(&mut self, open: char, close: char) {
         self.indicator_char(open, true, true, false);
         self.indicator_char(close, false, false, false);
+    }
+
+    /// A string's requested style and analysis, looked up for longer strings.
+    fn analysis(&mut self, text: &'a str) -> (Style, Analysis) {
+        /// Below this many bytes, scanning costs about what a lookup does.
+        const LOOKED_UP_FROM: usize = 24;
+        let of = |text| (requested_style(text), Analysis::of(text));
+        if text.len() < LOOKED_UP_FROM {
+            return of(text);
+        }
+        *self.analyses.entry(text).or_insert_with(|| of(text))
     }
 
     fn scalar(&mut self, text: &str, requested: Style, context: Context) {
@@ -1013,10 +1052,11 @@ impl Emitter {
         }
         let mut spaces = false;
         let mut breaks = false;
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
             if c == ' ' {
-                let next_is_space = chars.peek() == Some(&' ');
+                rest = &rest[1..];
+                let next_is_space = rest.starts_with(' ');
                 if allow_breaks && !spaces && self.column > LINE_WIDTH && !next_is_space {
                     self.write_indent();
                 } else {
@@ -1024,6 +1064,7 @@ impl Emitter {
                 }
                 spaces = true;
             } else if is_break(c) {
+                rest = &rest[c.len_utf8()..];
                 if !breaks && c == '\n' {
                     self.put_break();
                 }
@@ -1031,10 +1072,15 @@ impl Emitter {
                 self.indention = true;
                 breaks = true;
             } else {
+                // A run of other characters is written whole: nothing breaks inside it.
+                let end = rest
+                    .find(|c: char| c == ' ' || is_break(c))
+                    .unwrap_or(rest.len());
                 if breaks {
                     self.write_indent();
                 }
-                self.put(c);
+                self.push_text(&rest[..end]);
+                rest = &rest[end..];
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -1172,9 +1218,16 @@ impl Emitter {
         self.put_break();
         self.indention = true;
         self.whitespace = true;
+        // Only `\n` to look for (with memchr) unless the text holds a rarer break.
+        let rare_breaks = text.bytes().any(|b| matches!(b, b'\r' | 0xC2 | 0xE2));
         let mut rest = text;
         while !rest.is_empty() {
-            let line_end = rest.find(is_break).unwrap_or(rest.len());
+            let line_end = if rare_breaks {
+                rest.find(is_break)
+            } else {
+                rest.find('\n')
+            }
+            .unwrap_or(rest.len());
             let (line, after) = rest.split_at(line_end);
             if !line.is_empty() {
                 self.write_indent();
@@ -1210,6 +1263,15 @@ mod tests {
     use super::{compare_keys, to_documents, to_string};
     use serde_json::{Value, json};
     use std::cmp::Ordering;
+
+    #[test]
+    fn every_reserved_word_is_quoted_and_none_is_longer_than_resolves_to_string_looks() {
+        for word in super::RESERVED_WORDS {
+            assert!(word.len() <= 6, "{word}");
+            assert!(!super::resolves_to_string(word), "{word}");
+        }
+        assert!(super::resolves_to_string("+.infinity"));
+    }
 
     fn emits(value: Value, expected: &str) {
         assert_eq!(to_string(&value), expected, "input: {value}");

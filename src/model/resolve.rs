@@ -14,7 +14,8 @@ use crate::markers::{
     FileMarkers, Marker,
     attach::{NodeStart, node_id},
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeMap;
 
 /// Where a field's `#[serde(default)]` says `default`.
 fn serde_default_key(f: &syn::Field) -> Option<serde_attrs::DefaultFn> {
@@ -102,7 +103,7 @@ pub(super) struct Builder<'a> {
     /// Whose type expression [`Builder::ty`] is reading.
     site: Site,
     /// The kinds to resolve (every kind when `None`); the others are only named.
-    only: Option<&'a HashSet<(String, String)>>,
+    only: Option<&'a std::collections::HashSet<(String, String)>>,
 }
 
 /// What a type expression being resolved belongs to: named in messages, and whether markers
@@ -246,7 +247,7 @@ impl<'a> Builder<'a> {
 
     /// Resolves only the kinds in `only`; the model names the others in
     /// [`Model::unresolved_kinds`].
-    pub(super) fn only(mut self, only: &'a HashSet<(String, String)>) -> Self {
+    pub(super) fn only(mut self, only: &'a std::collections::HashSet<(String, String)>) -> Self {
         self.only = Some(only);
         self
     }
@@ -255,7 +256,8 @@ impl<'a> Builder<'a> {
     /// modules besides those the kinds reach (the linter reads each, as kube-api-linter reads
     /// every type of a package).
     pub(super) fn build_with(mut self, every_type: bool, diags: &mut Diagnostics) -> Model<'a> {
-        let mut packages: HashMap<Vec<String>, Vec<Marker>> = HashMap::new();
+        let mut packages: std::collections::HashMap<Vec<String>, Vec<Marker>> =
+            std::collections::HashMap::new();
         let mut item_markers = Vec::new();
         for (i, fm) in self.markers.iter_mut().enumerate() {
             packages
@@ -346,7 +348,7 @@ impl<'a> Builder<'a> {
 
     fn find_kinds(
         &mut self,
-        packages: &HashMap<Vec<String>, Vec<Marker>>,
+        packages: &std::collections::HashMap<Vec<String>, Vec<Marker>>,
         diags: &mut Diagnostics,
     ) -> (Vec<Kind>, Vec<UnresolvedKind>) {
         // Deterministic order: by module path, then item name.
