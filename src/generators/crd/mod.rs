@@ -801,6 +801,20 @@ pub fn go_json_len(v: &Value) -> usize {
     }
 }
 
+/// Runs `f` with `path` extended by `segment`, then restores it: the schema walks keep one path
+/// buffer, which only a problem found on the way reads (a `String` per node cost more).
+fn with_segment<R>(
+    path: &mut String,
+    segment: std::fmt::Arguments,
+    f: impl FnOnce(&mut String) -> R,
+) -> R {
+    let len = path.len();
+    std::fmt::Write::write_fmt(path, segment).expect("writing to a String cannot fail");
+    let out = f(path);
+    path.truncate(len);
+    out
+}
+
 /// A JSON string's size with its quotes: `"` and `\` escaped with a backslash, control
 /// characters as `\n` and the like or `\u00XX` (serde_json's escapes, the same lengths as
 /// Go's), and what Go's HTML escaping adds: `<`, `>` and `&` as `\u003c` (6 bytes for 1),

@@ -25,8 +25,7 @@ pub fn check(schema: &Value, path: &str) -> Vec<Violation> {
     out
 }
 
-/// Checks `child` with `path` extended by `segment`; one buffer serves the whole walk, as
-/// paths are only read for the rare violation.
+/// Checks `child` with `path` extended by `segment`.
 fn child(
     m: &Map<String, Value>,
     path: &mut String,
@@ -34,10 +33,7 @@ fn child(
     in_junctor: bool,
     out: &mut Vec<Violation>,
 ) {
-    let len = path.len();
-    std::fmt::Write::write_fmt(path, segment).expect("writing to a String cannot fail");
-    node(m, path, in_junctor, out);
-    path.truncate(len);
+    super::with_segment(path, segment, |path| node(m, path, in_junctor, out));
 }
 
 fn violation(out: &mut Vec<Violation>, path: &str, message: impl Into<String>) {

@@ -143,8 +143,7 @@ fn is_true(m: &Map<String, Value>, key: &str) -> bool {
 }
 
 impl Walk {
-    /// Walks `child` with `path` extended by `segment`; one buffer serves the whole walk, as
-    /// paths are only read for a node with rules.
+    /// Walks `child` with `path` extended by `segment`.
     fn child(
         &mut self,
         child: &Map<String, Value>,
@@ -152,10 +151,7 @@ impl Walk {
         segment: std::fmt::Arguments,
         ctx: Context,
     ) {
-        let len = path.len();
-        std::fmt::Write::write_fmt(path, segment).expect("writing to a String cannot fail");
-        self.node(child, path, ctx);
-        path.truncate(len);
+        super::with_segment(path, segment, |path| self.node(child, path, ctx));
     }
 
     fn node(&mut self, m: &Map<String, Value>, path: &mut String, ctx: Context) {
