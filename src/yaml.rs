@@ -443,12 +443,23 @@ const RESERVED_WORDS: &[&str] = &[
     ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
 ];
 
+/// The byte length of the longest of [`RESERVED_WORDS`]: longer strings need no comparison.
+const LONGEST_RESERVED_WORD: usize = {
+    let (mut i, mut longest) = (0, 0);
+    while i < RESERVED_WORDS.len() {
+        if RESERVED_WORDS[i].len() > longest {
+            longest = RESERVED_WORDS[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
+
 fn resolves_to_string(text: &str) -> bool {
     let Some(&first) = text.as_bytes().first() else {
         return false;
     };
-    // The longest reserved word has 6 bytes.
-    if text.len() <= 6 && RESERVED_WORDS.contains(&text) {
+    if text.len() <= LONGEST_RESERVED_WORD && RESERVED_WORDS.contains(&text) {
         return false;
     }
     match first {
