@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod hollow;
+mod nesting;
 mod raw_docs;
 
 /// Every Rust file of this repository (fixtures and examples included) and its text: a corpus
@@ -431,47 +432,24 @@ pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
 /// so a file nested thousands deep would overflow the stack; no real code comes close.
 pub const MAX_NESTING: usize = 256;
 
-/// The tokens of a source file, or an error: at the first token nested deeper than
-/// [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic angle brackets (walked without
-/// recursion), or where the file does not split into tokens.
+/// The tokens of a source file, or an error: where the file does not split into tokens, or at
+/// the first token nested deeper than [`MAX_NESTING`] brackets (`()`, `[]`, `{}`) plus generic
+/// angle brackets ([`nesting::too_deep`], read from the text).
 fn checked_tokens(path: &Path, text: &str) -> Result<proc_macro2::TokenStream, Box<Diagnostic>> {
-    use proc_macro2::{TokenStream, TokenTree};
-    let tokens: TokenStream = text
+    let tokens: proc_macro2::TokenStream = text
         .parse()
         .map_err(|_| Box::new(token_error(path, text)))?;
-    // (tokens of one group, its bracket depth, the `<` still open in it)
-    let mut stack = vec![(tokens.clone().into_iter(), 0usize, 0usize)];
-    while let Some((iter, depth, angles)) = stack.last_mut() {
-        let Some(token) = iter.next() else {
-            stack.pop();
-            continue;
-        };
-        let (depth, open) = (*depth, *angles);
-        let span = match &token {
-            TokenTree::Punct(p) if p.as_char() == '<' => {
-                *angles += 1;
-                p.span()
-            }
-            TokenTree::Punct(p) if p.as_char() == '>' => {
-                *angles = angles.saturating_sub(1);
-                continue;
-            }
-            TokenTree::Group(g) => {
-                stack.push((g.stream().into_iter(), depth + 1, 0));
-                g.span_open()
-            }
-            _ => continue,
-        };
-        if depth + open + 1 > MAX_NESTING {
-            let start = span.start();
-            return Err(Box::new(
-                Diagnostic::error(format!(
-                    "brackets and generics nest more than {MAX_NESTING} levels deep here"
-                ))
-                .at(Location::new(path, start.line, start.column + 1).with_source(text, 1))
-                .help("opgen parses the sources without compiling them, one level at a time; split the expression or name the inner type"),
-            ));
-        }
+    if let Some(at) = nesting::too_deep(text, MAX_NESTING) {
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let line = 1 + text[..line_start].bytes().filter(|b| *b == b'\n').count();
+        let column = 1 + text[line_start..at].chars().count();
+        return Err(Box::new(
+            Diagnostic::error(format!(
+                "brackets and generics nest more than {MAX_NESTING} levels deep here"
+            ))
+            .at(Location::new(path, line, column).with_source(text, 1))
+            .help("opgen parses the sources without compiling them, one level at a time; split the expression or name the inner type"),
+        ));
     }
     Ok(tokens)
 }

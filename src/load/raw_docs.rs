@@ -197,11 +197,16 @@ pub(super) fn prefixed_end(text: &str, start: usize) -> usize {
     if at(i) == b'r' {
         let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
         if at(i + 1 + hashes) == b'"' {
-            let closing = format!("\"{}", "#".repeat(hashes));
-            let body = i + 2 + hashes;
-            return text[body..]
-                .find(&closing)
-                .map_or(bytes.len(), |n| body + n + closing.len());
+            // The first `"` followed by as many `#` (the loader's doc attributes end each line).
+            let closes = |q: usize| {
+                bytes
+                    .get(q + 1..q + 1 + hashes)
+                    .is_some_and(|h| h.iter().all(|b| *b == b'#'))
+            };
+            return memchr::memchr_iter(b'"', &bytes[i + 2 + hashes..])
+                .map(|n| i + 2 + hashes + n)
+                .find(|q| closes(*q))
+                .map_or(bytes.len(), |q| q + 1 + hashes);
         }
         if i == start && hashes == 1 {
             return word_end(text, start + 2);

@@ -16,7 +16,7 @@ use cel::objects::{Key, Map as CelMap};
 use cel::{Context, ExecutionError, Program};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// The rules `v` breaks, on `schema` and under it, each at the value that breaks it. Empty
 /// when every rule holds or cannot be run.
@@ -70,10 +70,7 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Viola
 /// The message of the rule `r` when `self` breaks it, as the API server words it.
 fn broken(r: &Value, value: &cel::Value) -> Option<String> {
     let rule = r.get("rule").and_then(Value::as_str)?;
-    let program = Program::compile(rule).ok()?;
-    if program.references().has_variable("oldSelf") {
-        return None;
-    }
+    let program = compiled(rule)?;
     let mut ctx = Context::default();
     ctx.add_variable_from_value("self", value.clone());
     let described = || match r.get("message").and_then(Value::as_str) {
@@ -87,6 +84,29 @@ fn broken(r: &Value, value: &cel::Value) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `rule` compiled, or None when it does not compile or is a transition rule (`oldSelf`).
+///
+/// The same rules come back for every default under them (gateway-api's path-match rules
+/// for each of its three route kinds' defaults, built on different threads), and the
+/// interpreter's parser costs far more than evaluating: what was compiled is kept for the
+/// process, keyed by the rule's text.
+fn compiled(rule: &str) -> Option<Arc<Program>> {
+    static COMPILED: LazyLock<Mutex<HashMap<String, Option<Arc<Program>>>>> =
+        LazyLock::new(Mutex::default);
+    if let Some(program) = COMPILED.lock().ok()?.get(rule) {
+        return program.clone();
+    }
+    let program = Program::compile(rule)
+        .ok()
+        .filter(|p| !p.references().has_variable("oldSelf"))
+        .map(Arc::new);
+    COMPILED
+        .lock()
+        .ok()?
+        .insert(rule.to_owned(), program.clone());
+    program
 }
 
 /// `v` as the CEL value the API server binds to `self` on a node of schema `m`
