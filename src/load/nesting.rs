@@ -9,7 +9,7 @@
 //! (`<=`, `->` and `>>` are two tokens to proc-macro2).
 
 use super::raw_docs::{
-    block_comment_end, char_or_lifetime_end, prefixed_end, quoted_end, raw_string_prefix,
+    block_comment_end, byte_set, char_or_lifetime_end, prefixed_end, quoted_end, raw_string_prefix,
 };
 
 /// The byte offset of the first bracket or `<` in `text` nested deeper than `max`: the brackets
@@ -89,16 +89,7 @@ pub fn too_deep(text: &str, max: usize) -> Option<usize> {
 
 /// The bytes that may open or close a level, or start a literal other than a number or a
 /// comment (`r`, `b` and `c` prefixes are found from the quote after them).
-const NESTING_OR_LITERAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    let starts = b"()[]{}<>\"'/";
-    while i < starts.len() {
-        table[starts[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
+const NESTING_OR_LITERAL: [bool; 256] = byte_set(b"()[]{}<>\"'/");
 
 #[cfg(test)]
 mod tests {

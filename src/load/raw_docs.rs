@@ -88,16 +88,18 @@ fn doc_line_comments(text: &str) -> Vec<(usize, bool)> {
 
 /// The bytes that may start a bracket, a literal other than a number, or a comment. (`r`, `b`
 /// and `c` prefixes are found from the quote after them, by [`raw_string_prefix`].)
-const STARTS_BRACKET_OR_LITERAL: [bool; 256] = {
+const STARTS_BRACKET_OR_LITERAL: [bool; 256] = byte_set(b"()[]{}\"'/");
+
+/// A table of `bytes`, for a scan that stops at any of them.
+pub(super) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
     let mut table = [false; 256];
     let mut i = 0;
-    let starts = b"()[]{}\"'/";
-    while i < starts.len() {
-        table[starts[i] as usize] = true;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
         i += 1;
     }
     table
-};
+}
 
 /// The first byte from `i` on that may start a bracket, a literal other than a number, or a
 /// comment (the end of `bytes` if none does): words and punctuation skipped unread.
