@@ -13,7 +13,8 @@
 use super::types::escape;
 use crate::generators::crd::values::{Problem, ValuePath, Violation};
 use cel::objects::{Key, Map as CelMap};
-use cel::{Context, ExecutionError, Program};
+use cel::parser::{Expression, PrattParser};
+use cel::{Context, ExecutionError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -70,14 +71,14 @@ fn walk(v: &Value, m: &Map<String, Value>, path: &ValuePath, out: &mut Vec<Viola
 /// The message of the rule `r` when `self` breaks it, as the API server words it.
 fn broken(r: &Value, value: &cel::Value) -> Option<String> {
     let rule = r.get("rule").and_then(Value::as_str)?;
-    let program = compiled(rule)?;
+    let program = parsed(rule)?;
     let mut ctx = Context::default();
     ctx.add_variable_from_value("self", value.clone());
     let described = || match r.get("message").and_then(Value::as_str) {
         Some(msg) if !msg.trim().is_empty() => format!("{msg} (rule `{rule}`)"),
         _ => format!("failed rule: {rule}"),
     };
-    match program.execute(&ctx) {
+    match ctx.resolve(&program) {
         Ok(cel::Value::Bool(false)) => Some(described()),
         Err(ExecutionError::NoSuchKey(key)) => {
             Some(format!("no such key: {key} evaluating rule: {rule}"))
@@ -86,27 +87,30 @@ fn broken(r: &Value, value: &cel::Value) -> Option<String> {
     }
 }
 
-/// `rule` compiled, or None when it does not compile or is a transition rule (`oldSelf`).
+/// `rule` parsed, or None when it does not parse or is a transition rule (`oldSelf`).
 ///
-/// The same rules come back for every default under them (gateway-api's path-match rules
-/// for each of its three route kinds' defaults, built on different threads), and the
-/// interpreter's parser costs far more than evaluating: what was compiled is kept for the
-/// process, keyed by the rule's text.
-fn compiled(rule: &str) -> Option<Arc<Program>> {
-    static COMPILED: LazyLock<Mutex<HashMap<String, Option<Arc<Program>>>>> =
+/// Parsed by the `cel` crate's Pratt parser, not its default ANTLR one (`Program::compile`),
+/// which took 1.3 M instructions a rule, a tenth of a cold `opgen manifests` of gateway-api's
+/// `apis/v1`: the Pratt parser is about twenty times faster and gives the same expression
+/// (tested on every rule of the repository's CRDs). The same rules come back for every
+/// default under them, on any thread: what was parsed is kept for the process, keyed by the
+/// rule's text.
+fn parsed(rule: &str) -> Option<Arc<Expression>> {
+    static PARSED: LazyLock<Mutex<HashMap<String, Option<Arc<Expression>>>>> =
         LazyLock::new(Mutex::default);
-    if let Some(program) = COMPILED.lock().ok()?.get(rule) {
-        return program.clone();
+    if let Some(expression) = PARSED.lock().ok()?.get(rule) {
+        return expression.clone();
     }
-    let program = Program::compile(rule)
+    let expression = PrattParser::default()
+        .parse(rule)
         .ok()
-        .filter(|p| !p.references().has_variable("oldSelf"))
+        .filter(|e| !e.references().has_variable("oldSelf"))
         .map(Arc::new);
-    COMPILED
+    PARSED
         .lock()
         .ok()?
-        .insert(rule.to_owned(), program.clone());
-    program
+        .insert(rule.to_owned(), expression.clone());
+    expression
 }
 
 /// `v` as the CEL value the API server binds to `self` on a node of schema `m`
@@ -178,6 +182,86 @@ fn to_cel(v: &Value, m: &Map<String, Value>) -> Option<cel::Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The rules of every CRD under `dir` (the repository's fixtures), each once.
+    fn fixture_rules(dir: &std::path::Path, out: &mut std::collections::BTreeSet<String>) {
+        fn collect(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
+                        out.extend(
+                            rules
+                                .iter()
+                                .filter_map(|r| r["rule"].as_str())
+                                .map(String::from),
+                        );
+                    }
+                    m.values().for_each(|v| collect(v, out));
+                }
+                Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+                _ => {}
+            }
+        }
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                fixture_rules(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                // `// +kubebuilder:validation:XValidation:rule="…"` (Go's quoting) or rule=`…`.
+                let text = std::fs::read_to_string(&path).unwrap();
+                for line in text.lines().filter(|l| l.contains("XValidation:")) {
+                    let Some((_, value)) = line.split_once("rule=") else {
+                        continue;
+                    };
+                    let mut chars = value.chars();
+                    let rule = match chars.next() {
+                        Some('`') => chars.take_while(|c| *c != '`').collect(),
+                        Some('"') => {
+                            let mut rule = String::new();
+                            while let Some(c) = chars.next() {
+                                match c {
+                                    '\\' => rule.extend(chars.next().map(|c| match c {
+                                        'n' => '\n',
+                                        't' => '\t',
+                                        c => c,
+                                    })),
+                                    '"' => break,
+                                    c => rule.push(c),
+                                }
+                            }
+                            rule
+                        }
+                        _ => continue,
+                    };
+                    out.insert(rule);
+                }
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (_, doc) in crate::yaml::split_documents(&text) {
+                    if let Ok(v) = serde_yaml::from_str::<Value>(doc) {
+                        collect(&v, out);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_pratt_parser_gives_the_default_parsers_expression_for_every_fixture_rule() {
+        let mut rules = std::collections::BTreeSet::new();
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        fixture_rules(&fixtures, &mut rules);
+        assert!(rules.len() > 50, "only {} rules found", rules.len());
+        for rule in &rules {
+            let antlr = cel::Program::compile(rule).map(|p| format!("{:?}", p.expression()));
+            let pratt = PrattParser::default().parse(rule).map(|e| format!("{e:?}"));
+            match (antlr, pratt) {
+                (Ok(antlr), Ok(pratt)) => assert_eq!(antlr, pratt, "{rule}"),
+                (Err(_), Err(_)) => {}
+                (antlr, pratt) => panic!("{rule}: ANTLR {antlr:?}, Pratt {pratt:?}"),
+            }
+        }
+    }
 
     fn run(v: Value, schema: Value) -> Vec<String> {
         violations(&v, schema.as_object().unwrap())
