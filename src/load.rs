@@ -12,6 +12,8 @@ mod hollow;
 mod nesting;
 mod raw_docs;
 
+pub use raw_docs::merged_doc_lines;
+
 /// Every Rust file of this repository (fixtures and examples included) and its text: a corpus
 /// of real code for the tests of what rewrites a text before it is lexed.
 #[cfg(test)]

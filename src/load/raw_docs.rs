@@ -7,9 +7,16 @@
 //! instructions). Written as `#[doc = r"text"]` in the text the lexer reads, the same attribute
 //! costs a copy. Only line doc comments are rewritten: they run to the end of their line, so
 //! every token keeps its line, and every token after a comment its column too.
+//!
+//! Outer doc lines right under one another become one attribute whose raw string runs over
+//! their lines, the `///` of each line after the first kept in it ([`merged_doc_lines`] reads
+//! them back): an attribute costs the lexer, syn and the readers of docs the same whether it
+//! holds one line or ten, and the Go doc comments of an imported API are most of its text
+//! (gateway-api's `apis/v1`: 5,324 doc lines; loading 85 M instructions of a 220 M run, 38 M
+//! with the lines merged).
 
 /// `text` with each `///` and `//!` doc comment written as the `#[doc = r"…"]` (`#![doc = …]`)
-/// attribute it stands for; `None` when `text` has none, or a carriage return (which a raw string
+/// attribute it stands for, consecutive `///` lines as one; `None` when `text` has none, or a carriage return (which a raw string
 /// would keep and the lexer drops).
 pub fn with_raw_doc_attributes(text: &str) -> Option<String> {
     if text.contains('\r') {
@@ -21,12 +28,24 @@ pub fn with_raw_doc_attributes(text: &str) -> Option<String> {
     }
     let mut out = String::with_capacity(text.len() + comments.len() * 12);
     let mut done = 0;
-    for (start, inner) in comments {
-        let body_start = start + 3;
-        let end = text[body_start..]
-            .find('\n')
-            .map_or(text.len(), |i| body_start + i);
-        let body = &text[body_start..end];
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let mut comments = comments.into_iter().peekable();
+    while let Some((start, inner)) = comments.next() {
+        // Outer doc lines one right under the other (nothing but indentation between them)
+        // make one attribute: its raw string runs over their lines, `///` and all.
+        let mut end = line_end(start + 3);
+        if !inner {
+            while let Some(&(next, false)) = comments.peek()
+                && text[end..next]
+                    .bytes()
+                    .all(|b| b == b'\n' || b == b' ' || b == b'\t')
+                && text[end..next].bytes().filter(|b| *b == b'\n').count() == 1
+            {
+                comments.next();
+                end = line_end(next + 3);
+            }
+        }
+        let body = &text[start + 3..end];
         out.push_str(&text[done..start]);
         out.push_str(if inner { "#![doc=r" } else { "#[doc=r" });
         let hashes = "#".repeat(hashes_needed(body));
@@ -40,6 +59,23 @@ pub fn with_raw_doc_attributes(text: &str) -> Option<String> {
     }
     out.push_str(&text[done..]);
     Some(out)
+}
+
+/// The lines of `text`, the value of `lit`, when it holds `///` lines the loader wrote as one
+/// attribute ([`with_raw_doc_attributes`]: a raw string running over the lines, each after
+/// the first still starting with its `///`), each without its comment syntax; None for any other doc.
+pub fn merged_doc_lines<'t>(
+    lit: &syn::LitStr,
+    text: &'t str,
+) -> Option<impl Iterator<Item = &'t str>> {
+    let (first, rest) = text.split_once('\n')?;
+    let continued = |l: &'t str| l.trim_start_matches([' ', '\t']).strip_prefix("///");
+    if !rest.split('\n').all(|l| continued(l).is_some())
+        || !lit.token().to_string().starts_with('r')
+    {
+        return None;
+    }
+    Some(std::iter::once(first).chain(rest.split('\n').filter_map(continued)))
 }
 
 /// How many `#` a raw string holding `body` needs: one more than the longest run after a `"`.
@@ -247,6 +283,15 @@ mod tests {
         let mut out = String::new();
         for token in tokens {
             match token {
+                TokenTree::Group(g) if doc_lines(&g).is_some() => {
+                    let lines = doc_lines(&g).unwrap();
+                    let attributes: Vec<String> = lines
+                        .iter()
+                        .map(|l| format!("Bracket(doc = {l:?} )"))
+                        .collect();
+                    // The `#` before the group is out already: one per further line.
+                    out.push_str(&attributes.join(" # "));
+                }
                 TokenTree::Group(g) => {
                     out.push_str(&format!("{:?}(", g.delimiter()));
                     out.push_str(&normalized(g.stream()));
@@ -263,7 +308,63 @@ mod tests {
         out
     }
 
-    /// `text` parses to the same file either way, every token on the same line.
+    /// Every item's, field's and variant's doc lines, as the model reads them.
+    fn docs(file: &syn::File) -> Vec<String> {
+        struct Docs(Vec<String>);
+        impl Docs {
+            fn read(&mut self, attrs: &[syn::Attribute]) {
+                self.0.push(crate::model::doc_text(attrs));
+            }
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Docs {
+            fn visit_item(&mut self, i: &'ast syn::Item) {
+                if let syn::Item::Struct(syn::ItemStruct { attrs, .. })
+                | syn::Item::Enum(syn::ItemEnum { attrs, .. })
+                | syn::Item::Const(syn::ItemConst { attrs, .. })
+                | syn::Item::Type(syn::ItemType { attrs, .. })
+                | syn::Item::Fn(syn::ItemFn { attrs, .. }) = i
+                {
+                    self.read(attrs);
+                }
+                syn::visit::visit_item(self, i);
+            }
+            fn visit_field(&mut self, f: &'ast syn::Field) {
+                self.read(&f.attrs);
+                syn::visit::visit_field(self, f);
+            }
+            fn visit_variant(&mut self, v: &'ast syn::Variant) {
+                self.read(&v.attrs);
+                syn::visit::visit_variant(self, v);
+            }
+        }
+        let mut docs = Docs(vec![crate::model::doc_text(&file.attrs)]);
+        syn::visit::Visit::visit_file(&mut docs, file);
+        docs.0
+    }
+
+    /// The lines of a `[doc = …]` group, as separate attributes would hold them.
+    fn doc_lines(g: &proc_macro2::Group) -> Option<Vec<String>> {
+        let attr: syn::Meta = syn::parse2(g.stream()).ok()?;
+        let syn::Meta::NameValue(nv) = attr else {
+            return None;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) = &nv.value
+        else {
+            return None;
+        };
+        if !nv.path.is_ident("doc") {
+            return None;
+        }
+        let text = lit.value();
+        let merged = merged_doc_lines(lit, &text).map(|lines| lines.map(String::from).collect());
+        Some(merged.unwrap_or_else(|| vec![text.clone()]))
+    }
+
+    /// `text` parses to the same file either way, every token on the same line, and its docs
+    /// read the same.
     fn same_file(text: &str) {
         let original = syn::parse_file(text).unwrap();
         let Some(rewritten) = with_raw_doc_attributes(text) else {
@@ -276,6 +377,7 @@ mod tests {
             normalized(parsed.to_token_stream()),
             "\n{rewritten}"
         );
+        assert_eq!(docs(&original), docs(&parsed), "\n{rewritten}");
         assert_eq!(text.lines().count(), rewritten.lines().count());
     }
 
@@ -284,7 +386,7 @@ mod tests {
         let text = "//! Crate docs with \"quotes\"#.\n/// A type.\n///\n/// Says \"hi\"## and \\n.\npub struct A { /// The field.\n    pub f: u8 }\n";
         assert_eq!(
             with_raw_doc_attributes(text).unwrap(),
-            "#![doc=r##\" Crate docs with \"quotes\"#.\"##]\n#[doc=r\" A type.\"]\n#[doc=r\"\"]\n#[doc=r###\" Says \"hi\"## and \\n.\"###]\npub struct A { #[doc=r\" The field.\"]\n    pub f: u8 }\n"
+            "#![doc=r##\" Crate docs with \"quotes\"#.\"##]\n#[doc=r###\" A type.\n///\n/// Says \"hi\"## and \\n.\"###]\npub struct A { #[doc=r\" The field.\"]\n    pub f: u8 }\n"
         );
         same_file(text);
     }

@@ -340,6 +340,23 @@ impl<'ast> Visit<'ast> for NodeCollector {
         self.delimited(span, false);
     }
 
+    fn visit_attribute(&mut self, a: &'ast syn::Attribute) {
+        // `///` lines the loader merged into one attribute are comments in the text: the
+        // markers among them are read as those of any doc comment.
+        if let syn::Meta::NameValue(nv) = &a.meta
+            && nv.path.is_ident("doc")
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(l),
+                ..
+            }) = &nv.value
+            && l.span().end().line > l.span().start().line
+            && crate::load::merged_doc_lines(l, &l.value()).is_some()
+        {
+            return;
+        }
+        syn::visit::visit_attribute(self, a);
+    }
+
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
         let (s, e) = (l.span().start().line, l.span().end().line);
         if e > s {
@@ -696,6 +713,18 @@ pub struct FooSpec {
         );
         assert_eq!(names(&m, (19, 5)), ["kubebuilder:validation:MaxLength"]);
         assert!(names(&m, (20, 5)).is_empty());
+    }
+
+    #[test]
+    fn markers_among_doc_lines_attach_though_the_lines_are_one_attribute() {
+        let text = "/// Foo is a type.\n/// +kubebuilder:resource:shortName=fo\n/// More docs.\npub struct Foo {\n    /// size of it.\n    /// +kubebuilder:validation:Minimum=1\n    pub size: i32,\n    /// A doc with a string: \"// +optional\" is not a marker here.\n    /// second line\n    pub name: String,\n}\nconst S: &str = \"a\n// +optional\n\";\n";
+        let (m, diags) = run(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(names(&m, (4, 1)), ["kubebuilder:resource"]);
+        assert_eq!(names(&m, (7, 5)), ["kubebuilder:validation:Minimum"]);
+        assert!(names(&m, (10, 5)).is_empty());
+        // A real multi-line string still hides what looks like a marker in it.
+        assert_eq!(m.nodes.values().flatten().count(), 2, "{:?}", m.nodes);
     }
 
     #[test]

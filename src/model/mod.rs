@@ -433,6 +433,12 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
         {
             let text = s.value();
             if text.contains('\n') {
+                if let Some(doc_lines) = crate::load::merged_doc_lines(s, &text) {
+                    lines.extend(
+                        doc_lines.map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()),
+                    );
+                    continue;
+                }
                 // A `/** ... */` block: every line trimmed (as controller-gen trims `/* */`
                 // comments), and the conventional leading `*` of Rust block docs dropped.
                 for line in text.split('\n') {
