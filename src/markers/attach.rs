@@ -394,14 +394,18 @@ fn marker_in(line: &str) -> Option<(usize, &str)> {
     Some((column, body_trimmed.trim_end()))
 }
 
-/// Which node claims each comment line (1-based line → index in `nodes`, sorted by id): the
-/// comment lines among its attributes, the block directly above it, and one more block
-/// separated from that by blank lines unless a node below claimed it.
-fn comment_owners(nodes: &[Node], kind: impl Fn(usize) -> LineKind) -> HashMap<usize, usize> {
-    let mut owner: HashMap<usize, usize> = HashMap::new();
+/// Which node claims each comment line (by 1-based line, the index in `nodes`, sorted by id):
+/// the comment lines among its attributes, the block directly above it, and one more block
+/// separated from that by blank lines unless a node below claimed it. `kinds[l]` is line `l`'s
+/// kind (`kinds[0]` stands for no line).
+fn comment_owners(nodes: &[Node], kinds: &[LineKind]) -> Vec<Option<usize>> {
+    let kind = |l: usize| kinds.get(l).copied().unwrap_or(LineKind::Code);
+    let mut owner: Vec<Option<usize>> = vec![None; kinds.len()];
     for (idx, node) in nodes.iter().enumerate() {
-        let claim = |l: usize, owner: &mut HashMap<usize, usize>| {
-            owner.entry(l).or_insert(idx);
+        let claim = |l: usize, owner: &mut [Option<usize>]| {
+            if let Some(slot @ None) = owner.get_mut(l) {
+                *slot = Some(idx);
+            }
         };
         // Comment lines among the attributes.
         for l in node.first_line..node.id.0 {
@@ -422,7 +426,7 @@ fn comment_owners(nodes: &[Node], kind: impl Fn(usize) -> LineKind) -> HashMap<u
             }
             while l > 0
                 && kind(l) == LineKind::Comment(CommentKind::Outer)
-                && !owner.contains_key(&l)
+                && owner.get(l).is_some_and(Option::is_none)
             {
                 claim(l, &mut owner);
                 l -= 1;
@@ -442,24 +446,25 @@ pub fn attach(
     collector.visit_file(&file.ast);
     collector.opaque.extend_from_slice(&file.skipped);
     let lines: Vec<&str> = file.text.lines().collect();
-    let kind = |l: usize| -> LineKind {
-        if l == 0 || l > lines.len() {
-            return LineKind::Code;
+    // Each line's kind, once (index 0 stands for no line): the lines of multi-line literals,
+    // test modules and the like are code, whatever they look like.
+    let mut kinds: Vec<LineKind> = std::iter::once(LineKind::Code)
+        .chain(lines.iter().map(|l| classify(l)))
+        .collect();
+    for &(s, e) in &collector.opaque {
+        for kind in kinds.iter_mut().take(e + 1).skip(s) {
+            *kind = LineKind::Code;
         }
-        if collector.opaque.iter().any(|&(s, e)| l >= s && l <= e) {
-            return LineKind::Code;
-        }
-        classify(lines[l - 1])
-    };
+    }
     let in_body = |l: usize| collector.bodies.iter().any(|&(s, e)| l >= s && l <= e);
 
     collector.nodes.sort_by_key(|n| n.id);
-    let owner = comment_owners(&collector.nodes, kind);
+    let owner = comment_owners(&collector.nodes, &kinds);
 
     let mut out = FileMarkers::default();
     for (i, raw) in lines.iter().enumerate() {
         let line_no = i + 1;
-        let LineKind::Comment(comment) = kind(line_no) else {
+        let LineKind::Comment(comment) = kinds[line_no] else {
             continue;
         };
         let Some((column, text)) = marker_in(raw) else {
@@ -527,7 +532,7 @@ pub fn attach(
             }
             continue;
         }
-        let Some(&idx) = owner.get(&line_no) else {
+        let Some(idx) = owner[line_no] else {
             diags.push(
                 Diagnostic::error(format!("marker `{}` is not attached to any type or field", def.name))
                     .at(file.location(line_no, column, text.chars().count()))
