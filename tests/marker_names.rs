@@ -30,28 +30,34 @@ fn typed_marker_names() -> Vec<String> {
     names
 }
 
-/// `text` with its top-level `#[cfg(test)] mod tests { ... }` blanked out (lines kept).
+/// `text` with its top-level `#[cfg(test)]` modules blanked out (lines kept). syn finds where
+/// each ends: a test's text may hold a `}` in column one or an unbalanced quote.
 fn without_test_modules(text: &str) -> String {
-    let mut out = text.to_owned();
-    let mut from = 0;
-    while let Some(at) = out[from..].find("#[cfg(test)]\nmod tests {") {
-        let start = from + at;
-        // A top-level module ends at the first `}` in column one.
-        let end = out[start..]
-            .find("\n}")
-            .map_or(out.len(), |e| start + e + 2);
-        // Byte for byte, so that the offsets after it stay where they were.
-        let blanked: String = out[start..end]
-            .chars()
-            .map(|c| match c {
-                '\n' => "\n".to_owned(),
-                c => " ".repeat(c.len_utf8()),
+    let file = syn::parse_file(text).expect("src/ parses");
+    let mut test_lines = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Mod(m) = item
+            && m.attrs.iter().any(|a| {
+                a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
             })
-            .collect();
-        out.replace_range(start..end, &blanked);
-        from = end;
+            && let Some((brace, _)) = &m.content
+        {
+            let first = m.attrs[0].pound_token.span.start().line;
+            test_lines.push(first..=brace.span.close().end().line);
+        }
     }
-    out
+    // Each blanked line keeps its newline, so that the lines after it keep their numbers.
+    text.split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let in_tests = test_lines.iter().any(|r| r.contains(&(i + 1)));
+            if in_tests {
+                if line.ends_with('\n') { "\n" } else { "" }
+            } else {
+                line
+            }
+        })
+        .collect()
 }
 
 /// The string literals of a Rust source outside its `#[cfg(test)] mod tests`, with their

@@ -308,12 +308,34 @@ mod tests {
         out
     }
 
-    /// Every item's, field's and variant's doc lines, as the model reads them.
-    fn docs(file: &syn::File) -> Vec<String> {
-        struct Docs(Vec<String>);
+    /// Every item's, field's and variant's doc lines, a merged attribute's read back with
+    /// [`merged_doc_lines`]: what the model is given.
+    fn docs(file: &syn::File) -> Vec<Vec<String>> {
+        struct Docs(Vec<Vec<String>>);
         impl Docs {
             fn read(&mut self, attrs: &[syn::Attribute]) {
-                self.0.push(crate::model::doc_text(attrs));
+                let mut lines = Vec::new();
+                for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+                    let syn::Meta::NameValue(syn::MetaNameValue {
+                        value:
+                            syn::Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Str(lit),
+                                ..
+                            }),
+                        ..
+                    }) = &attr.meta
+                    else {
+                        continue;
+                    };
+                    let text = lit.value();
+                    let merged: Option<Vec<String>> =
+                        merged_doc_lines(lit, &text).map(|m| m.map(str::to_owned).collect());
+                    match merged {
+                        Some(merged) => lines.extend(merged),
+                        None => lines.push(text),
+                    }
+                }
+                self.0.push(lines);
             }
         }
         impl<'ast> syn::visit::Visit<'ast> for Docs {
@@ -337,7 +359,8 @@ mod tests {
                 syn::visit::visit_variant(self, v);
             }
         }
-        let mut docs = Docs(vec![crate::model::doc_text(&file.attrs)]);
+        let mut docs = Docs(Vec::new());
+        docs.read(&file.attrs);
         syn::visit::Visit::visit_file(&mut docs, file);
         docs.0
     }
