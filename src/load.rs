@@ -243,7 +243,7 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 /// too: the caller parses to know).
 fn declares_file_module(text: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices("mod").any(|(at, _)| {
+    memchr::memmem::find_iter(text.as_bytes(), "mod").any(|at| {
         if text[..at].chars().next_back().is_some_and(ident) {
             return false;
         }

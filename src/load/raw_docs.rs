@@ -28,7 +28,9 @@ pub fn with_raw_doc_attributes(text: &str) -> Option<String> {
     }
     let mut out = String::with_capacity(text.len() + comments.len() * 12);
     let mut done = 0;
-    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let line_end = |from: usize| {
+        memchr::memchr(b'\n', &text.as_bytes()[from..]).map_or(text.len(), |i| from + i)
+    };
     let mut comments = comments.into_iter().peekable();
     while let Some((start, inner)) = comments.next() {
         // Outer doc lines one right under the other (nothing but indentation between them)
@@ -48,12 +50,12 @@ pub fn with_raw_doc_attributes(text: &str) -> Option<String> {
         let body = &text[start + 3..end];
         out.push_str(&text[done..start]);
         out.push_str(if inner { "#![doc=r" } else { "#[doc=r" });
-        let hashes = "#".repeat(hashes_needed(body));
-        out.push_str(&hashes);
+        let hashes = hashes_needed(body);
+        out.extend(std::iter::repeat_n('#', hashes));
         out.push('"');
         out.push_str(body);
         out.push('"');
-        out.push_str(&hashes);
+        out.extend(std::iter::repeat_n('#', hashes));
         out.push(']');
         done = end;
     }
@@ -80,8 +82,8 @@ pub fn merged_doc_lines<'t>(
 
 /// How many `#` a raw string holding `body` needs: one more than the longest run after a `"`.
 fn hashes_needed(body: &str) -> usize {
-    body.match_indices('"')
-        .map(|(at, _)| body[at + 1..].bytes().take_while(|b| *b == b'#').count() + 1)
+    memchr::memchr_iter(b'"', body.as_bytes())
+        .map(|at| body[at + 1..].bytes().take_while(|b| *b == b'#').count() + 1)
         .max()
         .unwrap_or(0)
 }

@@ -380,7 +380,9 @@ fn classify(line: &str) -> LineKind {
 
 /// The marker text (from `+`) of a comment line and its 1-based column, if it is a marker.
 fn marker_in(line: &str) -> Option<(usize, &str)> {
-    let start = line.find("//")?;
+    // Not `find("//")`: that sets up a substring searcher for each of a file's comment lines.
+    let bytes = line.as_bytes();
+    let start = memchr::memchr_iter(b'/', bytes).find(|&at| bytes.get(at + 1) == Some(&b'/'))?;
     let body = line[start..]
         .trim_start_matches('/')
         .trim_start_matches('!');

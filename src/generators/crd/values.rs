@@ -13,7 +13,7 @@ use regex::Regex;
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Every way `v` breaks `schema`, worded for a default; each message starts with the path
 /// inside the value (empty for the value itself) and names the rule.
@@ -837,20 +837,21 @@ fn is_hostname(s: &str) -> bool {
 ///
 /// Compiled once per pattern and run: the same patterns recur in every CRD that embeds a type
 /// (prometheus-operator's ten CRDs compiled the same ones thousands of times, an eighth of its
-/// run), and a `Regex` clone shares the compiled program.
-pub fn go_regex(pattern: &str) -> Result<Regex, String> {
+/// run). Shared through an `Arc`: a `Regex` clone shares the program but not the lazy DFA
+/// cache, which each clone built again on its first match.
+pub fn go_regex(pattern: &str) -> Result<Arc<Regex>, String> {
     static COMPILED: Compiled = OnceLock::new();
     compiled_once(&COMPILED, pattern, compile_go_regex)
 }
 
 /// Regexes by pattern, each compiled once per run.
-type Compiled = OnceLock<Mutex<HashMap<String, Result<Regex, String>>>>;
+type Compiled = OnceLock<Mutex<HashMap<String, Result<Arc<Regex>, String>>>>;
 
 fn compiled_once(
     cache: &'static Compiled,
     pattern: &str,
     compile: fn(&str) -> Result<Regex, String>,
-) -> Result<Regex, String> {
+) -> Result<Arc<Regex>, String> {
     let cache = cache.get_or_init(Mutex::default);
     let known = cache
         .lock()
@@ -858,7 +859,7 @@ fn compiled_once(
         .get(pattern)
         .cloned();
     known.unwrap_or_else(|| {
-        let result = compile(pattern);
+        let result = compile(pattern).map(Arc::new);
         cache
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
