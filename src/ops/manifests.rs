@@ -148,17 +148,24 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         samples_checked: samples.objects,
         cache_note: None,
     };
+    // Hashed for the cache before the texts move into the workspace.
+    let crd_hashes: Vec<Option<u64>> = if opts.cache == CacheUse::ReadWrite {
+        let hash = |t: &Option<String>| t.as_deref().map(manifests_cache::hash);
+        crd_texts.iter().map(hash).collect()
+    } else {
+        Vec::new()
+    };
     let mut kustomization = ws.read(Path::new(CRD_KUSTOMIZATION))?;
-    for ((crd, _), text) in crds.iter().zip(&crd_texts) {
+    for ((crd, _), text) in crds.iter().zip(crd_texts) {
         let name = crd.file_name();
         let path = Path::new(CRD_DIR).join(&name);
         if let Some(text) = text {
             let restamp_only = opts.keep_version_stamps
                 && ws
                     .read(&path)?
-                    .is_some_and(|old| old != *text && without_stamp(&old) == without_stamp(text));
+                    .is_some_and(|old| old != text && without_stamp(&old) == without_stamp(&text));
             if !restamp_only {
-                ws.stage(&path, text.clone());
+                ws.stage(&path, text);
             }
         }
         report.files.push(path);
@@ -201,7 +208,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, crds, &mut report)?;
     }
     if opts.cache == CacheUse::ReadWrite
-        && let Err(e) = run.store(ws.root(), &texts, &crd_texts)
+        && let Err(e) = run.store(ws.root(), &texts, &crd_hashes)
     {
         cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
     }

@@ -231,7 +231,8 @@ struct Whole {
     modules: BTreeMap<PathBuf, ModPath>,
 }
 
-fn hash(text: &str) -> u64 {
+/// The hash the cache keeps of a source file or a CRD's text.
+pub(crate) fn hash(text: &str) -> u64 {
     // A fixed seed: the same in every run of one opgen build (the cache's key names the build).
     use std::hash::BuildHasher;
     let mut h = foldhash::fast::FixedState::with_seed(0x6f70_6765_6e00).build_hasher();
@@ -241,13 +242,13 @@ fn hash(text: &str) -> u64 {
 
 impl Run {
     /// Keeps the cache of the project at `root` for the next run, `texts` being the sources
-    /// it ran on and `yaml` each CRD's text in `generated.crds`' order (`None` for those taken
-    /// from the cache). Nothing is kept of a run with warnings.
+    /// it ran on and `yaml` the [`hash`] of each CRD's text in `generated.crds`' order (`None`
+    /// for those taken from the cache). Nothing is kept of a run with warnings.
     pub(crate) fn store(
         self,
         root: &Path,
         texts: &BTreeMap<PathBuf, String>,
-        yaml: &[Option<String>],
+        yaml: &[Option<u64>],
     ) -> std::io::Result<()> {
         if !self.generated.warnings.is_empty() {
             return Ok(());
@@ -271,8 +272,8 @@ impl Run {
         {
             match (cached, yaml) {
                 (Some(_), _) => {}
-                (None, Some(yaml)) => {
-                    let was = std::mem::replace(&mut kind.yaml_hash, hash(yaml));
+                (None, Some(yaml_hash)) => {
+                    let was = std::mem::replace(&mut kind.yaml_hash, *yaml_hash);
                     if was != kind.yaml_hash {
                         gone.push(was);
                     }
