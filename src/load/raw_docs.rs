@@ -329,13 +329,7 @@ mod tests {
                     else {
                         continue;
                     };
-                    let text = lit.value();
-                    let merged: Option<Vec<String>> =
-                        merged_doc_lines(lit, &text).map(|m| m.map(str::to_owned).collect());
-                    match merged {
-                        Some(merged) => lines.extend(merged),
-                        None => lines.push(text),
-                    }
+                    lines.extend(lines_of(lit));
                 }
                 self.0.push(lines);
             }
@@ -383,9 +377,14 @@ mod tests {
         if !nv.path.is_ident("doc") {
             return None;
         }
+        Some(lines_of(lit))
+    }
+
+    /// A doc literal's lines as separate attributes would hold them.
+    fn lines_of(lit: &syn::LitStr) -> Vec<String> {
         let text = lit.value();
         let merged = merged_doc_lines(lit, &text).map(|lines| lines.map(String::from).collect());
-        Some(merged.unwrap_or_else(|| vec![text.clone()]))
+        merged.unwrap_or_else(|| vec![text.clone()])
     }
 
     /// `text` parses to the same file either way, every token on the same line, and its docs

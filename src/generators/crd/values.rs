@@ -725,8 +725,8 @@ fn format_rejects(format: &str, s: &str) -> bool {
 
 fn matches_static(s: &str, pattern: &str) -> bool {
     static COMPILED: Compiled = OnceLock::new();
-    compiled_once(&COMPILED, pattern, |p| {
-        Regex::new(p).map_err(|e| e.to_string())
+    once_per_key(&COMPILED, pattern, |p| {
+        Regex::new(p).map(Arc::new).map_err(|e| e.to_string())
     })
     .is_ok_and(|re| re.is_match(s))
 }
@@ -841,30 +841,33 @@ fn is_hostname(s: &str) -> bool {
 /// cache, which each clone built again on its first match.
 pub fn go_regex(pattern: &str) -> Result<Arc<Regex>, String> {
     static COMPILED: Compiled = OnceLock::new();
-    compiled_once(&COMPILED, pattern, compile_go_regex)
+    once_per_key(&COMPILED, pattern, |p| compile_go_regex(p).map(Arc::new))
 }
 
 /// Regexes by pattern, each compiled once per run.
-type Compiled = OnceLock<Mutex<HashMap<String, Result<Arc<Regex>, String>>>>;
+type Compiled = Memo<Result<Arc<Regex>, String>>;
 
-fn compiled_once(
-    cache: &'static Compiled,
-    pattern: &str,
-    compile: fn(&str) -> Result<Regex, String>,
-) -> Result<Arc<Regex>, String> {
-    let cache = cache.get_or_init(Mutex::default);
-    let known = cache
+/// Values computed from a text once per process, kept by the text; shared by every thread.
+pub(crate) type Memo<T> = OnceLock<Mutex<HashMap<String, T>>>;
+
+/// `compute(key)`, computed on the first call for `key` and kept in `memo` for the later ones.
+pub(crate) fn once_per_key<T: Clone>(
+    memo: &'static Memo<T>,
+    key: &str,
+    compute: impl FnOnce(&str) -> T,
+) -> T {
+    let memo = memo.get_or_init(Mutex::default);
+    let known = memo
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .get(pattern)
+        .get(key)
         .cloned();
     known.unwrap_or_else(|| {
-        let result = compile(pattern).map(Arc::new);
-        cache
-            .lock()
+        let value = compute(key);
+        memo.lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(pattern.to_owned(), result.clone());
-        result
+            .insert(key.to_owned(), value.clone());
+        value
     })
 }
 

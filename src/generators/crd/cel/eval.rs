@@ -11,13 +11,13 @@
 //! is skipped, never guessed.
 
 use super::types::escape;
-use crate::generators::crd::values::{Problem, ValuePath, Violation};
+use crate::generators::crd::values::{Memo, Problem, ValuePath, Violation, once_per_key};
 use cel::objects::{Key, Map as CelMap};
 use cel::parser::{Expression, PrattParser};
 use cel::{Context, ExecutionError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 
 /// The rules `v` breaks, on `schema` and under it, each at the value that breaks it. Empty
 /// when every rule holds or cannot be run.
@@ -96,21 +96,14 @@ fn broken(r: &Value, value: &cel::Value) -> Option<String> {
 /// default under them, on any thread: what was parsed is kept for the process, keyed by the
 /// rule's text.
 fn parsed(rule: &str) -> Option<Arc<Expression>> {
-    static PARSED: LazyLock<Mutex<HashMap<String, Option<Arc<Expression>>>>> =
-        LazyLock::new(Mutex::default);
-    if let Some(expression) = PARSED.lock().ok()?.get(rule) {
-        return expression.clone();
-    }
-    let expression = PrattParser::default()
-        .parse(rule)
-        .ok()
-        .filter(|e| !e.references().has_variable("oldSelf"))
-        .map(Arc::new);
-    PARSED
-        .lock()
-        .ok()?
-        .insert(rule.to_owned(), expression.clone());
-    expression
+    static PARSED: Memo<Option<Arc<Expression>>> = Memo::new();
+    once_per_key(&PARSED, rule, |rule| {
+        PrattParser::default()
+            .parse(rule)
+            .ok()
+            .filter(|e| !e.references().has_variable("oldSelf"))
+            .map(Arc::new)
+    })
 }
 
 /// `v` as the CEL value the API server binds to `self` on a node of schema `m`
