@@ -4,9 +4,10 @@
 //! all syntax errors are reported at once.
 
 use crate::diag::{Diagnostic, Error, Location, Result};
-use crate::writer::Workspace;
+use crate::writer::{Stamp, Workspace};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 mod hollow;
 mod nesting;
@@ -337,12 +338,92 @@ pub fn read_sources(ws: &Workspace, dir: &Path) -> Result<BTreeMap<PathBuf, Stri
     ws.list_files(dir, ".rs")?
         .into_iter()
         .map(|path| {
-            let text = ws
-                .read(&path)?
-                .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
+            let text = read_source(ws, &path)?;
             Ok((path, text))
         })
         .collect()
+}
+
+/// The `.rs` files under a directory of the workspace, each read the first time it is asked
+/// for: the manifests cache tells most of them unchanged by their [`Stamp`]s alone.
+pub struct Sources {
+    paths: Vec<PathBuf>,
+    /// Taken before any file is read, so that an edit made while opgen reads shows in the next
+    /// run's stamp (`None`: staged, unreadable, or not asked for).
+    stamps: Vec<Option<Stamp>>,
+    taken: SystemTime,
+    /// The files read so far, by path.
+    texts: BTreeMap<PathBuf, String>,
+}
+
+impl Sources {
+    /// The files under `dir` (relative to the workspace root), in path order, each stamped when
+    /// `stamped`, none read yet. Only on Unix: elsewhere a stamp has no change time and no
+    /// inode, and a file whose size and modification time are kept would pass for unchanged.
+    pub fn list(ws: &Workspace, dir: &Path, stamped: bool) -> Result<Self> {
+        let taken = SystemTime::now();
+        let paths = ws.list_files(dir, ".rs")?;
+        let stamps = if stamped && cfg!(unix) {
+            paths.iter().map(|p| ws.stamp(p)).collect()
+        } else {
+            vec![None; paths.len()]
+        };
+        Ok(Sources {
+            paths,
+            stamps,
+            taken,
+            texts: BTreeMap::new(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    pub fn path(&self, i: usize) -> &Path {
+        &self.paths[i]
+    }
+
+    pub fn stamp(&self, i: usize) -> Option<Stamp> {
+        self.stamps[i]
+    }
+
+    /// When the stamps were taken: before the first of them.
+    pub fn taken(&self) -> SystemTime {
+        self.taken
+    }
+
+    /// The text of file `i`, read now if it was not yet.
+    pub fn text(&mut self, ws: &Workspace, i: usize) -> Result<&str> {
+        let path = &self.paths[i];
+        if !self.texts.contains_key(path) {
+            let text = read_source(ws, path)?;
+            self.texts.insert(path.clone(), text);
+        }
+        Ok(&self.texts[path])
+    }
+
+    /// Every file's text, by path: those not read yet are read now.
+    pub fn read_all(&mut self, ws: &Workspace) -> Result<&BTreeMap<PathBuf, String>> {
+        for i in 0..self.paths.len() {
+            self.text(ws, i)?;
+        }
+        Ok(&self.texts)
+    }
+
+    /// The texts read so far, by path.
+    pub fn texts(&self) -> &BTreeMap<PathBuf, String> {
+        &self.texts
+    }
+}
+
+fn read_source(ws: &Workspace, path: &Path) -> Result<String> {
+    ws.read(path)?
+        .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))
 }
 
 /// The module of each of `texts` (read by [`read_sources`] from `dir`): the module tree's, or

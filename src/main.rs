@@ -13,9 +13,26 @@ fn main() {
     let opgen = std::thread::Builder::new()
         .name("opgen".into())
         .stack_size(opgen::parallel::STACK_SIZE)
-        .spawn(|| std::process::exit(opgen::cli::main()))
+        .spawn(|| exit(opgen::cli::main()))
         .expect("start opgen's main thread");
     // Only a panic returns here.
     let _ = opgen.join();
     std::process::exit(101);
+}
+
+/// Ends the process once what it printed is out. On Unix without the C library's exit
+/// handlers: mimalloc's would first hand every page back to the kernel (an `madvise` per
+/// range), which the exit does anyway, and that is a tenth of an edit's `opgen manifests`.
+fn exit(code: i32) -> ! {
+    #[cfg(unix)]
+    {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: `_exit` ends the process at once; every file opgen wrote is closed, and
+        // nothing is buffered but what was just flushed.
+        unsafe { libc::_exit(code) }
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }

@@ -23,7 +23,12 @@ pub fn threads() -> usize {
 /// thread made them, so the output does not depend on scheduling. A panic in `f` is resumed
 /// on the caller's thread.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = threads().min(items.len());
+    // Asking for the core count reads the cgroup's files: not for a single item.
+    let threads = if items.len() < 2 {
+        1
+    } else {
+        threads().min(items.len())
+    };
     if threads <= 1 {
         return items.iter().map(f).collect();
     }

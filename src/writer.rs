@@ -722,7 +722,15 @@ pub fn write_cache(
     let scratch = out
         .into_inner()
         .map_err(std::io::IntoInnerError::into_error)?;
-    scratch.persist(dir.join(name)).map_err(|e| e.error)?;
+    // The old file goes first: ext4 starts writing a file out to disk when it is renamed over
+    // another (so that a crash cannot leave the replaced file empty), which triples the rename's
+    // time; a reader that comes between the two steps finds no cache and makes a whole run.
+    let path = dir.join(name);
+    match fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    scratch.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -791,6 +799,17 @@ pub struct Stamp {
     modified: u128,
     changed: i128,
     inode: u64,
+}
+
+impl Stamp {
+    /// Whether the file's content and metadata last changed before `time`.
+    pub fn changed_before(&self, time: std::time::SystemTime) -> bool {
+        let Ok(since_epoch) = time.duration_since(std::time::UNIX_EPOCH) else {
+            return false;
+        };
+        let time = since_epoch.as_nanos();
+        self.modified < time && u128::try_from(self.changed).is_ok_and(|changed| changed < time)
+    }
 }
 
 fn read_disk_bytes(path: &Path) -> Result<Option<Vec<u8>>> {

@@ -543,6 +543,43 @@ fn a_corrupt_or_foreign_cache_is_rebuilt_with_a_note() {
     assert_eq!(std::fs::read(&cache).unwrap(), before);
 }
 
+/// A file whose stamp (size, modification and change times, inode) is the one the cache kept
+/// is not read again. An edit that keeps the size and sets the modification time back still
+/// moves the change time, which only the kernel sets: the file is read and its kind rebuilt.
+#[test]
+fn an_edit_that_keeps_the_size_and_the_modification_time_is_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    render(&Project::new(), dir);
+    support::opgen_ok(dir, &["manifests"]);
+    // A stamp is kept only of a file that had not changed for two seconds before the run.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    support::opgen_ok(dir, &["manifests"]);
+
+    let path = dir.join("src/api/v1/clerk_types.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert!(text.contains("/// How many."), "{text}");
+    std::fs::write(&path, text.replace("/// How many.", "/// How MANY.")).unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let now = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (now.len(), now.modified().unwrap()),
+        (text.len() as u64, modified)
+    );
+
+    // Answered by the cache (no note), with the edit.
+    let out = support::opgen_ok(dir, &["manifests", "-vv"]);
+    assert!(!out.contains("manifests cache"), "{out}");
+    let crds = dir.join("config/crd/bases");
+    let clerks = std::fs::read_to_string(crds.join("shop.example.com_clerks.yaml")).unwrap();
+    assert!(clerks.contains("How MANY."), "{clerks}");
+    let shops = std::fs::read_to_string(crds.join("shop.example.com_shops.yaml")).unwrap();
+    assert!(shops.contains("How many.") && !shops.contains("How MANY."), "{shops}");
+}
+
 /// Every project of the corpus (tests/fixtures/controller-gen: controller-tools' testdata and
 /// the real-world ports; the five operators of examples/, samples and webhooks included), each
 /// of its files edited in turn (a comment added, so that its hash changes and its names do

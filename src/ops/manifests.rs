@@ -100,7 +100,6 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let embedded_object_meta = opts.generate_embedded_object_meta || settings.embedded_object_meta;
     let k8s = k8s.with_embedded_object_meta(embedded_object_meta);
     let src = Path::new("src");
-    let texts = load::read_sources(ws, src)?;
     let key = (opts.cache != CacheUse::Off).then(|| {
         manifests_cache::key(&format!(
             // Not `strict`: it turns warnings into errors, and no run with either is kept.
@@ -113,14 +112,31 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     let generate = |files: &[load::SourceFile], partial: Option<&Partial>| {
         generate(files, opts, &k8s, project.as_ref(), partial)
     };
-    let run = manifests_cache::run(ws.root(), key, src, &texts, &CrdFiles(ws), &generate)?;
+    let mut sources = load::Sources::list(ws, src, key.is_some())?;
+    let run = manifests_cache::run(ws, key, src, &mut sources, &CrdFiles(ws), &generate)?;
     let mut cache_note = run.note.clone();
-    // None: a CRD the cache vouches for, whose file already holds it.
-    let crd_texts: Vec<Option<String>> = parallel::map(&run.generated.crds, |(crd, cached)| {
-        cached
-            .is_none()
-            .then(|| yaml::to_documents(std::slice::from_ref(&crd.object)))
-    });
+    // None: a CRD the cache vouches for, whose file already holds it. Only the others are
+    // handed to the threads: an edit's run rebuilds one CRD, and needs no second thread for it.
+    let fresh: Vec<&Crd> = run
+        .generated
+        .crds
+        .iter()
+        .filter_map(|(crd, cached)| cached.is_none().then_some(crd))
+        .collect();
+    let mut fresh_texts = parallel::map(&fresh, |crd| {
+        yaml::to_documents(std::slice::from_ref(&crd.object))
+    })
+    .into_iter();
+    let crd_texts: Vec<Option<String>> = run
+        .generated
+        .crds
+        .iter()
+        .map(|(_, cached)| {
+            cached
+                .is_none()
+                .then(|| fresh_texts.next().expect("one text per fresh CRD"))
+        })
+        .collect();
     let Generated {
         crds,
         roles,
@@ -208,7 +224,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         sync_helper_roles(ws, project, crds, &mut report)?;
     }
     if opts.cache == CacheUse::ReadWrite
-        && let Err(e) = run.store(ws.root(), &texts, &crd_hashes)
+        && let Err(e) = run.store(ws.root(), &sources, &crd_hashes)
     {
         cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
     }

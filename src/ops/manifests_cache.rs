@@ -20,8 +20,8 @@ use super::namespace_stub::NamespaceStub;
 use crate::diag::Result;
 use crate::generators::crd::Crd;
 use crate::generators::csv::CsvKind;
-use crate::load::{self, ModPath, Scope, SourceFile};
-use crate::writer::{self, Stamp};
+use crate::load::{self, ModPath, Scope, SourceFile, Sources};
+use crate::writer::{self, Stamp, Workspace};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::Hasher;
@@ -29,13 +29,35 @@ use std::path::{Path, PathBuf};
 
 const FILE: &str = "manifests";
 /// Raised whenever what the cache holds changes shape.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// Each cached CRD's JSON, in a file of its own named by its YAML's hash: read only for the
 /// samples of its kind, written only when the kind is rebuilt.
 const CRD_DIR: &str = "manifests-crds";
 
 fn json_file(yaml_hash: u64) -> String {
     format!("{CRD_DIR}/{yaml_hash:016x}.json")
+}
+
+/// The [`json_file`]s in the cache of the project at `root`: one listing, not a look-up per kind.
+fn json_files(root: &Path) -> HashSet<String> {
+    let Ok(entries) = std::fs::read_dir(root.join(writer::CACHE_DIR).join(CRD_DIR)) else {
+        return HashSet::new();
+    };
+    entries
+        .filter_map(|e| Some(format!("{CRD_DIR}/{}", e.ok()?.file_name().to_str()?)))
+        .collect()
+}
+
+/// How long before a run a file must have last changed for its stamp to be kept. File times
+/// follow a coarse clock (a few milliseconds; two seconds on FAT), and before Linux 6.13 two
+/// writes in one tick leave the same times: a file changed just before opgen read it could
+/// change again unseen. Such a file is read again next run, as git rereads racily clean files.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `stamp` if the file it is of had settled when `sources` were stamped.
+fn settled(stamp: Option<Stamp>, sources: &Sources) -> Option<Stamp> {
+    let before = sources.taken().checked_sub(SETTLED)?;
+    stamp.filter(|s| s.changed_before(before))
 }
 
 /// A kind by its API group and name.
@@ -62,6 +84,9 @@ struct CachedFile {
     loaded: bool,
     /// Of its text; the rest is known of loaded files only.
     hash: u64,
+    /// The file's stamp when it was read, if it had [`SETTLED`]: the same stamp, the same text,
+    /// and the file is not read.
+    stamp: Option<Stamp>,
     module: ModPath,
     stub: NamespaceStub,
     package_markers: Vec<String>,
@@ -147,27 +172,27 @@ pub(crate) fn key(settings: &str) -> String {
     format!("opgen {} ({exe}) {settings}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The generators' result on the `.rs` files under `src` (`texts`): from the cache of the
-/// project at `root` where it holds, else from a whole run (`Scope::Relevant`, then
+/// The generators' result on the `.rs` files under `src` (`sources`): from the cache of the
+/// project in `ws` where it holds, else from a whole run (`Scope::Relevant`, then
 /// `Scope::All` if that fails and left a file out). `key: None` leaves the cache alone.
 pub(crate) fn run(
-    root: &Path,
+    ws: &Workspace,
     key: Option<String>,
     src: &Path,
-    texts: &BTreeMap<PathBuf, String>,
+    sources: &mut Sources,
     written: &dyn Written,
     generate: &Generate,
 ) -> Result<Run> {
     let Some(key) = key else {
-        let (generated, _) = whole(src, texts, generate)?;
+        let (generated, _) = whole(ws, src, sources, generate)?;
         return Ok(Run {
             generated,
             note: None,
             next: None,
         });
     };
-    let note = match Cache::read(root, &key) {
-        Ok(cache) => match cache.reuse(root, src, texts, written, generate) {
+    let note = match Cache::read(ws.root(), &key) {
+        Ok(cache) => match cache.reuse(ws, src, sources, written, generate) {
             Some((generated, next)) => {
                 return Ok(Run {
                     generated,
@@ -182,7 +207,7 @@ pub(crate) fn run(
         },
         Err(why) => why,
     };
-    let (generated, loaded) = whole(src, texts, generate)?;
+    let (generated, loaded) = whole(ws, src, sources, generate)?;
     Ok(Run {
         generated,
         note: Some((note.0, note.1.to_owned())),
@@ -193,10 +218,12 @@ pub(crate) fn run(
 /// The generators on every file `Scope::Relevant` selects, or on every file if that fails and
 /// left a file out (a type may live in a file without markers), and whether that was needed.
 fn whole(
+    ws: &Workspace,
     src: &Path,
-    texts: &BTreeMap<PathBuf, String>,
+    sources: &mut Sources,
     generate: &Generate,
 ) -> Result<(Generated, Whole)> {
+    let texts = sources.read_all(ws)?;
     let modules = load::modules_of(src, texts);
     let (files, skipped) = load::load_texts(src, texts, &modules, Scope::Relevant)?;
     match generate(&files, None) {
@@ -241,13 +268,13 @@ pub(crate) fn hash(text: &str) -> u64 {
 }
 
 impl Run {
-    /// Keeps the cache of the project at `root` for the next run, `texts` being the sources
+    /// Keeps the cache of the project at `root` for the next run, `sources` being the sources
     /// it ran on and `yaml` the [`hash`] of each CRD's text in `generated.crds`' order (`None`
     /// for those taken from the cache). Nothing is kept of a run with warnings.
     pub(crate) fn store(
         self,
         root: &Path,
-        texts: &BTreeMap<PathBuf, String>,
+        sources: &Sources,
         yaml: &[Option<u64>],
     ) -> std::io::Result<()> {
         if !self.generated.warnings.is_empty() {
@@ -256,7 +283,9 @@ impl Run {
         let whole = matches!(self.next, Some(Next::Whole { .. }));
         let cache = match self.next {
             Some(Next::Updated(cache)) => Some(cache),
-            Some(Next::Whole { key, loaded }) => Cache::whole(key, &loaded, texts, &self.generated),
+            Some(Next::Whole { key, loaded }) => {
+                Cache::whole(key, &loaded, sources, &self.generated)
+            }
             None => None,
         };
         let Some(mut cache) = cache else {
@@ -288,17 +317,7 @@ impl Run {
         // The JSON no kind has now: after a whole run, whatever another cache left.
         let kept: HashSet<String> = cache.kinds.iter().map(|k| json_file(k.yaml_hash)).collect();
         let gone: Vec<String> = if whole {
-            let dir = root.join(writer::CACHE_DIR).join(CRD_DIR);
-            std::fs::read_dir(dir).map_or_else(
-                |_| Vec::new(),
-                |entries| {
-                    entries
-                        .filter_map(|e| {
-                            Some(format!("{CRD_DIR}/{}", e.ok()?.file_name().to_str()?))
-                        })
-                        .collect()
-                },
-            )
+            json_files(root).into_iter().collect()
         } else {
             gone.into_iter().map(json_file).collect()
         };
@@ -339,9 +358,14 @@ impl Cache {
     fn whole(
         key: String,
         loaded: &Whole,
-        texts: &BTreeMap<PathBuf, String>,
+        sources: &Sources,
         generated: &Generated,
     ) -> Option<Cache> {
+        // A whole run read every file.
+        let texts = sources.texts();
+        if texts.len() != sources.len() {
+            return None;
+        }
         let Whole {
             all,
             files,
@@ -358,6 +382,7 @@ impl Cache {
                 cached.push(CachedFile {
                     path: path.clone(),
                     hash: hash(text),
+                    stamp: settled(sources.stamp(i), sources),
                     module: modules[path].clone(),
                     ..CachedFile::default()
                 });
@@ -368,6 +393,7 @@ impl Cache {
                 path: path.clone(),
                 loaded: true,
                 hash: hash(text),
+                stamp: settled(sources.stamp(i), sources),
                 module: f.module.clone(),
                 stub: NamespaceStub::of(&f.ast),
                 package_markers: package_markers.clone(),
@@ -407,31 +433,41 @@ impl Cache {
         }
     }
 
-    /// What the generators make of `texts`, from this cache and the files an edit changed, and
-    /// the cache after it (`None` when it stays as it is), or `None` when only a whole run can
-    /// tell.
+    /// What the generators make of `sources`, from this cache and the files an edit changed,
+    /// and the cache after it (`None` when it stays as it is), or `None` when only a whole run
+    /// can tell. A file whose stamp is the one kept is not read.
     fn reuse(
         mut self,
-        root: &Path,
+        ws: &Workspace,
         src: &Path,
-        texts: &BTreeMap<PathBuf, String>,
+        sources: &mut Sources,
         written: &dyn Written,
         generate: &Generate,
     ) -> Option<(Generated, Option<Cache>)> {
-        if texts.len() != self.files.len() {
+        if sources.len() != self.files.len() {
             return None;
         }
         let scope = self.scope();
         let mut changed = BTreeSet::new();
         let mut edited_elsewhere = false;
-        for (i, ((path, text), f)) in texts.iter().zip(self.files.iter_mut()).enumerate() {
-            let loaded = load::is_selected(src, path, text, scope);
-            if *path != f.path || loaded != f.loaded {
+        // A file read again (touched, or not settled last time) keeps its new stamp.
+        let mut restamped = false;
+        for (i, f) in self.files.iter_mut().enumerate() {
+            if sources.path(i) != f.path {
+                return None;
+            }
+            let stamp = sources.stamp(i);
+            if stamp.is_some() && stamp == f.stamp {
+                continue;
+            }
+            let kept = settled(stamp, sources);
+            let text = sources.text(ws, i).ok()?;
+            if load::is_selected(src, &f.path, text, scope) != f.loaded {
                 return None;
             }
             let now = hash(text);
             if now != f.hash {
-                if loaded {
+                if f.loaded {
                     changed.insert(i);
                 } else {
                     // Not part of the model, but it may declare modules (src/lib.rs).
@@ -439,10 +475,12 @@ impl Cache {
                     f.hash = now;
                 }
             }
+            restamped |= kept != f.stamp;
+            f.stamp = kept;
         }
         // An edited file the model reads keeps its modules if it keeps its stub (checked below).
         if edited_elsewhere
-            && load::modules_of(src, texts)
+            && load::modules_of(src, sources.read_all(ws).ok()?)
                 .values()
                 .zip(&self.files)
                 .any(|(module, f)| *module != f.module)
@@ -455,9 +493,10 @@ impl Cache {
         let mut affected = HashSet::new();
         let mut whole: BTreeSet<usize> = changed.clone();
         let mut stamped = false;
+        let jsons = json_files(ws.root());
         for k in &mut self.kinds {
             if k.files.iter().any(|f| changed.contains(f))
-                || !k.file_as_written(root, written, &mut stamped)
+                || !k.file_as_written(&jsons, written, &mut stamped)
             {
                 affected.insert((k.group.clone(), k.kind.clone()));
                 whole.extend(&k.files);
@@ -465,12 +504,15 @@ impl Cache {
         }
         if changed.is_empty() && affected.is_empty() {
             let generated = self.cached();
-            return Some((generated, (edited_elsewhere || stamped).then_some(self)));
+            return Some((
+                generated,
+                (edited_elsewhere || stamped || restamped).then_some(self),
+            ));
         }
         let mut to_all = Vec::new();
         let mut parsed = Vec::new();
         let mut stubs = HashSet::new();
-        for (i, ((path, text), f)) in texts.iter().zip(&self.files).enumerate() {
+        for (i, f) in self.files.iter().enumerate() {
             if !f.loaded {
                 continue;
             }
@@ -478,7 +520,8 @@ impl Cache {
                 whole.insert(i);
             }
             if whole.contains(&i) {
-                parsed.push((path.clone(), f.module.clone(), text.clone()));
+                let text = sources.text(ws, i).ok()?.to_owned();
+                parsed.push((f.path.clone(), f.module.clone(), text));
             } else {
                 stubs.insert(to_all.len());
             }
@@ -536,7 +579,7 @@ impl Cache {
                 {
                     return None;
                 }
-                cached.hash = hash(&texts[&cached.path]);
+                cached.hash = hash(sources.text(ws, i).ok()?);
             }
             cached.item_markers = *item_markers;
         }
@@ -613,9 +656,13 @@ impl Cache {
 impl CachedKind {
     /// Whether the kind's CRD file holds what this cache made of it (and the cache has its
     /// JSON): by its stamp, or else by its text (then its stamp is kept, and `stamped` set).
-    fn file_as_written(&mut self, root: &Path, written: &dyn Written, stamped: &mut bool) -> bool {
-        let json = root.join(writer::CACHE_DIR).join(json_file(self.yaml_hash));
-        if !json.exists() {
+    fn file_as_written(
+        &mut self,
+        jsons: &HashSet<String>,
+        written: &dyn Written,
+        stamped: &mut bool,
+    ) -> bool {
+        if !jsons.contains(&json_file(self.yaml_hash)) {
             return false;
         }
         let stamp = written.stamp(&self.group, &self.plural);
