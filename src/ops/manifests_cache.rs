@@ -2,8 +2,10 @@
 //! the sources, so that the next run parses and regenerates only what an edit can change.
 //!
 //! It is a memo of the generators, keyed by opgen's build, the options and each source file's
-//! content; it never describes the disk, which the writer still compares. A run uses it only
-//! where the result is the one a run without it makes:
+//! content; it never describes the disk, which the writer still compares. A file whose stamp
+//! (size, modification and change times, inode) is the one kept when it was read is taken to
+//! hold what it held then, and is not read. A run uses the cache only where the result is the
+//! one a run without it makes:
 //!
 //! * The same `.rs` files, each selected by the same scope, and every edited file's namespace
 //!   ([`NamespaceStub`]: its type names, kinds, `use`s and modules) and `//!` markers as
