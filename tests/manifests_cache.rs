@@ -577,7 +577,10 @@ fn an_edit_that_keeps_the_size_and_the_modification_time_is_seen() {
     let clerks = std::fs::read_to_string(crds.join("shop.example.com_clerks.yaml")).unwrap();
     assert!(clerks.contains("How MANY."), "{clerks}");
     let shops = std::fs::read_to_string(crds.join("shop.example.com_shops.yaml")).unwrap();
-    assert!(shops.contains("How many.") && !shops.contains("How MANY."), "{shops}");
+    assert!(
+        shops.contains("How many.") && !shops.contains("How MANY."),
+        "{shops}"
+    );
 }
 
 /// Every project of the corpus (tests/fixtures/controller-gen: controller-tools' testdata and
