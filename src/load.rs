@@ -228,16 +228,25 @@ fn lexically_normal(path: &Path) -> PathBuf {
 
 /// The file a `#[path = "…"]` attribute names.
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find_map(|a| match &a.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    })
+    attrs
+        .iter()
+        .find_map(|a| Some(str_attr(&a.meta, "path")?.value()))
+}
+
+/// The string of a `name = "…"` attribute: `doc` (what `///` lines and `/** */` blocks are),
+/// `path`; None for any other attribute, or one whose value is no string literal.
+pub fn str_attr<'a>(meta: &'a syn::Meta, name: &str) -> Option<&'a syn::LitStr> {
+    let syn::Meta::NameValue(nv) = meta else {
+        return None;
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = &nv.value
+    else {
+        return None;
+    };
+    nv.path.is_ident(name).then_some(lit)
 }
 
 /// Whether `text` may declare a file module: `mod`, a name and `;` (in a comment or a string

@@ -276,6 +276,7 @@ pub(super) fn word_end(text: &str, start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::str_attr;
     use proc_macro2::{TokenStream, TokenTree};
     use quote::ToTokens;
 
@@ -317,18 +318,7 @@ mod tests {
         impl Docs {
             fn read(&mut self, attrs: &[syn::Attribute]) {
                 let mut lines = Vec::new();
-                for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-                    let syn::Meta::NameValue(syn::MetaNameValue {
-                        value:
-                            syn::Expr::Lit(syn::ExprLit {
-                                lit: syn::Lit::Str(lit),
-                                ..
-                            }),
-                        ..
-                    }) = &attr.meta
-                    else {
-                        continue;
-                    };
+                for lit in attrs.iter().filter_map(|a| str_attr(&a.meta, "doc")) {
                     lines.extend(lines_of(lit));
                 }
                 self.0.push(lines);
@@ -364,20 +354,7 @@ mod tests {
     /// The lines of a `[doc = …]` group, as separate attributes would hold them.
     fn doc_lines(g: &proc_macro2::Group) -> Option<Vec<String>> {
         let attr: syn::Meta = syn::parse2(g.stream()).ok()?;
-        let syn::Meta::NameValue(nv) = attr else {
-            return None;
-        };
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(lit),
-            ..
-        }) = &nv.value
-        else {
-            return None;
-        };
-        if !nv.path.is_ident("doc") {
-            return None;
-        }
-        Some(lines_of(lit))
+        str_attr(&attr, "doc").map(lines_of)
     }
 
     /// A doc literal's lines as separate attributes would hold them.

@@ -343,12 +343,7 @@ impl<'ast> Visit<'ast> for NodeCollector {
     fn visit_attribute(&mut self, a: &'ast syn::Attribute) {
         // `///` lines the loader merged into one attribute are comments in the text: the
         // markers among them are read as those of any doc comment.
-        if let syn::Meta::NameValue(nv) = &a.meta
-            && nv.path.is_ident("doc")
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(l),
-                ..
-            }) = &nv.value
+        if let Some(l) = crate::load::str_attr(&a.meta, "doc")
             && l.span().end().line > l.span().start().line
             && crate::load::merged_doc_lines(l, &l.value()).is_some()
         {

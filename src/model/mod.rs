@@ -424,37 +424,33 @@ pub fn build_with_every_type<'a>(
 /// dropped, and everything from a `---` line on cut.
 pub fn doc_text(attrs: &[syn::Attribute]) -> String {
     let mut lines: Vec<String> = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-        if let syn::Meta::NameValue(nv) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
-        {
-            let text = s.value();
-            if text.contains('\n') {
-                if let Some(doc_lines) = crate::load::merged_doc_lines(s, &text) {
-                    lines.extend(
-                        doc_lines.map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()),
-                    );
-                    continue;
-                }
-                // A `/** ... */` block: every line trimmed (as controller-gen trims `/* */`
-                // comments), and the conventional leading `*` of Rust block docs dropped.
-                for line in text.split('\n') {
-                    let t = line.trim();
-                    let t = t.strip_prefix('*').map_or(t, str::trim_start);
-                    lines.push(t.to_owned());
-                }
+    for s in attrs
+        .iter()
+        .filter_map(|a| crate::load::str_attr(&a.meta, "doc"))
+    {
+        let text = s.value();
+        if text.contains('\n') {
+            if let Some(doc_lines) = crate::load::merged_doc_lines(s, &text) {
+                lines.extend(
+                    doc_lines.map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()),
+                );
                 continue;
             }
-            lines.push(
-                text.strip_prefix(' ')
-                    .unwrap_or(&text)
-                    .trim_end()
-                    .to_owned(),
-            );
+            // A `/** ... */` block: every line trimmed (as controller-gen trims `/* */`
+            // comments), and the conventional leading `*` of Rust block docs dropped.
+            for line in text.split('\n') {
+                let t = line.trim();
+                let t = t.strip_prefix('*').map_or(t, str::trim_start);
+                lines.push(t.to_owned());
+            }
+            continue;
         }
+        lines.push(
+            text.strip_prefix(' ')
+                .unwrap_or(&text)
+                .trim_end()
+                .to_owned(),
+        );
     }
     doc_text_of_lines(lines)
 }

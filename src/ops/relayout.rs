@@ -621,15 +621,12 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        for attr in m.attrs.iter().filter(|a| a.path().is_ident("path")) {
-            if let syn::Meta::NameValue(nv) = &attr.meta
-                && let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(lit),
-                    ..
-                }) = &nv.value
-            {
-                self.check_file_path(lit, "#[path]");
-            }
+        for lit in m
+            .attrs
+            .iter()
+            .filter_map(|a| load::str_attr(&a.meta, "path"))
+        {
+            self.check_file_path(lit, "#[path]");
         }
         self.module.push(m.ident.to_string());
         syn::visit::visit_item_mod(self, m);
