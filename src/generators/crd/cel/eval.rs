@@ -200,33 +200,17 @@ mod tests {
             if path.is_dir() {
                 fixture_rules(&path, out);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                // `// +kubebuilder:validation:XValidation:rule="…"` (Go's quoting) or rule=`…`.
+                // `+kubebuilder:validation:XValidation:rule=…` (and `items:XValidation`), read
+                // as the marker collector reads it (Go's quoting or backquotes).
                 let text = std::fs::read_to_string(&path).unwrap();
+                let catalog = crate::markers::MarkerCatalog::get();
                 for line in text.lines().filter(|l| l.contains("XValidation:")) {
-                    let Some((_, value)) = line.split_once("rule=") else {
+                    let Some(at) = line.find("+kubebuilder:") else {
                         continue;
                     };
-                    let mut chars = value.chars();
-                    let rule = match chars.next() {
-                        Some('`') => chars.take_while(|c| *c != '`').collect(),
-                        Some('"') => {
-                            let mut rule = String::new();
-                            while let Some(c) = chars.next() {
-                                match c {
-                                    '\\' => rule.extend(chars.next().map(|c| match c {
-                                        'n' => '\n',
-                                        't' => '\t',
-                                        c => c,
-                                    })),
-                                    '"' => break,
-                                    c => rule.push(c),
-                                }
-                            }
-                            rule
-                        }
-                        _ => continue,
-                    };
-                    out.insert(rule);
+                    let (_, args) = crate::markers::grammar::parse(catalog, &line[at..])
+                        .unwrap_or_else(|e| panic!("{}: {line}: {e:?}", path.display()));
+                    out.extend(args.str_field("rule").map(String::from));
                 }
             } else if path.extension().is_some_and(|e| e == "yaml") {
                 let text = std::fs::read_to_string(&path).unwrap();
