@@ -726,9 +726,10 @@ pub fn write_cache(
     // another (so that a crash cannot leave the replaced file empty), which triples the rename's
     // time; a reader that comes between the two steps finds no cache and makes a whole run.
     let path = dir.join(name);
-    match fs::remove_file(&path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+    if let Err(e) = fs::remove_file(&path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(e);
     }
     scratch.persist(path).map_err(|e| e.error)?;
     Ok(())

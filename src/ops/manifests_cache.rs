@@ -378,6 +378,10 @@ impl Cache {
         let mut cached = Vec::with_capacity(texts.len());
         let mut to_all = Vec::with_capacity(files.len());
         for (i, (path, text)) in texts.iter().enumerate() {
+            // The stamps are by index, in the listing's order: the map's, checked.
+            if sources.path(i) != path {
+                return None;
+            }
             let Some((f, (package_markers, item_markers))) =
                 model_files.next_if(|(f, _)| f.path == *path)
             else {
