@@ -343,14 +343,9 @@ pub fn load_texts(
 
 /// The `.rs` files under `dir` and their texts, by path.
 pub fn read_sources(ws: &Workspace, dir: &Path) -> Result<BTreeMap<PathBuf, String>> {
-    // Collected in order, the map is built without a search per file.
-    ws.list_files(dir, ".rs")?
-        .into_iter()
-        .map(|path| {
-            let text = read_source(ws, &path)?;
-            Ok((path, text))
-        })
-        .collect()
+    let mut sources = Sources::list(ws, dir, false)?;
+    sources.read_all(ws)?;
+    Ok(sources.texts)
 }
 
 /// The `.rs` files under a directory of the workspace, each read the first time it is asked
@@ -410,7 +405,9 @@ impl Sources {
     pub fn text(&mut self, ws: &Workspace, i: usize) -> Result<&str> {
         let path = &self.paths[i];
         if !self.texts.contains_key(path) {
-            let text = read_source(ws, path)?;
+            let text = ws
+                .read(path)?
+                .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))?;
             self.texts.insert(path.clone(), text);
         }
         Ok(&self.texts[path])
@@ -428,11 +425,6 @@ impl Sources {
     pub fn texts(&self) -> &BTreeMap<PathBuf, String> {
         &self.texts
     }
-}
-
-fn read_source(ws: &Workspace, path: &Path) -> Result<String> {
-    ws.read(path)?
-        .ok_or_else(|| Error::msg(format!("{} vanished while reading", path.display())))
 }
 
 /// The module of each of `texts` (read by [`read_sources`] from `dir`): the module tree's, or

@@ -361,7 +361,7 @@ mod tests {
     fn lines_of(lit: &syn::LitStr) -> Vec<String> {
         let text = lit.value();
         let merged = merged_doc_lines(lit, &text).map(|lines| lines.map(String::from).collect());
-        merged.unwrap_or_else(|| vec![text.clone()])
+        merged.unwrap_or_else(|| vec![text])
     }
 
     /// `text` parses to the same file either way, every token on the same line, and its docs
