@@ -297,11 +297,8 @@ pub enum Scope {
 /// Whether a source text can contribute to the manifests by itself. A top-level test module
 /// (`#[cfg(test)]` then `mod`) does not count: its kinds are fixtures, which the model ignores.
 fn is_relevant(text: &str) -> bool {
-    let text = text
-        .find("\n#[cfg(test)]\nmod ")
-        .map_or(text, |end| &text[..end]);
-    text.contains("CustomResource")
-        || text.lines().any(|line| {
+    may_declare_kind(text)
+        || without_test_module(text).lines().any(|line| {
             let t = line.trim_start();
             let Some(comment) = t.strip_prefix("//") else {
                 return false;
@@ -311,6 +308,17 @@ fn is_relevant(text: &str) -> bool {
                 m.starts_with(|c: char| c.is_ascii_alphabetic()) && !m.starts_with("opgen:scaffold")
             })
         })
+}
+
+/// Whether a source text may declare a kind: it names `CustomResource` before any top-level
+/// test module (whose kinds are fixtures, which the model ignores).
+pub fn may_declare_kind(text: &str) -> bool {
+    without_test_module(text).contains("CustomResource")
+}
+
+fn without_test_module(text: &str) -> &str {
+    text.find("\n#[cfg(test)]\nmod ")
+        .map_or(text, |end| &text[..end])
 }
 
 /// Parses the `.rs` files under `dir` (relative to the workspace root) that `scope` selects.

@@ -3,7 +3,9 @@
 //! std's scoped threads, not rayon: opgen has two such places (the CRDs of different kinds, and
 //! their YAML), each a plain map over a slice, and a thread per core for a few milliseconds is
 //! all they need. syn's trees cannot take part: with span locations, proc-macro2 keeps the
-//! source map in a thread-local, so load, markers and model stay on the calling thread.
+//! source map in a thread-local, so a tree stays on the thread that parsed it (a whole
+//! `manifests` run splits its files between two threads that each parse their own:
+//! `ops::manifests_split`).
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,8 +15,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// `model::MAX_TYPE_DEPTH`); untouched pages cost no memory.
 pub const STACK_SIZE: usize = 256 * 1024 * 1024;
 
-/// How many threads [`map`] uses at most: one per core the process may run on.
+/// How many threads opgen uses at most: `OPGEN_THREADS` when set to a number, else one per core
+/// the process may run on.
 pub fn threads() -> usize {
+    if let Some(n) = std::env::var("OPGEN_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        return n.max(1);
+    }
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
 }
 

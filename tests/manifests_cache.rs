@@ -4,6 +4,8 @@
 //! made and mended, samples edited), and after each step `opgen manifests` with the cache must
 //! do exactly what it does without one (`--no-cache`, in a copy of the project): the same exit
 //! status, output, messages and files. A corrupt or foreign cache is rebuilt, with a note.
+//! Likewise a whole run split between two threads (`manifests_split`) does what one thread
+//! does, after each step and on every corpus project.
 //!
 //! `OPGEN_CACHE_STEPS` (default 80) and `OPGEN_CACHE_SEED` (default fixed) change the walk.
 
@@ -11,7 +13,7 @@ mod support;
 
 use std::fmt::Write as _;
 use std::path::Path;
-use support::{opgen, tree};
+use support::{opgen, opgen_on_threads, tree};
 
 #[derive(Clone, Debug)]
 struct Field {
@@ -356,10 +358,11 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-const NOTES: [&str; 3] = [
+const NOTES: [&str; 4] = [
     "no manifests cache yet",
     "the manifests cache",
     "the manifests cache did not cover",
+    ONE_THREAD,
 ];
 
 /// What a project's config/ holds (nothing before a first successful run).
@@ -395,15 +398,17 @@ fn the_cache_gives_what_a_run_without_it_gives_after_every_random_edit() {
     let mut rng = fastrand::Rng::with_seed(seed);
     let tmp = tempfile::tempdir().unwrap();
     let (cached, cold) = (tmp.path().join("cached"), tmp.path().join("cold"));
+    let one_thread = tmp.path().join("one-thread");
     let mut project = Project::new();
     let mut log = Vec::new();
-    let mut answered = 0;
+    let (mut answered, mut split) = (0, 0);
     for step in 0..=steps {
         if step > 0 {
             log.push(format!("step {step}: {}", project.mutate(&mut rng, step)));
         }
         render(&project, &cached);
         render(&project, &cold);
+        render(&project, &one_thread);
         // Now and then a CRD file edited or deleted by hand: a run writes it again.
         let crds: Vec<_> = std::fs::read_dir(cached.join("config/crd/bases"))
             .into_iter()
@@ -414,7 +419,7 @@ fn the_cache_gives_what_a_run_without_it_gives_after_every_random_edit() {
         if !crds.is_empty() && rng.u32(..100) < 6 {
             let name = &crds[rng.usize(..crds.len())];
             let delete = rng.bool();
-            for dir in [&cached, &cold] {
+            for dir in [&cached, &cold, &one_thread] {
                 let path = dir.join("config/crd/bases").join(name);
                 if delete {
                     std::fs::remove_file(&path).unwrap();
@@ -428,8 +433,15 @@ fn the_cache_gives_what_a_run_without_it_gives_after_every_random_edit() {
             ));
         }
         let with = opgen(&cached, &["manifests", "-vv"]);
-        let without = opgen(&cold, &["manifests", "-vv", "--no-cache"]);
+        let without = opgen_on_threads(&cold, &["manifests", "-vv", "--no-cache"], 2);
+        let serial = opgen_on_threads(&one_thread, &["manifests", "-vv", "--no-cache"], 1);
         let context = || format!("seed {seed}, after:\n{}", log.join("\n"));
+        same_run(&without, &serial, &cold, &one_thread, &context);
+        if without.status.success()
+            && !String::from_utf8_lossy(&without.stdout).contains(ONE_THREAD)
+        {
+            split += 1;
+        }
         let (with_out, noted) = without_note(&with.stdout);
         let (without_out, _) = without_note(&without.stdout);
         assert_eq!(with.status.code(), without.status.code(), "{}", context());
@@ -470,6 +482,38 @@ fn the_cache_gives_what_a_run_without_it_gives_after_every_random_edit() {
         log.join("\n")
     );
     eprintln!("the cache answered {answered} of {steps} steps (seed {seed})");
+    // Two threads must have done most whole runs for the comparison with one to say much.
+    assert!(
+        split >= steps / 2,
+        "two threads made {split} of {steps} whole runs; {}",
+        log.join("\n")
+    );
+    eprintln!("two threads made {split} of {steps} whole runs");
+}
+
+/// The note of a whole run that could have been split between two threads and was not.
+const ONE_THREAD: &str = "a whole run on one thread";
+
+/// Fails unless runs `a` (in `a_dir`) and `b` did the same: exit status, output but for the
+/// notes, messages, and config/.
+fn same_run(
+    a: &std::process::Output,
+    b: &std::process::Output,
+    a_dir: &Path,
+    b_dir: &Path,
+    context: &dyn Fn() -> String,
+) {
+    let (a_out, _) = without_note(&a.stdout);
+    let (b_out, _) = without_note(&b.stdout);
+    assert_eq!(a.status.code(), b.status.code(), "{}", context());
+    assert_eq!(a_out, b_out, "stdout differs; {}", context());
+    assert_eq!(
+        String::from_utf8_lossy(&a.stderr),
+        String::from_utf8_lossy(&b.stderr),
+        "messages differ; {}",
+        context()
+    );
+    assert_eq!(config_tree(a_dir), config_tree(b_dir), "{}", context());
 }
 
 #[test]
@@ -632,8 +676,18 @@ fn every_corpus_kind_is_the_same_with_and_without_the_cache() {
                     std::fs::write(dir.join(file), text).unwrap();
                 }
             }
+            let serial = tmp.path().join(format!("{name}-one-thread"));
+            if step == 0 {
+                support::copy_tree(&cold, &serial);
+            }
             let with = opgen(&cached, &["manifests", "-vv"]);
-            let without = opgen(&cold, &["manifests", "-vv", "--no-cache"]);
+            let without = opgen_on_threads(&cold, &["manifests", "-vv", "--no-cache"], 2);
+            if step == 0 {
+                let one = opgen_on_threads(&serial, &["manifests", "-vv", "--no-cache"], 1);
+                same_run(&without, &one, &cold, &serial, &|| {
+                    format!("{name}, one thread")
+                });
+            }
             let what = format!(
                 "{name}, step {step} ({:?})",
                 step.checked_sub(1).map(|s| &sources[s])

@@ -47,10 +47,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<()> {
     )?;
     print_warnings(&report.warnings, global);
     if global.verbose > 0 {
-        if let Some((worth_v, note)) = &report.cache_note
-            && (*worth_v || global.verbose > 1)
-        {
-            println!("{note}");
+        for (worth_v, note) in &report.notes {
+            if *worth_v || global.verbose > 1 {
+                println!("{note}");
+            }
         }
         println!(
             "checked {} sample object(s) against their CRDs",

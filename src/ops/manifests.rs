@@ -64,8 +64,9 @@ pub struct ManifestReport {
     /// Sample objects checked against their CRD.
     pub samples_checked: usize,
     /// Why the manifests cache was not used, or could not be kept: `(true, why)` for `-v`,
-    /// `(false, why)` (there was none yet, or the edit needed a whole run) for `-vv`.
-    pub cache_note: Option<(bool, String)>,
+    /// `(false, why)` (there was none yet, or the edit needed a whole run) for `-vv`; and why
+    /// a whole run was not split between two threads, for `-vv`.
+    pub notes: Vec<(bool, String)>,
 }
 
 /// What the generators made of the sources.
@@ -114,7 +115,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     };
     let mut sources = load::Sources::list(ws, src, key.is_some())?;
     let run = manifests_cache::run(ws, key, src, &mut sources, &CrdFiles(ws), &generate)?;
-    let mut cache_note = run.note.clone();
+    let mut notes = run.notes.clone();
     // None: a CRD the cache vouches for, whose file already holds it. Only the others are
     // handed to the threads: an edit's run rebuilds one CRD, and needs no second thread for it.
     let fresh: Vec<&Crd> = run
@@ -162,7 +163,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         files: Vec::new(),
         csv: csv.clone(),
         samples_checked: samples.objects,
-        cache_note: None,
+        notes: Vec::new(),
     };
     // Hashed for the cache before the texts move into the workspace.
     let crd_hashes: Vec<Option<u64>> = if opts.cache == CacheUse::ReadWrite {
@@ -226,9 +227,9 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     if opts.cache == CacheUse::ReadWrite
         && let Err(e) = run.store(ws.root(), &sources, &crd_hashes)
     {
-        cache_note = Some((true, format!("the manifests cache was not kept: {e}")));
+        notes.push((true, format!("the manifests cache was not kept: {e}")));
     }
-    report.cache_note = cache_note;
+    report.notes = notes;
     Ok(report)
 }
 
@@ -525,7 +526,8 @@ fn generate(
     );
     facts.kinds = model.kind_keys();
     let kinds: Vec<&model::Kind> = model.kinds.iter().collect();
-    let crds = crds_on_all_cores(&crd_generator, &kinds, &mut diags);
+    facts.warning_ends.push(diags.len());
+    let crds = crds_on_all_cores(&crd_generator, &kinds, &mut diags, &mut facts.warning_ends);
     facts.kind_files = kinds
         .iter()
         .map(|k| model.kind_files(k).into_iter().collect())
@@ -558,17 +560,20 @@ fn generate(
 /// reported nothing and `diags` holds no error yet, for then a build against `diags` takes the
 /// same path (a generator looks at them only to skip checks after an error, and to not repeat
 /// one). Any other kind is built again, in order, against `diags`: the same CRDs and messages,
-/// in the same order, as one thread makes.
+/// in the same order, as one thread makes. `ends` gets the length of `diags` after each kind.
 fn crds_on_all_cores(
     generator: &CrdGenerator,
     kinds: &[&model::Kind],
     diags: &mut Diagnostics,
+    ends: &mut Vec<usize>,
 ) -> Vec<Crd> {
     if diags.has_errors() {
-        return kinds
-            .iter()
-            .filter_map(|k| generator.kind(k, diags))
-            .collect();
+        let mut crds = Vec::with_capacity(kinds.len());
+        for kind in kinds {
+            crds.extend(generator.kind(kind, diags));
+            ends.push(diags.len());
+        }
+        return crds;
     }
     let tried = parallel::map(kinds, |kind| {
         let mut own = Diagnostics::default();
@@ -583,6 +588,7 @@ fn crds_on_all_cores(
             generator.kind(kind, diags)
         };
         crds.extend(crd);
+        ends.push(diags.len());
     }
     crds
 }
@@ -693,7 +699,7 @@ mod tests {
             let mut diags = Diagnostics::default();
             let crds = if all_cores {
                 let kinds: Vec<&model::Kind> = model.kinds.iter().collect();
-                crds_on_all_cores(&generator, &kinds, &mut diags)
+                crds_on_all_cores(&generator, &kinds, &mut diags, &mut Vec::new())
             } else {
                 generator.generate(&mut diags)
             };

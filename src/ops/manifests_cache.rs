@@ -18,6 +18,7 @@
 //!   warnings are kept.
 
 use super::manifests::{CachedCrd, Generated};
+use super::manifests_split::{self, NotSplit};
 use super::namespace_stub::NamespaceStub;
 use crate::diag::Result;
 use crate::generators::crd::Crd;
@@ -119,6 +120,10 @@ pub(crate) struct Facts {
     pub kinds: Vec<KindKey>,
     /// For each kind built (in `Generated::crds`' order), the files it was made from.
     pub kind_files: Vec<Vec<usize>>,
+    /// Where the markers' and the model's warnings end in `Generated::warnings`, then where
+    /// each kind's CRD's end (in `Generated::crds`' order); the other generators' follow. A run
+    /// split between two threads puts the two halves' warnings in this order.
+    pub warning_ends: Vec<usize>,
 }
 
 /// The CRD files as the project holds them now, by group and plural.
@@ -137,15 +142,16 @@ pub(crate) struct Partial {
 }
 
 /// The generators on some files: a whole run (`None`) or a partial one.
-pub(crate) type Generate<'a> = dyn Fn(&[SourceFile], Option<&Partial>) -> Result<Generated> + 'a;
+pub(crate) type Generate<'a> =
+    dyn Fn(&[SourceFile], Option<&Partial>) -> Result<Generated> + Sync + 'a;
 
 /// A run of the generators, with or without the cache.
 pub(crate) struct Run {
     pub generated: Generated,
     /// Why the cache was not used: `(true, why)` when it was unreadable or another build's
     /// (for `-v`), `(false, why)` when there was none yet or the edit needed a whole run
-    /// (for `-vv`).
-    pub note: Option<(bool, String)>,
+    /// (for `-vv`); and why a whole run was not split between two threads (for `-vv`).
+    pub notes: Vec<(bool, String)>,
     next: Option<Next>,
 }
 
@@ -186,10 +192,10 @@ pub(crate) fn run(
     generate: &Generate,
 ) -> Result<Run> {
     let Some(key) = key else {
-        let (generated, _) = whole(ws, src, sources, generate)?;
+        let (generated, loaded) = whole(ws, src, sources, generate)?;
         return Ok(Run {
             generated,
-            note: None,
+            notes: loaded.notes(None),
             next: None,
         });
     };
@@ -198,7 +204,7 @@ pub(crate) fn run(
             Some((generated, next)) => {
                 return Ok(Run {
                     generated,
-                    note: None,
+                    notes: Vec::new(),
                     next: next.map(Next::Updated),
                 });
             }
@@ -212,13 +218,14 @@ pub(crate) fn run(
     let (generated, loaded) = whole(ws, src, sources, generate)?;
     Ok(Run {
         generated,
-        note: Some((note.0, note.1.to_owned())),
+        notes: loaded.notes(Some(note)),
         next: Some(Next::Whole { key, loaded }),
     })
 }
 
 /// The generators on every file `Scope::Relevant` selects, or on every file if that fails and
-/// left a file out (a type may live in a file without markers), and whether that was needed.
+/// left a file out (a type may live in a file without markers), and whether that was needed;
+/// on two threads where `manifests_split` can.
 fn whole(
     ws: &Workspace,
     src: &Path,
@@ -227,6 +234,32 @@ fn whole(
 ) -> Result<(Generated, Whole)> {
     let texts = sources.read_all(ws)?;
     let modules = load::modules_of(src, texts);
+    let skipped = || {
+        texts
+            .iter()
+            .any(|(path, text)| !load::is_selected(src, path, text, Scope::Relevant))
+    };
+    let split = |scope| manifests_split::whole(src, texts, &modules, scope, generate);
+    // Errors with the relevant files alone, and no others to add, are one thread's to report.
+    // The halves are the same with every file (files without kinds are parsed by both), so
+    // a split that then succeeds is what one thread makes of every file after it failed on the
+    // relevant ones.
+    let (all, split) = match split(Scope::Relevant) {
+        Err(NotSplit::Errors) if skipped() => (true, split(Scope::All)),
+        other => (false, other),
+    };
+    let not_split = match split {
+        Ok((generated, files)) => {
+            let loaded = Whole {
+                all,
+                files,
+                modules,
+                not_split: NotSplit::Unsplittable,
+            };
+            return Ok((generated, loaded));
+        }
+        Err(why) => why,
+    };
     let (files, skipped) = load::load_texts(src, texts, &modules, Scope::Relevant)?;
     match generate(&files, None) {
         Ok(g) => Ok((
@@ -235,6 +268,7 @@ fn whole(
                 all: false,
                 files,
                 modules,
+                not_split,
             },
         )),
         Err(_) if skipped => {
@@ -246,6 +280,7 @@ fn whole(
                     all: true,
                     files,
                     modules,
+                    not_split,
                 },
             ))
         }
@@ -258,6 +293,20 @@ struct Whole {
     all: bool,
     files: Vec<SourceFile>,
     modules: BTreeMap<PathBuf, ModPath>,
+    /// Why the run was not split between two threads.
+    not_split: NotSplit,
+}
+
+impl Whole {
+    /// The run's notes: why the cache was not used (`cache`), then why one thread did it.
+    fn notes(&self, cache: Option<(bool, &str)>) -> Vec<(bool, String)> {
+        let one_thread = self
+            .not_split
+            .why()
+            .map(|why| (false, format!("a whole run on one thread: {why}")));
+        let cache = cache.map(|(worth_v, why)| (worth_v, why.to_owned()));
+        cache.into_iter().chain(one_thread).collect()
+    }
 }
 
 /// The hash the cache keeps of a source file or a CRD's text.
@@ -372,6 +421,7 @@ impl Cache {
             all,
             files,
             modules,
+            ..
         } = loaded;
         let facts = generated.facts.as_ref()?;
         let mut model_files = files.iter().zip(&facts.files).peekable();

@@ -17,6 +17,7 @@ pub mod init;
 pub mod lint;
 pub mod manifests;
 pub mod manifests_cache;
+mod manifests_split;
 pub(crate) mod namespace_stub;
 pub mod recover;
 pub mod relayout;

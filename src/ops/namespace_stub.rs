@@ -126,6 +126,24 @@ impl NamespaceStub {
         NamespaceStub(out)
     }
 
+    /// The group and name of every kind the file declares (inline modules included).
+    pub(crate) fn kinds(&self, out: &mut std::collections::HashSet<(String, String)>) {
+        for item in &self.0 {
+            match item {
+                StubItem::Struct {
+                    kind: Some(KindName(Some((group, kind, _)))),
+                    ..
+                } => {
+                    out.insert((group.clone(), kind.clone()));
+                }
+                StubItem::Mod {
+                    items: Some(items), ..
+                } => items.kinds(out),
+                _ => {}
+            }
+        }
+    }
+
     /// The stub as a syntax tree the model's resolver reads as it reads the whole file.
     pub(crate) fn to_file(&self) -> syn::File {
         syn::File {

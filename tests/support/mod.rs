@@ -18,13 +18,27 @@ pub fn opgen_bin() -> PathBuf {
 }
 
 pub fn opgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(opgen_bin())
+    opgen_command(dir, args).output().expect("opgen runs")
+}
+
+/// [`opgen`] on at most `threads` threads (`OPGEN_THREADS`): 1 runs every stage on one, 2 splits
+/// a whole `manifests` run between two even on a one-core machine.
+pub fn opgen_on_threads(dir: &Path, args: &[&str], threads: usize) -> Output {
+    opgen_command(dir, args)
+        .env("OPGEN_THREADS", threads.to_string())
+        .output()
+        .expect("opgen runs")
+}
+
+fn opgen_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(opgen_bin());
+    command
         .args(args)
         .current_dir(dir)
         .env("SOURCE_DATE_EPOCH", "1767225600") // 2026-01-01: stable license headers
         .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("opgen runs")
+        .env_remove("OPGEN_THREADS");
+    command
 }
 
 /// Runs opgen and fails the test with its output unless it succeeds.
