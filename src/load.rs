@@ -316,7 +316,8 @@ pub fn may_declare_kind(text: &str) -> bool {
     without_test_module(text).contains("CustomResource")
 }
 
-fn without_test_module(text: &str) -> &str {
+/// `text` up to its top-level test module (`#[cfg(test)]` then `mod`), if it has one.
+pub fn without_test_module(text: &str) -> &str {
     text.find("\n#[cfg(test)]\nmod ")
         .map_or(text, |end| &text[..end])
 }

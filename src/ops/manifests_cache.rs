@@ -254,7 +254,7 @@ fn whole(
                 all,
                 files,
                 modules,
-                not_split: NotSplit::Unsplittable,
+                not_split: None,
             };
             return Ok((generated, loaded));
         }
@@ -268,7 +268,7 @@ fn whole(
                 all: false,
                 files,
                 modules,
-                not_split,
+                not_split: Some(not_split),
             },
         )),
         Err(_) if skipped => {
@@ -280,7 +280,7 @@ fn whole(
                     all: true,
                     files,
                     modules,
-                    not_split,
+                    not_split: Some(not_split),
                 },
             ))
         }
@@ -293,17 +293,20 @@ struct Whole {
     all: bool,
     files: Vec<SourceFile>,
     modules: BTreeMap<PathBuf, ModPath>,
-    /// Why the run was not split between two threads.
-    not_split: NotSplit,
+    /// Why the run was not split between two threads (`None`: it was).
+    not_split: Option<NotSplit>,
 }
 
 impl Whole {
     /// The run's notes: why the cache was not used (`cache`), then why one thread did it.
     fn notes(&self, cache: Option<(bool, &str)>) -> Vec<(bool, String)> {
-        let one_thread = self
-            .not_split
-            .why()
-            .map(|why| (false, format!("a whole run on one thread: {why}")));
+        let threads = match self.not_split {
+            None => Some("a whole run on two threads".to_owned()),
+            Some(not_split) => not_split
+                .why()
+                .map(|why| format!("a whole run on one thread: {why}")),
+        };
+        let one_thread = threads.map(|note| (false, note));
         let cache = cache.map(|(worth_v, why)| (worth_v, why.to_owned()));
         cache.into_iter().chain(one_thread).collect()
     }

@@ -64,11 +64,16 @@ pub(crate) fn whole(
     scope: Scope,
     generate: &Generate,
 ) -> Result<(Generated, Vec<SourceFile>), NotSplit> {
+    // Too little text for two halves worth a thread: not even looked at.
+    let min = min_half();
+    if texts.values().map(String::len).sum::<usize>() < 2 * min {
+        return Err(NotSplit::Unsplittable);
+    }
     let selected: Vec<(&PathBuf, &String)> = texts
         .iter()
         .filter(|(path, text)| load::is_selected(src, path, text, scope))
         .collect();
-    let Some(owners) = halves(&selected, modules) else {
+    let Some(owners) = halves(&selected, modules, min) else {
         return Err(NotSplit::Unsplittable);
     };
     if parallel::threads() < 2 {
@@ -163,11 +168,14 @@ pub(crate) fn whole(
 type Stubs = Vec<(usize, NamespaceStub)>;
 
 /// Each selected file's [`Owner`]: the files of one kind (by the kind's name as written, else
-/// the file's path), and kinds' files whose paths name each other's modules, on one thread; the
-/// heaviest group first on the thread with less text. `None` when fewer than two groups.
+/// the file's path), and kinds' files whose paths name each other's modules (or the module
+/// above a file, which may re-export its items), on one thread; the heaviest group first on the
+/// thread with less text. `None` when fewer than two groups, or the lighter half holds less than
+/// `min` bytes (0: any) or less than twice the files both threads parse.
 fn halves(
     selected: &[(&PathBuf, &String)],
     modules: &BTreeMap<PathBuf, ModPath>,
+    min: usize,
 ) -> Option<Vec<Owner>> {
     let kind_files: Vec<usize> = (0..selected.len())
         .filter(|i| load::may_declare_kind(selected[*i].1))
@@ -190,6 +198,12 @@ fn halves(
         .iter()
         .map(|i| (modules[selected[*i].0].as_slice(), *i))
         .collect();
+    let mut by_parent: BTreeMap<&[String], Vec<usize>> = BTreeMap::new();
+    for &i in &kind_files {
+        let module = modules[selected[i].0].as_slice();
+        let parent = &module[..module.len().saturating_sub(1)];
+        by_parent.entry(parent).or_default().push(i);
+    }
     for &i in &kind_files {
         let (path, text) = selected[i];
         let key = kind_name(text).or(path.to_str()).unwrap_or_default();
@@ -198,8 +212,17 @@ fn halves(
         } else {
             by_kind.insert(key, i);
         }
-        for module in named_modules(&modules[path], text) {
-            if let Some(&other) = by_module.get(module.as_slice()) {
+        for (module, looked_up) in named_modules(&modules[path], load::without_test_module(text)) {
+            let module = module.as_slice();
+            if let Some(&other) = by_module.get(module) {
+                join(&mut group, i, other);
+            }
+            for &other in by_parent
+                .get(module)
+                .filter(|_| looked_up)
+                .into_iter()
+                .flatten()
+            {
                 join(&mut group, i, other);
             }
         }
@@ -228,12 +251,33 @@ fn halves(
             owners[i] = owner;
         }
     }
-    Some(owners)
+    // Both threads parse the files without kinds, and the second thread and its merge cost
+    // about a millisecond: a split pays only when the lighter half's kinds are large (stop 59).
+    let both: usize = (0..selected.len())
+        .filter(|i| owners[*i] == Owner::Both)
+        .map(|i| selected[i].1.len())
+        .sum();
+    let lighter = caller.min(worker);
+    let pays = min == 0 || (lighter >= min && lighter >= 2 * both);
+    pays.then_some(owners)
 }
 
-/// The modules a text's `crate::` and `super::` paths go through, as module paths from the
-/// crate root, for a file of module `module`: every prefix of each path but its last segment.
-fn named_modules(module: &[String], text: &str) -> Vec<Vec<String>> {
+/// The least text of kinds' files (bytes) on each thread for a split: the 100 kinds × 50 fields
+/// (290 KB a half) run a third faster on two threads; the real-world APIs, whose halves are
+/// 100 KB or less beside their shared types, did not run faster at all. `OPGEN_SPLIT_MIN_BYTES`
+/// sets another; 0 splits whatever can be split, however small (as the tests do).
+fn min_half() -> usize {
+    std::env::var("OPGEN_SPLIT_MIN_BYTES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(128 * 1024)
+}
+
+/// The modules a text's `crate::` and `super::` paths name, as module paths from the crate
+/// root, for a file of module `module`: every module each path goes through, and (`true`) the
+/// one its last segment is looked up in, which may re-export it from a file below (`pub use
+/// kind_types::*`, as `opgen import go` writes a package's mod.rs).
+fn named_modules(module: &[String], text: &str) -> Vec<(Vec<String>, bool)> {
     let mut out = Vec::new();
     for start in ["crate::", "super::"] {
         let mut rest = text;
@@ -241,7 +285,7 @@ fn named_modules(module: &[String], text: &str) -> Vec<Vec<String>> {
             let before = rest[..at].chars().next_back();
             rest = &rest[at..];
             let len = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '*'))
                 .unwrap_or(rest.len());
             let path = &rest[..len];
             rest = &rest[len..];
@@ -259,11 +303,11 @@ fn named_modules(module: &[String], text: &str) -> Vec<Vec<String>> {
                 }
             }
             let segments: Vec<&str> = segments.collect();
-            // The last segment names an item; each prefix before it may be a file's module.
             for segment in segments.iter().take(segments.len().saturating_sub(1)) {
+                out.push((base.clone(), false));
                 base.push((*segment).to_owned());
-                out.push(base.clone());
             }
+            out.push((base, true));
         }
     }
     out
@@ -390,13 +434,35 @@ mod tests {
             })
             .collect();
         let selected: Vec<(&PathBuf, &String)> = texts.iter().map(|(p, t)| (p, t)).collect();
-        halves(&selected, &modules)
+        halves(&selected, &modules, 128 * 1024)
     }
 
+    /// A kind's file, with enough comment lines to be worth a thread of its own.
     fn kind(name: &str, body: &str) -> String {
         format!(
-            "#[derive(CustomResource)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"{name}\")]\npub struct {name}Spec {{ {body} }}\n"
+            "#[derive(CustomResource)]\n#[kube(group = \"a.io\", version = \"v1\", kind = \"{name}\")]\npub struct {name}Spec {{ {body} }}\n{}",
+            "// A comment line of the kind's file.\n".repeat(4_000)
         )
+    }
+
+    #[test]
+    fn small_halves_are_not_split() {
+        let (a, b) = (kind("A", "x: i32"), kind("B", "y: i32"));
+        let files: [(&str, &[&str], &str); 2] = [
+            ("src/api/v1/a.rs", &["api", "v1", "a"], &a),
+            ("src/api/v1/b.rs", &["api", "v1", "b"], &b),
+        ];
+        assert!(halves_of(&files).is_some());
+        let small = [
+            ("src/api/v1/a.rs", &["api", "v1", "a"][..], &a[..1_000]),
+            ("src/api/v1/b.rs", &["api", "v1", "b"][..], &b[..1_000]),
+        ];
+        assert!(halves_of(&small).is_none());
+        // Nor when both threads would parse more shared types than each saves.
+        let shared = "pub struct Shared;\n".repeat(10_000);
+        let mut with_shared = files.to_vec();
+        with_shared.push(("src/api/v1/common.rs", &["api", "v1", "common"], &shared));
+        assert!(halves_of(&with_shared).is_none());
     }
 
     #[test]
@@ -420,9 +486,9 @@ mod tests {
         ])
         .unwrap();
         assert!(owners[0] == Owner::Both);
-        // B, the heaviest, alone; both versions of A with C on the other thread.
-        assert!(owners[1] == owners[4] && owners[1] == owners[3]);
-        assert!(owners[2] != owners[1] && owners[2] != Owner::Both);
+        // A's two versions, the heaviest group, alone; B and C on the other thread.
+        assert!(owners[1] == owners[4] && owners[1] != Owner::Both);
+        assert!(owners[2] == owners[3] && owners[2] != owners[1] && owners[2] != Owner::Both);
     }
 
     #[test]
@@ -459,8 +525,18 @@ mod tests {
         let text = "use crate::api::v2::Thing; x: super::b::B, y: my_crate::c::C, z: super::*";
         let named: Vec<String> = named_modules(&module, text)
             .iter()
-            .map(|m| m.join("::"))
+            .map(|(m, looked_up)| format!("{}{}", m.join("::"), if *looked_up { " *" } else { "" }))
             .collect();
-        assert_eq!(named, ["api", "api::v2", "api::v1::b"]);
+        assert_eq!(
+            named,
+            [
+                "",
+                "api",
+                "api::v2 *",
+                "api::v1",
+                "api::v1::b *",
+                "api::v1 *"
+            ]
+        );
     }
 }

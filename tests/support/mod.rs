@@ -22,10 +22,12 @@ pub fn opgen(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// [`opgen`] on at most `threads` threads (`OPGEN_THREADS`): 1 runs every stage on one, 2 splits
-/// a whole `manifests` run between two even on a one-core machine.
+/// a whole `manifests` run between two whenever it can, however small (`OPGEN_SPLIT_MIN_BYTES`)
+/// and even on a one-core machine.
 pub fn opgen_on_threads(dir: &Path, args: &[&str], threads: usize) -> Output {
     opgen_command(dir, args)
         .env("OPGEN_THREADS", threads.to_string())
+        .env("OPGEN_SPLIT_MIN_BYTES", "0")
         .output()
         .expect("opgen runs")
 }
@@ -37,7 +39,8 @@ fn opgen_command(dir: &Path, args: &[&str]) -> Command {
         .current_dir(dir)
         .env("SOURCE_DATE_EPOCH", "1767225600") // 2026-01-01: stable license headers
         .env_remove("RUST_BACKTRACE")
-        .env_remove("OPGEN_THREADS");
+        .env_remove("OPGEN_THREADS")
+        .env_remove("OPGEN_SPLIT_MIN_BYTES");
     command
 }
 
