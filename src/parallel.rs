@@ -32,8 +32,15 @@ pub fn threads() -> usize {
 /// thread made them, so the output does not depend on scheduling. A panic in `f` is resumed
 /// on the caller's thread.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_if(true, items, f)
+}
+
+/// [`map`] when `spread`, else `f` on each item on the calling thread: for work too small to
+/// pay for a thread (starting one, and the new thread's first pages, cost more CPU than a few
+/// milliseconds of work saves).
+pub fn map_if<T: Sync, R: Send>(spread: bool, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     // Asking for the core count reads the cgroup's files: not for a single item.
-    let threads = if items.len() < 2 {
+    let threads = if !spread || items.len() < 2 {
         1
     } else {
         threads().min(items.len())
