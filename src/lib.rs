@@ -18,5 +18,6 @@ pub mod ops;
 pub mod parallel;
 pub mod pluralize;
 pub mod project;
+pub mod teardown;
 pub mod writer;
 pub mod yaml;

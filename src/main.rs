@@ -10,6 +10,7 @@ fn main() {
     // deep input is an error with a location, never a stack overflow.
     // The thread ends the process itself: what it leaves is freed by the exit, not first by
     // the allocator's thread teardown (which returns its pages to the kernel one by one).
+    opgen::teardown::process_ends_after_command();
     let opgen = std::thread::Builder::new()
         .name("opgen".into())
         .stack_size(opgen::parallel::STACK_SIZE)

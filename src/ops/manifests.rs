@@ -16,6 +16,7 @@ use crate::ops::manifests_cache::{self, Facts, Partial};
 use crate::parallel;
 use crate::pluralize;
 use crate::project::Project;
+use crate::teardown;
 use crate::writer::Workspace;
 use crate::yaml;
 use serde_json::Value;
@@ -120,7 +121,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         generate(files, opts, &k8s, project.as_ref(), partial)
     };
     let mut sources = load::Sources::list(ws, src, key.is_some())?;
-    let run = manifests_cache::run(ws, key, src, &mut sources, &CrdFiles(ws), &generate)?;
+    let mut run = manifests_cache::run(ws, key, src, &mut sources, &CrdFiles(ws), &generate)?;
     let mut notes = run.notes.clone();
     // None: a CRD the cache vouches for, whose file already holds it. Only the others are
     // handed to the threads: an edit's run rebuilds one CRD, and needs no second thread for it.
@@ -236,6 +237,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
     {
         notes.push((true, format!("the manifests cache was not kept: {e}")));
     }
+    teardown::discard(run);
     report.notes = notes;
     Ok(report)
 }
@@ -559,6 +561,8 @@ fn generate(
     let webhooks = webhook::generate(&model, &mut diags);
     let csv = csv::describe(&model, &mut diags);
     let all_built = crds.len() == kinds.len();
+    teardown::discard((crd_generator, kinds));
+    teardown::discard(model);
     Ok(Generated {
         crds: crds.into_iter().map(|crd| (crd, None)).collect(),
         roles,

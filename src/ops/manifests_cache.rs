@@ -24,6 +24,7 @@ use crate::diag::Result;
 use crate::generators::crd::Crd;
 use crate::generators::csv::CsvKind;
 use crate::load::{self, ModPath, Scope, SourceFile, Sources};
+use crate::teardown;
 use crate::writer::{self, Stamp, Workspace};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -193,9 +194,11 @@ pub(crate) fn run(
 ) -> Result<Run> {
     let Some(key) = key else {
         let (generated, loaded) = whole(ws, src, sources, generate)?;
+        let notes = loaded.notes(None);
+        teardown::discard(loaded);
         return Ok(Run {
             generated,
-            notes: loaded.notes(None),
+            notes,
             next: None,
         });
     };
@@ -326,7 +329,7 @@ impl Run {
     /// it ran on and `yaml` the [`hash`] of each CRD's text in `generated.crds`' order (`None`
     /// for those taken from the cache). Nothing is kept of a run with warnings.
     pub(crate) fn store(
-        self,
+        &mut self,
         root: &Path,
         sources: &Sources,
         yaml: &[Option<u64>],
@@ -335,10 +338,12 @@ impl Run {
             return Ok(());
         }
         let whole = matches!(self.next, Some(Next::Whole { .. }));
-        let cache = match self.next {
+        let cache = match self.next.take() {
             Some(Next::Updated(cache)) => Some(cache),
             Some(Next::Whole { key, loaded }) => {
-                Cache::whole(key, &loaded, sources, &self.generated)
+                let cache = Cache::whole(key, &loaded, sources, &self.generated);
+                teardown::discard(loaded);
+                cache
             }
             None => None,
         };
@@ -378,11 +383,13 @@ impl Run {
         for file in gone.iter().filter(|f| !kept.contains(*f)) {
             let _ = std::fs::remove_file(root.join(writer::CACHE_DIR).join(file));
         }
-        writer::write_cache(root, FILE, |out| {
+        let written = writer::write_cache(root, FILE, |out| {
             postcard::to_io(&cache, out)
                 .map(drop)
                 .map_err(std::io::Error::other)
-        })
+        });
+        teardown::discard(cache);
+        written
     }
 }
 
@@ -642,6 +649,7 @@ impl Cache {
             }
             cached.item_markers = *item_markers;
         }
+        teardown::discard(files);
         Some(self.merge(fresh, &to_all))
     }
 

@@ -16,6 +16,7 @@ use super::namespace_stub::NamespaceStub;
 use crate::diag::Diagnostic;
 use crate::load::{self, ModPath, Scope, SourceFile};
 use crate::parallel;
+use crate::teardown;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -151,7 +152,10 @@ pub(crate) fn whole(
             .name("opgen-half".into())
             .stack_size(parallel::STACK_SIZE)
             .spawn_scoped(s, || {
-                half(Owner::Worker, to_caller, from_caller).map(|(generated, _)| generated)
+                half(Owner::Worker, to_caller, from_caller).map(|(generated, files)| {
+                    teardown::discard(files);
+                    generated
+                })
             })
             .expect("start a worker thread");
         let caller = half(Owner::Caller, to_worker, from_worker);
