@@ -284,8 +284,9 @@ fn min_half() -> usize {
 fn named_modules(module: &[String], text: &str) -> Vec<(Vec<String>, bool)> {
     let mut out = Vec::new();
     for start in ["crate::", "super::"] {
+        let finder = memchr::memmem::Finder::new(start);
         let mut rest = text;
-        while let Some(at) = rest.find(start) {
+        while let Some(at) = finder.find(rest.as_bytes()) {
             let before = rest[..at].chars().next_back();
             rest = &rest[at..];
             let len = rest
@@ -320,7 +321,7 @@ fn named_modules(module: &[String], text: &str) -> Vec<(Vec<String>, bool)> {
 /// The first `kind = "..."` of a text: the kind of its `#[kube(...)]`, to keep a kind's
 /// versions on one thread.
 fn kind_name(text: &str) -> Option<&str> {
-    let at = text.find("kind = \"")? + "kind = \"".len();
+    let at = memchr::memmem::find(text.as_bytes(), b"kind = \"")? + "kind = \"".len();
     let rest = &text[at..];
     Some(&rest[..rest.find('"')?])
 }
