@@ -269,7 +269,7 @@ struct Analysis {
     literal_allowed: bool,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Findings {
     indicators: bool,
     line_breaks: bool,
@@ -292,7 +292,7 @@ impl Analysis {
                 literal_allowed: false,
             };
         }
-        let found = Self::scan(text);
+        let found = Self::scan(text, true);
         let mut plain = !(found.leading_space
             || found.leading_break
             || found.trailing_space
@@ -319,7 +319,9 @@ impl Analysis {
         }
     }
 
-    fn scan(text: &str) -> Findings {
+    /// `by_words`: eight bytes at a time where they are plain ASCII (the descriptions are most
+    /// of a CRD's text); the tests compare it with a scan byte by byte.
+    fn scan(text: &str, by_words: bool) -> Findings {
         let mut found = Findings {
             indicators: text.starts_with("---") || text.starts_with("..."),
             ..Findings::default()
@@ -331,6 +333,20 @@ impl Analysis {
         let mut i = 0;
         while i < bytes.len() {
             let first = i == 0;
+            // Eight bytes, none the first or the last, none after a break, each visible ASCII
+            // other than `:` and `#`, or a space: nothing to find, and what follows depends only on
+            // whether the last one is a space, as the shortcuts below would leave it.
+            if by_words
+                && !first
+                && !previous_break
+                && let Some(word) = bytes.get(i..i + 8).filter(|_| i + 8 < bytes.len())
+                && plain_ascii(u64::from_le_bytes(word.try_into().expect("eight bytes")))
+            {
+                previous_space = word[7] == b' ';
+                preceded_by_whitespace = previous_space;
+                i += 8;
+                continue;
+            }
             // Shortcuts for the common cases after position 0: visible ASCII that is no
             // indicator, and a space that does not end the text.
             match bytes[i] {
@@ -387,6 +403,16 @@ impl Analysis {
         }
         found
     }
+}
+
+/// Whether each byte of `word` is a space or visible ASCII other than `:` and `#`.
+fn plain_ascii(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte below `n` (at most 0x80) sets its high bit in `x - n` where it is clear in `x`.
+    let has_below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH != 0;
+    let has = |byte: u8| has_below(word ^ (ONES * u64::from(byte)), 1);
+    word & HIGH == 0 && !has_below(word, 0x20) && !has(0x7F) && !has(b':') && !has(b'#')
 }
 
 fn is_leading_indicator(c: char, followed_by_whitespace: bool) -> bool {
@@ -2007,5 +2033,64 @@ mod golden_tests {
             checked += 1;
         }
         assert_eq!(checked, 14, "webhook files checked");
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::{Analysis, plain_ascii};
+
+    #[test]
+    fn the_scan_by_words_finds_what_the_scan_by_bytes_finds() {
+        // Each of these can change what a scan finds, next to any other.
+        let alphabet = [
+            "a",
+            "Z",
+            "0",
+            " ",
+            " ",
+            ":",
+            "#",
+            "-",
+            "?",
+            "!",
+            "\n",
+            "\t",
+            "\r",
+            "\u{7f}",
+            "é",
+            "\u{2028}",
+            "\u{feff}",
+            "\u{1f600}",
+            "---",
+            "...",
+            "x: y",
+            " #",
+        ];
+        let mut rng = fastrand::Rng::with_seed(21);
+        let mut long_enough = 0;
+        for _ in 0..20_000 {
+            let text: String = (0..rng.usize(0..40))
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            let by_bytes = Analysis::scan(&text, false);
+            assert_eq!(Analysis::scan(&text, true), by_bytes, "{text:?}");
+            long_enough += usize::from(text.len() > 9);
+        }
+        assert!(long_enough > 10_000);
+        // Every byte value in every position of a word.
+        for byte in 0..=u8::MAX {
+            for at in 0..8 {
+                let mut word = *b"abcdefgh";
+                word[at] = byte;
+                let plain =
+                    byte == b' ' || (byte.is_ascii_graphic() && byte != b':' && byte != b'#');
+                assert_eq!(
+                    plain_ascii(u64::from_le_bytes(word)),
+                    plain,
+                    "{byte:#x} at {at}"
+                );
+            }
+        }
     }
 }
