@@ -430,6 +430,22 @@ fn is_printable(c: char) -> bool {
         && c != '\u{FEFF}'
 }
 
+/// `text.contains(is_break)`, looking first for the bytes a break's UTF-8 starts with: with
+/// memchr in long texts (descriptions), a byte at a time in short ones (names), which memchr's
+/// set-up would cost more.
+fn contains_break(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let starts = if bytes.len() < 64 {
+        bytes
+            .iter()
+            .any(|b| matches!(b, b'\n' | b'\r' | 0xC2 | 0xE2))
+    } else {
+        memchr::memchr3(b'\n', b'\r', 0xC2, bytes).is_some()
+            || memchr::memchr(0xE2, bytes).is_some()
+    };
+    starts && text.contains(is_break)
+}
+
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
@@ -1081,7 +1097,7 @@ impl<'a> Emitter<'a> {
         }
         // Shortcut: no space in the text can lie past the width (bytes bound the characters).
         let cannot_fold = !allow_breaks || self.column + text.len() <= LINE_WIDTH + 1;
-        if cannot_fold && !text.contains(is_break) {
+        if cannot_fold && !contains_break(text) {
             self.push_text(text);
             self.whitespace = false;
             self.indention = false;
@@ -1256,7 +1272,7 @@ impl<'a> Emitter<'a> {
         self.indention = true;
         self.whitespace = true;
         // Only `\n` to look for (with memchr) unless the text holds a rarer break.
-        let rare_breaks = text.bytes().any(|b| matches!(b, b'\r' | 0xC2 | 0xE2));
+        let rare_breaks = memchr::memchr3(b'\r', 0xC2, 0xE2, text.as_bytes()).is_some();
         let mut rest = text;
         while !rest.is_empty() {
             let line_end = if rare_breaks {
@@ -2038,7 +2054,7 @@ mod golden_tests {
 
 #[cfg(test)]
 mod scan_tests {
-    use super::{Analysis, plain_ascii};
+    use super::{Analysis, contains_break, is_break, plain_ascii};
 
     #[test]
     fn the_scan_by_words_finds_what_the_scan_by_bytes_finds() {
@@ -2090,6 +2106,18 @@ mod scan_tests {
                     plain,
                     "{byte:#x} at {at}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_break_is_found_by_its_first_byte_and_then_as_a_char() {
+        for text in [
+            "", "a", "x\ny", "\r", "\u{85}", "\u{2028}", "\u{2029}", "é\u{80}", "\u{2027}", "日本",
+        ] {
+            // Short, and long enough for memchr.
+            for text in [text.to_owned(), format!("{}{text}", "x".repeat(64))] {
+                assert_eq!(contains_break(&text), text.contains(is_break), "{text:?}");
             }
         }
     }
