@@ -37,6 +37,11 @@ pub const SAMPLES_DIR: &str = "config/samples";
 /// gain from it.
 const SPREAD_MIN_BYTES: usize = 512 * 1024;
 
+/// Whether sources of these texts make enough CRDs to build them, and their YAML, on every core.
+fn worth_spreading<'a>(texts: impl Iterator<Item = &'a str>) -> bool {
+    texts.map(str::len).sum::<usize>() >= SPREAD_MIN_BYTES
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ManifestOptions {
     pub max_desc_len: Option<usize>,
@@ -131,7 +136,7 @@ pub fn manifests(ws: &mut Workspace, opts: &ManifestOptions) -> Result<ManifestR
         .iter()
         .filter_map(|(crd, cached)| cached.is_none().then_some(crd))
         .collect();
-    let spread = sources.texts().values().map(String::len).sum::<usize>() >= SPREAD_MIN_BYTES;
+    let spread = worth_spreading(sources.texts().values().map(String::as_str));
     let mut fresh_texts = parallel::map_if(spread, &fresh, |crd| {
         yaml::to_documents(std::slice::from_ref(&crd.object))
     })
@@ -536,7 +541,8 @@ fn generate(
     facts.kinds = model.kind_keys();
     let kinds: Vec<&model::Kind> = model.kinds.iter().collect();
     facts.warning_ends.push(diags.len());
-    let spread = files.iter().map(|f| f.text.len()).sum::<usize>() >= SPREAD_MIN_BYTES;
+    // Stubs have no text: a split run's half counts its own files.
+    let spread = worth_spreading(files.iter().map(|f| f.text.as_str()));
     let crds = crds_on_all_cores(
         &crd_generator,
         &kinds,
