@@ -25,13 +25,40 @@ for crate in opgen-cli opgen-runtime opgen-envtest; do
 done
 
 echo "== the packaged opgen scaffolds a project that builds on the packaged crates"
-# The packaged CLI, with the lock file it ships, as `cargo install --locked` builds it (dev
-# profile), in a target directory of its own: cargo hashes a root package's path relative to its
-# workspace, so the packaged crate and the workspace's would share build-script output (the
-# packaged one has no crates/ to vendor) and binaries in one directory.
-cargo build --quiet --locked --manifest-path "$work/opgen-cli-$version/Cargo.toml" --bin opgen \
-  --target-dir "$target/package-cli"
-(cd "$work" && "$target/package-cli/debug/opgen" new packaged-operator --domain example.com \
+# The packaged CLI, with the lock file it ships, built in the profile of the opgen the tests run
+# (tools/test-env.sh) and in the same target directory, so that the two share every dependency
+# (3.4 CPU-minutes of a fresh run's 23.7 of compiles before; only opgen-cli is built twice now).
+# cargo names a path package's outputs by its path relative to its workspace's root: the
+# packaged crate alone would be a root at "" as the workspace's opgen-cli is, and the two would
+# overwrite each other's build-script output. So it is made the one member of a workspace of its
+# own, which takes the profiles (cargo reads them only at a root).
+pkg="$work/packaged"
+mkdir -p "$pkg"
+mv "$work/opgen-cli-$version" "$pkg/"
+python3 - "$pkg" "opgen-cli-$version" <<'PY'
+import pathlib, sys
+root, member = pathlib.Path(sys.argv[1]), sys.argv[2]
+manifest = root / member / "Cargo.toml"
+tables = {"package": [], "profile": []}
+kept = tables["package"]
+for line in manifest.read_text().splitlines(keepends=True):
+    if line.startswith("["):
+        kept = tables["profile" if line.startswith("[profile") else "package"]
+    kept.append(line)
+manifest.write_text("".join(tables["package"]))
+head = f'[workspace]\nmembers = ["{member}"]\nresolver = "2"\n\n'
+(root / "Cargo.toml").write_text(head + "".join(tables["profile"]))
+PY
+cp "$pkg/opgen-cli-$version/Cargo.lock" "$pkg/Cargo.lock"
+# Both binaries are named opgen, and cargo links the last one built to test-opgen/opgen: the
+# tests' opgen is kept aside while the packaged one is built and copied out.
+bin="$target/test-opgen/opgen"
+if [[ -e "$bin" ]]; then ln -f "$bin" "$work/tests-opgen"; fi
+cargo build --quiet --locked --manifest-path "$pkg/Cargo.toml" --bin opgen --profile test-opgen \
+  --target-dir "$target"
+cp "$bin" "$work/opgen"
+if [[ -e "$work/tests-opgen" ]]; then mv -f "$work/tests-opgen" "$bin"; else rm -f "$bin"; fi
+(cd "$work" && "$work/opgen" new packaged-operator --domain example.com \
   --group cache --version v1alpha1 --kind Memcached -q)
 project="$work/packaged-operator"
 if [[ -e "$project/vendor" ]] || grep -q '^\[patch' "$project/Cargo.toml"; then
