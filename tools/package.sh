@@ -51,13 +51,19 @@ head = f'[workspace]\nmembers = ["{member}"]\nresolver = "2"\n\n'
 PY
 cp "$pkg/opgen-cli-$version/Cargo.lock" "$pkg/Cargo.lock"
 # Both binaries are named opgen, and cargo links the last one built to test-opgen/opgen: the
-# tests' opgen is kept aside while the packaged one is built and copied out.
+# tests' opgen is kept aside (a hard link beside it, on the same file system) while the packaged
+# one is built and copied out, then put back.
 bin="$target/test-opgen/opgen"
-if [[ -e "$bin" ]]; then ln -f "$bin" "$work/tests-opgen"; fi
+kept="$target/test-opgen/opgen.tests"
+put_back() {
+  if [[ -e "$kept" ]]; then mv -f "$kept" "$bin"; fi
+}
+trap 'put_back; rm -rf "$work"' EXIT
+if [[ -e "$bin" ]]; then ln -f "$bin" "$kept"; fi
 cargo build --quiet --locked --manifest-path "$pkg/Cargo.toml" --bin opgen --profile test-opgen \
   --target-dir "$target"
 cp "$bin" "$work/opgen"
-if [[ -e "$work/tests-opgen" ]]; then mv -f "$work/tests-opgen" "$bin"; else rm -f "$bin"; fi
+if [[ -e "$kept" ]]; then put_back; else rm -f "$bin"; fi
 (cd "$work" && "$work/opgen" new packaged-operator --domain example.com \
   --group cache --version v1alpha1 --kind Memcached -q)
 project="$work/packaged-operator"
