@@ -15,19 +15,15 @@ for line in open(log, encoding="utf-8"):
     f = line.rstrip("\n").split("\t")
     if len(f) != 12:
         continue
-    _, name, kind, out, opt, emit, meta, features, user, system, wall, status = f
+    _, name, _, out, opt, emit, meta, _, user, system, _, _ = f
     # .../target/<dir>/deps, .../target/<dir>/build/<crate>-<hash>: "<dir>"
     m = re.search(r"/target/(.+?)/(deps|build)(/|$)", out)
-    where = m.group(1) if m else out
-    check = "link" not in emit.split(",")
-    rows.append(dict(name=name, where=where, opt=opt, check=check, meta=meta, features=features,
-                     out=out, cpu=float(user) + float(system), wall=float(wall)))
-
-total = sum(r["cpu"] for r in rows)
-print(f"{len(rows)} crates compiled, {total / 60:.1f} CPU-minutes (user + system)\n")
+    mode = "build" if "link" in emit.split(",") else "check"
+    rows.append(dict(name=name, where=m.group(1) if m else out, opt=opt, mode=mode, meta=meta,
+                     out=out, cpu=float(user) + float(system)))
 
 
-def table(title, key):
+def table(title, rows, key):
     cpu, count = collections.Counter(), collections.Counter()
     for r in rows:
         cpu[key(r)] += r["cpu"]
@@ -38,19 +34,18 @@ def table(title, key):
     print()
 
 
-table("target directory, check or build", lambda r: f"{r['where']} {'check' if r['check'] else 'build'}")
-table("crate", lambda r: r["name"])
-table("crate, opt-level, check or build", lambda r: f"{r['name']} opt {r['opt']} {'check' if r['check'] else 'build'}")
+total = sum(r["cpu"] for r in rows) / 60
+print(f"{len(rows)} crates compiled, {total:.1f} CPU-minutes (user + system)\n")
+table("target directory, check or build", rows, lambda r: f"{r['where']} {r['mode']}")
+table("crate", rows, lambda r: r["name"])
+table("crate, opt-level, check or build", rows, lambda r: f"{r['name']} opt {r['opt']} {r['mode']}")
 
-seen, again = set(), collections.Counter()
-again_n = collections.Counter()
+# A rebuild: the same crate, `-C metadata` and mode into the same directory as before.
+seen, again = set(), []
 for r in rows:
-    key = (r["out"], r["name"], r["meta"], r["check"])
+    key = (r["out"], r["name"], r["meta"], r["mode"])
     if r["meta"] != "-" and key in seen:
-        again[(r["where"], r["name"])] += r["cpu"]
-        again_n[(r["where"], r["name"])] += 1
+        again.append(r)
     seen.add(key)
-print(f"Compiled again, same metadata and directory: {sum(again.values()) / 60:.2f} CPU-minutes\n")
-print("| directory, crate | times again | CPU-minutes |\n| --- | ---: | ---: |")
-for k, v in again.most_common(top):
-    print(f"| {k[0]} {k[1]} | {again_n[k]} | {v / 60:.2f} |")
+print(f"Compiled again: {sum(r['cpu'] for r in again) / 60:.2f} CPU-minutes\n")
+table("compiled again (directory, crate)", again, lambda r: f"{r['where']} {r['name']}")
