@@ -2,8 +2,11 @@
 # Builds a Go tool into opgen's cache and prints its directory as the last line of stdout; the
 # tools/<tool>/setup.sh scripts pin what and say why, and call this:
 #
-#   bash tools/go-install.sh <ENV_VAR> <binary> <cache name> <version> <minimum Go> <source> [go flags...]
+#   bash tools/go-install.sh [--with-debug-info] <ENV_VAR> <binary> <cache name> <version> <minimum Go> <source> [go flags...]
 #
+# It builds with cache.sh's go_tool_flags (no debug information), then the given go flags (which
+# win: helm's -ldflags); --with-debug-info builds as a plain `go build` does instead (go-memcached,
+# whose binary size a benchmark reports).
 # <source> is `<package>@<version>` (`go install` from the module proxy) or the directory of a
 # main module kept in the repository (`go build -mod=readonly` there; its .go files, go.mod and
 # go.sum are hashed into the cache key, so an edit rebuilds). <ENV_VAR> set to an executable wins as
@@ -12,11 +15,15 @@
 # a warm run (binary present) returns at once and needs neither network nor `go`.
 set -euo pipefail
 
-env_var="$1" name="$2" cache_name="$3" version="$4" go_min="$5" source="$6"
-shift 6
-
 # shellcheck source=tools/cache.sh
 source "$(dirname "$0")/cache.sh"
+flags=("${go_tool_flags[@]}")
+if [[ "$1" == --with-debug-info ]]; then
+    flags=()
+    shift
+fi
+env_var="$1" name="$2" cache_name="$3" version="$4" go_min="$5" source="$6"
+shift 6
 use_override "$env_var"
 dir="$cache_root/$cache_name/$version"
 if [[ -d "$source" ]]; then
@@ -47,7 +54,7 @@ if [[ -d "$source" ]]; then
 else
     build() { GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$@" "$source"; }
 fi
-if ! build "$@" >"$log" 2>&1; then
+if ! build "${flags[@]}" "$@" >"$log" 2>&1; then
     echo "error: building $name from $source failed; last lines of $log:" >&2
     tail -n 20 "$log" >&2
     exit 1

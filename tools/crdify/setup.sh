@@ -54,7 +54,7 @@ else
     exit 1
 fi
 echo "building crdify ${COMMIT:0:12} with $(go version)" >&2
-if ! (cd "$tmp/src" && GOFLAGS=-mod=readonly go build -o "$tmp/crdify" .) >"$tmp/build.log" 2>&1; then
+if ! (cd "$tmp/src" && GOFLAGS=-mod=readonly go build "${go_tool_flags[@]}" -o "$tmp/crdify" .) >"$tmp/build.log" 2>&1; then
     echo "error: go build of crdify failed:" >&2
     tail -n 20 "$tmp/build.log" >&2
     exit 1

@@ -19,7 +19,8 @@ KUBE_MINOR=33
 MODULE=helm.sh/helm/v3
 
 
-ldflags="-X $MODULE/internal/version.version=$VERSION"
+# Without debug information, as go-install.sh builds every tool (these -ldflags replace its own).
+ldflags="-s -w -X $MODULE/internal/version.version=$VERSION"
 ldflags+=" -X $MODULE/pkg/chartutil.k8sVersionMinor=$KUBE_MINOR"
 ldflags+=" -X $MODULE/pkg/lint/rules.k8sVersionMinor=$KUBE_MINOR"
 exec "$BASH" "$(dirname "$0")/../go-install.sh" HELM helm helm "$VERSION" 1.26 "$MODULE/cmd/helm@$VERSION" \
