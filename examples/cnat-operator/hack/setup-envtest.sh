@@ -81,6 +81,10 @@ echo "setup-envtest: building kube-apiserver, kubectl and etcd for Kubernetes $v
 # replaces each of them with its published v0.X.Y (same commit) builds it.
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 export CGO_ENABLED=0
+# Both builds without debug information or local paths: -ldflags -s -w (each build's own) drops
+# the DWARF at the link, and -dwarf=false spares the compiler writing it for every package (a
+# tenth of a Go build's CPU time).
+no_debug_info=(-trimpath -gcflags=all=-dwarf=false)
 cd "$work/k8s"
 run go mod init opgen.dev/envtest-build || fail "go mod init failed"
 run go mod edit -require="k8s.io/kubernetes@v$version" || fail "go mod edit failed"
@@ -110,9 +114,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitVersion=v$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
 done
-# No debug information: -ldflags -s -w drops the DWARF at the link, and -dwarf=false spares the
-# compiler writing it for every package (a tenth of a Go build's CPU time).
-run go build -trimpath -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$dir.tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl \
+run go build "${no_debug_info[@]}" -ldflags "$ldflags" -o "$dir.tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl \
   || fail "building kube-apiserver and kubectl failed"
 
 # etcd: the server release the API server's own etcd client is built against (k8s.io/kubernetes'
@@ -130,7 +132,7 @@ package tools
 
 import _ "go.etcd.io/etcd/server/v3"
 GO
-run go build -trimpath -gcflags=all=-dwarf=false -ldflags "-s -w" -o "$dir.tmp/etcd" go.etcd.io/etcd/server/v3 \
+run go build "${no_debug_info[@]}" -ldflags "-s -w" -o "$dir.tmp/etcd" go.etcd.io/etcd/server/v3 \
   || fail "building etcd $etcd_version failed"
 
 "$dir.tmp/kube-apiserver" --version >>"$log" 2>&1 || fail "the built kube-apiserver does not run"
