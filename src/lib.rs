@@ -7,7 +7,6 @@ pub mod cli;
 pub mod compat;
 pub mod diag;
 pub mod generators;
-pub mod huge_pages;
 pub mod lint;
 pub mod load;
 pub mod load_crd;

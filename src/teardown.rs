@@ -13,15 +13,10 @@ pub fn process_ends_after_command() {
     PROCESS_ENDS_AFTER_COMMAND.store(true, Ordering::Relaxed);
 }
 
-/// Whether `main` said so: the process is opgen's, and ends after its command.
-pub fn ends_after_command() -> bool {
-    PROCESS_ENDS_AFTER_COMMAND.load(Ordering::Relaxed)
-}
-
 /// Drops `value`, or leaves it to the end of the process when that comes right after the
 /// command. Only for values that own memory and nothing else (no files, locks or threads).
 pub fn discard<T>(value: T) {
-    if ends_after_command() {
+    if PROCESS_ENDS_AFTER_COMMAND.load(Ordering::Relaxed) {
         std::mem::forget(value);
     }
 }

@@ -161,10 +161,8 @@ fn no_stage_reaches_back_and_only_cli_knows_clap() {
                 "clap",
             ],
         ),
-        // The utilities under every stage: errors, names, threads, plurals, teardown, huge
-        // pages, YAML.
+        // The utilities under every stage: errors, names, threads, plurals, teardown, YAML.
         ("diag", EVERY_STAGE),
-        ("huge_pages", EVERY_STAGE),
         ("names", EVERY_STAGE),
         ("parallel", EVERY_STAGE),
         ("pluralize", EVERY_STAGE),

@@ -236,7 +236,6 @@ fn whole(
     generate: &Generate,
 ) -> Result<(Generated, Whole)> {
     let texts = sources.read_all(ws)?;
-    crate::huge_pages::for_sources(texts.values().map(String::len).sum());
     let modules = load::modules_of(src, texts);
     let skipped = || {
         texts
