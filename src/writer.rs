@@ -428,15 +428,10 @@ impl Workspace {
             return None;
         }
         let mut tx = Transaction::default();
-        // The replaced file's mode (600, 755...) carries over.
-        let renamed = match fs::metadata(&target) {
-            Ok(meta) => {
-                fs::set_permissions(&scratch, meta.permissions()).map_err(|e| Error::io(&target, e))
-            }
-            Err(_) => Ok(()),
-        }
-        .and_then(|()| tx.create_dirs(target.parent().expect("a file path has a parent")))
-        .map(|()| fs::rename(&scratch, &target));
+        let renamed = carry_mode(&target, &scratch)
+            .map_err(|e| Error::io(&target, e))
+            .and_then(|()| tx.create_dirs(target.parent().expect("a file path has a parent")))
+            .map(|()| fs::rename(&scratch, &target));
         let failed = match renamed {
             Ok(Ok(())) => return Some(Ok(())),
             Ok(Err(e)) if e.kind() == std::io::ErrorKind::CrossesDevices => None,
@@ -699,11 +694,7 @@ impl Workspace {
                 Some(content) => {
                     let file = dir.join(index.to_string());
                     fs::write(&file, content).map_err(|e| Error::io(&file, e))?;
-                    // The replaced file's mode (600, 755...) carries over.
-                    if let Ok(meta) = fs::metadata(&target) {
-                        fs::set_permissions(&file, meta.permissions())
-                            .map_err(|e| Error::io(&file, e))?;
-                    }
+                    carry_mode(&target, &file).map_err(|e| Error::io(&file, e))?;
                     let after = hash_hex(content);
                     journal.push_str(&format!("{index}\t{before}\t{after}\t{rel}\n"));
                 }
@@ -780,6 +771,14 @@ pub fn write_cache(
     }
     scratch.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Gives `new` the mode of the file at `target` it is to replace (600, 755...), if there is one.
+fn carry_mode(target: &Path, new: &Path) -> std::io::Result<()> {
+    match fs::metadata(target) {
+        Ok(meta) => fs::set_permissions(new, meta.permissions()),
+        Err(_) => Ok(()),
+    }
 }
 
 /// FNV-1a, 64 bits: detects edits (not an adversary), and is stable across Rust releases.
@@ -1208,19 +1207,20 @@ mod tests {
         let mut ws = Workspace::new(dir.path());
         ws.stage("config/a.yaml", "a");
         ws.commit().unwrap();
-        let mut names: Vec<String> = walkdir::WalkDir::new(dir.path())
+        assert_eq!(entries(dir.path()), ["", "config", "config/a.yaml"]);
+    }
+
+    /// Every path under `dir`, relative to it (`dir` itself as ""), sorted.
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = walkdir::WalkDir::new(dir)
             .into_iter()
             .map(|e| {
-                e.unwrap()
-                    .path()
-                    .strip_prefix(dir.path())
-                    .unwrap()
-                    .display()
-                    .to_string()
+                let e = e.unwrap();
+                e.path().strip_prefix(dir).unwrap().display().to_string()
             })
             .collect();
         names.sort();
-        assert_eq!(names, ["", "config", "config/a.yaml"]);
+        names
     }
 
     /// With a cache directory, one changed file is renamed over its target from a scratch file
@@ -1234,21 +1234,6 @@ mod tests {
         let root = dir.path();
         let cache = root.join(CACHE_DIR);
         fs::create_dir_all(&cache).unwrap();
-        let entries = |d: &Path| {
-            let mut names: Vec<String> = walkdir::WalkDir::new(d)
-                .into_iter()
-                .map(|e| {
-                    e.unwrap()
-                        .path()
-                        .strip_prefix(d)
-                        .unwrap()
-                        .display()
-                        .to_string()
-                })
-                .collect();
-            names.sort();
-            names
-        };
         fs::create_dir(root.join("hack")).unwrap();
         fs::write(root.join("hack/script.sh"), "old").unwrap();
         let executable = fs::Permissions::from_mode(0o755);
